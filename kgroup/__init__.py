@@ -1,0 +1,3 @@
+"""kgroup: operations toolkit for Apache Kafka consumer groups."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,6 @@
+"""`python -m kgroup`."""
+
+from kgroup.cli.app import main
+
+if __name__ == "__main__":
+    main()

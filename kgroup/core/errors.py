@@ -1,0 +1,105 @@
+"""The KgroupError hierarchy: every failure a user can see, with its exit code and a hint.
+
+Exit codes are the contract in CLI.md ("Exit codes"); `cli/app.py` maps each error to one
+line on stderr and its code through `KgroupError.exit_code`.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_KAFKA = 1
+EXIT_USAGE = 2
+EXIT_NOT_FOUND = 3
+EXIT_REFUSED = 4
+EXIT_CHECK_FAILED = 5
+EXIT_UNREACHABLE = 6
+EXIT_CORRUPT = 7
+EXIT_INTERRUPTED = 130
+
+
+class KgroupError(Exception):
+    """Base of every error kgroup reports to a user."""
+
+    exit_code: int = EXIT_KAFKA
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def one_line(self) -> str:
+        """The message and hint as the single stderr line the CLI prints."""
+        text = self.message.rstrip(".")
+        if self.hint:
+            return f"{text}. Hint: {self.hint}"
+        return text
+
+
+class KafkaOperationError(KgroupError):
+    """A Kafka request failed for a reason other than the specific ones below."""
+
+    exit_code = EXIT_KAFKA
+
+
+class AuthorizationError(KgroupError):
+    """The cluster refused an operation for lack of an ACL."""
+
+    exit_code = EXIT_KAFKA
+
+
+class UsageError(KgroupError):
+    """Bad option, bad value or bad configuration given by the user."""
+
+    exit_code = EXIT_USAGE
+
+
+class ConfigError(UsageError):
+    """A client property file or -X override that cannot be used."""
+
+
+class NotFoundError(KgroupError):
+    """A group, topic or partition does not exist."""
+
+    exit_code = EXIT_NOT_FOUND
+
+
+class SafetyRefusal(KgroupError):
+    """kgroup refused an operation that could hurt: active group, stale plan, partial change."""
+
+    exit_code = EXIT_REFUSED
+
+
+class CheckFailed(KgroupError):
+    """A check the user asked for failed (--fail-on-lag, --to none)."""
+
+    exit_code = EXIT_CHECK_FAILED
+
+
+class UnreachableError(KgroupError):
+    """The cluster did not answer within the timeout."""
+
+    exit_code = EXIT_UNREACHABLE
+
+
+class CorruptInputError(KgroupError):
+    """A segment, record or plan file is corrupt (and --skip-corrupt was not given)."""
+
+    exit_code = EXIT_CORRUPT
+
+    def __init__(
+        self,
+        message: str,
+        hint: str | None = None,
+        *,
+        source: str | None = None,
+        position: int | None = None,
+    ) -> None:
+        super().__init__(message, hint)
+        self.source = source
+        self.position = position
+
+
+class PartialFailure(KgroupError):
+    """Some items of a batch failed; the others were reported. Exit 1 after output."""
+
+    exit_code = EXIT_KAFKA
