@@ -5,6 +5,7 @@ _kgroup() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word="${COMP_WORDS[i]}"
         case "${path}|${word}" in
+            "|describe") path="describe" ;;
             "|list") path="list" ;;
             "|sandbox") path="sandbox" ;;
             "sandbox|seed") path="sandbox seed" ;;
@@ -15,7 +16,8 @@ _kgroup() {
     done
     local words=""
     case "${path}" in
-        "") words="--bootstrap-server --command-config --timeout --output --no-color --verbose --version --install-completion --show-completion list sandbox" ;;
+        "") words="--bootstrap-server --command-config --timeout --output --no-color --verbose --version --install-completion --show-completion describe list sandbox" ;;
+        "describe") words="--all-groups --match --offsets --members --state --topic --lag-time --read-committed --fail-on-lag --watch" ;;
         "list") words="--state --type" ;;
         "sandbox") words="seed start status stop" ;;
         "sandbox seed") words="" ;;

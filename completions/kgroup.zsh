@@ -5,6 +5,7 @@ _kgroup() {
     local -a candidates
     for word in ${words[2,CURRENT-1]}; do
         case "${path}|${word}" in
+            "|describe") path="describe" ;;
             "|list") path="list" ;;
             "|sandbox") path="sandbox" ;;
             "sandbox|seed") path="sandbox seed" ;;
@@ -14,7 +15,8 @@ _kgroup() {
         esac
     done
     case "${path}" in
-        "") candidates=('--bootstrap-server:Cluster to talk to, HOST\:PORT[,HOST\:PORT...].' '--command-config:Client properties file (Java client or librdkafka names).' '--timeout:Per-operation timeout in seconds (default 30).' '--output:Output format\: table, json, jsonl or csv.' '--no-color:Plain output (also NO_COLOR).' '--verbose:Debug logging to stderr and tracebacks; secrets redacted.' '--version:Print the version and exit.' '--install-completion:Install completion for the current shell.' '--show-completion:Show completion for the current shell, to copy it or customize the installation.' 'list:List consumer groups with state, type, protocol type and member count.' 'sandbox:Run a local Kafka-wire broker (tansu) for demos and tests.') ;;
+        "") candidates=('--bootstrap-server:Cluster to talk to, HOST\:PORT[,HOST\:PORT...].' '--command-config:Client properties file (Java client or librdkafka names).' '--timeout:Per-operation timeout in seconds (default 30).' '--output:Output format\: table, json, jsonl or csv.' '--no-color:Plain output (also NO_COLOR).' '--verbose:Debug logging to stderr and tracebacks; secrets redacted.' '--version:Print the version and exit.' '--install-completion:Install completion for the current shell.' '--show-completion:Show completion for the current shell, to copy it or customize the installation.' 'describe:Describe groups\: committed offsets, log offsets and lag per partition; members;' 'list:List consumer groups with state, type, protocol type and member count.' 'sandbox:Run a local Kafka-wire broker (tansu) for demos and tests.') ;;
+        "describe") candidates=('--all-groups:Describe every group.' '--match:Describe the groups whose id matches REGEX.' '--offsets:One row per partition with lag (the default view).' '--members:One row per member (--verbose adds assignments).' '--state:Coordinator, assignor, state, member count, type.' '--topic:Only rows of this topic (repeatable).' '--lag-time:Add lag_ms\: age of the first unconsumed record.' '--read-committed:Lag against the last stable offset.' '--fail-on-lag:Exit 5 when any partition'\''s lag exceeds N.' '--watch:Refresh every SECONDS until interrupted.') ;;
         "list") candidates=('--state:Only groups in this state (repeatable)\: Stable, Empty, PreparingRebalance, Comp' '--type:Only groups of this type\: classic, consumer, share, streams.') ;;
         "sandbox") candidates=('seed:Create demo topics, records with known timestamps, and two groups with lag.' 'start:Start the sandbox broker on a free loopback port (no-op when it already runs).' 'status:Say whether the sandbox runs and answers Kafka requests (exit 6 when it does not' 'stop:Stop exactly the broker (and demo members) this sandbox started.') ;;
         "sandbox seed") candidates=() ;;

@@ -326,6 +326,132 @@ class GroupAdmin:
             )
         return offsets
 
+    def committed_offsets_many(
+        self, group_ids: Sequence[str]
+    ) -> dict[str, dict[TopicPartition, CommittedOffset] | KgroupError]:
+        """Committed offsets of many groups; a group that fails carries its error.
+
+        librdkafka takes one group per ListConsumerGroupOffsets call: all calls are started
+        before any is awaited, so they run concurrently.
+        """
+        from confluent_kafka import ConsumerGroupTopicPartitions
+
+        futures = {
+            group_id: self.admin.list_consumer_group_offsets(
+                [ConsumerGroupTopicPartitions(group_id)], request_timeout=self.timeout_s
+            )[group_id]
+            for group_id in group_ids
+        }
+        result: dict[str, dict[TopicPartition, CommittedOffset] | KgroupError] = {}
+        for group_id, future in futures.items():
+            try:
+                answer = future.result()
+            except Exception as exc:
+                error = self._fail(
+                    exc,
+                    "fetch committed offsets of group",
+                    group_id,
+                    acl=f"Describe on Group:{group_id}",
+                )
+                if isinstance(error, UnreachableError):
+                    raise error from exc
+                result[group_id] = error
+                continue
+            offsets: dict[TopicPartition, CommittedOffset] = {}
+            for tp in answer.topic_partitions or []:
+                if tp.error is not None or tp.offset < 0:
+                    continue
+                offsets[TopicPartition(tp.topic, tp.partition)] = CommittedOffset(
+                    offset=tp.offset,
+                    leader_epoch=tp.leader_epoch if tp.leader_epoch not in (None, -1) else None,
+                    metadata=tp.metadata or "",
+                )
+            result[group_id] = offsets
+        return result
+
+    def record_timestamps(
+        self,
+        positions: Iterable[tuple[TopicPartition, int]],
+        *,
+        read_committed: bool = False,
+        max_bytes_per_partition: int = 65536,
+    ) -> dict[tuple[TopicPartition, int], int | None]:
+        """Timestamp of the record at each (partition, offset): one bounded fetch per partition.
+
+        A consumer with no group membership assigns the partitions at those offsets and reads
+        one record from each (at most `max_bytes_per_partition` per fetch). A position whose
+        record is gone (compacted or deleted) gets the next record's timestamp, as a consumer
+        would see it; one that yields nothing within the timeout gets None.
+        """
+        from confluent_kafka import Consumer, TopicPartition as RdTopicPartition
+
+        by_partition: dict[TopicPartition, list[int]] = {}
+        for tp, offset in positions:
+            by_partition.setdefault(tp, []).append(offset)
+        result: dict[tuple[TopicPartition, int], int | None] = {}
+        if not by_partition:
+            return result
+        conf = self.client_conf(
+            **{
+                "group.id": "kgroup-lag-time-reader",
+                "enable.auto.commit": False,
+                "enable.auto.offset.store": False,
+                "max.partition.fetch.bytes": max_bytes_per_partition,
+                "isolation.level": "read_committed" if read_committed else "read_uncommitted",
+                "enable.partition.eof": True,
+                # A committed offset below the log start (records deleted) resets to the first
+                # record that still exists: the first one the group has not consumed.
+                "auto.offset.reset": "earliest",
+            }
+        )
+        try:
+            consumer = Consumer(conf)
+        except Exception as exc:
+            raise _rdkafka_config_error(exc, self.config) from exc
+        try:
+            rounds = max(len(offsets) for offsets in by_partition.values())
+            for index in range(rounds):
+                wanted = {
+                    tp: sorted(offsets)[index]
+                    for tp, offsets in by_partition.items()
+                    if index < len(offsets)
+                }
+                consumer.assign(
+                    [
+                        RdTopicPartition(tp.topic, tp.partition, offset)
+                        for tp, offset in wanted.items()
+                    ]
+                )
+                pending = dict(wanted)
+                deadline = time.monotonic() + self.timeout_s
+                while pending and time.monotonic() < deadline:
+                    message = consumer.poll(0.2)
+                    if message is None:
+                        continue
+                    tp = TopicPartition(message.topic(), message.partition())
+                    if tp not in pending:
+                        continue
+                    error = message.error()
+                    if error is not None:
+                        if error.code() == error._PARTITION_EOF:
+                            result[(tp, pending.pop(tp))] = None
+                            continue
+                        raise self._fail(
+                            _as_exception(error),
+                            "read a record of",
+                            str(tp),
+                            acl=f"Read on Topic:{tp.topic}",
+                        )
+                    _kind, timestamp = message.timestamp()
+                    result[(tp, pending.pop(tp))] = timestamp if timestamp >= 0 else None
+                    consumer.pause([RdTopicPartition(tp.topic, tp.partition)])
+                for tp, offset in pending.items():
+                    result[(tp, offset)] = None
+                consumer.unassign()
+        finally:
+            consumer.close()
+        return result
+
     def list_offsets(
         self,
         partitions: Iterable[TopicPartition],

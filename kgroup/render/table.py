@@ -1,7 +1,9 @@
-"""Table writer (rich). No colour when piped; None shows as `-`."""
+"""Table writer (rich). No colour when piped; None shows as `-`; no trailing blanks."""
 
 from __future__ import annotations
 
+import io
+import shutil
 from typing import Any, TextIO
 
 from kgroup.render.output import Output
@@ -21,12 +23,13 @@ def write_table(output: Output, out: TextIO, *, color: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    buffer = io.StringIO()
     console = Console(
-        file=out,
+        file=buffer,
         no_color=not color,
         force_terminal=color,
         highlight=False,
-        width=None if color else 10_000,
+        width=shutil.get_terminal_size().columns if color else 10_000,
         soft_wrap=not color,
     )
     if output.title:
@@ -48,3 +51,5 @@ def write_table(output: Output, out: TextIO, *, color: bool) -> None:
         console.print(table)
     for line in output.footer:
         console.print(line, markup=False)
+    # rich pads every cell to its column width; trailing blanks only get in the way of pipes.
+    out.write("".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines()))
