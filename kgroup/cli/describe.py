@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from kgroup.cli.app import options
@@ -15,11 +13,9 @@ def register(app: typer.Typer) -> None:
 
 def describe(
     ctx: typer.Context,
-    groups: Optional[list[str]] = typer.Argument(
-        None, metavar="GROUP...", help="Groups to describe."
-    ),
+    groups: list[str] | None = typer.Argument(None, metavar="GROUP...", help="Groups to describe."),
     all_groups: bool = typer.Option(False, "--all-groups", help="Describe every group."),
-    match: Optional[str] = typer.Option(
+    match: str | None = typer.Option(
         None, "--match", metavar="REGEX", help="Describe the groups whose id matches REGEX."
     ),
     offsets_view: bool = typer.Option(
@@ -31,7 +27,7 @@ def describe(
     state_view: bool = typer.Option(
         False, "--state", help="Coordinator, assignor, state, member count, type."
     ),
-    topic: Optional[list[str]] = typer.Option(
+    topic: list[str] | None = typer.Option(
         None, "--topic", metavar="TOPIC", help="Only rows of this topic (repeatable)."
     ),
     lag_time: bool = typer.Option(
@@ -40,10 +36,10 @@ def describe(
     read_committed: bool = typer.Option(
         False, "--read-committed", help="Lag against the last stable offset."
     ),
-    fail_on_lag: Optional[int] = typer.Option(
+    fail_on_lag: int | None = typer.Option(
         None, "--fail-on-lag", metavar="N", min=0, help="Exit 5 when any partition's lag exceeds N."
     ),
-    watch: Optional[float] = typer.Option(
+    watch: float | None = typer.Option(
         None, "--watch", metavar="SECONDS", help="Refresh every SECONDS until interrupted."
     ),
 ) -> None:

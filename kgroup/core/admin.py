@@ -383,7 +383,8 @@ class GroupAdmin:
         record is gone (compacted or deleted) gets the next record's timestamp, as a consumer
         would see it; one that yields nothing within the timeout gets None.
         """
-        from confluent_kafka import Consumer, TopicPartition as RdTopicPartition
+        from confluent_kafka import Consumer
+        from confluent_kafka import TopicPartition as RdTopicPartition
 
         by_partition: dict[TopicPartition, list[int]] = {}
         for tp, offset in positions:

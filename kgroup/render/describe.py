@@ -44,8 +44,8 @@ def _group_header(group: GroupLag) -> dict[str, Any]:
     d = group.description
     return {
         "group": group.group,
-        "state": d.state if not group.error_kind == "not_found" else None,
-        "type": d.type if not group.error_kind == "not_found" else None,
+        "state": d.state if group.error_kind != "not_found" else None,
+        "type": d.type if group.error_kind != "not_found" else None,
         "coordinator": _coordinator(d.coordinator),
         "error": group.error,
     }

@@ -15,7 +15,7 @@ BASE_MS = 1_767_225_600_000  # record i of partition p: BASE + i minutes + p sec
 
 
 @pytest.fixture()
-def lagging(kafka_broker, unique):  # noqa: ANN001
+def lagging(kafka_broker, unique):
     """Topic with 10, 6, 0 records; an empty group committed at 4, 6 (partition 2 never)."""
     topic = f"desc-{unique}"
     group = f"desc-g-{unique}"
@@ -30,7 +30,7 @@ def describe_json(bootstrap: str, *args: str, expect: int = 0) -> dict:
     )
 
 
-def test_exact_lag_for_a_stopped_group(lagging) -> None:  # noqa: ANN001
+def test_exact_lag_for_a_stopped_group(lagging) -> None:
     bootstrap, topic, group = lagging
     document = describe_json(bootstrap, group)
     (entry,) = document["groups"]
@@ -53,8 +53,8 @@ def test_exact_lag_for_a_stopped_group(lagging) -> None:  # noqa: ANN001
     assert entry["topics"] == [{"topic": topic, "total_lag": 6}]
 
 
-def test_lag_time_is_the_age_of_the_first_unconsumed_record(lagging) -> None:  # noqa: ANN001
-    bootstrap, topic, group = lagging
+def test_lag_time_is_the_age_of_the_first_unconsumed_record(lagging) -> None:
+    bootstrap, _topic, group = lagging
     before = int(time.time() * 1000)
     entry = describe_json(bootstrap, group, "--lag-time")["groups"][0]
     after = int(time.time() * 1000)
@@ -64,7 +64,7 @@ def test_lag_time_is_the_age_of_the_first_unconsumed_record(lagging) -> None:  #
     assert p1["lag_ms"] == 0
 
 
-def test_topic_filter_and_table_totals(lagging) -> None:  # noqa: ANN001
+def test_topic_filter_and_table_totals(lagging) -> None:
     bootstrap, topic, group = lagging
     out = run_kgroup("-b", bootstrap, "describe", group, "--topic", topic).stdout
     lines = out.splitlines()
@@ -83,7 +83,7 @@ def test_topic_filter_and_table_totals(lagging) -> None:  # noqa: ANN001
     assert none["partitions"] == []
 
 
-def test_fail_on_lag_exit_codes(lagging) -> None:  # noqa: ANN001
+def test_fail_on_lag_exit_codes(lagging) -> None:
     bootstrap, _topic, group = lagging
     failed = run_kgroup("-b", bootstrap, "describe", group, "--fail-on-lag", "5", expect=5)
     assert "lag more than 5" in failed.stderr and "lag 6" in failed.stderr
@@ -91,7 +91,7 @@ def test_fail_on_lag_exit_codes(lagging) -> None:  # noqa: ANN001
     run_kgroup("-b", bootstrap, "describe", group, "--fail-on-lag", "6", expect=0)
 
 
-def test_unknown_group_exits_3_and_others_still_print(lagging) -> None:  # noqa: ANN001
+def test_unknown_group_exits_3_and_others_still_print(lagging) -> None:
     bootstrap, _topic, group = lagging
     alone = run_kgroup("-b", bootstrap, "describe", "no-such-group-xyz", expect=3)
     assert "no-such-group-xyz" in alone.stderr
@@ -101,14 +101,14 @@ def test_unknown_group_exits_3_and_others_still_print(lagging) -> None:  # noqa:
     assert missing["group"] == "no-such-group-xyz" and "does not exist" in missing["error"]
 
 
-def test_state_view(lagging) -> None:  # noqa: ANN001
+def test_state_view(lagging) -> None:
     bootstrap, _topic, group = lagging
     (entry,) = describe_json(bootstrap, group, "--state")["groups"]
     assert entry["state"] == "Empty" and entry["members"] == 0
     assert entry["coordinator"]["port"] == int(bootstrap.rsplit(":", 1)[1])
 
 
-def test_match_selects_groups_by_regex(kafka_broker, unique) -> None:  # noqa: ANN001
+def test_match_selects_groups_by_regex(kafka_broker, unique) -> None:
     topic = f"match-{unique}"
     make_topic(kafka_broker.bootstrap, topic, [3])
     for name in ("alpha", "beta"):
@@ -119,7 +119,7 @@ def test_match_selects_groups_by_regex(kafka_broker, unique) -> None:  # noqa: A
     assert "regular expression" in bad.stderr
 
 
-def test_all_groups_returns_every_group(kafka_broker, unique) -> None:  # noqa: ANN001
+def test_all_groups_returns_every_group(kafka_broker, unique) -> None:
     topic = f"many-{unique}"
     make_topic(kafka_broker.bootstrap, topic, [5, 5])
     names = [f"many-{unique}-{i:03d}" for i in range(200)]
@@ -136,7 +136,7 @@ def test_all_groups_returns_every_group(kafka_broker, unique) -> None:  # noqa: 
 
 
 @pytest.mark.real_kafka
-def test_members_of_an_active_group_on_real_kafka(kafka_broker, unique) -> None:  # noqa: ANN001
+def test_members_of_an_active_group_on_real_kafka(kafka_broker, unique) -> None:
     """Client ids, hosts and assignments: tansu returns none of them, real Kafka does."""
     from confluent_kafka import Consumer
 

@@ -42,7 +42,7 @@ def test_time_lag() -> None:
     assert time_lag_ms(2, now + 5, now) == 0  # a record stamped in the future: not negative
 
 
-def group_input(committed: dict[TopicPartition, int], members=(), state="Stable") -> GroupInput:  # noqa: ANN001
+def group_input(committed: dict[TopicPartition, int], members=(), state="Stable") -> GroupInput:
     return GroupInput(
         GroupDescription("g", state, members=tuple(members)),
         {tp: CommittedOffset(off, metadata="m") for tp, off in committed.items()},

@@ -41,7 +41,7 @@ MEMBER = MemberDescription(
 ACTIVE = GroupDescription("pay", "Stable", "classic", "consumer", "range", COORDINATOR, (MEMBER,))
 
 
-def groups():  # noqa: ANN201
+def groups():
     committed = {T("orders", 0): CommittedOffset(5), T("orders", 1): CommittedOffset(9)}
     marks = {
         T("orders", 0): Watermarks(0, 8),
@@ -61,7 +61,7 @@ def groups():  # noqa: ANN201
     return [ok, missing]
 
 
-def text(output, mode: str) -> str:  # noqa: ANN001
+def text(output, mode: str) -> str:
     buffer = io.StringIO()
     render(output, mode, stream=buffer)
     return buffer.getvalue()
@@ -208,7 +208,7 @@ def test_state_view() -> None:
 
 @pytest.mark.parametrize("mode", ["table", "json", "jsonl", "csv"])
 @pytest.mark.parametrize("build", [offsets_output, members_output, state_output])
-def test_every_view_renders_in_every_mode_even_when_empty(mode: str, build) -> None:  # noqa: ANN001
+def test_every_view_renders_in_every_mode_even_when_empty(mode: str, build) -> None:
     assert text(build([]), mode) is not None
     out = text(build(groups()), mode)
     assert "pay" in out
