@@ -8,7 +8,9 @@ group or topic -> exit 3, authorization -> exit 1 naming the ACL needed.
 from __future__ import annotations
 
 import logging
+import re
 import time
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -168,13 +170,39 @@ def _rdkafka_config_error(exc: BaseException, config: ClusterConfig) -> ConfigEr
     )
 
 
-class GroupAdmin:
-    """Cluster operations for consumer groups, on one librdkafka AdminClient."""
+class _RequestCounter(logging.Handler):
+    """Counts the requests librdkafka logs as sent (its `debug=protocol` lines), per API."""
 
-    def __init__(self, config: ClusterConfig) -> None:
+    _SENT = re.compile(r"Sent (\w+?)Request ")
+
+    def __init__(self, counts: Counter[str]) -> None:
+        super().__init__(logging.DEBUG)
+        self.counts = counts
+
+    def emit(self, record: logging.LogRecord) -> None:
+        match = self._SENT.search(record.getMessage())
+        if match:
+            self.counts[match.group(1)] += 1
+
+
+class GroupAdmin:
+    """Cluster operations for consumer groups, on one librdkafka AdminClient.
+
+    With `count_requests` (on with --verbose), every request librdkafka sends is counted per API
+    in `request_counts` (from its protocol debug log, which goes nowhere else).
+    """
+
+    def __init__(self, config: ClusterConfig, *, count_requests: bool = False) -> None:
         self.config = config
         self.timeout_s = config.timeout_s
         self._admin: Any = None
+        self.request_counts: Counter[str] = Counter()
+        self._protocol_log: logging.Logger | None = None
+        if count_requests:
+            self._protocol_log = logging.getLogger(f"kgroup.rdkafka.protocol.{id(self)}")
+            self._protocol_log.propagate = False
+            self._protocol_log.setLevel(logging.DEBUG)
+            self._protocol_log.addHandler(_RequestCounter(self.request_counts))
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -183,8 +211,17 @@ class GroupAdmin:
         conf: dict[str, Any] = dict(self.config.client_properties())
         conf.setdefault("socket.connection.setup.timeout.ms", int(self.timeout_s * 1000))
         conf["logger"] = rdkafka_log
+        if self._protocol_log is not None and "debug" not in conf:
+            conf["debug"] = "protocol"
+            conf["logger"] = self._protocol_log
         conf.update(extra)
         return conf
+
+    def counted_requests(self) -> Counter[str]:
+        """Requests sent so far per API (needs count_requests); serves pending log callbacks."""
+        if self._admin is not None and self._protocol_log is not None:
+            self._admin.poll(0)
+        return self.request_counts
 
     @property
     def admin(self) -> Any:
