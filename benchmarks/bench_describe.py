@@ -19,10 +19,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from kgroup.core.admin import GroupAdmin  # noqa: E402
-from kgroup.core.clients import SeedRecord, create_topics, produce_one_per_request  # noqa: E402
-from kgroup.core.config import ClusterConfig  # noqa: E402
-from kgroup.sandbox.broker import start_tansu, stop_process  # noqa: E402
+from kgroup.core.admin import GroupAdmin
+from kgroup.core.clients import SeedRecord, create_topics, produce_one_per_request
+from kgroup.core.config import ClusterConfig
+from kgroup.sandbox.broker import start_tansu, stop_process
 
 GROUPS = 500
 TOPICS = 50
@@ -30,8 +30,9 @@ PARTITIONS = 10
 
 
 def kgroup(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kgroup", *args], capture_output=True,
-                          text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "kgroup", *args], capture_output=True, text=True, check=False
+    )
 
 
 def timed(*args: str, runs: int) -> tuple[float, subprocess.CompletedProcess[str]]:
@@ -60,16 +61,26 @@ def main() -> int:
         admin = GroupAdmin(ClusterConfig(bootstrap_servers=bootstrap, timeout_s=30))
         topics = {f"bench-{t:02d}": PARTITIONS for t in range(TOPICS)}
         create_topics(admin, topics)
-        produce_one_per_request(admin, (
-            SeedRecord(topic, p, 1_767_225_600_000 + i, None, b"x")
-            for topic in topics for p in range(PARTITIONS) for i in range(2)))
+        produce_one_per_request(
+            admin,
+            (
+                SeedRecord(topic, p, 1_767_225_600_000 + i, None, b"x")
+                for topic in topics
+                for p in range(PARTITIONS)
+                for i in range(2)
+            ),
+        )
         from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 
         futures = []
         for g in range(GROUPS):
             topic = f"bench-{g % TOPICS:02d}"
-            request = [ConsumerGroupTopicPartitions(
-                f"bench-group-{g:03d}", [TopicPartition(topic, p, g % 3) for p in range(PARTITIONS)])]
+            request = [
+                ConsumerGroupTopicPartitions(
+                    f"bench-group-{g:03d}",
+                    [TopicPartition(topic, p, g % 3) for p in range(PARTITIONS)],
+                )
+            ]
             futures.append(admin.admin.alter_consumer_group_offsets(request)[request[0].group_id])
         for future in futures:
             future.result()
@@ -79,10 +90,20 @@ def main() -> int:
 
         groups = json.loads(result.stdout)["groups"]
         rows = sum(len(g["partitions"]) for g in groups)
-        print(f"describe --all-groups: {len(groups)} groups, {rows} partition rows, "
-              f"median wall {wall:.2f} s (target <= 3 s)")
-        print(f"  requests ({GROUPS} groups): {request_counts('-b', bootstrap, 'describe', '--all-groups', '-o', 'json')}")
-        print(f"  requests (50 groups):  {request_counts('-b', bootstrap, 'describe', '--match', '^bench-group-0[0-4]', '-o', 'json')}")
+        print(
+            f"describe --all-groups: {len(groups)} groups, {rows} partition rows, "
+            f"median wall {wall:.2f} s (target <= 3 s)"
+        )
+        print(
+            f"  requests ({GROUPS} groups): "
+            + request_counts("-b", bootstrap, "describe", "--all-groups", "-o", "json")
+        )
+        print(
+            "  requests (50 groups):  "
+            + request_counts(
+                "-b", bootstrap, "describe", "--match", "^bench-group-0[0-4]", "-o", "json"
+            )
+        )
         one, _ = timed("-b", bootstrap, "describe", "bench-group-007", "-o", "json", runs=11)
         print(f"describe one group -o json: median wall {one * 1000:.0f} ms (target <= 400 ms)")
     finally:
