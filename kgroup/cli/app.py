@@ -10,7 +10,7 @@ import logging
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -122,27 +122,55 @@ def _check_output(value: str) -> str:
 @app.callback()
 def root(
     ctx: typer.Context,
-    bootstrap_server: Optional[str] = typer.Option(
-        None, "--bootstrap-server", "-b", envvar="KGROUP_BOOTSTRAP_SERVERS",
-        help="Cluster to talk to, HOST:PORT[,HOST:PORT...].", metavar="HOST:PORT"),
-    command_config: Optional[str] = typer.Option(
-        None, "--command-config", "-c", envvar="KGROUP_COMMAND_CONFIG",
-        help="Client properties file (Java client or librdkafka names).", metavar="FILE"),
+    bootstrap_server: str | None = typer.Option(
+        None,
+        "--bootstrap-server",
+        "-b",
+        envvar="KGROUP_BOOTSTRAP_SERVERS",
+        help="Cluster to talk to, HOST:PORT[,HOST:PORT...].",
+        metavar="HOST:PORT",
+    ),
+    command_config: str | None = typer.Option(
+        None,
+        "--command-config",
+        "-c",
+        envvar="KGROUP_COMMAND_CONFIG",
+        help="Client properties file (Java client or librdkafka names).",
+        metavar="FILE",
+    ),
     x: list[str] = typer.Option(
-        [], "-X", help="librdkafka property key=value; wins over the file. Repeatable.",
-        metavar="KEY=VALUE"),
-    timeout: Optional[str] = typer.Option(
-        None, "--timeout", envvar="KGROUP_TIMEOUT",
-        help="Per-operation timeout in seconds (default 30).", metavar="SECONDS"),
+        [],
+        "-X",
+        help="librdkafka property key=value; wins over the file. Repeatable.",
+        metavar="KEY=VALUE",
+    ),
+    timeout: str | None = typer.Option(
+        None,
+        "--timeout",
+        envvar="KGROUP_TIMEOUT",
+        help="Per-operation timeout in seconds (default 30).",
+        metavar="SECONDS",
+    ),
     output: str = typer.Option(
-        "table", "--output", "-o", envvar="KGROUP_OUTPUT", callback=_check_output,
-        help="Output format: table, json, jsonl or csv.", metavar="FORMAT"),
+        "table",
+        "--output",
+        "-o",
+        envvar="KGROUP_OUTPUT",
+        callback=_check_output,
+        help="Output format: table, json, jsonl or csv.",
+        metavar="FORMAT",
+    ),
     no_color: bool = typer.Option(False, "--no-color", help="Plain output (also NO_COLOR)."),
     verbose: bool = typer.Option(
-        False, "--verbose", "-v", help="Debug logging to stderr and tracebacks; secrets redacted."),
+        False, "--verbose", "-v", help="Debug logging to stderr and tracebacks; secrets redacted."
+    ),
     version: bool = typer.Option(
-        False, "--version", callback=_version_callback, is_eager=True,
-        help="Print the version and exit."),
+        False,
+        "--version",
+        callback=_version_callback,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
 ) -> None:
     """Global options (accepted before or after the command)."""
     from kgroup.core.config import parse_timeout
@@ -192,8 +220,16 @@ _register_commands()
 
 # --- global options after the command ---------------------------------------------------------
 
-_GLOBAL_WITH_VALUE = {"-b", "--bootstrap-server", "-c", "--command-config", "-X", "--timeout",
-                      "-o", "--output"}
+_GLOBAL_WITH_VALUE = {
+    "-b",
+    "--bootstrap-server",
+    "-c",
+    "--command-config",
+    "-X",
+    "--timeout",
+    "-o",
+    "--output",
+}
 _GLOBAL_FLAGS = {"--no-color", "-v", "--verbose"}
 
 
@@ -247,8 +283,9 @@ def run(args: list[str]) -> int:
     verbose = any(a in ("-v", "--verbose") for a in args)
     command = typer.main.get_command(app)
     try:
-        result = command.main(args=hoist_global_options(list(args)), prog_name="kgroup",
-                              standalone_mode=False)
+        result = command.main(
+            args=hoist_global_options(list(args)), prog_name="kgroup", standalone_mode=False
+        )
         return result if isinstance(result, int) else 0
     except KgroupError as exc:
         if verbose:
@@ -282,7 +319,8 @@ def run(args: list[str]) -> int:
             raise
         sys.stderr.write(
             f"kgroup: error: unexpected {type(exc).__name__}: {exc}. Hint: rerun with --verbose "
-            "for the traceback and report it\n")
+            "for the traceback and report it\n"
+        )
         return 1
 
 

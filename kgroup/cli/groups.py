@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from kgroup.cli.app import options
@@ -15,12 +13,19 @@ def register(app: typer.Typer) -> None:
 
 def list_groups(
     ctx: typer.Context,
-    state: Optional[list[str]] = typer.Option(
-        None, "--state", help="Only groups in this state (repeatable): Stable, Empty, "
-        "PreparingRebalance, CompletingRebalance, Dead, Assigning, Reconciling.", metavar="STATE"),
-    group_type: Optional[str] = typer.Option(
-        None, "--type", help="Only groups of this type: classic, consumer, share, streams.",
-        metavar="TYPE"),
+    state: list[str] | None = typer.Option(
+        None,
+        "--state",
+        help="Only groups in this state (repeatable): Stable, Empty, "
+        "PreparingRebalance, CompletingRebalance, Dead, Assigning, Reconciling.",
+        metavar="STATE",
+    ),
+    group_type: str | None = typer.Option(
+        None,
+        "--type",
+        help="Only groups of this type: classic, consumer, share, streams.",
+        metavar="TYPE",
+    ),
 ) -> None:
     """List consumer groups with state, type, protocol type and member count."""
     from kgroup.core.groups import list_groups_with_state, parse_state_filter, parse_type_filter
@@ -31,8 +36,13 @@ def list_groups(
     types = parse_type_filter(group_type)
     rows = list_groups_with_state(opts.admin(), states=states, types=types)
     output = Output(
-        columns=[Column("group"), Column("state"), Column("type"), Column("protocol_type"),
-                 Column("members", justify="right")],
+        columns=[
+            Column("group"),
+            Column("state"),
+            Column("type"),
+            Column("protocol_type"),
+            Column("members", justify="right"),
+        ],
         rows=rows,
         document={"groups": rows},
         empty_message="No groups.",

@@ -7,7 +7,8 @@ import typer
 from kgroup.cli.app import note, options
 
 sandbox_app = typer.Typer(
-    help="Run a local Kafka-wire broker (tansu) for demos and tests.", no_args_is_help=True)
+    help="Run a local Kafka-wire broker (tansu) for demos and tests.", no_args_is_help=True
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -19,15 +20,24 @@ def _render_state(ctx: typer.Context, fields: dict[str, object]) -> None:
 
     opts = options(ctx)
     rows = [{"field": k, "value": v} for k, v in fields.items()]
-    render(Output(columns=[Column("field"), Column("value")], rows=rows, document=fields,
-                  jsonl_items=[fields]), opts.output, no_color=opts.no_color)
+    render(
+        Output(
+            columns=[Column("field"), Column("value")],
+            rows=rows,
+            document=fields,
+            jsonl_items=[fields],
+        ),
+        opts.output,
+        no_color=opts.no_color,
+    )
 
 
 @sandbox_app.command("start")
 def start(
     ctx: typer.Context,
-    engine: str = typer.Option("tansu", "--engine",
-                               help="tansu (embedded, default) or docker (real Apache Kafka)."),
+    engine: str = typer.Option(
+        "tansu", "--engine", help="tansu (embedded, default) or docker (real Apache Kafka)."
+    ),
 ) -> None:
     """Start the sandbox broker on a free loopback port (no-op when it already runs)."""
     from kgroup.core.errors import UsageError
@@ -37,10 +47,20 @@ def start(
     if engine not in ("tansu", "docker"):
         raise UsageError(f"unknown sandbox engine {engine!r}", hint="use tansu or docker")
     state, started = start_broker(engine)
-    note(("started" if started else "already running:") +
-         f" {state.engine} sandbox at {state.bootstrap}; later commands use it when no -b is given")
-    _render_state(ctx, {"engine": state.engine, "bootstrap": state.bootstrap, "pid": state.pid,
-                        "started_now": started, "state_file": str(state_file())})
+    note(
+        ("started" if started else "already running:")
+        + f" {state.engine} sandbox at {state.bootstrap}; later commands use it when no -b is given"
+    )
+    _render_state(
+        ctx,
+        {
+            "engine": state.engine,
+            "bootstrap": state.bootstrap,
+            "pid": state.pid,
+            "started_now": started,
+            "state_file": str(state_file()),
+        },
+    )
 
 
 @sandbox_app.command("stop")
@@ -54,8 +74,10 @@ def stop(ctx: typer.Context) -> None:
         _render_state(ctx, {"stopped": False})
         return
     note(f"stopped {state.engine} sandbox at {state.bootstrap}")
-    _render_state(ctx, {"stopped": True, "engine": state.engine, "bootstrap": state.bootstrap,
-                        "pid": state.pid})
+    _render_state(
+        ctx,
+        {"stopped": True, "engine": state.engine, "bootstrap": state.bootstrap, "pid": state.pid},
+    )
 
 
 @sandbox_app.command("status")
@@ -70,18 +92,26 @@ def status(ctx: typer.Context) -> None:
     state = load_state()
     if state is None:
         raise NotFoundError("no sandbox is running", hint="start one with `kgroup sandbox start`")
-    fields: dict[str, object] = {"engine": state.engine, "bootstrap": state.bootstrap,
-                                 "pid": state.pid, "process_running": is_running(state)}
+    fields: dict[str, object] = {
+        "engine": state.engine,
+        "bootstrap": state.bootstrap,
+        "pid": state.pid,
+        "process_running": is_running(state),
+    }
     if not fields["process_running"]:
         _render_state(ctx, {**fields, "answers": False})
-        raise UnreachableError(f"the sandbox process {state.pid} is not running",
-                               hint="start it again with `kgroup sandbox start`")
-    admin = GroupAdmin(ClusterConfig(bootstrap_servers=state.bootstrap,
-                                     timeout_s=min(options(ctx).timeout or 5.0, 5.0)))
+        raise UnreachableError(
+            f"the sandbox process {state.pid} is not running",
+            hint="start it again with `kgroup sandbox start`",
+        )
+    admin = GroupAdmin(
+        ClusterConfig(
+            bootstrap_servers=state.bootstrap, timeout_s=min(options(ctx).timeout or 5.0, 5.0)
+        )
+    )
     brokers = admin.ping()
     topics = admin.topics()
-    _render_state(ctx, {**fields, "answers": True, "brokers": len(brokers),
-                        "topics": len(topics)})
+    _render_state(ctx, {**fields, "answers": True, "brokers": len(brokers), "topics": len(topics)})
 
 
 @sandbox_app.command("seed")
@@ -97,18 +127,23 @@ def seed(ctx: typer.Context) -> None:
     state = load_state()
     if state is None or not is_running(state):
         raise NotFoundError("no sandbox is running", hint="start one with `kgroup sandbox start`")
-    admin = GroupAdmin(ClusterConfig(bootstrap_servers=state.bootstrap,
-                                     timeout_s=options(ctx).timeout or 15.0))
+    admin = GroupAdmin(
+        ClusterConfig(bootstrap_servers=state.bootstrap, timeout_s=options(ctx).timeout or 15.0)
+    )
     summary = demo.seed(admin, state.engine)
     alive = [pid for pid in state.member_pids if _alive(pid)]
     if not alive:
         alive = [demo.start_active_member(state.bootstrap, state.engine)]
     state.member_pids = alive
     state.save()
-    note(f"seeded: topics orders, payments; groups {demo.EMPTY_GROUP} (empty) and "
-         f"{demo.ACTIVE_GROUP} (active, member pid {alive[0]})")
-    _render_state(ctx, {"bootstrap": state.bootstrap, **summary,
-                        "groups": [demo.EMPTY_GROUP, demo.ACTIVE_GROUP]})
+    note(
+        f"seeded: topics orders, payments; groups {demo.EMPTY_GROUP} (empty) and "
+        f"{demo.ACTIVE_GROUP} (active, member pid {alive[0]})"
+    )
+    _render_state(
+        ctx,
+        {"bootstrap": state.bootstrap, **summary, "groups": [demo.EMPTY_GROUP, demo.ACTIVE_GROUP]},
+    )
 
 
 def _alive(pid: int) -> bool:

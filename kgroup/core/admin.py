@@ -49,22 +49,45 @@ STATE_NAMES = {
     "ASSIGNING": "Assigning",
     "RECONCILING": "Reconciling",
 }
-GROUP_STATES = ("PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty",
-                "Assigning", "Reconciling", "Unknown")
+GROUP_STATES = (
+    "PreparingRebalance",
+    "CompletingRebalance",
+    "Stable",
+    "Dead",
+    "Empty",
+    "Assigning",
+    "Reconciling",
+    "Unknown",
+)
 GROUP_TYPES = ("classic", "consumer", "share", "streams")
 
 # librdkafka error names meaning "the cluster did not answer".
-_UNREACHABLE = {"_TRANSPORT", "_ALL_BROKERS_DOWN", "_TIMED_OUT", "_MSG_TIMED_OUT",
-                "_RESOLVE", "REQUEST_TIMED_OUT", "_WAIT_COORD", "COORDINATOR_NOT_AVAILABLE",
-                "_DESTROY", "NETWORK_EXCEPTION", "_TIMED_OUT_QUEUE"}
+_UNREACHABLE = {
+    "_TRANSPORT",
+    "_ALL_BROKERS_DOWN",
+    "_TIMED_OUT",
+    "_MSG_TIMED_OUT",
+    "_RESOLVE",
+    "REQUEST_TIMED_OUT",
+    "_WAIT_COORD",
+    "COORDINATOR_NOT_AVAILABLE",
+    "_DESTROY",
+    "NETWORK_EXCEPTION",
+    "_TIMED_OUT_QUEUE",
+}
 _AUTH = {
     "GROUP_AUTHORIZATION_FAILED": "Group",
     "TOPIC_AUTHORIZATION_FAILED": "Topic",
     "CLUSTER_AUTHORIZATION_FAILED": "Cluster",
     "TRANSACTIONAL_ID_AUTHORIZATION_FAILED": "TransactionalId",
 }
-_NOT_FOUND = {"GROUP_ID_NOT_FOUND", "UNKNOWN_TOPIC_OR_PART", "_UNKNOWN_PARTITION",
-              "_UNKNOWN_TOPIC", "UNKNOWN_TOPIC_ID"}
+_NOT_FOUND = {
+    "GROUP_ID_NOT_FOUND",
+    "UNKNOWN_TOPIC_OR_PART",
+    "_UNKNOWN_PARTITION",
+    "_UNKNOWN_TOPIC",
+    "UNKNOWN_TOPIC_ID",
+}
 
 
 def state_name(state: Any) -> str:
@@ -120,8 +143,10 @@ def map_kafka_error(
             hint=f"ask for an ACL granting {needed}",
         )
     if name in _NOT_FOUND:
-        return NotFoundError(f"cannot {operation}{where}: {text}",
-                             hint="check the name with `kgroup list` or the topic list")
+        return NotFoundError(
+            f"cannot {operation}{where}: {text}",
+            hint="check the name with `kgroup list` or the topic list",
+        )
     if name in ("_AUTHENTICATION", "SASL_AUTHENTICATION_FAILED", "_SSL"):
         return KafkaOperationError(
             f"authentication to {bootstrap} failed ({text})",
@@ -172,13 +197,21 @@ class GroupAdmin:
                 raise _rdkafka_config_error(exc, self.config) from exc
         return self._admin
 
-    def _fail(self, exc: BaseException, operation: str, subject: str = "",
-              acl: str | None = None) -> KgroupError:
-        return map_kafka_error(exc, operation=operation, subject=subject, acl=acl,
-                               timeout_s=self.timeout_s, bootstrap=self.config.bootstrap_servers)
+    def _fail(
+        self, exc: BaseException, operation: str, subject: str = "", acl: str | None = None
+    ) -> KgroupError:
+        return map_kafka_error(
+            exc,
+            operation=operation,
+            subject=subject,
+            acl=acl,
+            timeout_s=self.timeout_s,
+            bootstrap=self.config.bootstrap_servers,
+        )
 
-    def _result(self, future: Any, operation: str, subject: str = "",
-                acl: str | None = None) -> Any:
+    def _result(
+        self, future: Any, operation: str, subject: str = "", acl: str | None = None
+    ) -> Any:
         try:
             return future.result()
         except Exception as exc:
@@ -216,37 +249,51 @@ class GroupAdmin:
     # -- groups ----------------------------------------------------------------------------
 
     def list_groups(self) -> list[GroupListing]:
-        """Every group the cluster lists (ListGroups to every broker)."""
+        """Every group the cluster lists (ListGroups to every broker).
+
+        librdkafka answers "no groups" when it reaches no broker at all, so the cluster's
+        metadata is fetched first: an unreachable cluster fails here instead of looking empty.
+        """
+        self.ping()
         future = self.admin.list_consumer_groups(request_timeout=self.timeout_s)
         result = self._result(future, "list groups", acl="Describe on Group (or Cluster)")
-        for error in getattr(result, "errors", []) or []:
+        errors = list(getattr(result, "errors", []) or [])
+        for error in errors:
             log.debug("list groups: a broker answered with %s", error)
+        if errors and not result.valid:
+            raise self._fail(errors[0], "list groups", acl="Describe on Cluster")
         listings = []
         for group in result.valid:
-            listings.append(GroupListing(
-                group_id=group.group_id,
-                state=state_name(group.state),
-                type=type_name(getattr(group, "type", "classic")),
-                protocol_type="" if group.is_simple_consumer_group else "consumer",
-            ))
+            listings.append(
+                GroupListing(
+                    group_id=group.group_id,
+                    state=state_name(group.state),
+                    type=type_name(getattr(group, "type", "classic")),
+                    protocol_type="" if group.is_simple_consumer_group else "consumer",
+                )
+            )
         return sorted(listings, key=lambda g: g.group_id)
 
     def describe_groups(self, group_ids: Sequence[str]) -> dict[str, GroupDescription]:
         """Describe groups; a group that fails carries its `error` instead of raising."""
         if not group_ids:
             return {}
-        futures = self.admin.describe_consumer_groups(list(group_ids),
-                                                      request_timeout=self.timeout_s)
+        futures = self.admin.describe_consumer_groups(
+            list(group_ids), request_timeout=self.timeout_s
+        )
         result: dict[str, GroupDescription] = {}
         for group_id, future in futures.items():
             try:
                 described = future.result()
             except Exception as exc:
-                error = self._fail(exc, "describe group", group_id, acl=f"Describe on Group:{group_id}")
+                error = self._fail(
+                    exc, "describe group", group_id, acl=f"Describe on Group:{group_id}"
+                )
                 if isinstance(error, UnreachableError):
                     raise error from exc
-                result[group_id] = GroupDescription(group_id=group_id, state="Unknown",
-                                                    error=error.one_line())
+                result[group_id] = GroupDescription(
+                    group_id=group_id, state="Unknown", error=error.one_line()
+                )
                 continue
             result[group_id] = _group_description(described)
         return result
@@ -256,13 +303,20 @@ class GroupAdmin:
         from confluent_kafka import ConsumerGroupTopicPartitions
 
         futures = self.admin.list_consumer_group_offsets(
-            [ConsumerGroupTopicPartitions(group_id)], request_timeout=self.timeout_s)
-        result = self._result(futures[group_id], "fetch committed offsets of group", group_id,
-                              acl=f"Describe on Group:{group_id} and Describe on its topics")
+            [ConsumerGroupTopicPartitions(group_id)], request_timeout=self.timeout_s
+        )
+        result = self._result(
+            futures[group_id],
+            "fetch committed offsets of group",
+            group_id,
+            acl=f"Describe on Group:{group_id} and Describe on its topics",
+        )
         offsets: dict[TopicPartition, CommittedOffset] = {}
         for tp in result.topic_partitions or []:
             if tp.error is not None:
-                raise self._fail(_as_exception(tp.error), "fetch committed offset", f"{tp.topic}:{tp.partition}")
+                raise self._fail(
+                    _as_exception(tp.error), "fetch committed offset", f"{tp.topic}:{tp.partition}"
+                )
             if tp.offset < 0:
                 continue
             offsets[TopicPartition(tp.topic, tp.partition)] = CommittedOffset(
@@ -283,7 +337,8 @@ class GroupAdmin:
 
         librdkafka groups the partitions into one request per partition leader.
         """
-        from confluent_kafka import IsolationLevel, TopicPartition as RdTopicPartition
+        from confluent_kafka import IsolationLevel
+        from confluent_kafka import TopicPartition as RdTopicPartition
         from confluent_kafka.admin import OffsetSpec
 
         if spec == "earliest":
@@ -295,21 +350,27 @@ class GroupAdmin:
         request = {RdTopicPartition(tp.topic, tp.partition): offset_spec for tp in partitions}
         if not request:
             return {}
-        isolation = (IsolationLevel.READ_COMMITTED if read_committed
-                     else IsolationLevel.READ_UNCOMMITTED)
-        futures = self.admin.list_offsets(request, isolation_level=isolation,
-                                          request_timeout=self.timeout_s)
+        isolation = (
+            IsolationLevel.READ_COMMITTED if read_committed else IsolationLevel.READ_UNCOMMITTED
+        )
+        futures = self.admin.list_offsets(
+            request, isolation_level=isolation, request_timeout=self.timeout_s
+        )
         result: dict[TopicPartition, OffsetAtTime] = {}
         for rd_tp, future in futures.items():
             tp = TopicPartition(rd_tp.topic, rd_tp.partition)
-            info = self._result(future, "list offsets of", str(tp),
-                                acl=f"Describe on Topic:{tp.topic}")
-            timestamp = info.timestamp if info.timestamp is not None and info.timestamp >= 0 else None
+            info = self._result(
+                future, "list offsets of", str(tp), acl=f"Describe on Topic:{tp.topic}"
+            )
+            timestamp = (
+                info.timestamp if info.timestamp is not None and info.timestamp >= 0 else None
+            )
             result[tp] = OffsetAtTime(offset=info.offset, timestamp=timestamp)
         return result
 
-    def watermarks(self, partitions: Iterable[TopicPartition], *,
-                   read_committed: bool = False) -> dict[TopicPartition, Watermarks]:
+    def watermarks(
+        self, partitions: Iterable[TopicPartition], *, read_committed: bool = False
+    ) -> dict[TopicPartition, Watermarks]:
         """Log start and log end (or last stable) offsets per partition."""
         wanted = list(partitions)
         earliest = self.list_offsets(wanted, "earliest")
@@ -324,25 +385,40 @@ class GroupAdmin:
             for tp in wanted
         }
 
-    def alter_offsets(self, group_id: str,
-                      offsets: Mapping[TopicPartition, CommittedOffset]) -> None:
+    def alter_offsets(
+        self, group_id: str, offsets: Mapping[TopicPartition, CommittedOffset]
+    ) -> None:
         """Commit `offsets` for the group in one AlterConsumerGroupOffsets request."""
-        from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition as RdTopicPartition
+        from confluent_kafka import ConsumerGroupTopicPartitions
+        from confluent_kafka import TopicPartition as RdTopicPartition
 
         request = [
-            RdTopicPartition(tp.topic, tp.partition, value.offset, metadata=value.metadata or "",
-                             leader_epoch=value.leader_epoch if value.leader_epoch is not None else -1)
+            RdTopicPartition(
+                tp.topic,
+                tp.partition,
+                value.offset,
+                metadata=value.metadata or "",
+                leader_epoch=value.leader_epoch if value.leader_epoch is not None else -1,
+            )
             for tp, value in sorted(offsets.items())
         ]
         futures = self.admin.alter_consumer_group_offsets(
-            [ConsumerGroupTopicPartitions(group_id, request)], request_timeout=self.timeout_s)
-        result = self._result(futures[group_id], "commit offsets for group", group_id,
-                              acl=f"Read on Group:{group_id} and Read on its topics")
+            [ConsumerGroupTopicPartitions(group_id, request)], request_timeout=self.timeout_s
+        )
+        result = self._result(
+            futures[group_id],
+            "commit offsets for group",
+            group_id,
+            acl=f"Read on Group:{group_id} and Read on its topics",
+        )
         failed = [tp for tp in result.topic_partitions or [] if tp.error is not None]
         if failed:
             first = failed[0]
-            raise self._fail(_as_exception(first.error), "commit offsets for group",
-                             f"{group_id} ({first.topic}:{first.partition})")
+            raise self._fail(
+                _as_exception(first.error),
+                "commit offsets for group",
+                f"{group_id} ({first.topic}:{first.partition})",
+            )
 
     def delete_groups(self, group_ids: Sequence[str]) -> dict[str, str | None]:
         """Delete groups; returns group -> error text (None when deleted)."""
@@ -353,8 +429,9 @@ class GroupAdmin:
                 future.result()
                 outcome[group_id] = None
             except Exception as exc:
-                outcome[group_id] = self._fail(exc, "delete group", group_id,
-                                               acl=f"Delete on Group:{group_id}").one_line()
+                outcome[group_id] = self._fail(
+                    exc, "delete group", group_id, acl=f"Delete on Group:{group_id}"
+                ).one_line()
         return outcome
 
     def wait_until_reachable(self, deadline_s: float) -> None:
@@ -385,20 +462,32 @@ def _group_description(described: Any) -> GroupDescription:
     members = []
     for member in described.members or []:
         assignment = getattr(member, "assignment", None)
-        owned = tuple(sorted(TopicPartition(tp.topic, tp.partition)
-                             for tp in (assignment.topic_partitions if assignment else []) or []))
+        owned = tuple(
+            sorted(
+                TopicPartition(tp.topic, tp.partition)
+                for tp in (assignment.topic_partitions if assignment else []) or []
+            )
+        )
         target = getattr(member, "target_assignment", None)
-        target_tps = (tuple(sorted(TopicPartition(tp.topic, tp.partition)
-                                   for tp in target.topic_partitions or []))
-                      if target is not None else None)
-        members.append(MemberDescription(
-            member_id=member.member_id,
-            group_instance_id=getattr(member, "group_instance_id", None) or None,
-            client_id=member.client_id or None,
-            host=member.host or None,
-            assignment=owned,
-            target_assignment=target_tps,
-        ))
+        target_tps = (
+            tuple(
+                sorted(
+                    TopicPartition(tp.topic, tp.partition) for tp in target.topic_partitions or []
+                )
+            )
+            if target is not None
+            else None
+        )
+        members.append(
+            MemberDescription(
+                member_id=member.member_id,
+                group_instance_id=getattr(member, "group_instance_id", None) or None,
+                client_id=member.client_id or None,
+                host=member.host or None,
+                assignment=owned,
+                target_assignment=target_tps,
+            )
+        )
     return GroupDescription(
         group_id=described.group_id,
         state=state_name(described.state),

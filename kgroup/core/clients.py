@@ -46,7 +46,9 @@ def create_topics(admin: GroupAdmin, partitions: Mapping[str, int]) -> list[str]
     from confluent_kafka.admin import NewTopic
 
     existing = admin.topics(include_internal=True)
-    wanted = [NewTopic(name, count, 1) for name, count in partitions.items() if name not in existing]
+    wanted = [
+        NewTopic(name, count, 1) for name, count in partitions.items() if name not in existing
+    ]
     if not wanted:
         return []
     futures = admin.admin.create_topics(wanted, request_timeout=admin.timeout_s)
@@ -67,27 +69,35 @@ def produce_one_per_request(admin: GroupAdmin, records: Iterable[SeedRecord]) ->
     producer = Producer(admin.client_conf(**{"linger.ms": 0, "enable.idempotence": False}))
     errors: list[str] = []
 
-    def on_delivery(err, msg) -> None:  # noqa: ANN001 - librdkafka callback signature
+    def on_delivery(err, msg) -> None:
         if err is not None:
             errors.append(f"{msg.topic()}:{msg.partition()}: {err}")
 
     count = 0
     for record in records:
-        producer.produce(record.topic, value=record.value, key=record.key,
-                         partition=record.partition, timestamp=record.timestamp_ms,
-                         on_delivery=on_delivery)
+        producer.produce(
+            record.topic,
+            value=record.value,
+            key=record.key,
+            partition=record.partition,
+            timestamp=record.timestamp_ms,
+            on_delivery=on_delivery,
+        )
         remaining = producer.flush(admin.timeout_s)
         if remaining:
-            raise UnreachableError(f"cluster {admin.config.bootstrap_servers} did not acknowledge a "
-                                   f"record within {admin.timeout_s:g} s")
+            raise UnreachableError(
+                f"cluster {admin.config.bootstrap_servers} did not acknowledge a "
+                f"record within {admin.timeout_s:g} s"
+            )
         count += 1
     if errors:
         raise KafkaOperationError(f"producing failed: {errors[0]}")
     return count
 
 
-def commit_as_empty_group(admin: GroupAdmin, group: str,
-                          offsets: Mapping[TopicPartition, int]) -> None:
+def commit_as_empty_group(
+    admin: GroupAdmin, group: str, offsets: Mapping[TopicPartition, int]
+) -> None:
     """Commit offsets for a group that has no members (a simple commit, no join)."""
     from kgroup.core.models import CommittedOffset
 
@@ -106,26 +116,35 @@ def hold_membership(
     join_timeout_s: float = 30.0,
 ) -> None:
     """Join `group`, commit `commit`, then stay a member without consuming (until killed)."""
-    from confluent_kafka import Consumer, TopicPartition as RdTopicPartition
+    from confluent_kafka import Consumer
+    from confluent_kafka import TopicPartition as RdTopicPartition
 
     settings = TANSU_MEMBER_SETTINGS if engine == "tansu" else KAFKA_MEMBER_SETTINGS
-    consumer = Consumer(admin.client_conf(**{
-        "group.id": group,
-        "client.id": client_id,
-        "enable.auto.commit": False,
-        "auto.offset.reset": "latest",
-        **settings,
-    }))
+    consumer = Consumer(
+        admin.client_conf(
+            **{
+                "group.id": group,
+                "client.id": client_id,
+                "enable.auto.commit": False,
+                "auto.offset.reset": "latest",
+                **settings,
+            }
+        )
+    )
     consumer.subscribe(topics)
     deadline = time.monotonic() + join_timeout_s
     while not consumer.assignment():
         consumer.poll(0.2)
         if time.monotonic() > deadline:
-            raise KafkaOperationError(f"member did not join group {group} within {join_timeout_s} s")
+            raise KafkaOperationError(
+                f"member did not join group {group} within {join_timeout_s} s"
+            )
     consumer.pause(consumer.assignment())
     if commit:
-        consumer.commit(offsets=[RdTopicPartition(tp.topic, tp.partition, off)
-                                 for tp, off in commit.items()], asynchronous=False)
+        consumer.commit(
+            offsets=[RdTopicPartition(tp.topic, tp.partition, off) for tp, off in commit.items()],
+            asynchronous=False,
+        )
     if ready_file:
         with open(ready_file, "w", encoding="utf-8") as handle:
             handle.write("ready\n")

@@ -3,8 +3,8 @@
 Sources, lowest precedence first: the properties file (`--command-config`), then `-X key=value`
 overrides, then `--bootstrap-server`. Java client property names (the ones an operator already keeps
 for `kafka-consumer-groups.sh --command-config`) are translated to librdkafka names
-(librdkafka CONFIGURATION.md); librdkafka names pass through and librdkafka itself validates them when
-the client is built (see `kgroup.core.admin`). Secrets never leave this module unredacted.
+(librdkafka CONFIGURATION.md); librdkafka names pass through and librdkafka itself validates
+them when the client is built (see `kgroup.core.admin`). Secrets never leave this module unredacted.
 """
 
 from __future__ import annotations
@@ -204,8 +204,11 @@ _UNTRANSLATABLE = {
     "metric.reporters": "Java classes cannot run in librdkafka",
 }
 
-_JAAS_RE = re.compile(r"^\s*(?P<module>[\w.$]+)\s+(?P<flag>required|requisite|sufficient|optional)"
-                      r"(?P<options>.*?);?\s*$", re.S)
+_JAAS_RE = re.compile(
+    r"^\s*(?P<module>[\w.$]+)\s+(?P<flag>required|requisite|sufficient|optional)"
+    r"(?P<options>.*?);?\s*$",
+    re.S,
+)
 _JAAS_OPTION_RE = re.compile(r'(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|(\S+?))(?=\s|;|$)')
 
 
@@ -217,7 +220,7 @@ def parse_jaas(value: str) -> tuple[str, dict[str, str]]:
     options: dict[str, str] = {}
     for opt in _JAAS_OPTION_RE.finditer(match.group("options")):
         quoted, bare = opt.group(2), opt.group(3)
-        options[opt.group(1)] = (quoted.replace('\\"', '"') if quoted is not None else bare or "")
+        options[opt.group(1)] = quoted.replace('\\"', '"') if quoted is not None else bare or ""
     return match.group("module"), options
 
 
@@ -236,7 +239,7 @@ def _translate_jaas(value: str, origin: str) -> dict[str, str]:
         if missing:
             raise ConfigError(
                 f"sasl.jaas.config at {origin} ({short}) has no {' or '.join(missing)}",
-                hint="add username=\"...\" password=\"...\" to the login module line",
+                hint='add username="..." password="..." to the login module line',
             )
         return {"sasl.username": options["username"], "sasl.password": options["password"]}
     if short == "Krb5LoginModule":
@@ -260,7 +263,8 @@ def _translate_jaas(value: str, origin: str) -> dict[str, str]:
     raise ConfigError(
         f"sasl.jaas.config at {origin} uses login module {short}, which kgroup cannot translate",
         hint="supported: PlainLoginModule, ScramLoginModule, Krb5LoginModule (keyTab, principal), "
-        "OAuthBearerLoginModule (clientId, clientSecret); or set librdkafka sasl.* properties with -X",
+        "OAuthBearerLoginModule (clientId, clientSecret); or set librdkafka sasl.* properties "
+        "with -X",
     )
 
 

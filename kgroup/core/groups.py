@@ -16,8 +16,9 @@ def parse_state_filter(values: Iterable[str]) -> set[str]:
     for value in values:
         for item in filter(None, (v.strip() for v in value.split(","))):
             if item.lower() not in by_lower:
-                raise UsageError(f"unknown group state {item!r}",
-                                 hint=f"use one of {', '.join(GROUP_STATES)}")
+                raise UsageError(
+                    f"unknown group state {item!r}", hint=f"use one of {', '.join(GROUP_STATES)}"
+                )
             chosen.add(by_lower[item.lower()])
     return chosen
 
@@ -28,13 +29,16 @@ def parse_type_filter(value: str | None) -> set[str]:
     chosen = {v.strip().lower() for v in value.split(",") if v.strip()}
     unknown = chosen - set(GROUP_TYPES)
     if unknown:
-        raise UsageError(f"unknown group type {sorted(unknown)[0]!r}",
-                         hint=f"use one of {', '.join(GROUP_TYPES)}")
+        raise UsageError(
+            f"unknown group type {sorted(unknown)[0]!r}",
+            hint=f"use one of {', '.join(GROUP_TYPES)}",
+        )
     return chosen
 
 
-def list_groups_with_state(admin: GroupAdmin, *, states: set[str] | None = None,
-                           types: set[str] | None = None) -> list[dict[str, Any]]:
+def list_groups_with_state(
+    admin: GroupAdmin, *, states: set[str] | None = None, types: set[str] | None = None
+) -> list[dict[str, Any]]:
     """Rows `group state type protocol_type members`, sorted by group.
 
     ListGroups gives ids and types; DescribeGroups gives the state and members (some brokers,
@@ -54,8 +58,15 @@ def list_groups_with_state(admin: GroupAdmin, *, states: set[str] | None = None,
             if description.state != "Unknown" or state == "Unknown":
                 state = description.state
             members = len(description.members)
-        rows.append({"group": listing.group_id, "state": state, "type": listing.type,
-                     "protocol_type": protocol_type, "members": members})
+        rows.append(
+            {
+                "group": listing.group_id,
+                "state": state,
+                "type": listing.type,
+                "protocol_type": protocol_type,
+                "members": members,
+            }
+        )
     if states:
         rows = [r for r in rows if r["state"] in states]
     return sorted(rows, key=lambda r: r["group"])

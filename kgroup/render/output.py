@@ -77,5 +77,9 @@ def stderr_console(no_color: bool = False):  # -> rich.console.Console
     """A rich console on stderr for notes, warnings and progress."""
     from rich.console import Console
 
-    return Console(stderr=True, no_color=not color_enabled(no_color, sys.stderr),
-                   highlight=False, soft_wrap=True)
+    return Console(
+        stderr=True,
+        no_color=not color_enabled(no_color, sys.stderr),
+        highlight=False,
+        soft_wrap=True,
+    )

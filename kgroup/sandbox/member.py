@@ -38,8 +38,14 @@ def main(argv: list[str] | None = None) -> int:
     from kgroup.core.config import ClusterConfig
 
     admin = GroupAdmin(ClusterConfig(bootstrap_servers=args.bootstrap, timeout_s=15))
-    hold_membership(admin, args.group, args.topics.split(","), parse_commit(args.commit),
-                    engine=args.engine, ready_file=args.ready_file)
+    hold_membership(
+        admin,
+        args.group,
+        args.topics.split(","),
+        parse_commit(args.commit),
+        engine=args.engine,
+        ready_file=args.ready_file,
+    )
     return 0
 
 

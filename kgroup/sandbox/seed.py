@@ -30,11 +30,11 @@ RECORDS_PER_PARTITION: dict[TopicPartition, int] = {
 }
 EMPTY_GROUP = "billing"
 EMPTY_GROUP_OFFSETS: dict[TopicPartition, int] = {
-    TopicPartition("orders", 0): 30,   # lag 10
-    TopicPartition("orders", 1): 30,   # lag 0
-    TopicPartition("orders", 2): 5,    # lag 15
+    TopicPartition("orders", 0): 30,  # lag 10
+    TopicPartition("orders", 1): 30,  # lag 0
+    TopicPartition("orders", 2): 5,  # lag 15
     TopicPartition("payments", 0): 10,  # lag 0
-    TopicPartition("payments", 1): 4,   # lag 6
+    TopicPartition("payments", 1): 4,  # lag 6
 }
 ACTIVE_GROUP = "shipping"
 ACTIVE_GROUP_TOPICS = ["orders"]
@@ -55,12 +55,16 @@ def demo_records() -> Iterator[object]:
 
     for tp, count in RECORDS_PER_PARTITION.items():
         for index in range(count):
-            yield SeedRecord(tp.topic, tp.partition, record_timestamp(tp, index),
-                             key=f"{tp.topic}-{index}".encode(),
-                             value=f'{{"n": {index}}}'.encode())
+            yield SeedRecord(
+                tp.topic,
+                tp.partition,
+                record_timestamp(tp, index),
+                key=f"{tp.topic}-{index}".encode(),
+                value=f'{{"n": {index}}}'.encode(),
+            )
 
 
-def seed(admin, engine: str = "tansu") -> dict[str, object]:  # noqa: ANN001 - GroupAdmin
+def seed(admin, engine: str = "tansu") -> dict[str, object]:
     """Create the demo data on the cluster behind `admin`; safe to run twice."""
     from kgroup.core.clients import commit_as_empty_group, create_topics, produce_one_per_request
 
@@ -72,8 +76,10 @@ def seed(admin, engine: str = "tansu") -> dict[str, object]:  # noqa: ANN001 - G
     elif any(ends[tp].offset != n for tp, n in RECORDS_PER_PARTITION.items()):
         from kgroup.core.errors import SafetyRefusal
 
-        raise SafetyRefusal("the topics orders/payments already hold other data",
-                            hint="seed a fresh sandbox: kgroup sandbox stop && kgroup sandbox start")
+        raise SafetyRefusal(
+            "the topics orders/payments already hold other data",
+            hint="seed a fresh sandbox: kgroup sandbox stop && kgroup sandbox start",
+        )
     commit_as_empty_group(admin, EMPTY_GROUP, EMPTY_GROUP_OFFSETS)
     return {"topics_created": created, "records_produced": produced}
 
@@ -81,12 +87,30 @@ def seed(admin, engine: str = "tansu") -> dict[str, object]:  # noqa: ANN001 - G
 def start_active_member(bootstrap: str, engine: str, wait_s: float = 30.0) -> int:
     """Start the background member of the active group; returns its PID once it committed."""
     ready = os.path.join(tempfile.mkdtemp(prefix="kgroup-member-"), "ready")
-    commit = ",".join(f"{tp.topic}:{tp.partition}={off}" for tp, off in ACTIVE_GROUP_OFFSETS.items())
+    commit = ",".join(
+        f"{tp.topic}:{tp.partition}={off}" for tp, off in ACTIVE_GROUP_OFFSETS.items()
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "kgroup.sandbox.member", "--bootstrap", bootstrap,
-         "--group", ACTIVE_GROUP, "--topics", ",".join(ACTIVE_GROUP_TOPICS), "--commit", commit,
-         "--engine", engine, "--ready-file", ready],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "kgroup.sandbox.member",
+            "--bootstrap",
+            bootstrap,
+            "--group",
+            ACTIVE_GROUP,
+            "--topics",
+            ",".join(ACTIVE_GROUP_TOPICS),
+            "--commit",
+            commit,
+            "--engine",
+            engine,
+            "--ready-file",
+            ready,
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         start_new_session=True,
     )
     deadline = time.monotonic() + wait_s
@@ -100,7 +124,9 @@ def start_active_member(bootstrap: str, engine: str, wait_s: float = 30.0) -> in
             process.kill()
             from kgroup.core.errors import KafkaOperationError
 
-            raise KafkaOperationError(f"the demo member did not join {ACTIVE_GROUP} in {wait_s:g} s")
+            raise KafkaOperationError(
+                f"the demo member did not join {ACTIVE_GROUP} in {wait_s:g} s"
+            )
         time.sleep(0.1)
     if process.stderr:
         process.stderr.close()

@@ -14,8 +14,9 @@ from pathlib import Path
 
 def state_dir() -> Path:
     """kgroup's state directory (XDG Base Directory spec)."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local",
-                                                            "state")
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
     return Path(base) / "kgroup"
 
 
@@ -75,8 +76,10 @@ def process_alive(pid: int | None, binary_hint: str | None = None) -> bool:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
             return True
-        if cmdline and binary_hint.encode() not in cmdline[0] and not any(
-            binary_hint.encode() in part for part in cmdline[:3]
+        if (
+            cmdline
+            and binary_hint.encode() not in cmdline[0]
+            and not any(binary_hint.encode() in part for part in cmdline[:3])
         ):
             return False
         stat = Path(f"/proc/{pid}/stat")
