@@ -111,7 +111,9 @@ def _read(conn: socket.socket, size: int) -> bytes | None:
 
 def api_versions_body(versions: dict[int, tuple[int, int]]) -> bytes:
     writer = Writer().int16(0)
-    writer.array(sorted(versions.items()), lambda w, kv: w.int16(kv[0]).int16(kv[1][0]).int16(kv[1][1]))
+    writer.array(
+        sorted(versions.items()), lambda w, kv: w.int16(kv[0]).int16(kv[1][0]).int16(kv[1][1])
+    )
     return writer.getvalue()
 
 

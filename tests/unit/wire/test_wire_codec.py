@@ -1,4 +1,4 @@
-"""Kafka primitive types and headers against byte strings written by hand from the protocol guide."""
+"""Kafka primitive types and headers against bytes written by hand from the protocol guide."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_varint_bytes(value: int, hexbytes: str) -> None:
 
 
 def test_fixed_width_integers_are_big_endian_and_signed() -> None:
-    data = bytes.fromhex("ff" "fffe" "00000100" "fffffffffffffffd")
+    data = bytes.fromhex("fffffe00000100fffffffffffffffd")
     reader = Reader(data)
     assert reader.int8() == -1
     assert reader.int16() == -2
@@ -59,8 +59,7 @@ def test_fixed_width_integers_are_big_endian_and_signed() -> None:
 def test_classic_strings_bytes_and_arrays() -> None:
     # string "ab" (int16 length), null string, bytes 0x01 (int32 length), null bytes,
     # array of two int32 (int32 count), null array.
-    data = bytes.fromhex("00026162" "ffff" "0000000101" "ffffffff" "00000002" "00000007"
-                         "00000008" "ffffffff")
+    data = bytes.fromhex("00026162ffff0000000101ffffffff000000020000000700000008ffffffff")
     reader = Reader(data)
     assert reader.string() == "ab"
     assert reader.nullable_string() is None
@@ -77,7 +76,7 @@ def test_classic_strings_bytes_and_arrays() -> None:
 
 def test_compact_strings_bytes_and_arrays_store_length_plus_one() -> None:
     # compact string "ab" = uvarint 3; null = 0; empty = 1; compact array of 2 int32 = uvarint 3.
-    data = bytes.fromhex("036162" "00" "01" "0201" "00" "03" "00000007" "00000008" "00")
+    data = bytes.fromhex("036162000102010003000000070000000800")
     reader = Reader(data, flexible=True)
     assert reader.string() == "ab"
     assert reader.nullable_string() is None
@@ -95,7 +94,7 @@ def test_compact_strings_bytes_and_arrays_store_length_plus_one() -> None:
 
 def test_tagged_fields_unknown_tags_are_kept_and_skipped() -> None:
     # Two tags: tag 0 with 1 byte 0x2a, tag 5 with 2 bytes; then an int16 that must still be read.
-    data = bytes.fromhex("02" "00" "01" "2a" "05" "02" "aabb" "0007")
+    data = bytes.fromhex("0200012a0502aabb0007")
     reader = Reader(data, flexible=True)
     assert reader.tagged_fields() == {0: b"\x2a", 5: b"\xaa\xbb"}
     assert reader.int16() == 7
@@ -109,11 +108,11 @@ def test_tag_section_is_absent_in_classic_versions() -> None:
 
 def test_tags_out_of_order_are_rejected() -> None:
     with pytest.raises(ProtocolError, match="out of order"):
-        Reader(bytes.fromhex("02" "05" "00" "01" "00"), flexible=True).tagged_fields()
+        Reader(bytes.fromhex("0205000100"), flexible=True).tagged_fields()
 
 
 def test_truncated_string_names_field_and_position() -> None:
-    reader = Reader(bytes.fromhex("0000" "00056162"))
+    reader = Reader(bytes.fromhex("000000056162"))
     reader.int16()
     with pytest.raises(ProtocolError) as caught:
         reader.string("Groups.GroupId")
@@ -147,19 +146,19 @@ def test_invalid_utf8_is_reported() -> None:
 
 def test_request_header_v1_and_v2() -> None:
     # api_key 10, api_version 4, correlation 7, client_id "k" (classic string, even in v2).
-    v1 = bytes.fromhex("000a" "0004" "00000007" "00016b")
+    v1 = bytes.fromhex("000a00040000000700016b")
     assert encode_request_header(10, 4, 7, "k", flexible=False) == v1
     assert encode_request_header(10, 4, 7, "k", flexible=True) == v1 + b"\x00"
     assert encode_request_header(18, 0, 1, None, flexible=False) == bytes.fromhex(
-        "0012" "0000" "00000001" "ffff"
+        "0012000000000001ffff"
     )
     assert decode_request_header(v1 + b"\x00", flexible=True) == (10, 4, 7, "k", len(v1) + 1)
 
 
 def test_response_header_v0_and_v1() -> None:
-    assert decode_response_header(bytes.fromhex("0000002a" "ff"), flexible=False) == (42, 4)
+    assert decode_response_header(bytes.fromhex("0000002aff"), flexible=False) == (42, 4)
     # v1: a tag section follows; an unknown tag is skipped.
-    assert decode_response_header(bytes.fromhex("0000002a" "01" "03" "01" "00"), flexible=True) == (
+    assert decode_response_header(bytes.fromhex("0000002a01030100"), flexible=True) == (
         42,
         8,
     )

@@ -80,8 +80,18 @@ def test_describe_groups_v1_response_classic_encoding_and_dead_group() -> None:
     body = h(
         "00000000",  # ThrottleTimeMs (1+)
         "00000002",  # Groups: 2
-        "0000", s16("gone"), s16("Dead"), s16(""), s16(""), "00000000",  # Dead group, no members
-        "001e", s16("secret"), s16(""), s16(""), s16(""), "00000000",  # GROUP_AUTHORIZATION_FAILED
+        "0000",
+        s16("gone"),
+        s16("Dead"),
+        s16(""),
+        s16(""),
+        "00000000",  # Dead group, no members
+        "001e",
+        s16("secret"),
+        s16(""),
+        s16(""),
+        s16(""),
+        "00000000",  # GROUP_AUTHORIZATION_FAILED
     )
     dead, denied = m.decode_describe_groups_response(body, 1)
     assert (dead.group_id, dead.state, dead.members) == ("gone", "Dead", [])
@@ -94,10 +104,20 @@ def test_describe_groups_v1_response_classic_encoding_and_dead_group() -> None:
 
 def test_describe_groups_v4_member_has_instance_id() -> None:
     body = h(
-        "00000000", "00000001",
-        "0000", s16("g"), s16("Stable"), s16("consumer"), s16("range"),
+        "00000000",
         "00000001",
-        s16("m"), s16("static-1"), s16("c"), s16("h"), "00000000", "00000000",
+        "0000",
+        s16("g"),
+        s16("Stable"),
+        s16("consumer"),
+        s16("range"),
+        "00000001",
+        s16("m"),
+        s16("static-1"),
+        s16("c"),
+        s16("h"),
+        "00000000",
+        "00000000",
         "80000000",  # AuthorizedOperations (3+)
     )
     (group,) = m.decode_describe_groups_response(body, 4)
@@ -121,8 +141,18 @@ def test_offset_fetch_v8_response_with_two_groups() -> None:
         "02",  # Topics: 1
         cs("t"),  # Name
         "03",  # Partitions: 2
-        "00000000", "000000000000002a", "00000003", "01", "0000", "00",  # p0 @42 epoch 3 ""
-        "00000001", "ffffffffffffffff", "ffffffff", "00", "0000", "00",  # p1: no commit, null
+        "00000000",
+        "000000000000002a",
+        "00000003",
+        "01",
+        "0000",
+        "00",  # p0 @42 epoch 3 ""
+        "00000001",
+        "ffffffffffffffff",
+        "ffffffff",
+        "00",
+        "0000",
+        "00",  # p1: no commit, null
         "00",  # topic tags
         "0000",  # ErrorCode
         "00",  # group tags
@@ -144,8 +174,14 @@ def test_offset_fetch_v8_response_with_two_groups() -> None:
 def test_offset_fetch_v5_response_is_for_the_one_group_asked() -> None:
     body = h(
         "00000000",  # ThrottleTimeMs (3+)
-        "00000001", s16("t"),  # Topics: 1
-        "00000001", "00000002", "0000000000000007", "00000001", s16("meta"), "0000",
+        "00000001",
+        s16("t"),  # Topics: 1
+        "00000001",
+        "00000002",
+        "0000000000000007",
+        "00000001",
+        s16("meta"),
+        "0000",
         "0000",  # ErrorCode (2+)
     )
     (group,) = m.decode_offset_fetch_response(body, 5, ["g"])
@@ -154,8 +190,9 @@ def test_offset_fetch_v5_response_is_for_the_one_group_asked() -> None:
 
 
 def test_offset_fetch_v2_response_has_no_epoch_nor_throttle() -> None:
-    body = h("00000001", s16("t"), "00000001", "00000000", "0000000000000005", s16(""), "0000",
-             "0010")  # top-level NOT_COORDINATOR
+    body = h(
+        "00000001", s16("t"), "00000001", "00000000", "0000000000000005", s16(""), "0000", "0010"
+    )  # top-level NOT_COORDINATOR
     (group,) = m.decode_offset_fetch_response(body, 2, ["g"])
     assert group.error_code == m.NOT_COORDINATOR
     assert group.partitions == [m.FetchedOffset("t", 0, 5, -1, "", 0)]
@@ -179,9 +216,23 @@ def test_find_coordinator_v4_request_and_response_with_unknown_tag() -> None:
     body = h(
         "00000000",  # ThrottleTimeMs
         "03",  # Coordinators: 2
-        cs("a"), "00000001", cs("b1"), "00002384", "0000", "00",  # a -> 1 b1:9092, msg null
-        "01", "07", "02", "beef",  # tags: one unknown tag 7 with 2 bytes, skipped
-        cs("b"), "ffffffff", cs(""), "ffffffff", "000f", cs("not yet"), "00",
+        cs("a"),
+        "00000001",
+        cs("b1"),
+        "00002384",
+        "0000",
+        "00",  # a -> 1 b1:9092, msg null
+        "01",
+        "07",
+        "02",
+        "beef",  # tags: one unknown tag 7 with 2 bytes, skipped
+        cs("b"),
+        "ffffffff",
+        cs(""),
+        "ffffffff",
+        "000f",
+        cs("not yet"),
+        "00",
         "00",
     )
     a, b = m.decode_find_coordinator_response(body, 4, ["a", "b"])
@@ -212,8 +263,9 @@ def test_list_groups_requests_carry_filters_from_their_versions() -> None:
 
 
 def test_list_groups_v5_and_v0_responses() -> None:
-    v5 = h("00000000", "0000", "02", cs("g"), cs("consumer"), cs("Stable"), cs("classic"), "00",
-           "00")
+    v5 = h(
+        "00000000", "0000", "02", cs("g"), cs("consumer"), cs("Stable"), cs("classic"), "00", "00"
+    )
     assert m.decode_list_groups_response(v5, 5) == m.ListGroupsResult(
         0, [m.ListedGroup("g", "consumer", "Stable", "classic")]
     )
@@ -234,12 +286,27 @@ def test_api_versions_and_metadata() -> None:
     assert m.encode_metadata_request(1) == h("00000000")
     metadata = h(
         "00000002",  # Brokers: 2
-        "00000001", s16("b1"), "00002384", s16("r1"),
-        "00000002", s16("b2"), "00002385", "ffff",
+        "00000001",
+        s16("b1"),
+        "00002384",
+        s16("r1"),
+        "00000002",
+        s16("b2"),
+        "00002385",
+        "ffff",
         "00000001",  # ControllerId
         "00000001",  # Topics: 1 (a broker may return some; ignored)
-        "0000", s16("t"), "00", "00000001", "0000", "00000000", "00000001", "00000001",
-        "00000001", "00000001", "00000001",
+        "0000",
+        s16("t"),
+        "00",
+        "00000001",
+        "0000",
+        "00000000",
+        "00000001",
+        "00000001",
+        "00000001",
+        "00000001",
+        "00000001",
     )
     result_md = m.decode_metadata_response(metadata, 1)
     assert result_md.brokers == [
@@ -263,9 +330,15 @@ def test_sasl_messages() -> None:
 def test_subscription_v1_with_owned_partitions() -> None:
     data = h(
         "0001",  # Version
-        "00000002", s16("a"), s16("b"),  # Topics
+        "00000002",
+        s16("a"),
+        s16("b"),  # Topics
         "ffffffff",  # UserData null
-        "00000001", s16("a"), "00000002", "00000000", "00000001",  # OwnedPartitions (1+)
+        "00000001",
+        s16("a"),
+        "00000002",
+        "00000000",
+        "00000001",  # OwnedPartitions (1+)
     )
     sub = m.decode_subscription(data)
     assert sub == m.Subscription(1, ["a", "b"], None, [("a", 0), ("a", 1)], -1, None)
@@ -275,8 +348,10 @@ def test_subscription_v1_with_owned_partitions() -> None:
 def test_subscription_v3_with_generation_and_rack() -> None:
     data = h(
         "0003",
-        "00000001", s16("t"),
-        "00000002", "0102",  # UserData 2 bytes
+        "00000001",
+        s16("t"),
+        "00000002",
+        "0102",  # UserData 2 bytes
         "00000000",  # OwnedPartitions: none
         "00000005",  # GenerationId (2+)
         s16("rack-1"),  # RackId (3+)
