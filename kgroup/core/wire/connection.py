@@ -405,7 +405,16 @@ class BrokerConnection:
             ) from None
 
     def _receive(self, api: m.Api, deadline: float) -> bytes:
-        size = struct.unpack(">i", self._read_exact(4, api, deadline))[0]
+        head = self._read_exact(4, api, deadline)
+        size = struct.unpack(">i", head)[0]
+        if (size < 4 or size > MAX_RESPONSE_BYTES) and api is m.API_VERSIONS:
+            # The first answer on a connection: whatever listens there is not a Kafka listener
+            # of this security.protocol (an HTTP proxy, a TLS listener read as plaintext, ...).
+            raise UnreachableError(
+                f"{self.address} does not answer with the Kafka protocol (its answer starts "
+                f"with {head!r})",
+                hint="check the port and security.protocol of -b/--bootstrap-server",
+            )
         if size < 4 or size > MAX_RESPONSE_BYTES:
             raise ProtocolError(
                 f"response size {size} is impossible", position=0, field=f"{api.name} response size"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -624,3 +625,24 @@ def test_sasl_plain(sent: str) -> None:
         broker.close()
     assert seen == [b"\x00alice\x00" + sent.encode()]
     assert (m.SASL_AUTHENTICATE.key, 2) in broker.received
+
+
+def test_a_listener_that_is_not_kafka_is_named_as_such() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        address = f"127.0.0.1:{listener.getsockname()[1]}"
+
+        def answer_http() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(100)
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+                time.sleep(0.5)
+
+        threading.Thread(target=answer_http, daemon=True).start()
+        with (
+            WireClient(ClusterConfig(address, timeout_s=3)) as client,
+            pytest.raises(UnreachableError, match="does not answer with the Kafka protocol"),
+        ):
+            client.brokers()
