@@ -213,6 +213,9 @@ class WireClient:
         self._pool_lock = threading.Lock()
         self._connections: dict[tuple[str, int], BrokerConnection] = {}
         self._brokers: dict[int, BrokerNode] | None = None
+        # Coordinators found earlier by this client: describe then fetch offsets of the same
+        # groups costs one FindCoordinator round. Dropped for a group on a retriable error.
+        self._coordinators: dict[str, BrokerNode] = {}
 
     # -- configuration ---------------------------------------------------------------------------
 
@@ -518,6 +521,9 @@ class WireClient:
             todo = retry
             if todo:
                 time.sleep(self.retry_backoff_s)
+        for group_id, result in results.items():
+            if isinstance(result, BrokerNode):
+                self._coordinators[group_id] = result
         return {g: results[g] for g in _unique(group_ids)}
 
     def _find_on(
@@ -548,14 +554,22 @@ class WireClient:
     ) -> tuple[dict[str, T | KgroupError], dict[str, BrokerNode]]:
         """Find coordinators, run `work` once per coordinator (in parallel), retry once.
 
-        `work` returns per-group results; `_Retry` ones are retried once with their coordinator
-        looked up again (NOT_COORDINATOR after a coordinator moved, LOAD_IN_PROGRESS, ...).
+        Coordinators this client found before are reused. `work` returns per-group results;
+        `_Retry` ones are retried once with their coordinator looked up again (NOT_COORDINATOR
+        after a coordinator moved, LOAD_IN_PROGRESS, ...).
         """
         todo = _unique(group_ids)
         results: dict[str, T | KgroupError] = {}
         coordinators: dict[str, BrokerNode] = {}
         for attempt in (1, 2):
-            found = self.find_coordinators(todo)
+            if attempt == 2:
+                for group_id in todo:
+                    self._coordinators.pop(group_id, None)
+            cached = {g: self._coordinators[g] for g in todo if g in self._coordinators}
+            found: dict[str, BrokerNode | KgroupError] = dict(cached)
+            missing = [g for g in todo if g not in cached]
+            if missing:
+                found.update(self.find_coordinators(missing))
             plan: dict[BrokerNode, list[str]] = {}
             for group_id in todo:
                 node = found[group_id]

@@ -66,23 +66,35 @@ class Reader:
         self.pos = end
         return chunk
 
+    def _fixed(self, packer: struct.Struct, field: str) -> int:
+        pos = self.pos
+        end = pos + packer.size
+        if end > len(self.data):
+            raise ProtocolError(
+                f"needs {packer.size} bytes, {len(self.data) - pos} left",
+                position=pos,
+                field=field,
+            )
+        self.pos = end
+        return int(packer.unpack_from(self.data, pos)[0])
+
     def int8(self, field: str = "int8") -> int:
-        return int(_I8.unpack(self._take(1, field))[0])
+        return self._fixed(_I8, field)
 
     def boolean(self, field: str = "bool") -> bool:
         return self.int8(field) != 0
 
     def int16(self, field: str = "int16") -> int:
-        return int(_I16.unpack(self._take(2, field))[0])
+        return self._fixed(_I16, field)
 
     def int32(self, field: str = "int32") -> int:
-        return int(_I32.unpack(self._take(4, field))[0])
+        return self._fixed(_I32, field)
 
     def int64(self, field: str = "int64") -> int:
-        return int(_I64.unpack(self._take(8, field))[0])
+        return self._fixed(_I64, field)
 
     def uint32(self, field: str = "uint32") -> int:
-        return int(_U32.unpack(self._take(4, field))[0])
+        return self._fixed(_U32, field)
 
     def uuid(self, field: str = "uuid") -> bytes:
         return self._take(16, field)
@@ -92,6 +104,9 @@ class Reader:
     def uvarint(self, field: str = "uvarint") -> int:
         """Unsigned LEB128 varint of at most 5 bytes (Kafka's unsigned varint is 32-bit)."""
         start = self.pos
+        if start < len(self.data) and self.data[start] < 0x80:  # the common one-byte case
+            self.pos = start + 1
+            return self.data[start]
         value = 0
         shift = 0
         while True:

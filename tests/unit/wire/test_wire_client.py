@@ -646,3 +646,13 @@ def test_a_listener_that_is_not_kafka_is_named_as_such() -> None:
             pytest.raises(UnreachableError, match="does not answer with the Kafka protocol"),
         ):
             client.brokers()
+
+
+def test_describe_then_offsets_finds_coordinators_once(cluster: Cluster) -> None:
+    cluster.states.update({"a": "Empty", "b": "Empty"})
+    cluster.offsets["a"] = [("t", 0, 1, -1)]
+    with WireClient(cluster.config()) as client:
+        client.describe_groups(["a", "b"])
+        client.committed_offsets(["a", "b"])
+        counts = dict(client.request_counts)
+    assert counts == {"ApiVersions": 1, "FindCoordinator": 1, "DescribeGroups": 1, "OffsetFetch": 1}
