@@ -8,6 +8,7 @@ play brokers that lack FindCoordinator v4 or OffsetFetch v8, move a coordinator,
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 import threading
 from collections.abc import Callable
@@ -37,6 +38,7 @@ class FakeBroker:
     node_id: int = 1
     received: list[tuple[int, int]] = field(default_factory=list)
     client_ids: list[str | None] = field(default_factory=list)
+    tls: ssl.SSLContext | None = None
 
     def __post_init__(self) -> None:
         self._server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -65,6 +67,12 @@ class FakeBroker:
             threading.Thread(target=self._session, args=(conn,), daemon=True).start()
 
     def _session(self, conn: socket.socket) -> None:
+        if self.tls is not None:
+            try:
+                conn = self.tls.wrap_socket(conn, server_side=True)
+            except (ssl.SSLError, OSError):
+                conn.close()
+                return
         with conn:
             while True:
                 head = _read(conn, 4)

@@ -656,3 +656,63 @@ def test_describe_then_offsets_finds_coordinators_once(cluster: Cluster) -> None
         client.committed_offsets(["a", "b"])
         counts = dict(client.request_counts)
     assert counts == {"ApiVersions": 1, "FindCoordinator": 1, "DescribeGroups": 1, "OffsetFetch": 1}
+
+
+def test_many_pipelined_requests_on_one_connection() -> None:
+    # FindCoordinator v3 takes one key per request: 400 requests share one connection.
+    cluster = Cluster(versions_with(find_coordinator=(0, 3)))
+    groups = [f"group-{i:03d}" for i in range(400)]
+    try:
+        with WireClient(cluster.config()) as client:
+            found = client.find_coordinators(groups)
+            counts = dict(client.request_counts)
+    finally:
+        cluster.close()
+    assert all(getattr(node, "id", None) == 1 for node in found.values())
+    assert counts == {"ApiVersions": 1, "FindCoordinator": 400}
+    assert [keys[0] for _, keys in cluster.received_groups] == groups
+
+
+def test_sasl_scram_sha256_exchange_with_rfc7677_messages(monkeypatch) -> None:
+    from tests.unit.wire.test_wire_sasl import (
+        RFC7677_CLIENT_FINAL,
+        RFC7677_CLIENT_NONCE,
+        RFC7677_SERVER_FINAL,
+        RFC7677_SERVER_FIRST,
+    )
+
+    monkeypatch.setattr(
+        "kgroup.core.wire.sasl.secrets.token_urlsafe", lambda n: RFC7677_CLIENT_NONCE
+    )
+    tokens: list[bytes] = []
+
+    def handler(api: int, version: int, body: bytes) -> bytes:
+        if api == m.SASL_HANDSHAKE.key:
+            assert Reader(body).string() == "SCRAM-SHA-256"
+            return Writer().int16(0).array(["SCRAM-SHA-256"], Writer.string).getvalue()
+        if api == m.SASL_AUTHENTICATE.key:
+            tokens.append(Reader(body, flexible=version >= 2).bytes_())
+            reply = RFC7677_SERVER_FIRST if len(tokens) == 1 else RFC7677_SERVER_FINAL
+            writer = Writer(flexible=version >= 2).int16(0).nullable_string(None).bytes_(reply)
+            if version >= 1:
+                writer.int64(0)
+            return writer.tagged_fields().getvalue()
+        return metadata_body([(1, "127.0.0.1", broker.port)])
+
+    broker = FakeBroker(handler)
+    config = ClusterConfig(
+        broker.address,
+        timeout_s=3,
+        properties={
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanisms": "SCRAM-SHA-256",
+            "sasl.username": "user",
+            "sasl.password": "pencil",
+        },
+    )
+    try:
+        with WireClient(config) as client:
+            assert len(client.brokers()) == 1
+    finally:
+        broker.close()
+    assert tokens == [b"n,,n=user,r=" + RFC7677_CLIENT_NONCE.encode(), RFC7677_CLIENT_FINAL]
