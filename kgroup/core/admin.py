@@ -182,7 +182,8 @@ class _RequestCounter(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         match = self._SENT.search(record.getMessage())
         if match:
-            self.counts[match.group(1)] += 1
+            api = match.group(1)
+            self.counts["ApiVersions" if api == "ApiVersion" else api] += 1
 
 
 class GroupAdmin:
@@ -196,6 +197,8 @@ class GroupAdmin:
         self.config = config
         self.timeout_s = config.timeout_s
         self._admin: Any = None
+        self._wire: Any = None
+        self._wire_checked = False
         self.request_counts: Counter[str] = Counter()
         self._protocol_log: logging.Logger | None = None
         if count_requests:
@@ -210,6 +213,7 @@ class GroupAdmin:
         """librdkafka configuration for a client of this cluster (logs go to kgroup's logger)."""
         conf: dict[str, Any] = dict(self.config.client_properties())
         conf.setdefault("socket.connection.setup.timeout.ms", int(self.timeout_s * 1000))
+        conf.setdefault("enable.metrics.push", False)  # KIP-714 telemetry: not ours to send
         conf["logger"] = rdkafka_log
         if self._protocol_log is not None and "debug" not in conf:
             conf["debug"] = "protocol"
@@ -218,10 +222,34 @@ class GroupAdmin:
         return conf
 
     def counted_requests(self) -> Counter[str]:
-        """Requests sent so far per API (needs count_requests); serves pending log callbacks."""
+        """Requests sent so far per API (librdkafka's need count_requests; the wire client's are
+        always counted); serves pending log callbacks."""
         if self._admin is not None and self._protocol_log is not None:
             self._admin.poll(0)
-        return self.request_counts
+        total = Counter(self.request_counts)
+        if self._wire is not None:
+            total.update(self._wire.request_counts)
+        return total
+
+    @property
+    def wire(self) -> Any:
+        """The batched wire client (kgroup.core.wire), or None when the configuration needs
+        something only librdkafka does (GSSAPI, OAUTHBEARER, PKCS12 ...): then every call goes
+        through librdkafka, one request per group where librdkafka works that way."""
+        if not self._wire_checked:
+            self._wire_checked = True
+            from kgroup.core.wire.client import WireClient
+
+            ok, reason = WireClient.supports(self.config)
+            if ok:
+                self._wire = WireClient(self.config)
+            else:
+                log.debug("batched group requests off, librdkafka does them: %s", reason)
+        return self._wire
+
+    def close(self) -> None:
+        if self._wire is not None:
+            self._wire.close()
 
     @property
     def admin(self) -> Any:
@@ -291,6 +319,8 @@ class GroupAdmin:
         librdkafka answers "no groups" when it reaches no broker at all, so the cluster's
         metadata is fetched first: an unreachable cluster fails here instead of looking empty.
         """
+        if self.wire is not None:
+            return sorted(self.wire.list_groups(), key=lambda g: g.group_id)
         self.ping()
         future = self.admin.list_consumer_groups(request_timeout=self.timeout_s)
         result = self._result(future, "list groups", acl="Describe on Group (or Cluster)")
@@ -312,9 +342,25 @@ class GroupAdmin:
         return sorted(listings, key=lambda g: g.group_id)
 
     def describe_groups(self, group_ids: Sequence[str]) -> dict[str, GroupDescription]:
-        """Describe groups; a group that fails carries its `error` instead of raising."""
+        """Describe groups; a group that fails carries its `error` instead of raising.
+
+        Classic groups: one DescribeGroups per coordinator (wire client). Groups DescribeGroups
+        does not know (KIP-848 `consumer` groups answer GROUP_ID_NOT_FOUND there) are asked again
+        through librdkafka, which uses ConsumerGroupDescribe for them.
+        """
         if not group_ids:
             return {}
+        if self.wire is not None:
+            described = self.wire.describe_groups(group_ids)
+            retry = [g for g, d in described.items() if d.error_code == "GROUP_ID_NOT_FOUND"]
+            if retry:
+                for group_id, again in self._describe_with_librdkafka(retry).items():
+                    if again.error is None and (again.members or again.state != "Empty"):
+                        described[group_id] = again
+            return described
+        return self._describe_with_librdkafka(group_ids)
+
+    def _describe_with_librdkafka(self, group_ids: Sequence[str]) -> dict[str, GroupDescription]:
         futures = self.admin.describe_consumer_groups(
             list(group_ids), request_timeout=self.timeout_s
         )
@@ -369,8 +415,11 @@ class GroupAdmin:
         """Committed offsets of many groups; a group that fails carries its error.
 
         librdkafka takes one group per ListConsumerGroupOffsets call: all calls are started
-        before any is awaited, so they run concurrently.
+        before any is awaited, so they run concurrently. The wire client does all of a
+        coordinator's groups in one OffsetFetch (v8+).
         """
+        if self.wire is not None:
+            return self.wire.committed_offsets(group_ids)
         from confluent_kafka import ConsumerGroupTopicPartitions
 
         futures = {
