@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
@@ -66,7 +67,7 @@ def simulate_assign(
     from kgroup.assign.simulate import simulate
     from kgroup.core.errors import NotFoundError, UsageError
     from kgroup.render import render
-    from kgroup.render.assign import data_output, table_outputs
+    from kgroup.render.assign import data_output, table_outputs, write_json_document
 
     opts = options(ctx)
     names = _strategies(strategy, compare)
@@ -107,6 +108,8 @@ def simulate_assign(
             if index:
                 typer.echo("")
             render(output, "table", no_color=opts.no_color)
+    elif opts.output == "json":
+        write_json_document(data_output(sims).document, sys.stdout)
     else:
         render(data_output(sims), opts.output, no_color=opts.no_color)
 

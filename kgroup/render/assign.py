@@ -9,11 +9,13 @@ or `{"strategies": [...]}` when comparing. CSV / JSON Lines: one row per strateg
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO
 
 from kgroup.assign.simulate import Simulation, Step, compact_partitions
-from kgroup.render.output import Column, Output
+from kgroup.render.output import SCHEMA_VERSION, Column, Output
 
 ROW_COLUMNS = [
     Column("strategy"),
@@ -141,6 +143,33 @@ def _revoke_line(step: Step) -> str:
         if later:
             revoked.append(f"{member}+{compact_partitions(later)}")
     return "cooperative: phase 1 revokes, phase 2 assigns " + (", ".join(revoked) or "nothing")
+
+
+def write_json_document(document: dict[str, Any], out: TextIO) -> None:
+    """`-o json` with `"schema_version": 1`, indented like every kgroup document except that each
+    member's partition list stays on one line: a 100,000-partition assignment is then 1,000
+    lines instead of 400,000, and writing it takes milliseconds instead of seconds."""
+    leaves: list[str] = []
+
+    def hide(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: hide(v) for k, v in value.items()}
+        if isinstance(value, list):
+            if value and isinstance(value[0], list):
+                leaves.append(json.dumps(value, ensure_ascii=False, separators=(", ", ": ")))
+                return f"\x00{len(leaves) - 1}\x00"
+            return [hide(v) for v in value]
+        return value
+
+    text = json.dumps(
+        {"schema_version": SCHEMA_VERSION, **hide(document)}, indent=2, ensure_ascii=False
+    )
+    text = _LEAF.sub(lambda m: leaves[int(m.group(1))], text)
+    out.write(text)
+    out.write("\n")
+
+
+_LEAF = re.compile(r'"\\u0000(\d+)\\u0000"')
 
 
 def data_output(sims: Sequence[Simulation]) -> Output:
