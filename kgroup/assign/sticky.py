@@ -23,6 +23,15 @@ The general builder makes Kafka's decisions with indexed structures instead of K
 a per-topic owner count for the balance check), which is what makes large heterogeneous groups
 tractable.
 
+Kafka behaviours reproduced on purpose (they are what a real leader does):
+- `allSubscriptionsEqual` seeds its reference set from the first member with a non-empty
+  subscription, so members with empty subscriptions iterated before it make a heterogeneous
+  group look homogeneous, and the constrained builder then gives them partitions;
+- with rack awareness, owned partitions on a mismatched rack are dropped silently (not counted as
+  revoked), so cooperative-sticky hands them to their new owner in the same rebalance;
+- the assignor's `maxGeneration` field is per call here (Kafka keeps it on the leader's assignor
+  instance across rebalances).
+
 Worked example (Kafka's javadoc, example 1): C0, C1, C2 on t0..t3 with 2 partitions each
 -> C0: t0-0, t1-1, t3-0; C1: t0-1, t2-0, t3-1; C2: t1-0, t2-1. After C1 leaves:
 C0: t0-0, t1-1, t3-0, t2-0; C2: t1-0, t2-1, t0-1, t3-1 (everything survivors owned is kept).
