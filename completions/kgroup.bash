@@ -8,6 +8,7 @@ _kgroup() {
             "|describe") path="describe" ;;
             "|list") path="list" ;;
             "|sandbox") path="sandbox" ;;
+            "|simulate-assign") path="simulate-assign" ;;
             "sandbox|seed") path="sandbox seed" ;;
             "sandbox|start") path="sandbox start" ;;
             "sandbox|status") path="sandbox status" ;;
@@ -16,7 +17,7 @@ _kgroup() {
     done
     local words=""
     case "${path}" in
-        "") words="--bootstrap-server --command-config --timeout --output --no-color --verbose --version --install-completion --show-completion describe list sandbox" ;;
+        "") words="--bootstrap-server --command-config --timeout --output --no-color --verbose --version --install-completion --show-completion describe list sandbox simulate-assign" ;;
         "describe") words="--all-groups --match --offsets --members --state --topic --lag-time --read-committed --fail-on-lag --watch" ;;
         "list") words="--state --type" ;;
         "sandbox") words="seed start status stop" ;;
@@ -24,6 +25,7 @@ _kgroup() {
         "sandbox start") words="--engine" ;;
         "sandbox status") words="" ;;
         "sandbox stop") words="" ;;
+        "simulate-assign") words="--strategy --compare --scenario --members --topics --from-group --events --rack-aware" ;;
     esac
     COMPREPLY=($(compgen -W "${words}" -- "${cur}"))
 }
