@@ -1,0 +1,398 @@
+"""The offset-reset planner: current state + strategy + now -> a plan, or a failure with the list.
+
+Source of truth: CLI.md, "kgroup reset-offsets" (strategy table, scope, clamping, the
+`no_record_after_time` mark), following Kafka's `ConsumerGroupCommand.prepareOffsetsToReset`
+(ResetOffsets) and the consumer's `auto.offset.reset=none` for `--to none`.
+
+Pure: no I/O, no clock. Planning is all-or-nothing: if any partition of any group fails a
+check (`--to none`, `--shift-by` without a committed offset) a `PlanCheckFailed` (exit 5)
+lists every failing partition and no plan is returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kgroup.core.errors import CheckFailed, NotFoundError, UsageError
+from kgroup.reset.model import CommittedOffset, GroupPlan, PlanRow, TopicPartition
+from kgroup.reset.strategy import (
+    ByDuration,
+    FileRow,
+    FromFile,
+    ShiftBy,
+    Strategy,
+    ToCurrent,
+    ToEarliest,
+    ToLatest,
+    ToNone,
+    ToOffset,
+    ToTimestamp,
+)
+from kgroup.reset.timespec import format_utc_ms
+
+# ---------------------------------------------------------------------------------------------
+# Errors carrying the full list, so the CLI can render it as a table as well as one line.
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionFailure:
+    """Why one partition of one group cannot be planned."""
+
+    group: str
+    topic_partition: TopicPartition
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.topic_partition} ({self.reason})"
+
+
+class PlanCheckFailed(CheckFailed):
+    """Some partitions failed a check; `failures` lists every one (exit 5, nothing planned)."""
+
+    def __init__(
+        self, message: str, failures: Sequence[PartitionFailure], hint: str | None
+    ) -> None:
+        super().__init__(message, hint)
+        self.failures = tuple(failures)
+
+
+class PartitionsNotFound(NotFoundError):
+    """Topics or partitions in scope do not exist; `missing` lists them (exit 3)."""
+
+    def __init__(self, message: str, missing: Sequence[str], hint: str | None = None) -> None:
+        super().__init__(message, hint)
+        self.missing = tuple(missing)
+
+
+# ---------------------------------------------------------------------------------------------
+# Scope: --topic t, --topic t:0,2, --all-topics
+
+
+@dataclass(frozen=True, slots=True)
+class TopicSelection:
+    """One `--topic` value: a topic and its partitions (None: every partition)."""
+
+    topic: str
+    partitions: tuple[int, ...] | None = None
+
+
+def parse_topic_option(value: str) -> TopicSelection:
+    """`--topic t` or `--topic t:0,2` -> TopicSelection. Topic names cannot contain ':'."""
+    topic, sep, rest = value.strip().partition(":")
+    if not topic:
+        raise UsageError(f"--topic '{value}' has no topic name", hint="e.g. --topic orders:0,2")
+    if not sep:
+        return TopicSelection(topic)
+    parts = [p.strip() for p in rest.split(",")]
+    if not parts or any(not p.isdigit() or not p.isascii() for p in parts):
+        raise UsageError(
+            f"--topic '{value}': partitions must be non-negative integers separated by commas",
+            hint="e.g. --topic orders:0,2",
+        )
+    return TopicSelection(topic, tuple(sorted({int(p) for p in parts})))
+
+
+def selections_for_file(strategy: FromFile, group: str) -> tuple[TopicSelection, ...]:
+    """The partitions a plan file names for `group`, as a scope (`--from-file` without --topic)."""
+    by_topic: dict[str, set[int]] = {}
+    for tp in strategy.rows_for_group(group):
+        by_topic.setdefault(tp.topic, set()).add(tp.partition)
+    return tuple(TopicSelection(t, tuple(sorted(ps))) for t, ps in sorted(by_topic.items()))
+
+
+def resolve_scope(
+    selections: Sequence[TopicSelection],
+    partition_counts: Mapping[str, int],
+    *,
+    all_topics: bool = False,
+    committed: Iterable[TopicPartition] = (),
+) -> tuple[TopicPartition, ...]:
+    """The partitions in scope, sorted, checked against the cluster's metadata.
+
+    `partition_counts` is topic -> number of partitions (Kafka partitions are 0..n-1).
+    With `all_topics`, the scope is the partitions in `committed` (the group's committed
+    offsets: Kafka's meaning of --all-topics) and `selections` must be empty.
+    Any unknown topic or partition raises PartitionsNotFound (exit 3) listing all of them.
+    """
+    if all_topics and selections:
+        raise UsageError("--all-topics and --topic cannot be combined")
+    wanted: set[TopicPartition] = set()
+    missing: list[str] = []
+    if all_topics:
+        for tp in committed:
+            count = partition_counts.get(tp.topic)
+            if count is None or not 0 <= tp.partition < count:
+                missing.append(str(tp))
+            else:
+                wanted.add(TopicPartition(tp.topic, tp.partition))
+    for sel in selections:
+        count = partition_counts.get(sel.topic)
+        if count is None:
+            missing.append(f"topic {sel.topic}")
+            continue
+        if sel.partitions is None:
+            wanted.update(TopicPartition(sel.topic, p) for p in range(count))
+            continue
+        for p in sel.partitions:
+            if p < count:
+                wanted.add(TopicPartition(sel.topic, p))
+            else:
+                missing.append(f"{sel.topic}-{p} (topic has {count} partitions)")
+    if missing:
+        raise PartitionsNotFound(
+            f"not found: {', '.join(sorted(set(missing)))}",
+            sorted(set(missing)),
+            hint="check the names with `kgroup describe GROUP --offsets`; nothing was changed",
+        )
+    return tuple(sorted(wanted))
+
+
+# ---------------------------------------------------------------------------------------------
+# Planning
+
+
+@dataclass(frozen=True, slots=True)
+class GroupInputs:
+    """Everything the planner needs to know about one group, read by the caller.
+
+    - `partitions`: the scope (from `resolve_scope`).
+    - `committed`: partition -> committed offset; absent, None or negative = none.
+    - `watermarks`: partition -> (log start, log end) for every partition in scope.
+    - `offsets_for_time`: partition -> ListOffsets-by-timestamp answer for the strategy's
+      instant (`resolve_timestamp_ms`); None or negative = no record at or after the time.
+      Only needed by timestamp strategies.
+    """
+
+    group: str
+    partitions: Sequence[TopicPartition]
+    committed: Mapping[TopicPartition, int | None]
+    watermarks: Mapping[TopicPartition, tuple[int, int]]
+    offsets_for_time: Mapping[TopicPartition, int | None] | None = field(default=None)
+
+
+def plan_group(
+    group: str,
+    partitions_in_scope: Iterable[TopicPartition],
+    committed: Mapping[TopicPartition, int | None],
+    watermarks: Mapping[TopicPartition, tuple[int, int]],
+    offsets_for_time: Mapping[TopicPartition, int | None] | None,
+    strategy: Strategy,
+    now_ms: int,
+) -> GroupPlan:
+    """Plan one group. Raises PlanCheckFailed (exit 5) or PartitionsNotFound (exit 3)."""
+    plan, failures = _plan_one(
+        GroupInputs(group, tuple(partitions_in_scope), committed, watermarks, offsets_for_time),
+        strategy,
+        now_ms,
+    )
+    if failures:
+        raise _check_failed(strategy, failures)
+    assert plan is not None
+    return plan
+
+
+def plan_groups(
+    inputs: Iterable[GroupInputs], strategy: Strategy, now_ms: int
+) -> tuple[GroupPlan, ...]:
+    """Plan several groups, all or nothing: failures of every group are collected first.
+
+    Plans come back sorted by group name.
+    """
+    plans: list[GroupPlan] = []
+    failures: list[PartitionFailure] = []
+    for one in inputs:
+        plan, failed = _plan_one(one, strategy, now_ms)
+        failures.extend(failed)
+        if plan is not None:
+            plans.append(plan)
+    if failures:
+        raise _check_failed(strategy, failures)
+    return tuple(sorted(plans, key=lambda p: p.group))
+
+
+def _check_failed(strategy: Strategy, failures: list[PartitionFailure]) -> PlanCheckFailed:
+    failures.sort(key=lambda f: (f.group, f.topic_partition))
+    groups = sorted({f.group for f in failures})
+    listed = "; ".join(
+        f"group {g}: " + ", ".join(str(f) for f in failures if f.group == g) for g in groups
+    )
+    if isinstance(strategy, ToNone):
+        what = "without a valid committed offset"
+        hint = "choose another strategy (e.g. --to earliest) for those partitions"
+    else:
+        what = "without a committed offset to shift from"
+        hint = "use --to-offset or --to earliest|latest for partitions without a committed offset"
+    return PlanCheckFailed(
+        f"{strategy.describe()}: {len(failures)} partition(s) {what}, nothing planned: {listed}",
+        failures,
+        hint,
+    )
+
+
+def _clamp(
+    requested: int, start: int, end: int, tp: TopicPartition
+) -> tuple[int, bool, str | None]:
+    if requested < start:
+        return (
+            start,
+            True,
+            (f"{tp}: offset {requested} is before the log start {start}; using {start}"),
+        )
+    if requested > end:
+        return end, True, f"{tp}: offset {requested} is after the log end {end}; using {end}"
+    return requested, False, None
+
+
+def _plan_one(
+    inputs: GroupInputs, strategy: Strategy, now_ms: int
+) -> tuple[GroupPlan | None, list[PartitionFailure]]:
+    group = inputs.group
+    committed = inputs.committed
+    watermarks = inputs.watermarks
+    scope = sorted(set(inputs.partitions))
+
+    missing = [tp for tp in scope if tp not in watermarks]
+    if missing:
+        names = ", ".join(str(tp) for tp in missing)
+        raise PartitionsNotFound(
+            f"group {group}: no log offsets for {names}",
+            [str(tp) for tp in missing],
+            hint="the partitions may have been deleted; nothing was changed",
+        )
+
+    description = strategy.describe()
+    if isinstance(strategy, ByDuration):
+        strategy = strategy.resolve(now_ms)
+        description = f"{description} (since {format_utc_ms(strategy.ms)})"
+    timestamp_ms = strategy.ms if isinstance(strategy, ToTimestamp) else None
+    times = inputs.offsets_for_time
+    if timestamp_ms is not None and times is None:
+        raise ValueError("a timestamp strategy needs offsets_for_time")
+
+    notes: list[str] = []
+    file_rows: dict[TopicPartition, FileRow] = {}
+    if isinstance(strategy, FromFile):
+        file_rows = strategy.rows_for_group(group)
+        in_scope = set(scope)
+        outside = sum(1 for tp in file_rows if tp not in in_scope)
+        if outside:
+            notes.append(
+                f"{outside} row(s) of {strategy.source} for group {group} are outside the "
+                "--topic scope and were left out"
+            )
+        scope = [tp for tp in scope if tp in file_rows]
+
+    rows: list[PlanRow] = []
+    failures: list[PartitionFailure] = []
+    append = rows.append
+    for tp in scope:
+        start, end = watermarks[tp]
+        current = committed.get(tp)
+        if current is not None and current < 0:
+            current = None
+        new: int | None
+        clamped = False
+        warning = None
+        no_record = False
+        metadata = None
+        leader_epoch = None
+        if isinstance(strategy, ToEarliest):
+            new = start
+        elif isinstance(strategy, ToLatest):
+            new = end
+        elif isinstance(strategy, ToCurrent):
+            new = end if current is None else current
+        elif isinstance(strategy, ToNone):
+            if current is None:
+                failures.append(PartitionFailure(group, tp, "no committed offset"))
+                continue
+            if not start <= current <= end:
+                failures.append(
+                    PartitionFailure(
+                        group, tp, f"committed {current} outside the log [{start}, {end}]"
+                    )
+                )
+                continue
+            new = current
+        elif isinstance(strategy, ToTimestamp):
+            found = times.get(tp) if times is not None else None
+            if found is None or found < 0:
+                new, no_record = end, True
+            else:
+                new, clamped, warning = _clamp(found, start, end, tp)
+        elif isinstance(strategy, ToOffset):
+            new, clamped, warning = _clamp(strategy.offset, start, end, tp)
+        elif isinstance(strategy, ShiftBy):
+            if current is None:
+                failures.append(PartitionFailure(group, tp, "no committed offset"))
+                continue
+            new, clamped, warning = _clamp(current + strategy.delta, start, end, tp)
+        elif isinstance(strategy, FromFile):
+            row = file_rows[tp]
+            metadata, leader_epoch = row.metadata, row.leader_epoch
+            if row.offset is None:
+                new = None
+            else:
+                new, clamped, warning = _clamp(row.offset, start, end, tp)
+        else:  # pragma: no cover - exhaustive over Strategy
+            raise TypeError(f"unknown strategy {strategy!r}")
+        append(
+            PlanRow(
+                group,
+                tp.topic,
+                tp.partition,
+                current,
+                new,
+                start,
+                end,
+                clamped,
+                warning,
+                no_record,
+                metadata,
+                leader_epoch,
+            )
+        )
+    if failures:
+        return None, failures
+    return (
+        GroupPlan(group, tuple(rows), description, timestamp_ms, tuple(notes)),
+        [],
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Backups
+
+
+def backup_plan(plan: GroupPlan, previous: Mapping[TopicPartition, CommittedOffset]) -> GroupPlan:
+    """The way back from `plan`: a plan that restores the offsets committed before it.
+
+    `previous` is the group's committed offsets (with metadata and leader epoch) read just
+    before executing `plan`; a partition absent from it had no committed offset. In the
+    result, `current_offset` is what `plan` commits (what undo expects to find) and
+    `new_offset` is the previous offset (None: there was none, undo removes the offset).
+    Write it with `planfile.write_plan_file(..., kind="backup")`.
+    """
+    rows = []
+    for row in plan.rows:
+        before = previous.get(TopicPartition(row.topic, row.partition))
+        offset = (
+            None if before is None or before.offset is None or before.offset < 0 else before.offset
+        )
+        rows.append(
+            PlanRow(
+                row.group,
+                row.topic,
+                row.partition,
+                row.new_offset,
+                offset,
+                row.log_start_offset,
+                row.log_end_offset,
+                metadata=before.metadata if before is not None and offset is not None else None,
+                leader_epoch=before.leader_epoch
+                if before is not None and offset is not None
+                else None,
+            )
+        )
+    return GroupPlan(plan.group, tuple(rows), f"undo of {plan.strategy}")
