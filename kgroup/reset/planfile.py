@@ -98,11 +98,13 @@ def parse_csv_plan(text: str, source: str) -> tuple[FileRow, ...]:
     rows: list[FileRow] = []
     seen: dict[tuple[str | None, str, int], int] = {}
     width: int | None = None
-    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
-        line = raw.strip()
-        if not line:
+    # Kafka splits on "\n" only; group names are taken verbatim (they may contain spaces),
+    # numbers may have spaces around them.
+    for number, raw in enumerate(text.removeprefix("\ufeff").split("\n"), start=1):
+        line = raw.removesuffix("\r")
+        if not line.strip():
             continue
-        fields = [f.strip() for f in line.split(",")]
+        fields = line.split(",")
 
         def bad(reason: str, hint: str | None = None, number: int = number) -> CorruptInputError:
             return CorruptInputError(
@@ -122,7 +124,8 @@ def parse_csv_plan(text: str, source: str) -> tuple[FileRow, ...]:
                 "use one layout for the whole file",
             )
         group = fields[0] if width == 4 else None
-        topic, partition_text, offset_text = fields[-3:]
+        topic = fields[-3]
+        partition_text, offset_text = fields[-2].strip(), fields[-1].strip()
         if group is not None and not group:
             raise bad("empty group name")
         if not _TOPIC_RE.fullmatch(topic):
@@ -149,7 +152,7 @@ def plans_to_csv(plans: Sequence[GroupPlan]) -> str:
     """Plans as Kafka's `group,topic,partition,offset` CSV (readable by Kafka's own tool)."""
     lines = []
     for plan in sorted(plans, key=lambda p: p.group):
-        if "," in plan.group or "\n" in plan.group:
+        if any(c in plan.group for c in ",\r\n") or not plan.group.strip():
             raise UsageError(
                 f"group '{plan.group}' cannot be written to CSV", hint="export to a .json file"
             )
