@@ -6,7 +6,8 @@ and Kafka's `OffsetAndMetadata` (offset, metadata string, optional leader epoch;
 `TopicPartition` is defined here until `kgroup.core.models` exists in main; it has the same
 fields and ordering as the shared one will (`topic: str`, `partition: int`, ordered by
 (topic, partition)) and is to be replaced by an import from `kgroup.core.models` on merge.
-It is a NamedTuple so that hashing, equality and sorting 100,000 of them run in C.
+It is a NamedTuple so that hashing, equality and sorting 100,000 of them run in C;
+`PlanRow` is one for the same reason.
 """
 
 from __future__ import annotations
@@ -45,9 +46,11 @@ class CommittedOffset(NamedTuple):
     leader_epoch: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class PlanRow:
+class PlanRow(NamedTuple):
     """One partition of a plan: what is committed now and what the plan commits.
+
+    A NamedTuple rather than a dataclass for speed: a frozen dataclass costs ~5 us to build,
+    too much for the 100,000-partition planning target (benchmarks/bench_reset_planner.py).
 
     `new_offset` is None only in a row read back from a backup for a partition that had no
     committed offset before the reset: undoing it means removing the committed offset

@@ -13,6 +13,7 @@ caller passes in (engines never read the clock).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kgroup.core.errors import UsageError
 from kgroup.reset.model import TopicPartition
@@ -105,13 +106,13 @@ class ShiftBy:
         return f"shift-by {self.delta:+d}"
 
 
-@dataclass(frozen=True, slots=True)
-class FileRow:
+class FileRow(NamedTuple):
     """One line of a plan file: Kafka CSV (group optional) or a kgroup JSON plan/backup row.
 
     `group` None means the row applies to whichever group is being planned (Kafka's
     three-column CSV). `offset` None only comes from a backup of a partition that had no
     committed offset. `line` is the 1-based line in a CSV file (None for JSON).
+    A NamedTuple, like PlanRow, so that files of 100,000 rows read and plan quickly.
     """
 
     group: str | None
@@ -144,6 +145,17 @@ class FromFile:
             for r in self.rows
             if r.group is None or r.group == group
         }
+
+    def index_for_group(self, group: str) -> dict[str, dict[int, FileRow]]:
+        """Like rows_for_group, as topic -> partition -> row (no key objects to build)."""
+        index: dict[str, dict[int, FileRow]] = {}
+        for r in self.rows:
+            if r.group is None or r.group == group:
+                by_partition = index.get(r.topic)
+                if by_partition is None:
+                    index[r.topic] = by_partition = {}
+                by_partition[r.partition] = r
+        return index
 
     def groups(self) -> tuple[str, ...]:
         """Groups named in the file, sorted; empty for a CSV without a group column."""
