@@ -63,6 +63,9 @@ Format = Literal["csv", "json"]
 # Kafka's legal topic names (org.apache.kafka.common.internals.Topic): [a-zA-Z0-9._-]{1,249}.
 _TOPIC_RE = re.compile(r"[a-zA-Z0-9._-]{1,249}")
 _INT_RE = re.compile(r"[0-9]+")
+# Wire types: partition is int32, offset and leader epoch int64 / int32 (OffsetCommit).
+MAX_PARTITION = 2**31 - 1
+MAX_OFFSET = 2**63 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +92,15 @@ class PlanFile:
 # CSV
 
 
+def _csv_error(source: str, number: int, reason: str, hint: str | None = None) -> CorruptInputError:
+    return CorruptInputError(
+        f"{source}, line {number}: {reason}",
+        hint or "each line is topic,partition,offset or group,topic,partition,offset",
+        source=source,
+        position=number,
+    )
+
+
 def parse_csv_plan(text: str, source: str) -> tuple[FileRow, ...]:
     """Kafka's CSV: `topic,partition,offset` or `group,topic,partition,offset`, no header.
 
@@ -105,21 +117,16 @@ def parse_csv_plan(text: str, source: str) -> tuple[FileRow, ...]:
         if not line.strip():
             continue
         fields = line.split(",")
-
-        def bad(reason: str, hint: str | None = None, number: int = number) -> CorruptInputError:
-            return CorruptInputError(
-                f"{source}, line {number}: {reason}",
-                hint or "each line is topic,partition,offset or group,topic,partition,offset",
-                source=source,
-                position=number,
-            )
-
         if len(fields) not in (3, 4):
-            raise bad(f"expected 3 or 4 comma-separated fields, found {len(fields)}")
+            raise _csv_error(
+                source, number, f"expected 3 or 4 comma-separated fields, found {len(fields)}"
+            )
         if width is None:
             width = len(fields)
         elif len(fields) != width:
-            raise bad(
+            raise _csv_error(
+                source,
+                number,
                 f"{len(fields)} fields where line 1 of the file set {width}",
                 "use one layout for the whole file",
             )
@@ -127,20 +134,28 @@ def parse_csv_plan(text: str, source: str) -> tuple[FileRow, ...]:
         topic = fields[-3]
         partition_text, offset_text = fields[-2].strip(), fields[-1].strip()
         if group is not None and not group:
-            raise bad("empty group name")
+            raise _csv_error(source, number, "empty group name")
         if not _TOPIC_RE.fullmatch(topic):
-            raise bad(f"'{topic}' is not a valid topic name")
+            raise _csv_error(source, number, f"'{topic}' is not a valid topic name")
         if not _INT_RE.fullmatch(partition_text):
             hint = "Kafka's CSV has no header line" if not rows else None
-            raise bad(f"partition '{partition_text}' is not a non-negative integer", hint)
+            raise _csv_error(
+                source, number, f"partition '{partition_text}' is not a non-negative integer", hint
+            )
         if not _INT_RE.fullmatch(offset_text):
-            raise bad(f"offset '{offset_text}' is not a non-negative integer")
-        partition = int(partition_text)
+            raise _csv_error(
+                source, number, f"offset '{offset_text}' is not a non-negative integer"
+            )
+        partition, offset = int(partition_text), int(offset_text)
+        if partition > MAX_PARTITION or offset > MAX_OFFSET:
+            raise _csv_error(source, number, "partition or offset out of Kafka's range")
         key = (group, topic, partition)
         if key in seen:
-            raise bad(f"{topic}-{partition} already given on line {seen[key]}")
+            raise _csv_error(
+                source, number, f"{topic}-{partition} already given on line {seen[key]}"
+            )
         seen[key] = number
-        rows.append(FileRow(group, topic, partition, int(offset_text), line=number))
+        rows.append(FileRow(group, topic, partition, offset, line=number))
     if not rows:
         raise CorruptInputError(
             f"{source}: no plan lines", "the file is empty", source=source, position=None
@@ -226,11 +241,13 @@ class _Json:
             raise self.fail(path, "expected a string")
         return value
 
-    def integer(self, value: Any, path: str, *, optional: bool = False) -> int | None:
+    def integer(
+        self, value: Any, path: str, *, optional: bool = False, limit: int = MAX_OFFSET
+    ) -> int | None:
         if value is None and optional:
             return None
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise self.fail(path, "expected a non-negative integer")
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= limit:
+            raise self.fail(path, f"expected an integer in [0, {limit}]")
         return value
 
     def flag(self, value: Any, path: str) -> bool:
@@ -298,7 +315,7 @@ def parse_json_plan(text: str, source: str) -> PlanFile:
             assert topic is not None
             if not _TOPIC_RE.fullmatch(topic):
                 raise j.fail(f"{path}.topic", f"'{topic}' is not a valid topic name")
-            partition = j.integer(part.get("partition"), f"{path}.partition")
+            partition = j.integer(part.get("partition"), f"{path}.partition", limit=MAX_PARTITION)
             assert partition is not None
             if (topic, partition) in seen:
                 raise j.fail(path, f"{topic}-{partition} appears twice in group {group}")

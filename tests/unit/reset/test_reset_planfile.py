@@ -69,6 +69,8 @@ def test_csv_blank_lines_are_skipped_but_counted() -> None:
         ("orders,0,1\n\norders,0,2\n", 3, "already given on line 1"),
         ("g,orders,0,1\n,orders,1,1\n", 2, "empty group"),
         ("orders topic,0,1\n", 1, "not a valid topic"),
+        ("orders,2147483648,1\n", 1, "out of Kafka's range"),
+        ("orders,0,9223372036854775808\n", 1, "out of Kafka's range"),
         ("g,,0,1\n", 1, "not a valid topic"),
     ],
 )
