@@ -29,31 +29,40 @@ How the executor and CLI use it
        scope = resolve_scope(sels, partition_counts, all_topics=..., committed=committed.keys())
        # -> sorted tuple[TopicPartition]; PartitionsNotFound (exit 3) lists unknown ones
 
-3. Kafka lookups the planner needs, for the partitions in scope:
-   committed offsets, watermarks `(log_start, log_end)`, and for timestamp strategies the
-   ListOffsets-by-timestamp answer for `resolve_timestamp_ms(strategy, now_ms)`
-   (None or -1 where there is no record at or after the time).
+3. Kafka lookups the planner needs, for the partitions in scope, straight from GroupAdmin
+   (plain ints and (log_start, log_end) pairs are accepted too, for tests and tools)::
+
+       committed  = admin.committed_offsets(group)          # {TP: CommittedOffset}
+       watermarks = admin.watermarks(scope)                 # {TP: Watermarks}
+       ms = resolve_timestamp_ms(strategy, now_ms)          # None unless a timestamp strategy
+       times = admin.list_offsets(scope, ms) if ms is not None else None   # {TP: OffsetAtTime}
+
+   Offsets of -1 (Kafka's "none") count as absent: no committed offset, or no record at or
+   after the time.
 
 4. Plan, all or nothing::
 
-       plan = plan_group(group, scope, committed, watermarks, offsets_for_time, strategy, now_ms)
-       plans = plan_groups([GroupInputs(group, scope, committed, watermarks, oft), ...],
+       plan = plan_group(group, scope, committed, watermarks, times, strategy, now_ms)
+       plans = plan_groups([GroupInputs(group, scope, committed, watermarks, times), ...],
                            strategy, now_ms)
        # PlanCheckFailed (CheckFailed, exit 5) with .failures for `--to none` and for
        # `--shift-by` without a committed offset; no plan at all is returned then.
+       # PartitionsNotFound (NotFoundError, exit 3) if a partition in scope has no watermarks.
 
    `GroupPlan(group, rows, strategy, timestamp_ms, notes)`: rows sorted by (topic,
    partition), each a `PlanRow(group, topic, partition, current_offset, new_offset,
    log_start_offset, log_end_offset, clamped, warning, no_record_after_time, metadata,
-   leader_epoch)` with `.delta` and `.to_dict()`. `plan.warnings` are the clamp warnings;
-   `format_utc_ms(plan.timestamp_ms)` is the instant to echo. `plan.offsets_to_commit()`
-   feeds AlterConsumerGroupOffsets; `plan.offsets_to_delete()` (only from a backup of a
-   partition that had no offset) needs DeleteConsumerGroupOffsets or a refusal.
+   leader_epoch)` with `.delta` and `.to_dict()` (render rows / JSON). `plan.warnings` are
+   the clamp warnings and notes; `plan.strategy` describes the strategy and
+   `format_utc_ms(plan.timestamp_ms)` is the resolved instant to echo.
+   `admin.alter_offsets(group, plan.offsets_to_commit())` commits it in one call;
+   `plan.offsets_to_delete()` (only when restoring a backup of a partition that had no
+   offset) needs DeleteConsumerGroupOffsets or a refusal.
 
 5. Execute (executor's side; helpers here)::
 
-       stale = stale_offsets(plan, committed_reread)   # compare-and-set; non-empty -> exit 4
-       backup = backup_plan(plan, previous)            # previous: Mapping[TP, CommittedOffset]
+       stale = stale_offsets(plan, admin.committed_offsets(group))   # non-empty -> exit 4
+       backup = backup_plan(plan, committed_reread)    # {TP: CommittedOffset} before commit
        write_plan_file(path, [backup], kind="backup", created_at_ms=now_ms)   # JSON only
        write_plan_file(export_path, plans, kind="plan", created_at_ms=now_ms) # --export
 
@@ -61,22 +70,6 @@ How the executor and CLI use it
    offsets (with their metadata); plan it like any other strategy.
 """
 
-from kgroup.reset.model import (
-    CommittedOffset,
-    GroupPlan,
-    PlanRow,
-    StaleOffset,
-    TopicPartition,
-    Watermarks,
-    stale_offsets,
-)
+from kgroup.reset.model import GroupPlan, PlanRow, StaleOffset, stale_offsets
 
-__all__ = [
-    "CommittedOffset",
-    "GroupPlan",
-    "PlanRow",
-    "StaleOffset",
-    "TopicPartition",
-    "Watermarks",
-    "stale_offsets",
-]
+__all__ = ["GroupPlan", "PlanRow", "StaleOffset", "stale_offsets"]

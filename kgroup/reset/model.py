@@ -1,13 +1,11 @@
-"""Data types of offset-reset planning: partitions, committed offsets, plan rows, group plans.
+"""Data types of offset-reset planning: plan rows, group plans, the compare-and-set check.
 
 Source of truth: CLI.md, "kgroup reset-offsets" (plan columns, `no_record_after_time`, clamping)
 and Kafka's `OffsetAndMetadata` (offset, metadata string, optional leader epoch; KIP-320).
 
-`TopicPartition` is defined here until `kgroup.core.models` exists in main; it has the same
-fields and ordering as the shared one will (`topic: str`, `partition: int`, ordered by
-(topic, partition)) and is to be replaced by an import from `kgroup.core.models` on merge.
-It is a NamedTuple so that hashing, equality and sorting 100,000 of them run in C;
-`PlanRow` is one for the same reason.
+The cluster-side values are the shared models of `kgroup.core.models` (pure dataclasses, so
+an engine may import them): `TopicPartition`, `CommittedOffset`, `Watermarks`, `OffsetAtTime`.
+They are re-exported here so that users of the engine need one import.
 """
 
 from __future__ import annotations
@@ -16,34 +14,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from kgroup.core.models import CommittedOffset, OffsetAtTime, TopicPartition, Watermarks
 
-class TopicPartition(NamedTuple):
-    """One partition of one topic. Ordered by (topic, partition).
-
-    TODO(merge): unify with kgroup.core.models.TopicPartition (same fields, same ordering).
-    """
-
-    topic: str
-    partition: int
-
-    def __str__(self) -> str:
-        # Kafka's own spelling of a partition in logs and tools: "topic-partition".
-        return f"{self.topic}-{self.partition}"
-
-
-class Watermarks(NamedTuple):
-    """Log start offset (low watermark) and log end offset (high watermark) of a partition."""
-
-    log_start: int
-    log_end: int
-
-
-class CommittedOffset(NamedTuple):
-    """A committed offset as Kafka stores it (`OffsetAndMetadata`): used for backups."""
-
-    offset: int | None
-    metadata: str | None = None
-    leader_epoch: int | None = None
+__all__ = [
+    "CommittedOffset",
+    "GroupPlan",
+    "OffsetAtTime",
+    "PlanRow",
+    "StaleOffset",
+    "TopicPartition",
+    "Watermarks",
+    "offset_value",
+    "stale_offsets",
+]
 
 
 class PlanRow(NamedTuple):
@@ -123,10 +106,12 @@ class GroupPlan:
         """Every clamp warning of the plan, in row order, then the notes."""
         return tuple(r.warning for r in self.rows if r.warning) + self.notes
 
-    def offsets_to_commit(self) -> dict[TopicPartition, int]:
-        """Partition -> new offset, for rows that commit an offset."""
+    def offsets_to_commit(self) -> dict[TopicPartition, CommittedOffset]:
+        """Partition -> what to commit, ready for `GroupAdmin.alter_offsets`."""
         return {
-            TopicPartition(r.topic, r.partition): r.new_offset
+            TopicPartition(r.topic, r.partition): CommittedOffset(
+                offset=r.new_offset, leader_epoch=r.leader_epoch, metadata=r.metadata or ""
+            )
             for r in self.rows
             if r.new_offset is not None
         }
@@ -160,25 +145,28 @@ class StaleOffset:
         )
 
 
-def normalise_committed(value: int | None) -> int | None:
-    """A committed offset, with Kafka's "no offset" sentinel (-1, any negative) as None."""
-    if value is None or value < 0:
+def offset_value(value: CommittedOffset | OffsetAtTime | int | None) -> int | None:
+    """An offset from a model or a plain int; Kafka's "no offset" (-1, any negative) is None."""
+    if value is None:
         return None
-    return value
+    offset = value if type(value) is int else value.offset  # type: ignore[union-attr]
+    return offset if offset >= 0 else None
 
 
 def stale_offsets(
-    plan: GroupPlan, committed_now: Mapping[TopicPartition, int | None]
+    plan: GroupPlan,
+    committed_now: Mapping[TopicPartition, CommittedOffset | int | None],
 ) -> tuple[StaleOffset, ...]:
     """Compare-and-set check: rows whose committed offset is no longer the planned current one.
 
-    `committed_now` is a fresh read of the group's committed offsets; a partition missing
-    from it has no committed offset. An empty result means the plan may be executed.
+    `committed_now` is a fresh read of the group's committed offsets (as
+    `GroupAdmin.committed_offsets` returns them); a partition missing from it has none.
+    An empty result means the plan may be executed.
     """
     stale = []
     for row in plan.rows:
         tp = TopicPartition(row.topic, row.partition)
-        actual = normalise_committed(committed_now.get(tp))
+        actual = offset_value(committed_now.get(tp))
         if actual != row.current_offset:
             stale.append(StaleOffset(tp, row.current_offset, actual))
     return tuple(stale)

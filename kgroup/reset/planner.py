@@ -14,9 +14,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import Any
 
 from kgroup.core.errors import CheckFailed, NotFoundError, UsageError
-from kgroup.reset.model import CommittedOffset, GroupPlan, PlanRow, TopicPartition
+from kgroup.core.models import TopicMetadata
+from kgroup.reset.model import (
+    CommittedOffset,
+    GroupPlan,
+    OffsetAtTime,
+    PlanRow,
+    TopicPartition,
+    Watermarks,
+    offset_value,
+)
 from kgroup.reset.strategy import (
     ByDuration,
     FileRow,
@@ -104,31 +114,33 @@ def selections_for_file(strategy: FromFile, group: str) -> tuple[TopicSelection,
 
 def resolve_scope(
     selections: Sequence[TopicSelection],
-    partition_counts: Mapping[str, int],
+    partition_counts: Mapping[str, int | TopicMetadata],
     *,
     all_topics: bool = False,
     committed: Iterable[TopicPartition] = (),
 ) -> tuple[TopicPartition, ...]:
     """The partitions in scope, sorted, checked against the cluster's metadata.
 
-    `partition_counts` is topic -> number of partitions (Kafka partitions are 0..n-1).
+    `partition_counts` is topic -> number of partitions (Kafka partitions are 0..n-1), or
+    topic -> TopicMetadata as `GroupAdmin.topics()` returns it.
     With `all_topics`, the scope is the partitions in `committed` (the group's committed
     offsets: Kafka's meaning of --all-topics) and `selections` must be empty.
     Any unknown topic or partition raises PartitionsNotFound (exit 3) listing all of them.
     """
     if all_topics and selections:
         raise UsageError("--all-topics and --topic cannot be combined")
+    counts = {t: (v if isinstance(v, int) else v.partitions) for t, v in partition_counts.items()}
     wanted: set[TopicPartition] = set()
     missing: list[str] = []
     if all_topics:
         for tp in committed:
-            count = partition_counts.get(tp.topic)
+            count = counts.get(tp.topic)
             if count is None or not 0 <= tp.partition < count:
                 missing.append(str(tp))
             else:
                 wanted.add(TopicPartition(tp.topic, tp.partition))
     for sel in selections:
-        count = partition_counts.get(sel.topic)
+        count = counts.get(sel.topic)
         if count is None:
             missing.append(f"topic {sel.topic}")
             continue
@@ -139,7 +151,7 @@ def resolve_scope(
             if p < count:
                 wanted.add(TopicPartition(sel.topic, p))
             else:
-                missing.append(f"{sel.topic}-{p} (topic has {count} partitions)")
+                missing.append(f"{sel.topic}:{p} (topic has {count} partitions)")
     if missing:
         raise PartitionsNotFound(
             f"not found: {', '.join(sorted(set(missing)))}",
@@ -158,26 +170,30 @@ class GroupInputs:
     """Everything the planner needs to know about one group, read by the caller.
 
     - `partitions`: the scope (from `resolve_scope`).
-    - `committed`: partition -> committed offset; absent, None or negative = none.
-    - `watermarks`: partition -> (log start, log end) for every partition in scope.
-    - `offsets_for_time`: partition -> ListOffsets-by-timestamp answer for the strategy's
-      instant (`resolve_timestamp_ms`); None or negative = no record at or after the time.
-      Only needed by timestamp strategies.
+    - `committed`: partition -> CommittedOffset (as `GroupAdmin.committed_offsets`) or a
+      plain offset; absent, None or negative = no committed offset.
+    - `watermarks`: partition -> Watermarks (as `GroupAdmin.watermarks`) or a
+      (log_start, log_end) pair, for every partition in scope.
+    - `offsets_for_time`: partition -> OffsetAtTime (as `GroupAdmin.list_offsets(tps, ms)`
+      for `ms = resolve_timestamp_ms(strategy, now_ms)`) or a plain offset; absent, None or
+      negative = no record at or after the time. Only needed by timestamp strategies.
     """
 
     group: str
     partitions: Sequence[TopicPartition]
-    committed: Mapping[TopicPartition, int | None]
-    watermarks: Mapping[TopicPartition, tuple[int, int]]
-    offsets_for_time: Mapping[TopicPartition, int | None] | None = field(default=None)
+    committed: Mapping[TopicPartition, CommittedOffset | int | None]
+    watermarks: Mapping[TopicPartition, Watermarks | tuple[int, int]]
+    offsets_for_time: Mapping[TopicPartition, OffsetAtTime | int | None] | None = field(
+        default=None
+    )
 
 
 def plan_group(
     group: str,
     partitions_in_scope: Iterable[TopicPartition],
-    committed: Mapping[TopicPartition, int | None],
-    watermarks: Mapping[TopicPartition, tuple[int, int]],
-    offsets_for_time: Mapping[TopicPartition, int | None] | None,
+    committed: Mapping[TopicPartition, CommittedOffset | int | None],
+    watermarks: Mapping[TopicPartition, Watermarks | tuple[int, int]],
+    offsets_for_time: Mapping[TopicPartition, OffsetAtTime | int | None] | None,
     strategy: Strategy,
     now_ms: int,
 ) -> GroupPlan:
@@ -231,9 +247,8 @@ def _check_failed(strategy: Strategy, failures: list[PartitionFailure]) -> PlanC
     )
 
 
-def _clamp(
-    requested: int, start: int, end: int, tp: TopicPartition
-) -> tuple[int, bool, str | None]:
+def _clamp(requested: int, start: int, end: int, key: Key) -> tuple[int, bool, str | None]:
+    tp = TopicPartition(*key)
     if requested < start:
         return (
             start,
@@ -245,23 +260,45 @@ def _clamp(
     return requested, False, None
 
 
-def _sorted_unique(partitions: Sequence[TopicPartition]) -> list[TopicPartition]:
-    """Partitions sorted by (topic, partition) without duplicates, fast for 100,000 of them.
+# The planner works on plain (topic, partition) tuples internally: they hash and compare in
+# C, while the shared TopicPartition dataclass does both in Python, which costs about a third
+# of a second per 100,000 partitions and lookup.
+Key = tuple[str, int]
+
+
+def _offsets_by_key(mapping: Mapping[TopicPartition, Any]) -> dict[Key, int]:
+    """Offsets (CommittedOffset, OffsetAtTime or int) by key; "no offset" values are left out."""
+    out: dict[Key, int] = {}
+    for tp, value in mapping.items():
+        offset = value if value is None or type(value) is int else value.offset
+        if offset is not None and offset >= 0:
+            out[(tp.topic, tp.partition)] = offset
+    return out
+
+
+def _watermarks_by_key(mapping: Mapping[TopicPartition, Any]) -> dict[Key, tuple[int, int]]:
+    return {
+        (tp.topic, tp.partition): (w if type(w) is tuple else (w.log_start, w.log_end))
+        for tp, w in mapping.items()
+    }
+
+
+def _sorted_unique(partitions: Iterable[TopicPartition]) -> list[Key]:
+    """Partition keys sorted by (topic, partition) without duplicates, fast for 100,000.
 
     Scopes from `resolve_scope` are already sorted (checked in one pass); otherwise the
-    partitions are grouped per topic so that only topic names and ints are sorted, which is
-    about three times faster than sorting the tuples, and no new objects are made.
+    partitions are grouped per topic so that only topic names and ints are sorted.
     """
-    items = list(partitions)
-    if all(a < b for a, b in pairwise(items)):
-        return items
-    by_topic: dict[str, dict[int, TopicPartition]] = {}
-    for tp in items:
-        numbers = by_topic.get(tp.topic)
+    keys = [(tp.topic, tp.partition) for tp in partitions]
+    if all(a < b for a, b in pairwise(keys)):
+        return keys
+    by_topic: dict[str, set[int]] = {}
+    for topic, partition in keys:
+        numbers = by_topic.get(topic)
         if numbers is None:
-            by_topic[tp.topic] = numbers = {}
-        numbers[tp.partition] = tp
-    return [by_topic[t][p] for t in sorted(by_topic) for p in sorted(by_topic[t])]
+            by_topic[topic] = numbers = set()
+        numbers.add(partition)
+    return [(t, p) for t in sorted(by_topic) for p in sorted(by_topic[t])]
 
 
 def _plan_one(
@@ -269,11 +306,11 @@ def _plan_one(
 ) -> tuple[GroupPlan | None, list[PartitionFailure]]:
     """Plan one group; failures are returned (not raised) so plan_groups can collect them."""
     group = inputs.group
-    committed = inputs.committed
-    watermarks = inputs.watermarks
     scope = _sorted_unique(inputs.partitions)
+    committed = _offsets_by_key(inputs.committed)
+    watermarks = _watermarks_by_key(inputs.watermarks)
 
-    missing = [tp for tp in scope if tp not in watermarks]
+    missing = [TopicPartition(*key) for key in scope if key not in watermarks]
     if missing:
         names = ", ".join(str(tp) for tp in missing)
         raise PartitionsNotFound(
@@ -287,16 +324,16 @@ def _plan_one(
         strategy = strategy.resolve(now_ms)
         description = f"{description} (since {format_utc_ms(strategy.ms)})"
     timestamp_ms = strategy.ms if isinstance(strategy, ToTimestamp) else None
-    times: Mapping[TopicPartition, int | None] = inputs.offsets_for_time or {}
     if timestamp_ms is not None and inputs.offsets_for_time is None:
         raise ValueError("a timestamp strategy needs offsets_for_time")
+    times = _offsets_by_key(inputs.offsets_for_time) if timestamp_ms is not None else {}
 
     notes: list[str] = []
     file_rows: dict[str, dict[int, FileRow]] = {}
     if isinstance(strategy, FromFile):
         file_rows = strategy.index_for_group(group)
         empty: dict[int, FileRow] = {}
-        scope = [tp for tp in scope if tp.partition in file_rows.get(tp.topic, empty)]
+        scope = [key for key in scope if key[1] in file_rows.get(key[0], empty)]
         outside = sum(len(by_partition) for by_partition in file_rows.values()) - len(scope)
         if outside:
             notes.append(
@@ -307,14 +344,13 @@ def _plan_one(
     # The strategy is dispatched on its type with `is` tests inside one loop: cheaper than
     # isinstance chains, and the rules stay side by side as in CLI.md's table.
     kind = type(strategy)
+    new_row = tuple.__new__  # PlanRow(...) without its Python-level __new__ frame
     rows: list[PlanRow] = []
     failures: list[PartitionFailure] = []
     append = rows.append
-    for tp in scope:
-        start, end = watermarks[tp]
-        current = committed.get(tp)
-        if current is not None and current < 0:
-            current = None
+    for key in scope:
+        start, end = watermarks[key]
+        current = committed.get(key)
         new: int | None
         clamped = False
         warning = None
@@ -329,61 +365,70 @@ def _plan_one(
             new = end if current is None else current
         elif kind is ToNone:
             if current is None:
-                failures.append(PartitionFailure(group, tp, "no committed offset"))
+                failures.append(
+                    PartitionFailure(group, TopicPartition(*key), "no committed offset")
+                )
                 continue
             if not start <= current <= end:
                 failures.append(
                     PartitionFailure(
-                        group, tp, f"committed {current} outside the log [{start}, {end}]"
+                        group,
+                        TopicPartition(*key),
+                        f"committed {current} outside the log [{start}, {end}]",
                     )
                 )
                 continue
             new = current
         elif kind is ToTimestamp:
-            found = times.get(tp)
-            if found is None or found < 0:
+            found = times.get(key)
+            if found is None:
                 new, no_record = end, True
             elif start <= found <= end:
                 new = found
             else:
-                new, clamped, warning = _clamp(found, start, end, tp)
+                new, clamped, warning = _clamp(found, start, end, key)
         elif kind is ToOffset or kind is ShiftBy:
             if kind is ToOffset:
                 requested = strategy.offset  # type: ignore[union-attr]
             elif current is None:
-                failures.append(PartitionFailure(group, tp, "no committed offset"))
+                failures.append(
+                    PartitionFailure(group, TopicPartition(*key), "no committed offset")
+                )
                 continue
             else:
                 requested = current + strategy.delta  # type: ignore[union-attr]
             if start <= requested <= end:
                 new = requested
             else:
-                new, clamped, warning = _clamp(requested, start, end, tp)
+                new, clamped, warning = _clamp(requested, start, end, key)
         elif kind is FromFile:
-            row = file_rows[tp.topic][tp.partition]
+            row = file_rows[key[0]][key[1]]
             metadata, leader_epoch = row.metadata, row.leader_epoch
             if row.offset is None:
                 new = None
             elif start <= row.offset <= end:
                 new = row.offset
             else:
-                new, clamped, warning = _clamp(row.offset, start, end, tp)
+                new, clamped, warning = _clamp(row.offset, start, end, key)
         else:  # pragma: no cover - exhaustive over Strategy
             raise TypeError(f"unknown strategy {strategy!r}")
         append(
-            PlanRow(
-                group,
-                tp.topic,
-                tp.partition,
-                current,
-                new,
-                start,
-                end,
-                clamped,
-                warning,
-                no_record,
-                metadata,
-                leader_epoch,
+            new_row(
+                PlanRow,
+                (
+                    group,
+                    key[0],
+                    key[1],
+                    current,
+                    new,
+                    start,
+                    end,
+                    clamped,
+                    warning,
+                    no_record,
+                    metadata,
+                    leader_epoch,
+                ),
             )
         )
     if failures:
@@ -407,9 +452,7 @@ def backup_plan(plan: GroupPlan, previous: Mapping[TopicPartition, CommittedOffs
     rows = []
     for row in plan.rows:
         before = previous.get(TopicPartition(row.topic, row.partition))
-        offset = (
-            None if before is None or before.offset is None or before.offset < 0 else before.offset
-        )
+        offset = offset_value(before)
         rows.append(
             PlanRow(
                 row.group,
