@@ -12,7 +12,7 @@ import statistics
 import time
 
 from kgroup.reset.model import CommittedOffset, OffsetAtTime, TopicPartition, Watermarks
-from kgroup.reset.planner import plan_group
+from kgroup.reset.planner import parse_topic_option, plan_group, resolve_scope
 from kgroup.reset.strategy import FileRow, FromFile, ShiftBy, ToEarliest, ToOffset, ToTimestamp
 
 PARTITIONS = 100_000
@@ -67,6 +67,16 @@ def main() -> None:
             f"{name:22s} {PARTITIONS:,} partitions: best {best:.3f} s, median {median:.3f} s"
             f" (cpu median {statistics.median(cpu):.3f} s)"
         )
+    counts = {f"topic-{t:03d}": PARTITIONS // TOPICS for t in range(TOPICS)}
+    for name, kwargs in (
+        ("--topic (100 topics)", {"selections": [parse_topic_option(t) for t in counts]}),
+        ("--all-topics", {"selections": [], "all_topics": True, "committed": list(committed)}),
+    ):
+        start = time.perf_counter()
+        resolved = resolve_scope(partition_counts=counts, **kwargs)
+        took = time.perf_counter() - start
+        assert len(resolved) == PARTITIONS
+        print(f"resolve_scope {name:22s} {PARTITIONS:,} partitions: {took:.3f} s (informative)")
     verdict = "OK" if worst <= TARGET_S else "OVER TARGET"
     print(f"slowest median {worst:.3f} s (target <= {TARGET_S:.1f} s): {verdict}")
 

@@ -130,7 +130,7 @@ def resolve_scope(
     if all_topics and selections:
         raise UsageError("--all-topics and --topic cannot be combined")
     counts = {t: (v if isinstance(v, int) else v.partitions) for t, v in partition_counts.items()}
-    wanted: set[TopicPartition] = set()
+    wanted: dict[str, set[int]] = {}  # per topic, so only names and ints get sorted
     missing: list[str] = []
     if all_topics:
         for tp in committed:
@@ -138,18 +138,18 @@ def resolve_scope(
             if count is None or not 0 <= tp.partition < count:
                 missing.append(str(tp))
             else:
-                wanted.add(TopicPartition(tp.topic, tp.partition))
+                wanted.setdefault(tp.topic, set()).add(tp.partition)
     for sel in selections:
         count = counts.get(sel.topic)
         if count is None:
             missing.append(f"topic {sel.topic}")
             continue
         if sel.partitions is None:
-            wanted.update(TopicPartition(sel.topic, p) for p in range(count))
+            wanted.setdefault(sel.topic, set()).update(range(count))
             continue
         for p in sel.partitions:
             if p < count:
-                wanted.add(TopicPartition(sel.topic, p))
+                wanted.setdefault(sel.topic, set()).add(p)
             else:
                 missing.append(f"{sel.topic}:{p} (topic has {count} partitions)")
     if missing:
@@ -158,7 +158,7 @@ def resolve_scope(
             sorted(set(missing)),
             hint="check the names with `kgroup describe GROUP --offsets`; nothing was changed",
         )
-    return tuple(sorted(wanted))
+    return tuple(TopicPartition(t, p) for t in sorted(wanted) for p in sorted(wanted[t]))
 
 
 # ---------------------------------------------------------------------------------------------
