@@ -341,99 +341,128 @@ def _plan_one(
                 "--topic scope and were left out"
             )
 
-    # The strategy is dispatched on its type with `is` tests inside one loop: cheaper than
-    # isinstance chains, and the rules stay side by side as in CLI.md's table.
-    kind = type(strategy)
-    new_row = tuple.__new__  # PlanRow(...) without its Python-level __new__ frame
+    rows, failures = _rows(group, strategy, scope, watermarks, committed, times, file_rows)
+    if failures:
+        return None, failures
+    return GroupPlan(group, tuple(rows), description, timestamp_ms, tuple(notes)), []
+
+
+def _rows(
+    group: str,
+    strategy: Strategy,
+    scope: list[Key],
+    watermarks: dict[Key, tuple[int, int]],
+    committed: dict[Key, int],
+    times: dict[Key, int],
+    file_rows: dict[str, dict[int, FileRow]],
+) -> tuple[list[PlanRow], list[PartitionFailure]]:
+    """The rows of CLI.md's strategy table, one small loop per strategy.
+
+    One loop per strategy, not one loop with a branch per strategy, because this is the
+    hot path of the 100,000-partition target; rows are built with tuple.__new__ (PlanRow
+    without its Python-level __new__) for the same reason.
+    Row tuple: group, topic, partition, current, new, log start, log end, clamped, warning,
+    no_record_after_time, metadata, leader_epoch.
+    """
     rows: list[PlanRow] = []
     failures: list[PartitionFailure] = []
     append = rows.append
-    for key in scope:
-        start, end = watermarks[key]
-        current = committed.get(key)
-        new: int | None
-        clamped = False
-        warning = None
-        no_record = False
-        metadata = None
-        leader_epoch = None
-        if kind is ToEarliest:
-            new = start
-        elif kind is ToLatest:
-            new = end
-        elif kind is ToCurrent:
-            new = end if current is None else current
-        elif kind is ToNone:
+    make = tuple.__new__
+    get = committed.get
+
+    if isinstance(strategy, (ToEarliest, ToLatest, ToCurrent)):
+        kind = type(strategy)
+        for key in scope:
+            start, end = watermarks[key]
+            current = get(key)
+            if kind is ToEarliest:
+                new = start  # log start offset
+            elif kind is ToLatest:
+                new = end  # log end offset
+            else:
+                new = end if current is None else current  # Kafka: log end when none
+            row = (group, *key, current, new, start, end, False, None, False, None, None)
+            append(make(PlanRow, row))
+
+    elif isinstance(strategy, ToNone):
+        # auto.offset.reset=none: keep the committed offset; none, or out of range, fails.
+        for key in scope:
+            start, end = watermarks[key]
+            current = get(key)
             if current is None:
                 failures.append(
                     PartitionFailure(group, TopicPartition(*key), "no committed offset")
                 )
-                continue
-            if not start <= current <= end:
-                failures.append(
-                    PartitionFailure(
-                        group,
-                        TopicPartition(*key),
-                        f"committed {current} outside the log [{start}, {end}]",
-                    )
-                )
-                continue
-            new = current
-        elif kind is ToTimestamp:
+            elif not start <= current <= end:
+                reason = f"committed {current} outside the log [{start}, {end}]"
+                failures.append(PartitionFailure(group, TopicPartition(*key), reason))
+            else:
+                row = (group, *key, current, current, start, end, False, None, False, None, None)
+                append(make(PlanRow, row))
+
+    elif isinstance(strategy, ToTimestamp):
+        # First offset with timestamp >= T; log end (marked) when there is no such record.
+        for key in scope:
+            start, end = watermarks[key]
             found = times.get(key)
             if found is None:
-                new, no_record = end, True
+                row = (group, *key, get(key), end, start, end, False, None, True, None, None)
             elif start <= found <= end:
-                new = found
+                row = (group, *key, get(key), found, start, end, False, None, False, None, None)
             else:
                 new, clamped, warning = _clamp(found, start, end, key)
-        elif kind is ToOffset or kind is ShiftBy:
-            if kind is ToOffset:
-                requested = strategy.offset  # type: ignore[union-attr]
+                row = (group, *key, get(key), new, start, end, clamped, warning, False, None, None)
+            append(make(PlanRow, row))
+
+    elif isinstance(strategy, (ToOffset, ShiftBy)):
+        # N, or committed + N; clamped into [log start, log end] with a warning.
+        fixed = strategy.offset if isinstance(strategy, ToOffset) else None
+        delta = strategy.delta if isinstance(strategy, ShiftBy) else 0
+        for key in scope:
+            start, end = watermarks[key]
+            current = get(key)
+            if fixed is not None:
+                requested = fixed
             elif current is None:
                 failures.append(
                     PartitionFailure(group, TopicPartition(*key), "no committed offset")
                 )
                 continue
             else:
-                requested = current + strategy.delta  # type: ignore[union-attr]
+                requested = current + delta
             if start <= requested <= end:
-                new = requested
+                row = (group, *key, current, requested, start, end, False, None, False, None, None)
             else:
                 new, clamped, warning = _clamp(requested, start, end, key)
-        elif kind is FromFile:
-            row = file_rows[key[0]][key[1]]
-            metadata, leader_epoch = row.metadata, row.leader_epoch
-            if row.offset is None:
-                new = None
-            elif start <= row.offset <= end:
-                new = row.offset
-            else:
-                new, clamped, warning = _clamp(row.offset, start, end, key)
-        else:  # pragma: no cover - exhaustive over Strategy
-            raise TypeError(f"unknown strategy {strategy!r}")
-        append(
-            new_row(
-                PlanRow,
-                (
-                    group,
-                    key[0],
-                    key[1],
-                    current,
-                    new,
-                    start,
-                    end,
-                    clamped,
-                    warning,
-                    no_record,
-                    metadata,
-                    leader_epoch,
-                ),
+                row = (group, *key, current, new, start, end, clamped, warning, False, None, None)
+            append(make(PlanRow, row))
+
+    elif isinstance(strategy, FromFile):
+        # The file's offset (with its metadata), clamped; None (from a backup) removes it.
+        for key in scope:
+            start, end = watermarks[key]
+            entry = file_rows[key[0]][key[1]]
+            requested, clamped, warning = entry.offset, False, None
+            if requested is not None and not start <= requested <= end:
+                requested, clamped, warning = _clamp(requested, start, end, key)
+            row = (
+                group,
+                *key,
+                get(key),
+                requested,
+                start,
+                end,
+                clamped,
+                warning,
+                False,
+                entry.metadata,
+                entry.leader_epoch,
             )
-        )
-    if failures:
-        return None, failures
-    return GroupPlan(group, tuple(rows), description, timestamp_ms, tuple(notes)), []
+            append(make(PlanRow, row))
+
+    else:  # pragma: no cover - exhaustive over Strategy
+        raise TypeError(f"unknown strategy {strategy!r}")
+    return rows, failures
 
 
 # ---------------------------------------------------------------------------------------------
