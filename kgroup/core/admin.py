@@ -311,6 +311,29 @@ class GroupAdmin:
             result[name] = TopicMetadata(name=name, partitions=len(topic.partitions))
         return result
 
+    def topic_details(self, topics: Sequence[str]) -> dict[str, TopicMetadata]:
+        """Partition counts, topic ids (Kafka's base64url form) and the racks of each
+        partition's replicas (DescribeTopics); unknown topics raise NotFoundError."""
+        from confluent_kafka import TopicCollection
+
+        if not topics:
+            return {}
+        futures = self.admin.describe_topics(TopicCollection(list(topics)),
+                                             request_timeout=self.timeout_s)
+        result: dict[str, TopicMetadata] = {}
+        for name, future in futures.items():
+            described = self._result(future, "describe topic", name,
+                                     acl=f"Describe on Topic:{name}")
+            partitions = sorted(described.partitions, key=lambda p: p.id)
+            racks = tuple(
+                tuple(sorted({n.rack for n in p.replicas if getattr(n, "rack", None)}))
+                for p in partitions
+            )
+            result[name] = TopicMetadata(
+                name=name, partitions=len(partitions),
+                topic_id=_uuid_text(described.topic_id), replica_racks=racks)
+        return result
+
     # -- groups ----------------------------------------------------------------------------
 
     def list_groups(self) -> list[GroupListing]:
@@ -657,6 +680,19 @@ class GroupAdmin:
             except UnreachableError:
                 if time.monotonic() >= end:
                     raise
+
+
+def _uuid_text(uuid: Any) -> str | None:
+    """Kafka's printed form of a topic id: unpadded base64url of the 16 bytes."""
+    if uuid is None:
+        return None
+    import base64
+
+    raw = (uuid.get_most_significant_bits().to_bytes(8, "big", signed=True)
+           + uuid.get_least_significant_bits().to_bytes(8, "big", signed=True))
+    if raw == bytes(16):
+        return None
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def _as_exception(error: Any) -> BaseException:
