@@ -36,6 +36,6 @@ complete -c kgroup -n '__fish_seen_subcommand_from simulate-assign' -l compare -
 complete -c kgroup -n '__fish_seen_subcommand_from simulate-assign' -l scenario -r -d 'YAML or JSON scenario (topics, members, events).'
 complete -c kgroup -n '__fish_seen_subcommand_from simulate-assign' -l members -r -d 'c1,c2,c3 (every topic) or c1=t1+t2@rackA,c2=t1.'
 complete -c kgroup -n '__fish_seen_subcommand_from simulate-assign' -l topics -r -d 'orders:12,payments:6 (optional @r1+r2 replica racks).'
-complete -c kgroup -n '__fish_seen_subcommand_from simulate-assign' -l from-group -r -d 'Start from a live group\'s members.'
+complete -c kgroup -n '__fish_seen_subcommand_from simulate-assign' -l from-group -r -d 'Start from a live group: its members, subscriptions, racks and current assignment, with its topics\''
 complete -c kgroup -n '__fish_seen_subcommand_from simulate-assign' -l events -r -d 'Rebalance sequence: +c4[=t1+t2][@rack], -c1, topic:orders=24, sub:c2=t1, rack:c2=r3.'
 complete -c kgroup -n '__fish_seen_subcommand_from simulate-assign' -l rack-aware -d 'Give members without a rack one, round-robin over the topics\' replica racks.'

@@ -24,7 +24,7 @@ _kgroup() {
         "sandbox start") candidates=('--engine:tansu (embedded, default) or docker (real Apache Kafka).') ;;
         "sandbox status") candidates=() ;;
         "sandbox stop") candidates=() ;;
-        "simulate-assign") candidates=('--strategy:range, roundrobin, sticky, cooperative-sticky (client side), uniform, server-ran' '--compare:Side by side\: the given strategies, or all six.' '--scenario:YAML or JSON scenario (topics, members, events).' '--members:c1,c2,c3 (every topic) or c1=t1+t2@rackA,c2=t1.' '--topics:orders\:12,payments\:6 (optional @r1+r2 replica racks).' '--from-group:Start from a live group'\''s members.' '--events:Rebalance sequence\: +c4[=t1+t2][@rack], -c1, topic\:orders=24, sub\:c2=t1, rack' '--rack-aware:Give members without a rack one, round-robin over the topics'\'' replica racks.') ;;
+        "simulate-assign") candidates=('--strategy:range, roundrobin, sticky, cooperative-sticky (client side), uniform, server-ran' '--compare:Side by side\: the given strategies, or all six.' '--scenario:YAML or JSON scenario (topics, members, events).' '--members:c1,c2,c3 (every topic) or c1=t1+t2@rackA,c2=t1.' '--topics:orders\:12,payments\:6 (optional @r1+r2 replica racks).' '--from-group:Start from a live group\: its members, subscriptions, racks and current assignme' '--events:Rebalance sequence\: +c4[=t1+t2][@rack], -c1, topic\:orders=24, sub\:c2=t1, rack' '--rack-aware:Give members without a rack one, round-robin over the topics'\'' replica racks.') ;;
     esac
     _describe 'kgroup' candidates
 }
