@@ -26,6 +26,8 @@ demo: $(VENV)/.installed
 	$(BIN)/kgroup sandbox seed
 	$(BIN)/kgroup list
 	$(BIN)/kgroup describe --all-groups
+	$(BIN)/kgroup describe --all-groups --state
+	$(BIN)/kgroup reset-offsets billing --topic orders --to-offset 35
 	@echo "The sandbox keeps running; stop it with: $(BIN)/kgroup sandbox stop"
 
 ## test: install test extras and run the whole suite (unit, cli, integration on the sandbox)
