@@ -26,6 +26,8 @@ demo: $(VENV)/.installed
 	$(BIN)/kgroup sandbox seed
 	$(BIN)/kgroup list
 	$(BIN)/kgroup describe --all-groups
+	$(BIN)/kgroup describe --all-groups --state
+	$(BIN)/kgroup reset-offsets billing --topic orders --to-offset 35
 	$(BIN)/kgroup simulate-assign --strategy cooperative-sticky --members c1,c2,c3 \
 		--topics orders:6,payments:3 --events "+c4,-c1"
 	@echo "The sandbox keeps running; stop it with: $(BIN)/kgroup sandbox stop"

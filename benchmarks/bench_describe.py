@@ -55,6 +55,11 @@ def request_counts(*args: str) -> str:
 
 
 def main() -> int:
+    import compileall
+
+    # Measure what an installed kgroup does: with bytecode compiled (pip does this on install;
+    # PYTHONDONTWRITEBYTECODE in some environments would otherwise recompile every run).
+    compileall.compile_dir(os.path.join(os.path.dirname(__file__), "..", "kgroup"), quiet=1)
     state = start_tansu()
     bootstrap = state.bootstrap
     try:

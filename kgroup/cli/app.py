@@ -221,7 +221,7 @@ def _register_commands() -> None:
 
     groups.register(app)
     sandbox.register(app)
-    for name in ("describe", "reset", "assign", "decode"):
+    for name in ("describe", "reset", "assign", "decode"):  # registered when present
         try:
             module = __import__(f"kgroup.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:

@@ -318,20 +318,25 @@ class GroupAdmin:
 
         if not topics:
             return {}
-        futures = self.admin.describe_topics(TopicCollection(list(topics)),
-                                             request_timeout=self.timeout_s)
+        futures = self.admin.describe_topics(
+            TopicCollection(list(topics)), request_timeout=self.timeout_s
+        )
         result: dict[str, TopicMetadata] = {}
         for name, future in futures.items():
-            described = self._result(future, "describe topic", name,
-                                     acl=f"Describe on Topic:{name}")
+            described = self._result(
+                future, "describe topic", name, acl=f"Describe on Topic:{name}"
+            )
             partitions = sorted(described.partitions, key=lambda p: p.id)
             racks = tuple(
                 tuple(sorted({n.rack for n in p.replicas if getattr(n, "rack", None)}))
                 for p in partitions
             )
             result[name] = TopicMetadata(
-                name=name, partitions=len(partitions),
-                topic_id=_uuid_text(described.topic_id), replica_racks=racks)
+                name=name,
+                partitions=len(partitions),
+                topic_id=_uuid_text(described.topic_id),
+                replica_racks=racks,
+            )
         return result
 
     # -- groups ----------------------------------------------------------------------------
@@ -431,6 +436,36 @@ class GroupAdmin:
                 metadata=tp.metadata or "",
             )
         return offsets
+
+    def committed_offsets_or_none(self, group_id: str) -> dict[TopicPartition, CommittedOffset]:
+        """Committed offsets, or {} for a group that does not exist (yet)."""
+        try:
+            return self.committed_offsets(group_id)
+        except NotFoundError:
+            return {}
+
+    def delete_offsets(self, group_id: str, partitions: Sequence[TopicPartition]) -> None:
+        """Remove committed offsets of an inactive group (OffsetDelete, KIP-496)."""
+        from confluent_kafka import ConsumerGroupTopicPartitions
+        from confluent_kafka import TopicPartition as RdTopicPartition
+
+        request = [RdTopicPartition(tp.topic, tp.partition) for tp in sorted(partitions)]
+        futures = self.admin.delete_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions(group_id, request)], request_timeout=self.timeout_s
+        )
+        result = self._result(
+            futures[group_id],
+            "delete committed offsets of group",
+            group_id,
+            acl=f"Delete on Group:{group_id} and Read on its topics",
+        )
+        failed = [tp for tp in result.topic_partitions or [] if tp.error is not None]
+        if failed:
+            raise self._fail(
+                _as_exception(failed[0].error),
+                "delete committed offsets of group",
+                f"{group_id} ({failed[0].topic}:{failed[0].partition})",
+            )
 
     def committed_offsets_many(
         self, group_ids: Sequence[str]
@@ -688,8 +723,9 @@ def _uuid_text(uuid: Any) -> str | None:
         return None
     import base64
 
-    raw = (uuid.get_most_significant_bits().to_bytes(8, "big", signed=True)
-           + uuid.get_least_significant_bits().to_bytes(8, "big", signed=True))
+    raw = uuid.get_most_significant_bits().to_bytes(
+        8, "big", signed=True
+    ) + uuid.get_least_significant_bits().to_bytes(8, "big", signed=True)
     if raw == bytes(16):
         return None
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
