@@ -29,6 +29,7 @@ from kgroup.core.models import (
     GroupDescription,
     GroupListing,
     MemberDescription,
+    NextRecord,
     OffsetAtTime,
     TopicMetadata,
     TopicPartition,
@@ -513,19 +514,21 @@ class GroupAdmin:
             result[group_id] = offsets
         return result
 
-    def record_timestamps(
+    def next_records(
         self,
         positions: Iterable[tuple[TopicPartition, int]],
         *,
         read_committed: bool = False,
         max_bytes_per_partition: int = 65536,
-    ) -> dict[tuple[TopicPartition, int], int | None]:
-        """Timestamp of the record at each (partition, offset): one bounded fetch per partition.
+    ) -> dict[tuple[TopicPartition, int], NextRecord]:
+        """What a consumer of each (partition, offset) would get next: one bounded fetch each.
 
         A consumer with no group membership assigns the partitions at those offsets and reads
-        one record from each (at most `max_bytes_per_partition` per fetch). A position whose
-        record is gone (compacted or deleted) gets the next record's timestamp, as a consumer
-        would see it; one that yields nothing within the timeout gets None.
+        one record from each (at most `max_bytes_per_partition` per fetch). Transaction markers
+        are never delivered to consumers, and with `read_committed` neither are aborted records:
+        a position with nothing but those before the end of the log is not consumable. A
+        position whose record is gone (deleted) gets the next record, as a consumer would. A
+        position that yields nothing within the timeout is left out (unknown).
         """
         from confluent_kafka import Consumer
         from confluent_kafka import TopicPartition as RdTopicPartition
@@ -533,12 +536,12 @@ class GroupAdmin:
         by_partition: dict[TopicPartition, list[int]] = {}
         for tp, offset in positions:
             by_partition.setdefault(tp, []).append(offset)
-        result: dict[tuple[TopicPartition, int], int | None] = {}
+        result: dict[tuple[TopicPartition, int], NextRecord] = {}
         if not by_partition:
             return result
         conf = self.client_conf(
             **{
-                "group.id": "kgroup-lag-time-reader",
+                "group.id": "kgroup-lag-reader",
                 "enable.auto.commit": False,
                 "enable.auto.offset.store": False,
                 "max.partition.fetch.bytes": max_bytes_per_partition,
@@ -579,7 +582,7 @@ class GroupAdmin:
                     error = message.error()
                     if error is not None:
                         if error.code() == error._PARTITION_EOF:
-                            result[(tp, pending.pop(tp))] = None
+                            result[(tp, pending.pop(tp))] = NextRecord(consumable=False)
                             continue
                         raise self._fail(
                             _as_exception(error),
@@ -588,10 +591,10 @@ class GroupAdmin:
                             acl=f"Read on Topic:{tp.topic}",
                         )
                     _kind, timestamp = message.timestamp()
-                    result[(tp, pending.pop(tp))] = timestamp if timestamp >= 0 else None
+                    result[(tp, pending.pop(tp))] = NextRecord(
+                        consumable=True, timestamp=timestamp if timestamp >= 0 else None
+                    )
                     consumer.pause([RdTopicPartition(tp.topic, tp.partition)])
-                for tp, offset in pending.items():
-                    result[(tp, offset)] = None
                 consumer.unassign()
         finally:
             consumer.close()

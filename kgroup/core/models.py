@@ -128,3 +128,13 @@ class GroupSnapshot:
     group: GroupDescription
     topics: dict[str, TopicMetadata] = field(default_factory=dict)
     via: str = "DescribeGroups"
+
+
+@dataclass(frozen=True)
+class NextRecord:
+    """What a consumer finds at a committed offset: a record to consume (with its timestamp,
+    None when it has none), or nothing before the end of the log (`consumable` False: only
+    transaction markers or aborted records remain)."""
+
+    consumable: bool
+    timestamp: int | None = None

@@ -96,17 +96,20 @@ def collect(
         results.append(
             build_group_lag(inputs[gid], views[gid], watermarks, read_committed=read_committed)
         )
-    if lag_time:
+    if lag_time or read_committed:
+        # One bounded fetch per lagging (partition, committed offset): the first unconsumed
+        # record's timestamp for --lag-time, and whether anything is left to consume at all
+        # for --read-committed (transaction markers alone are not).
         positions = lagging_positions(results)
-        timestamps = admin.record_timestamps(sorted(positions), read_committed=read_committed)
+        peeked = admin.next_records(sorted(positions), read_committed=read_committed)
         results = [
             build_group_lag(
                 inputs[gid],
                 views[gid],
                 watermarks,
                 read_committed=read_committed,
-                first_unconsumed=timestamps,
-                now_ms=now_ms,
+                next_records=peeked,
+                now_ms=now_ms if lag_time else None,
             )
             for gid in group_ids
         ]

@@ -2,8 +2,10 @@
 
 Lag follows Kafka's ConsumerGroupCommand: `log_end_offset - current_offset` for a partition with a
 committed offset, nothing otherwise (a partition with no commit has no lag to report, not 0 and
-not the whole log). With `read_committed`, the log end is the last stable offset (KIP-98), so
-transaction markers do not leave a lag of 1 forever. A negative lag (committed beyond the log end,
+not the whole log). With `read_committed`, the log end is the last stable offset (KIP-98), and a partition
+where only transaction markers or aborted records lie between the committed offset and that end
+has lag 0: a read_committed consumer has nothing left to read there (the last stable offset alone
+does not remove the "lag of 1 forever" a commit marker leaves behind the last record). A negative lag (committed beyond the log end,
 e.g. after the log was truncated) is reported as it is: it is a fact an operator must see.
 """
 
@@ -16,6 +18,7 @@ from kgroup.core.models import (
     CommittedOffset,
     GroupDescription,
     MemberDescription,
+    NextRecord,
     TopicPartition,
     Watermarks,
 )
@@ -69,15 +72,19 @@ def partition_lag(current: int | None, log_end: int | None) -> int | None:
     return log_end - current
 
 
-def time_lag_ms(lag: int | None, first_unconsumed_timestamp: int | None, now_ms: int) -> int | None:
-    """Age of the first unconsumed record; 0 when nothing is unconsumed, None when unknown."""
+def time_lag_ms(lag: int | None, next_record: NextRecord | None, now_ms: int) -> int | None:
+    """Age of the first unconsumed record; 0 when nothing is left to consume, None when unknown."""
     if lag is None:
         return None
     if lag <= 0:
         return 0
-    if first_unconsumed_timestamp is None or first_unconsumed_timestamp < 0:
+    if next_record is None:
         return None
-    return max(0, now_ms - first_unconsumed_timestamp)
+    if not next_record.consumable:
+        return 0
+    if next_record.timestamp is None or next_record.timestamp < 0:
+        return None
+    return max(0, now_ms - next_record.timestamp)
 
 
 def sum_known(values: Iterable[int | None]) -> int | None:
@@ -118,7 +125,7 @@ def build_group_lag(
     watermarks: Mapping[TopicPartition, Watermarks],
     *,
     read_committed: bool = False,
-    first_unconsumed: Mapping[tuple[TopicPartition, int], int | None] | None = None,
+    next_records: Mapping[tuple[TopicPartition, int], NextRecord] | None = None,
     now_ms: int | None = None,
 ) -> GroupLag:
     """Rows (sorted by topic, partition) and totals of one group."""
@@ -144,10 +151,21 @@ def build_group_lag(
             )
         current = committed.offset if committed is not None else None
         lag = partition_lag(current, log_end)
+        peeked = next_records.get((tp, current)) if next_records and current is not None else None
+        if (
+            read_committed
+            and lag is not None
+            and lag > 0
+            and peeked is not None
+            and not peeked.consumable
+        ):
+            # Only transaction markers (and aborted records) lie between the committed offset
+            # and the last stable offset: nothing is left to consume, so the lag is 0, not the
+            # "lag of 1 forever" offset arithmetic gives behind a commit marker.
+            lag = 0
         lag_ms = None
-        if first_unconsumed is not None and now_ms is not None:
-            timestamp = first_unconsumed.get((tp, current)) if current is not None else None
-            lag_ms = time_lag_ms(lag, timestamp, now_ms)
+        if next_records is not None and now_ms is not None:
+            lag_ms = time_lag_ms(lag, peeked, now_ms)
         member = owner_of.get(tp)
         rows.append(
             PartitionLag(

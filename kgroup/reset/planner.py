@@ -154,7 +154,7 @@ def resolve_scope(
                 missing.append(f"{sel.topic}:{p} (topic has {count} partitions)")
     if missing:
         raise PartitionsNotFound(
-            f"not found: {', '.join(sorted(set(missing)))}",
+            f"not found: {shortened(sorted(set(missing)))}",
             sorted(set(missing)),
             hint="check the names with `kgroup describe GROUP --offsets`; nothing was changed",
         )
@@ -228,11 +228,21 @@ def plan_groups(
     return tuple(sorted(plans, key=lambda p: p.group))
 
 
+LISTED_AT_MOST = 20  # items named in a one-line message; the exception carries them all
+
+
+def shortened(items: Sequence[str], limit: int = LISTED_AT_MOST) -> str:
+    """`a, b, c` or `a, b, ... and 17 more` so a one-line error stays readable."""
+    if len(items) <= limit:
+        return ", ".join(items)
+    return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
+
+
 def _check_failed(strategy: Strategy, failures: list[PartitionFailure]) -> PlanCheckFailed:
     failures.sort(key=lambda f: (f.group, f.topic_partition))
     groups = sorted({f.group for f in failures})
     listed = "; ".join(
-        f"group {g}: " + ", ".join(str(f) for f in failures if f.group == g) for g in groups
+        f"group {g}: " + shortened([str(f) for f in failures if f.group == g]) for g in groups
     )
     if isinstance(strategy, ToNone):
         what = "without a valid committed offset"
@@ -312,7 +322,7 @@ def _plan_one(
 
     missing = [TopicPartition(*key) for key in scope if key not in watermarks]
     if missing:
-        names = ", ".join(str(tp) for tp in missing)
+        names = shortened([str(tp) for tp in missing])
         raise PartitionsNotFound(
             f"group {group}: no log offsets for {names}",
             [str(tp) for tp in missing],

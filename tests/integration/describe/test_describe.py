@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.helpers import commit_offsets, make_topic, run_kgroup
+from tests.helpers import admin_for, commit_offsets, make_topic, run_kgroup
 
 pytestmark = pytest.mark.integration
 
@@ -163,3 +163,89 @@ def test_members_of_an_active_group_on_real_kafka(kafka_broker, unique) -> None:
         assert member["assignment"] == f"{topic}:0,1"
     finally:
         consumer.close()
+
+
+def _transactional_producer(bootstrap: str, txn_id: str):
+    from confluent_kafka import Producer
+
+    producer = Producer(
+        {"bootstrap.servers": bootstrap, "transactional.id": txn_id, "linger.ms": 0}
+    )
+    producer.init_transactions(30)
+    return producer
+
+
+def test_read_committed_removes_the_lag_a_commit_marker_leaves(kafka_broker, unique) -> None:
+    """Three records committed in one transaction take offsets 0-2 and the commit marker 3;
+    a consumer that read them commits 3. Offset arithmetic says lag 1 forever; a read_committed
+    consumer has nothing left to read, so --read-committed says 0."""
+    from kgroup.core.clients import create_topics
+
+    topic, group = f"txn-{unique}", f"txn-g-{unique}"
+    create_topics(admin_for(kafka_broker.bootstrap), {topic: 1})
+    producer = _transactional_producer(kafka_broker.bootstrap, f"txn-{unique}")
+    producer.begin_transaction()
+    for _ in range(3):
+        producer.produce(topic, value=b"r", partition=0)
+        producer.flush(30)
+    producer.commit_transaction(30)
+    commit_offsets(kafka_broker.bootstrap, group, {(topic, 0): 3})
+    plain = describe_json(kafka_broker.bootstrap, group)["groups"][0]["partitions"][0]
+    assert (plain["log_end_offset"], plain["lag"]) == (4, 1)
+    committed_view = describe_json(kafka_broker.bootstrap, group, "--read-committed", "--lag-time")[
+        "groups"
+    ][0]
+    row = committed_view["partitions"][0]
+    assert (row["log_end_offset"], row["lag"], row["lag_ms"]) == (4, 0, 0)
+    assert committed_view["total_lag"] == 0
+
+
+@pytest.mark.real_kafka
+def test_read_committed_lag_stops_at_an_open_transaction(kafka_broker, unique) -> None:
+    """With a transaction open, the last stable offset is its first offset (tansu 0.6.0 answers
+    0 there, TEST_ENVIRONMENT.md): read_committed consumers cannot go further."""
+    from kgroup.core.clients import create_topics
+
+    topic, group = f"open-{unique}", f"open-g-{unique}"
+    create_topics(admin_for(kafka_broker.bootstrap), {topic: 1})
+    producer = _transactional_producer(kafka_broker.bootstrap, f"open-{unique}")
+    producer.begin_transaction()
+    for _ in range(2):
+        producer.produce(topic, value=b"r", partition=0)
+    producer.commit_transaction(30)  # offsets 0-1, marker 2
+    producer.begin_transaction()
+    for _ in range(3):
+        producer.produce(topic, value=b"o", partition=0)
+    producer.flush(30)  # offsets 3-5 in an open transaction
+    commit_offsets(kafka_broker.bootstrap, group, {(topic, 0): 2})
+    try:
+        row = describe_json(kafka_broker.bootstrap, group, "--read-committed")["groups"][0][
+            "partitions"
+        ][0]
+        assert (row["log_end_offset"], row["lag"]) == (3, 0)
+        plain = describe_json(kafka_broker.bootstrap, group)["groups"][0]["partitions"][0]
+        assert (plain["log_end_offset"], plain["lag"]) == (6, 4)
+    finally:
+        producer.abort_transaction(30)
+
+
+def test_watch_refreshes_until_interrupted(lagging) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    bootstrap, _topic, group = lagging
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kgroup", "-b", bootstrap, "describe", group, "--watch", "0.3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    assert out.count(f"{group}: total lag 6") >= 2, out
+    assert "Traceback" not in err
+    refused = run_kgroup("-b", bootstrap, "describe", group, "--watch", "1", "-o", "json", expect=2)
+    assert "--watch" in refused.stderr

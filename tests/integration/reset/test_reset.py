@@ -432,3 +432,61 @@ def test_broker_stopping_during_execute_exits_6_and_keeps_the_backup(
         except ProcessLookupError:
             pass
         stop_process(state.pid, state.binary)
+
+
+def test_several_groups_are_separate_units(kafka_broker, unique, isolated_state) -> None:
+    """One group is refused (its offsets moved after planning would be stale: here it has an
+    active member); the other is committed; the summary says which, and the exit code is 4."""
+    topic = f"multi-{unique}"
+    calm, busy = f"multi-calm-{unique}", f"multi-busy-{unique}"
+    make_topic(kafka_broker.bootstrap, topic, [6])
+    commit_offsets(kafka_broker.bootstrap, calm, {(topic, 0): 2})
+    ready = isolated_state.parent / "ready-multi"
+    member = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kgroup.sandbox.member",
+            "--bootstrap",
+            kafka_broker.bootstrap,
+            "--group",
+            busy,
+            "--topics",
+            topic,
+            "--commit",
+            f"{topic}:0=1",
+            "--engine",
+            "tansu" if kafka_broker.is_tansu else "docker",
+            "--ready-file",
+            str(ready),
+        ]
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists():
+            assert member.poll() is None and time.monotonic() < deadline, "member did not join"
+            time.sleep(0.1)
+        env = {"XDG_STATE_HOME": str(isolated_state)}
+        result = run_kgroup(
+            "-b",
+            kafka_broker.bootstrap,
+            "reset-offsets",
+            calm,
+            busy,
+            "--topic",
+            topic,
+            "--to",
+            "latest",
+            "--execute",
+            "-o",
+            "json",
+            env=env,
+            expect=4,
+        )
+        status = {g["group"]: g["status"] for g in json.loads(result.stdout)["groups"]}
+        assert status == {calm: "committed", busy: "refused"}
+        assert committed(kafka_broker.bootstrap, calm) == {(topic, 0): 6}
+        assert committed(kafka_broker.bootstrap, busy) == {(topic, 0): 1}
+    finally:
+        member.send_signal(signal.SIGTERM)
+        member.wait(timeout=20)

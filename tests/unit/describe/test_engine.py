@@ -6,6 +6,7 @@ from kgroup.core.models import (
     CommittedOffset,
     GroupDescription,
     MemberDescription,
+    NextRecord,
     TopicPartition,
     Watermarks,
 )
@@ -34,12 +35,15 @@ def test_lag_is_log_end_minus_committed() -> None:
 
 def test_time_lag() -> None:
     now = 1_000_000
-    assert time_lag_ms(3, 900_000, now) == 100_000
-    assert time_lag_ms(0, 900_000, now) == 0
+    at = lambda ts: NextRecord(True, ts)  # noqa: E731
+    assert time_lag_ms(3, at(900_000), now) == 100_000
+    assert time_lag_ms(0, at(900_000), now) == 0
     assert time_lag_ms(0, None, now) == 0
-    assert time_lag_ms(None, 900_000, now) is None
-    assert time_lag_ms(2, None, now) is None
-    assert time_lag_ms(2, now + 5, now) == 0  # a record stamped in the future: not negative
+    assert time_lag_ms(None, at(900_000), now) is None
+    assert time_lag_ms(2, None, now) is None  # not fetched in time: unknown
+    assert time_lag_ms(2, at(None), now) is None  # a record without a timestamp
+    assert time_lag_ms(2, NextRecord(False), now) == 0  # only markers left
+    assert time_lag_ms(2, at(now + 5), now) == 0  # a record stamped in the future: not negative
 
 
 def group_input(committed: dict[TopicPartition, int], members=(), state="Stable") -> GroupInput:
@@ -110,7 +114,11 @@ def test_lag_time_uses_the_record_at_the_committed_offset() -> None:
     first = build_group_lag(gi, [T("t", 0), T("t", 1)], marks)
     assert lagging_positions([first]) == {(T("t", 0), 4)}
     timed = build_group_lag(
-        gi, [T("t", 0), T("t", 1)], marks, first_unconsumed={(T("t", 0), 4): 5_000}, now_ms=65_000
+        gi,
+        [T("t", 0), T("t", 1)],
+        marks,
+        next_records={(T("t", 0), 4): NextRecord(True, 5_000)},
+        now_ms=65_000,
     )
     assert [r.lag_ms for r in timed.rows] == [60_000, 0]
 
@@ -141,3 +149,19 @@ def test_errored_group_has_no_rows() -> None:
     gi = GroupInput(GroupDescription("g", "Unknown"), {}, "not authorized", "error")
     lag = build_group_lag(gi, [T("t", 0)], {})
     assert lag.rows == () and lag.error == "not authorized"
+
+
+def test_read_committed_lag_is_zero_when_only_markers_remain() -> None:
+    """Three records committed in a transaction (offsets 0-2) and its marker (3): a consumer
+    that read all three commits 3; offset arithmetic says lag 1 forever."""
+    gi = group_input({T("t", 0): 3})
+    marks = {T("t", 0): Watermarks(0, 4, last_stable=4)}
+    peek = {(T("t", 0), 3): NextRecord(consumable=False)}
+    assert build_group_lag(gi, [T("t", 0)], marks).rows[0].lag == 1  # Kafka's arithmetic
+    fixed = build_group_lag(gi, [T("t", 0)], marks, read_committed=True, next_records=peek)
+    assert fixed.rows[0].lag == 0 and fixed.total_lag == 0
+    real = {(T("t", 0), 3): NextRecord(consumable=True, timestamp=1)}
+    assert (
+        build_group_lag(gi, [T("t", 0)], marks, read_committed=True, next_records=real).rows[0].lag
+        == 1
+    )

@@ -483,3 +483,10 @@ def test_planner_takes_the_core_models_directly() -> None:
 def test_scope_takes_topic_metadata() -> None:
     topics = {"t": TopicMetadata("t", 2), "u": TopicMetadata("u", 1)}
     assert resolve_scope([parse_topic_option("t")], topics) == (T0, T1)
+
+
+def test_long_partition_lists_are_shortened_in_messages() -> None:
+    from kgroup.reset.planner import shortened
+
+    assert shortened(["a", "b"], limit=3) == "a, b"
+    assert shortened([str(i) for i in range(25)], limit=3) == "0, 1, 2 and 22 more"
