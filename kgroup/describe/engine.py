@@ -1,12 +1,14 @@
 """Lag rows for `kgroup describe`, computed from data only (no I/O, `now_ms` passed in).
 
-Lag follows Kafka's ConsumerGroupCommand: `log_end_offset - current_offset` for a partition with a
-committed offset, nothing otherwise (a partition with no commit has no lag to report, not 0 and
-not the whole log). With `read_committed`, the log end is the last stable offset (KIP-98), and a partition
-where only transaction markers or aborted records lie between the committed offset and that end
-has lag 0: a read_committed consumer has nothing left to read there (the last stable offset alone
-does not remove the "lag of 1 forever" a commit marker leaves behind the last record). A negative lag (committed beyond the log end,
-e.g. after the log was truncated) is reported as it is: it is a fact an operator must see.
+Lag follows Kafka's ConsumerGroupCommand: `log_end_offset - current_offset` for a partition with
+a committed offset, nothing otherwise (a partition with no commit has no lag to report, not 0 and
+not the whole log). A negative lag (committed beyond the log end, e.g. after the log was
+truncated) is reported as it is: it is a fact an operator must see.
+
+With `read_committed`, the log end is the last stable offset (KIP-98), and a partition where only
+transaction markers or aborted records lie between the committed offset and that end has lag 0:
+a read_committed consumer has nothing left to read there. (The last stable offset alone does not
+remove the "lag of 1 forever" a commit marker leaves behind the last record.)
 """
 
 from __future__ import annotations
