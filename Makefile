@@ -1,0 +1,49 @@
+# kgroup: `make demo` and `make test` are all a fresh machine needs (Python >= 3.10, Java 17 for Spark).
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+
+.PHONY: demo test bench lint docs clean venv
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[sandbox]'
+	$(BIN)/python -m compileall -q kgroup
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test,sandbox]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+## demo: venv + kgroup, start the sandbox broker, seed it, show the groups and their lag
+demo: $(VENV)/.installed
+	$(BIN)/kgroup sandbox start
+	$(BIN)/kgroup sandbox seed
+	$(BIN)/kgroup list
+	$(BIN)/kgroup describe --all-groups
+	@echo "The sandbox keeps running; stop it with: $(BIN)/kgroup sandbox stop"
+
+## test: install test extras and run the whole suite (unit, cli, integration on the sandbox)
+test: $(VENV)/.installed-test
+	$(BIN)/python -m ruff check kgroup tests scripts benchmarks
+	$(BIN)/python -m pytest
+
+## bench: speed and memory benchmarks (figures printed; targets in each script)
+bench: $(VENV)/.installed-test
+	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+lint: $(VENV)/.installed-test
+	$(BIN)/python -m ruff check kgroup tests scripts benchmarks
+	$(BIN)/python -m ruff format --check kgroup tests scripts benchmarks
+
+## docs: regenerate completions/ and man/ from the CLI
+docs: $(VENV)/.installed
+	$(BIN)/python scripts/gen_docs.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,30 @@
+"""`kgroup --help` wall time (median of N runs, whole process). Target: <= 200 ms median."""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+
+def main(runs: int = 21) -> int:
+    exe = shutil.which("kgroup") or ""
+    command = [exe, "--help"] if exe else [sys.executable, "-m", "kgroup", "--help"]
+    subprocess.run(command, capture_output=True, check=True)  # warm the page cache
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True)
+        times.append((time.perf_counter() - started) * 1000)
+    median = statistics.median(times)
+    print(
+        f"kgroup --help: median {median:.0f} ms, min {min(times):.0f} ms, "
+        f"max {max(times):.0f} ms over {runs} runs (target <= 200 ms)"
+    )
+    return 0 if median <= 200 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,327 @@
+"""The Typer root: global options, command registration and the one error path.
+
+Every KgroupError becomes one line on stderr and its exit code (CLI.md, "Exit codes"); usage
+errors exit 2; Ctrl-C exits 130; tracebacks only with --verbose.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import typer
+
+from kgroup import __version__
+from kgroup.core.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    KgroupError,
+    UsageError,
+)
+
+if TYPE_CHECKING:
+    from kgroup.core.admin import GroupAdmin
+    from kgroup.core.config import ClusterConfig
+
+OUTPUT_MODES = ("table", "json", "jsonl", "csv")
+
+app = typer.Typer(
+    name="kgroup",
+    help="Operations toolkit for Apache Kafka consumer groups: list, describe, reset offsets, "
+    "simulate assignments, decode __consumer_offsets.",
+    no_args_is_help=True,
+    add_completion=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+
+@dataclass
+class GlobalOptions:
+    """Options every command shares; commands read them from `ctx.obj`."""
+
+    bootstrap: str | None = None
+    command_config: str | None = None
+    overrides: list[str] = field(default_factory=list)
+    timeout: float | None = None
+    output: str = "table"
+    no_color: bool = False
+    verbose: bool = False
+    _cluster: ClusterConfig | None = None
+
+    def cluster(self) -> ClusterConfig:
+        """The ClusterConfig from flags, env, file, or the running sandbox (said on stderr)."""
+        if self._cluster is None:
+            from kgroup.core.config import build_cluster_config
+            from kgroup.sandbox.state import running_sandbox_bootstrap
+
+            fallback = None
+            if not self.bootstrap and not _file_names_bootstrap(self.command_config):
+                fallback = running_sandbox_bootstrap()
+            self._cluster = build_cluster_config(
+                bootstrap=self.bootstrap,
+                command_config=self.command_config,
+                overrides=self.overrides,
+                timeout_s=self.timeout,
+                fallback_bootstrap=fallback,
+            )
+            if fallback and self._cluster.bootstrap_servers == fallback[0]:
+                note(f"using the sandbox broker at {fallback[0]} ({fallback[1]})")
+            log = logging.getLogger("kgroup")
+            for text in self._cluster.notes:
+                log.debug(text)
+            log.debug("client properties: %s", self._cluster.redacted())
+        return self._cluster
+
+    def admin(self) -> GroupAdmin:
+        from kgroup.core.admin import GroupAdmin
+
+        return GroupAdmin(self.cluster())
+
+
+def _file_names_bootstrap(path: str | None) -> bool:
+    if not path:
+        return False
+    try:
+        with open(os.path.expanduser(path), encoding="utf-8") as handle:
+            return any(line.strip().startswith("bootstrap.servers") for line in handle)
+    except OSError:
+        return False
+
+
+def note(message: str) -> None:
+    """A diagnostic line on stderr (never stdout)."""
+    sys.stderr.write(f"kgroup: {message}\n")
+
+
+def options(ctx: typer.Context) -> GlobalOptions:
+    """The GlobalOptions of this invocation."""
+    obj = ctx.find_root().obj
+    if not isinstance(obj, GlobalOptions):
+        obj = GlobalOptions()
+        ctx.find_root().obj = obj
+    return obj
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"kgroup {__version__}")
+        raise typer.Exit()
+
+
+def _check_output(value: str) -> str:
+    if value not in OUTPUT_MODES:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(OUTPUT_MODES)}")
+    return value
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    bootstrap_server: str | None = typer.Option(
+        None,
+        "--bootstrap-server",
+        "-b",
+        envvar="KGROUP_BOOTSTRAP_SERVERS",
+        help="Cluster to talk to, HOST:PORT[,HOST:PORT...].",
+        metavar="HOST:PORT",
+    ),
+    command_config: str | None = typer.Option(
+        None,
+        "--command-config",
+        "-c",
+        envvar="KGROUP_COMMAND_CONFIG",
+        help="Client properties file (Java client or librdkafka names).",
+        metavar="FILE",
+    ),
+    x: list[str] = typer.Option(
+        [],
+        "-X",
+        help="librdkafka property key=value; wins over the file. Repeatable.",
+        metavar="KEY=VALUE",
+    ),
+    timeout: str | None = typer.Option(
+        None,
+        "--timeout",
+        envvar="KGROUP_TIMEOUT",
+        help="Per-operation timeout in seconds (default 30).",
+        metavar="SECONDS",
+    ),
+    output: str = typer.Option(
+        "table",
+        "--output",
+        "-o",
+        envvar="KGROUP_OUTPUT",
+        callback=_check_output,
+        help="Output format: table, json, jsonl or csv.",
+        metavar="FORMAT",
+    ),
+    no_color: bool = typer.Option(False, "--no-color", help="Plain output (also NO_COLOR)."),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="Debug logging to stderr and tracebacks; secrets redacted."
+    ),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_version_callback,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+) -> None:
+    """Global options (accepted before or after the command)."""
+    from kgroup.core.config import parse_timeout
+
+    ctx.obj = GlobalOptions(
+        bootstrap=bootstrap_server,
+        command_config=command_config,
+        overrides=list(x),
+        timeout=parse_timeout(timeout, "--timeout"),
+        output=output,
+        no_color=no_color or os.environ.get("NO_COLOR", "") != "",
+        verbose=verbose,
+    )
+    _configure_logging(verbose)
+
+
+def _configure_logging(verbose: bool) -> None:
+    root_logger = logging.getLogger("kgroup")
+    root_logger.handlers.clear()
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("kgroup: %(levelname)s %(name)s: %(message)s"))
+    root_logger.addHandler(handler)
+    root_logger.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    root_logger.propagate = False
+    # librdkafka's own log lines (connection refused, retries) are debug detail: the error
+    # kgroup reports says what failed.
+    logging.getLogger("kgroup.rdkafka").setLevel(logging.DEBUG if verbose else logging.CRITICAL)
+
+
+def _register_commands() -> None:
+    from kgroup.cli import groups, sandbox
+
+    groups.register(app)
+    sandbox.register(app)
+    for name in ("describe", "reset", "assign", "decode"):
+        try:
+            module = __import__(f"kgroup.cli.{name}", fromlist=["register"])
+        except ModuleNotFoundError as exc:
+            if exc.name != f"kgroup.cli.{name}":
+                raise
+            continue
+        module.register(app)
+
+
+_register_commands()
+
+
+# --- global options after the command ---------------------------------------------------------
+
+_GLOBAL_WITH_VALUE = {
+    "-b",
+    "--bootstrap-server",
+    "-c",
+    "--command-config",
+    "-X",
+    "--timeout",
+    "-o",
+    "--output",
+}
+_GLOBAL_FLAGS = {"--no-color", "-v", "--verbose"}
+
+
+def hoist_global_options(args: list[str]) -> list[str]:
+    """Move global options given after the command to the front, so both places work."""
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest.extend(args[i:])
+            break
+        name = arg.split("=", 1)[0] if arg.startswith("--") else arg
+        if name in _GLOBAL_FLAGS:
+            front.append(arg)
+        elif name in _GLOBAL_WITH_VALUE:
+            if "=" in arg and arg.startswith("--"):
+                front.append(arg)
+            else:
+                front.extend(args[i : i + 2])
+                i += 1
+        elif len(arg) > 2 and arg[:2] in ("-b", "-c", "-X", "-o") and not arg.startswith("--"):
+            front.append(arg)  # -Xkey=value, -ojson
+        else:
+            rest.append(arg)
+        i += 1
+    return front + rest
+
+
+def _usage_error_line(exc: Exception) -> str:
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    message = " ".join(message.split())
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None else "kgroup"
+    return f"kgroup: error: {message}. Hint: see `{command} --help`"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point."""
+    sys.exit(run(sys.argv[1:] if argv is None else argv))
+
+
+def run(args: list[str]) -> int:
+    """Run kgroup with `args`; returns the exit code."""
+    try:
+        from typer._click import exceptions as click_exceptions
+    except ImportError:  # typer versions that depend on click instead of vendoring it
+        from click import exceptions as click_exceptions  # type: ignore[no-redef]
+
+    verbose = any(a in ("-v", "--verbose") for a in args)
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(
+            args=hoist_global_options(list(args)), prog_name="kgroup", standalone_mode=False
+        )
+        return result if isinstance(result, int) else 0
+    except KgroupError as exc:
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        sys.stderr.write(f"kgroup: error: {exc.one_line()}\n")
+        return exc.exit_code
+    except typer.Abort:
+        sys.stderr.write("kgroup: interrupted\n")
+        return EXIT_INTERRUPTED
+    except click_exceptions.ClickException as exc:
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        sys.stderr.write(_usage_error_line(exc) + "\n")
+        return EXIT_USAGE if isinstance(exc, click_exceptions.UsageError) else exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("kgroup: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # `kgroup ... | head`: stop quietly, as other Unix tools do.
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        except OSError:
+            pass
+        return 0
+    except Exception as exc:  # a bug: say so in one line, the traceback with --verbose
+        if verbose:
+            raise
+        sys.stderr.write(
+            f"kgroup: error: unexpected {type(exc).__name__}: {exc}. Hint: rerun with --verbose "
+            "for the traceback and report it\n"
+        )
+        return 1
+
+
+__all__ = ["GlobalOptions", "UsageError", "app", "main", "note", "options", "run"]

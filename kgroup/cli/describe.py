@@ -1,0 +1,83 @@
+"""`kgroup describe`: offsets and lag (messages and time), members, or state of groups."""
+
+from __future__ import annotations
+
+import typer
+
+from kgroup.cli.app import options
+
+
+def register(app: typer.Typer) -> None:
+    app.command("describe")(describe)
+
+
+def describe(
+    ctx: typer.Context,
+    groups: list[str] | None = typer.Argument(None, metavar="GROUP...", help="Groups to describe."),
+    all_groups: bool = typer.Option(False, "--all-groups", help="Describe every group."),
+    match: str | None = typer.Option(
+        None, "--match", metavar="REGEX", help="Describe the groups whose id matches REGEX."
+    ),
+    offsets_view: bool = typer.Option(
+        False, "--offsets", help="One row per partition with lag (the default view)."
+    ),
+    members_view: bool = typer.Option(
+        False, "--members", help="One row per member (--verbose adds assignments)."
+    ),
+    state_view: bool = typer.Option(
+        False, "--state", help="Coordinator, assignor, state, member count, type."
+    ),
+    topic: list[str] | None = typer.Option(
+        None, "--topic", metavar="TOPIC", help="Only rows of this topic (repeatable)."
+    ),
+    lag_time: bool = typer.Option(
+        False, "--lag-time", help="Add lag_ms: age of the first unconsumed record."
+    ),
+    read_committed: bool = typer.Option(
+        False, "--read-committed", help="Lag against the last stable offset."
+    ),
+    fail_on_lag: int | None = typer.Option(
+        None, "--fail-on-lag", metavar="N", min=0, help="Exit 5 when any partition's lag exceeds N."
+    ),
+    watch: float | None = typer.Option(
+        None, "--watch", metavar="SECONDS", help="Refresh every SECONDS until interrupted."
+    ),
+) -> None:
+    """Describe groups: committed offsets, log offsets and lag per partition; members; state."""
+    from kgroup.core.errors import UsageError
+    from kgroup.describe.run import DescribeOptions, run_describe
+
+    opts = options(ctx)
+    views = [
+        name
+        for name, on in (
+            ("offsets", offsets_view),
+            ("members", members_view),
+            ("state", state_view),
+        )
+        if on
+    ]
+    if len(views) > 1:
+        raise UsageError(
+            f"choose one view, not {' and '.join('--' + v for v in views)}",
+            hint="use --offsets (default), --members or --state",
+        )
+    if watch is not None:
+        if watch <= 0:
+            raise UsageError("--watch needs a positive number of seconds", hint="e.g. --watch 5")
+        if opts.output != "table":
+            raise UsageError("--watch refreshes a table", hint="drop -o, or drop --watch")
+    run_describe(
+        opts,
+        DescribeOptions(
+            groups=groups or [],
+            all_groups=all_groups,
+            match=match,
+            view=views[0] if views else "offsets",
+            topics=set(topic or []),
+            lag_time=lag_time,
+            read_committed=read_committed,
+            fail_on_lag=fail_on_lag,
+            watch=watch,
+        ),
+    )

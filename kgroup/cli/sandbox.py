@@ -1,0 +1,152 @@
+"""`kgroup sandbox start|stop|status|seed`: the embedded local broker for demos and tests."""
+
+from __future__ import annotations
+
+import typer
+
+from kgroup.cli.app import note, options
+
+sandbox_app = typer.Typer(
+    help="Run a local Kafka-wire broker (tansu) for demos and tests.", no_args_is_help=True
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(sandbox_app, name="sandbox")
+
+
+def _render_state(ctx: typer.Context, fields: dict[str, object]) -> None:
+    from kgroup.render import Column, Output, render
+
+    opts = options(ctx)
+    rows = [{"field": k, "value": v} for k, v in fields.items()]
+    render(
+        Output(
+            columns=[Column("field"), Column("value")],
+            rows=rows,
+            document=fields,
+            jsonl_items=[fields],
+        ),
+        opts.output,
+        no_color=opts.no_color,
+    )
+
+
+@sandbox_app.command("start")
+def start(
+    ctx: typer.Context,
+    engine: str = typer.Option(
+        "tansu", "--engine", help="tansu (embedded, default) or docker (real Apache Kafka)."
+    ),
+) -> None:
+    """Start the sandbox broker on a free loopback port (no-op when it already runs)."""
+    from kgroup.core.errors import UsageError
+    from kgroup.sandbox.broker import start as start_broker
+    from kgroup.sandbox.state import state_file
+
+    if engine not in ("tansu", "docker"):
+        raise UsageError(f"unknown sandbox engine {engine!r}", hint="use tansu or docker")
+    state, started = start_broker(engine)
+    note(
+        ("started" if started else "already running:")
+        + f" {state.engine} sandbox at {state.bootstrap}; later commands use it when no -b is given"
+    )
+    _render_state(
+        ctx,
+        {
+            "engine": state.engine,
+            "bootstrap": state.bootstrap,
+            "pid": state.pid,
+            "started_now": started,
+            "state_file": str(state_file()),
+        },
+    )
+
+
+@sandbox_app.command("stop")
+def stop(ctx: typer.Context) -> None:
+    """Stop exactly the broker (and demo members) this sandbox started."""
+    from kgroup.sandbox.broker import stop as stop_broker
+
+    state = stop_broker()
+    if state is None:
+        note("no sandbox is recorded; nothing to stop")
+        _render_state(ctx, {"stopped": False})
+        return
+    note(f"stopped {state.engine} sandbox at {state.bootstrap}")
+    _render_state(
+        ctx,
+        {"stopped": True, "engine": state.engine, "bootstrap": state.bootstrap, "pid": state.pid},
+    )
+
+
+@sandbox_app.command("status")
+def status(ctx: typer.Context) -> None:
+    """Say whether the sandbox runs and answers Kafka requests (exit 6 when it does not)."""
+    from kgroup.core.admin import GroupAdmin
+    from kgroup.core.config import ClusterConfig
+    from kgroup.core.errors import NotFoundError, UnreachableError
+    from kgroup.sandbox.broker import is_running
+    from kgroup.sandbox.state import load_state
+
+    state = load_state()
+    if state is None:
+        raise NotFoundError("no sandbox is running", hint="start one with `kgroup sandbox start`")
+    fields: dict[str, object] = {
+        "engine": state.engine,
+        "bootstrap": state.bootstrap,
+        "pid": state.pid,
+        "process_running": is_running(state),
+    }
+    if not fields["process_running"]:
+        _render_state(ctx, {**fields, "answers": False})
+        raise UnreachableError(
+            f"the sandbox process {state.pid} is not running",
+            hint="start it again with `kgroup sandbox start`",
+        )
+    admin = GroupAdmin(
+        ClusterConfig(
+            bootstrap_servers=state.bootstrap, timeout_s=min(options(ctx).timeout or 5.0, 5.0)
+        )
+    )
+    brokers = admin.ping()
+    topics = admin.topics()
+    _render_state(ctx, {**fields, "answers": True, "brokers": len(brokers), "topics": len(topics)})
+
+
+@sandbox_app.command("seed")
+def seed(ctx: typer.Context) -> None:
+    """Create demo topics, records with known timestamps, and two groups with lag."""
+    from kgroup.core.admin import GroupAdmin
+    from kgroup.core.config import ClusterConfig
+    from kgroup.core.errors import NotFoundError
+    from kgroup.sandbox import seed as demo
+    from kgroup.sandbox.broker import is_running
+    from kgroup.sandbox.state import load_state
+
+    state = load_state()
+    if state is None or not is_running(state):
+        raise NotFoundError("no sandbox is running", hint="start one with `kgroup sandbox start`")
+    admin = GroupAdmin(
+        ClusterConfig(bootstrap_servers=state.bootstrap, timeout_s=options(ctx).timeout or 15.0)
+    )
+    summary = demo.seed(admin, state.engine)
+    alive = [pid for pid in state.member_pids if _alive(pid)]
+    if not alive:
+        alive = [demo.start_active_member(state.bootstrap, state.engine)]
+    state.member_pids = alive
+    state.save()
+    note(
+        f"seeded: topics orders, payments; groups {demo.EMPTY_GROUP} (empty) and "
+        f"{demo.ACTIVE_GROUP} (active, member pid {alive[0]})"
+    )
+    _render_state(
+        ctx,
+        {"bootstrap": state.bootstrap, **summary, "groups": [demo.EMPTY_GROUP, demo.ACTIVE_GROUP]},
+    )
+
+
+def _alive(pid: int) -> bool:
+    from kgroup.sandbox.state import process_alive
+
+    return process_alive(pid, "kgroup.sandbox.member")

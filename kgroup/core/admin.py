@@ -1,0 +1,626 @@
+"""GroupAdmin: the cluster calls every command needs, on confluent-kafka (librdkafka).
+
+The only module (with its siblings in core/) that imports confluent_kafka, lazily. Every Kafka
+error leaves here as a KgroupError with a hint: unreachable -> exit 6 within the timeout, unknown
+group or topic -> exit 3, authorization -> exit 1 naming the ACL needed.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from kgroup.core.config import ClusterConfig
+from kgroup.core.errors import (
+    AuthorizationError,
+    ConfigError,
+    KafkaOperationError,
+    KgroupError,
+    NotFoundError,
+    UnreachableError,
+)
+from kgroup.core.models import (
+    BrokerNode,
+    CommittedOffset,
+    GroupDescription,
+    GroupListing,
+    MemberDescription,
+    OffsetAtTime,
+    TopicMetadata,
+    TopicPartition,
+    Watermarks,
+)
+
+log = logging.getLogger("kgroup.admin")
+rdkafka_log = logging.getLogger("kgroup.rdkafka")
+
+# Kafka's state names (ConsumerGroupState / GroupState) for librdkafka's enum names.
+STATE_NAMES = {
+    "UNKNOWN": "Unknown",
+    "PREPARING_REBALANCING": "PreparingRebalance",
+    "PREPARING_REBALANCE": "PreparingRebalance",
+    "COMPLETING_REBALANCING": "CompletingRebalance",
+    "COMPLETING_REBALANCE": "CompletingRebalance",
+    "STABLE": "Stable",
+    "DEAD": "Dead",
+    "EMPTY": "Empty",
+    "ASSIGNING": "Assigning",
+    "RECONCILING": "Reconciling",
+}
+GROUP_STATES = (
+    "PreparingRebalance",
+    "CompletingRebalance",
+    "Stable",
+    "Dead",
+    "Empty",
+    "Assigning",
+    "Reconciling",
+    "Unknown",
+)
+GROUP_TYPES = ("classic", "consumer", "share", "streams")
+
+# librdkafka error names meaning "the cluster did not answer".
+_UNREACHABLE = {
+    "_TRANSPORT",
+    "_ALL_BROKERS_DOWN",
+    "_TIMED_OUT",
+    "_MSG_TIMED_OUT",
+    "_RESOLVE",
+    "REQUEST_TIMED_OUT",
+    "_WAIT_COORD",
+    "COORDINATOR_NOT_AVAILABLE",
+    "_DESTROY",
+    "NETWORK_EXCEPTION",
+    "_TIMED_OUT_QUEUE",
+}
+_AUTH = {
+    "GROUP_AUTHORIZATION_FAILED": "Group",
+    "TOPIC_AUTHORIZATION_FAILED": "Topic",
+    "CLUSTER_AUTHORIZATION_FAILED": "Cluster",
+    "TRANSACTIONAL_ID_AUTHORIZATION_FAILED": "TransactionalId",
+}
+_NOT_FOUND = {
+    "GROUP_ID_NOT_FOUND",
+    "UNKNOWN_TOPIC_OR_PART",
+    "_UNKNOWN_PARTITION",
+    "_UNKNOWN_TOPIC",
+    "UNKNOWN_TOPIC_ID",
+}
+
+
+def state_name(state: Any) -> str:
+    """Kafka's name for a librdkafka group state enum (or string)."""
+    name = getattr(state, "name", str(state))
+    return STATE_NAMES.get(name.upper(), name)
+
+
+def type_name(group_type: Any) -> str:
+    """`classic`, `consumer`, `share`, `streams` or `unknown`."""
+    name = getattr(group_type, "name", str(group_type))
+    return name.lower()
+
+
+def kafka_error_name(error: Any) -> str:
+    """The librdkafka error name of a KafkaError, KafkaException or other exception."""
+    inner = error.args[0] if getattr(error, "args", None) else error
+    name = getattr(inner, "name", None)
+    if callable(name):
+        return str(name())
+    return type(error).__name__
+
+
+def map_kafka_error(
+    error: BaseException,
+    *,
+    operation: str,
+    subject: str = "",
+    acl: str | None = None,
+    timeout_s: float | None = None,
+    bootstrap: str = "",
+) -> KgroupError:
+    """Turn a librdkafka exception into the KgroupError a user should see."""
+    if isinstance(error, KgroupError):
+        return error
+    name = kafka_error_name(error)
+    inner = error.args[0] if getattr(error, "args", None) else error
+    text = inner.str() if hasattr(inner, "str") else str(error)
+    where = f" {subject}" if subject else ""
+    if name in _UNREACHABLE:
+        waited = f" within {timeout_s:g} s" if timeout_s else ""
+        return UnreachableError(
+            f"cluster {bootstrap} did not answer{waited} while trying to {operation}{where}"
+            f" ({text})",
+            hint="check -b/--bootstrap-server, the network and the security settings, or raise "
+            "--timeout",
+        )
+    if name in _AUTH:
+        resource = _AUTH[name]
+        needed = acl or f"the right operation on {resource}"
+        return AuthorizationError(
+            f"not authorized to {operation}{where} ({name})",
+            hint=f"ask for an ACL granting {needed}",
+        )
+    if name in _NOT_FOUND:
+        return NotFoundError(
+            f"cannot {operation}{where}: {text}",
+            hint="check the name with `kgroup list` or the topic list",
+        )
+    if name in ("_AUTHENTICATION", "SASL_AUTHENTICATION_FAILED", "_SSL"):
+        return KafkaOperationError(
+            f"authentication to {bootstrap} failed ({text})",
+            hint="check the SASL/SSL settings in --command-config",
+        )
+    return KafkaOperationError(f"failed to {operation}{where}: {name}: {text}")
+
+
+def _rdkafka_config_error(exc: BaseException, config: ClusterConfig) -> ConfigError:
+    text = str(exc.args[0].str() if exc.args and hasattr(exc.args[0], "str") else exc)
+    key = None
+    if '"' in text:
+        key = text.split('"')[1]
+    where = f" (from {config.origin_of(key)})" if key else ""
+    return ConfigError(
+        f"client property rejected{where}: {text}",
+        hint="use a Java client property kgroup translates or a librdkafka property "
+        "(see librdkafka CONFIGURATION.md)",
+    )
+
+
+class GroupAdmin:
+    """Cluster operations for consumer groups, on one librdkafka AdminClient."""
+
+    def __init__(self, config: ClusterConfig) -> None:
+        self.config = config
+        self.timeout_s = config.timeout_s
+        self._admin: Any = None
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def client_conf(self, **extra: Any) -> dict[str, Any]:
+        """librdkafka configuration for a client of this cluster (logs go to kgroup's logger)."""
+        conf: dict[str, Any] = dict(self.config.client_properties())
+        conf.setdefault("socket.connection.setup.timeout.ms", int(self.timeout_s * 1000))
+        conf["logger"] = rdkafka_log
+        conf.update(extra)
+        return conf
+
+    @property
+    def admin(self) -> Any:
+        if self._admin is None:
+            from confluent_kafka.admin import AdminClient
+
+            try:
+                self._admin = AdminClient(self.client_conf())
+            except Exception as exc:  # librdkafka refuses unknown or invalid properties here
+                raise _rdkafka_config_error(exc, self.config) from exc
+        return self._admin
+
+    def _fail(
+        self, exc: BaseException, operation: str, subject: str = "", acl: str | None = None
+    ) -> KgroupError:
+        return map_kafka_error(
+            exc,
+            operation=operation,
+            subject=subject,
+            acl=acl,
+            timeout_s=self.timeout_s,
+            bootstrap=self.config.bootstrap_servers,
+        )
+
+    def _result(
+        self, future: Any, operation: str, subject: str = "", acl: str | None = None
+    ) -> Any:
+        try:
+            return future.result()
+        except Exception as exc:
+            raise self._fail(exc, operation, subject, acl) from exc
+
+    # -- cluster and topics ----------------------------------------------------------------
+
+    def ping(self) -> list[BrokerNode]:
+        """The brokers of the cluster; raises UnreachableError when it does not answer."""
+        try:
+            metadata = self.admin.list_topics(timeout=self.timeout_s)
+        except Exception as exc:
+            raise self._fail(exc, "fetch cluster metadata") from exc
+        return [BrokerNode(b.id, b.host, b.port) for b in metadata.brokers.values()]
+
+    def topics(self, include_internal: bool = False) -> dict[str, TopicMetadata]:
+        """All topics with their partition counts (one Metadata request for all topics).
+
+        Asking for all topics, never for one by name, also keeps brokers that auto-create topics
+        on metadata requests from creating the names a user mistyped.
+        """
+        try:
+            metadata = self.admin.list_topics(timeout=self.timeout_s)
+        except Exception as exc:
+            raise self._fail(exc, "fetch topic metadata") from exc
+        result: dict[str, TopicMetadata] = {}
+        for name, topic in metadata.topics.items():
+            if topic.error is not None:
+                continue
+            if not include_internal and name.startswith("__"):
+                continue
+            result[name] = TopicMetadata(name=name, partitions=len(topic.partitions))
+        return result
+
+    # -- groups ----------------------------------------------------------------------------
+
+    def list_groups(self) -> list[GroupListing]:
+        """Every group the cluster lists (ListGroups to every broker).
+
+        librdkafka answers "no groups" when it reaches no broker at all, so the cluster's
+        metadata is fetched first: an unreachable cluster fails here instead of looking empty.
+        """
+        self.ping()
+        future = self.admin.list_consumer_groups(request_timeout=self.timeout_s)
+        result = self._result(future, "list groups", acl="Describe on Group (or Cluster)")
+        errors = list(getattr(result, "errors", []) or [])
+        for error in errors:
+            log.debug("list groups: a broker answered with %s", error)
+        if errors and not result.valid:
+            raise self._fail(errors[0], "list groups", acl="Describe on Cluster")
+        listings = []
+        for group in result.valid:
+            listings.append(
+                GroupListing(
+                    group_id=group.group_id,
+                    state=state_name(group.state),
+                    type=type_name(getattr(group, "type", "classic")),
+                    protocol_type="" if group.is_simple_consumer_group else "consumer",
+                )
+            )
+        return sorted(listings, key=lambda g: g.group_id)
+
+    def describe_groups(self, group_ids: Sequence[str]) -> dict[str, GroupDescription]:
+        """Describe groups; a group that fails carries its `error` instead of raising."""
+        if not group_ids:
+            return {}
+        futures = self.admin.describe_consumer_groups(
+            list(group_ids), request_timeout=self.timeout_s
+        )
+        result: dict[str, GroupDescription] = {}
+        for group_id, future in futures.items():
+            try:
+                described = future.result()
+            except Exception as exc:
+                error = self._fail(
+                    exc, "describe group", group_id, acl=f"Describe on Group:{group_id}"
+                )
+                if isinstance(error, UnreachableError):
+                    raise error from exc
+                result[group_id] = GroupDescription(
+                    group_id=group_id, state="Unknown", error=error.one_line()
+                )
+                continue
+            result[group_id] = _group_description(described)
+        return result
+
+    def committed_offsets(self, group_id: str) -> dict[TopicPartition, CommittedOffset]:
+        """The group's committed offsets for every partition it has one for (OffsetFetch)."""
+        from confluent_kafka import ConsumerGroupTopicPartitions
+
+        futures = self.admin.list_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions(group_id)], request_timeout=self.timeout_s
+        )
+        result = self._result(
+            futures[group_id],
+            "fetch committed offsets of group",
+            group_id,
+            acl=f"Describe on Group:{group_id} and Describe on its topics",
+        )
+        offsets: dict[TopicPartition, CommittedOffset] = {}
+        for tp in result.topic_partitions or []:
+            if tp.error is not None:
+                raise self._fail(
+                    _as_exception(tp.error), "fetch committed offset", f"{tp.topic}:{tp.partition}"
+                )
+            if tp.offset < 0:
+                continue
+            offsets[TopicPartition(tp.topic, tp.partition)] = CommittedOffset(
+                offset=tp.offset,
+                leader_epoch=tp.leader_epoch if tp.leader_epoch not in (None, -1) else None,
+                metadata=tp.metadata or "",
+            )
+        return offsets
+
+    def committed_offsets_many(
+        self, group_ids: Sequence[str]
+    ) -> dict[str, dict[TopicPartition, CommittedOffset] | KgroupError]:
+        """Committed offsets of many groups; a group that fails carries its error.
+
+        librdkafka takes one group per ListConsumerGroupOffsets call: all calls are started
+        before any is awaited, so they run concurrently.
+        """
+        from confluent_kafka import ConsumerGroupTopicPartitions
+
+        futures = {
+            group_id: self.admin.list_consumer_group_offsets(
+                [ConsumerGroupTopicPartitions(group_id)], request_timeout=self.timeout_s
+            )[group_id]
+            for group_id in group_ids
+        }
+        result: dict[str, dict[TopicPartition, CommittedOffset] | KgroupError] = {}
+        for group_id, future in futures.items():
+            try:
+                answer = future.result()
+            except Exception as exc:
+                error = self._fail(
+                    exc,
+                    "fetch committed offsets of group",
+                    group_id,
+                    acl=f"Describe on Group:{group_id}",
+                )
+                if isinstance(error, UnreachableError):
+                    raise error from exc
+                result[group_id] = error
+                continue
+            offsets: dict[TopicPartition, CommittedOffset] = {}
+            for tp in answer.topic_partitions or []:
+                if tp.error is not None or tp.offset < 0:
+                    continue
+                offsets[TopicPartition(tp.topic, tp.partition)] = CommittedOffset(
+                    offset=tp.offset,
+                    leader_epoch=tp.leader_epoch if tp.leader_epoch not in (None, -1) else None,
+                    metadata=tp.metadata or "",
+                )
+            result[group_id] = offsets
+        return result
+
+    def record_timestamps(
+        self,
+        positions: Iterable[tuple[TopicPartition, int]],
+        *,
+        read_committed: bool = False,
+        max_bytes_per_partition: int = 65536,
+    ) -> dict[tuple[TopicPartition, int], int | None]:
+        """Timestamp of the record at each (partition, offset): one bounded fetch per partition.
+
+        A consumer with no group membership assigns the partitions at those offsets and reads
+        one record from each (at most `max_bytes_per_partition` per fetch). A position whose
+        record is gone (compacted or deleted) gets the next record's timestamp, as a consumer
+        would see it; one that yields nothing within the timeout gets None.
+        """
+        from confluent_kafka import Consumer
+        from confluent_kafka import TopicPartition as RdTopicPartition
+
+        by_partition: dict[TopicPartition, list[int]] = {}
+        for tp, offset in positions:
+            by_partition.setdefault(tp, []).append(offset)
+        result: dict[tuple[TopicPartition, int], int | None] = {}
+        if not by_partition:
+            return result
+        conf = self.client_conf(
+            **{
+                "group.id": "kgroup-lag-time-reader",
+                "enable.auto.commit": False,
+                "enable.auto.offset.store": False,
+                "max.partition.fetch.bytes": max_bytes_per_partition,
+                "isolation.level": "read_committed" if read_committed else "read_uncommitted",
+                "enable.partition.eof": True,
+                # A committed offset below the log start (records deleted) resets to the first
+                # record that still exists: the first one the group has not consumed.
+                "auto.offset.reset": "earliest",
+            }
+        )
+        try:
+            consumer = Consumer(conf)
+        except Exception as exc:
+            raise _rdkafka_config_error(exc, self.config) from exc
+        try:
+            rounds = max(len(offsets) for offsets in by_partition.values())
+            for index in range(rounds):
+                wanted = {
+                    tp: sorted(offsets)[index]
+                    for tp, offsets in by_partition.items()
+                    if index < len(offsets)
+                }
+                consumer.assign(
+                    [
+                        RdTopicPartition(tp.topic, tp.partition, offset)
+                        for tp, offset in wanted.items()
+                    ]
+                )
+                pending = dict(wanted)
+                deadline = time.monotonic() + self.timeout_s
+                while pending and time.monotonic() < deadline:
+                    message = consumer.poll(0.2)
+                    if message is None:
+                        continue
+                    tp = TopicPartition(message.topic(), message.partition())
+                    if tp not in pending:
+                        continue
+                    error = message.error()
+                    if error is not None:
+                        if error.code() == error._PARTITION_EOF:
+                            result[(tp, pending.pop(tp))] = None
+                            continue
+                        raise self._fail(
+                            _as_exception(error),
+                            "read a record of",
+                            str(tp),
+                            acl=f"Read on Topic:{tp.topic}",
+                        )
+                    _kind, timestamp = message.timestamp()
+                    result[(tp, pending.pop(tp))] = timestamp if timestamp >= 0 else None
+                    consumer.pause([RdTopicPartition(tp.topic, tp.partition)])
+                for tp, offset in pending.items():
+                    result[(tp, offset)] = None
+                consumer.unassign()
+        finally:
+            consumer.close()
+        return result
+
+    def list_offsets(
+        self,
+        partitions: Iterable[TopicPartition],
+        spec: str | int,
+        *,
+        read_committed: bool = False,
+    ) -> dict[TopicPartition, OffsetAtTime]:
+        """ListOffsets for `spec` = "earliest", "latest" or a timestamp in ms.
+
+        librdkafka groups the partitions into one request per partition leader.
+        """
+        from confluent_kafka import IsolationLevel
+        from confluent_kafka import TopicPartition as RdTopicPartition
+        from confluent_kafka.admin import OffsetSpec
+
+        if spec == "earliest":
+            offset_spec = OffsetSpec.earliest()
+        elif spec == "latest":
+            offset_spec = OffsetSpec.latest()
+        else:
+            offset_spec = OffsetSpec.for_timestamp(int(spec))
+        request = {RdTopicPartition(tp.topic, tp.partition): offset_spec for tp in partitions}
+        if not request:
+            return {}
+        isolation = (
+            IsolationLevel.READ_COMMITTED if read_committed else IsolationLevel.READ_UNCOMMITTED
+        )
+        futures = self.admin.list_offsets(
+            request, isolation_level=isolation, request_timeout=self.timeout_s
+        )
+        result: dict[TopicPartition, OffsetAtTime] = {}
+        for rd_tp, future in futures.items():
+            tp = TopicPartition(rd_tp.topic, rd_tp.partition)
+            info = self._result(
+                future, "list offsets of", str(tp), acl=f"Describe on Topic:{tp.topic}"
+            )
+            timestamp = (
+                info.timestamp if info.timestamp is not None and info.timestamp >= 0 else None
+            )
+            result[tp] = OffsetAtTime(offset=info.offset, timestamp=timestamp)
+        return result
+
+    def watermarks(
+        self, partitions: Iterable[TopicPartition], *, read_committed: bool = False
+    ) -> dict[TopicPartition, Watermarks]:
+        """Log start and log end (or last stable) offsets per partition."""
+        wanted = list(partitions)
+        earliest = self.list_offsets(wanted, "earliest")
+        latest = self.list_offsets(wanted, "latest")
+        stable = self.list_offsets(wanted, "latest", read_committed=True) if read_committed else {}
+        return {
+            tp: Watermarks(
+                log_start=earliest[tp].offset,
+                log_end=latest[tp].offset,
+                last_stable=stable[tp].offset if tp in stable else None,
+            )
+            for tp in wanted
+        }
+
+    def alter_offsets(
+        self, group_id: str, offsets: Mapping[TopicPartition, CommittedOffset]
+    ) -> None:
+        """Commit `offsets` for the group in one AlterConsumerGroupOffsets request."""
+        from confluent_kafka import ConsumerGroupTopicPartitions
+        from confluent_kafka import TopicPartition as RdTopicPartition
+
+        request = [
+            RdTopicPartition(
+                tp.topic,
+                tp.partition,
+                value.offset,
+                metadata=value.metadata or "",
+                leader_epoch=value.leader_epoch if value.leader_epoch is not None else -1,
+            )
+            for tp, value in sorted(offsets.items())
+        ]
+        futures = self.admin.alter_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions(group_id, request)], request_timeout=self.timeout_s
+        )
+        result = self._result(
+            futures[group_id],
+            "commit offsets for group",
+            group_id,
+            acl=f"Read on Group:{group_id} and Read on its topics",
+        )
+        failed = [tp for tp in result.topic_partitions or [] if tp.error is not None]
+        if failed:
+            first = failed[0]
+            raise self._fail(
+                _as_exception(first.error),
+                "commit offsets for group",
+                f"{group_id} ({first.topic}:{first.partition})",
+            )
+
+    def delete_groups(self, group_ids: Sequence[str]) -> dict[str, str | None]:
+        """Delete groups; returns group -> error text (None when deleted)."""
+        futures = self.admin.delete_consumer_groups(list(group_ids), request_timeout=self.timeout_s)
+        outcome: dict[str, str | None] = {}
+        for group_id, future in futures.items():
+            try:
+                future.result()
+                outcome[group_id] = None
+            except Exception as exc:
+                outcome[group_id] = self._fail(
+                    exc, "delete group", group_id, acl=f"Delete on Group:{group_id}"
+                ).one_line()
+        return outcome
+
+    def wait_until_reachable(self, deadline_s: float) -> None:
+        """Poll the cluster until it answers or the deadline passes (used by the sandbox)."""
+        end = time.monotonic() + deadline_s
+        while True:
+            try:
+                self.ping()
+                return
+            except UnreachableError:
+                if time.monotonic() >= end:
+                    raise
+
+
+def _as_exception(error: Any) -> BaseException:
+    from confluent_kafka import KafkaException
+
+    return KafkaException(error)
+
+
+def _node(node: Any) -> BrokerNode | None:
+    if node is None:
+        return None
+    return BrokerNode(id=node.id, host=node.host, port=node.port, rack=getattr(node, "rack", None))
+
+
+def _group_description(described: Any) -> GroupDescription:
+    members = []
+    for member in described.members or []:
+        assignment = getattr(member, "assignment", None)
+        owned = tuple(
+            sorted(
+                TopicPartition(tp.topic, tp.partition)
+                for tp in (assignment.topic_partitions if assignment else []) or []
+            )
+        )
+        target = getattr(member, "target_assignment", None)
+        target_tps = (
+            tuple(
+                sorted(
+                    TopicPartition(tp.topic, tp.partition) for tp in target.topic_partitions or []
+                )
+            )
+            if target is not None
+            else None
+        )
+        members.append(
+            MemberDescription(
+                member_id=member.member_id,
+                group_instance_id=getattr(member, "group_instance_id", None) or None,
+                client_id=member.client_id or None,
+                host=member.host or None,
+                assignment=owned,
+                target_assignment=target_tps,
+            )
+        )
+    return GroupDescription(
+        group_id=described.group_id,
+        state=state_name(described.state),
+        type=type_name(getattr(described, "type", "classic")),
+        protocol_type="" if described.is_simple_consumer_group else "consumer",
+        assignor=described.partition_assignor or None,
+        coordinator=_node(described.coordinator),
+        members=tuple(sorted(members, key=lambda m: m.member_id)),
+    )

@@ -1,0 +1,474 @@
+"""ClusterConfig: where the cluster is and how to talk to it.
+
+Sources, lowest precedence first: the properties file (`--command-config`), then `-X key=value`
+overrides, then `--bootstrap-server`. Java client property names (the ones an operator already keeps
+for `kafka-consumer-groups.sh --command-config`) are translated to librdkafka names
+(librdkafka CONFIGURATION.md); librdkafka names pass through and librdkafka itself validates
+them when the client is built (see `kgroup.core.admin`). Secrets never leave this module unredacted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgroup.core.errors import ConfigError
+
+DEFAULT_TIMEOUT_S = 30.0
+REDACTED = "[redacted]"
+
+_SECRET_WORDS = ("password", "secret", "jaas", ".pem", "oauthbearer.config", "token")
+
+
+def is_secret(key: str) -> bool:
+    """True for properties whose values must never be printed."""
+    lowered = key.lower()
+    return any(word in lowered for word in _SECRET_WORDS)
+
+
+def redact(properties: Mapping[str, str]) -> dict[str, str]:
+    """A copy of `properties` with secret values replaced."""
+    return {k: (REDACTED if is_secret(k) else v) for k, v in properties.items()}
+
+
+@dataclass(frozen=True)
+class PropertyOrigin:
+    """Where a property came from, for error messages: `file:line` or `-X`."""
+
+    where: str
+
+
+@dataclass
+class ClusterConfig:
+    """Everything needed to build a client: bootstrap servers, librdkafka properties, timeout."""
+
+    bootstrap_servers: str
+    properties: dict[str, str] = field(default_factory=dict)
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    origins: dict[str, str] = field(default_factory=dict)
+    bootstrap_source: str = "--bootstrap-server"
+    notes: list[str] = field(default_factory=list)
+
+    def client_properties(self) -> dict[str, str]:
+        """librdkafka properties including bootstrap.servers."""
+        props = dict(self.properties)
+        props["bootstrap.servers"] = self.bootstrap_servers
+        return props
+
+    def redacted(self) -> dict[str, str]:
+        """Properties safe to print."""
+        return redact(self.client_properties())
+
+    def origin_of(self, key: str) -> str:
+        """Where a librdkafka property was set, for error hints."""
+        return self.origins.get(key, "configuration")
+
+
+# --- Java properties file parsing (java.util.Properties.load rules, the parts files use) -------
+
+
+def parse_properties(text: str, source: str = "<properties>") -> list[tuple[str, str, str]]:
+    """Parse Java `.properties` text into (key, value, origin) triples.
+
+    Handles `#`/`!` comments, `=`, `:` or whitespace separators, backslash line continuation
+    (as `sasl.jaas.config` values often use) and the usual escapes.
+    """
+    entries: list[tuple[str, str, str]] = []
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        start_line = index + 1
+        line = lines[index].lstrip()
+        index += 1
+        if not line or line[0] in "#!":
+            continue
+        logical = line
+        while _ends_with_continuation(logical) and index < len(lines):
+            logical = logical[:-1] + lines[index].lstrip()
+            index += 1
+        if _ends_with_continuation(logical):
+            logical = logical[:-1]
+        key, value = _split_key_value(logical)
+        entries.append((_unescape(key), _unescape(value), f"{source}:{start_line}"))
+    return entries
+
+
+def _ends_with_continuation(line: str) -> bool:
+    backslashes = len(line) - len(line.rstrip("\\"))
+    return backslashes % 2 == 1
+
+
+def _split_key_value(line: str) -> tuple[str, str]:
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch in "=: \t\f":
+            key = line[:i]
+            rest = line[i:].lstrip(" \t\f")
+            if rest[:1] in ("=", ":") and ch in " \t\f":
+                rest = rest[1:].lstrip(" \t\f")
+            elif ch in "=:":
+                rest = line[i + 1 :].lstrip(" \t\f")
+            return key, rest
+        i += 1
+    return line, ""
+
+
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+
+
+def _unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            if nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2 : i + 6]):
+                out.append(chr(int(text[i + 2 : i + 6], 16)))
+                i += 6
+                continue
+            out.append(_ESCAPES.get(nxt, nxt))
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+# --- Java -> librdkafka translation -------------------------------------------------------------
+
+# Same name and meaning in both clients.
+_SAME_NAME = {
+    "bootstrap.servers",
+    "security.protocol",
+    "client.id",
+    "client.rack",
+    "sasl.kerberos.service.name",
+    "sasl.oauthbearer.token.endpoint.url",
+    "sasl.oauthbearer.client.id",
+    "sasl.oauthbearer.scope",
+    "ssl.key.password",
+    "reconnect.backoff.ms",
+    "reconnect.backoff.max.ms",
+    "retry.backoff.ms",
+    "connections.max.idle.ms",
+    "socket.connection.setup.timeout.ms",
+    "client.dns.lookup",
+}
+
+# Java name -> librdkafka name, same value.
+_RENAMED = {
+    "sasl.mechanism": "sasl.mechanisms",
+    "request.timeout.ms": "socket.timeout.ms",
+    "metadata.max.age.ms": "topic.metadata.refresh.interval.ms",
+    "sasl.oauthbearer.client.secret": "sasl.oauthbearer.client.secret",
+    "receive.buffer.bytes": "socket.receive.buffer.bytes",
+    "send.buffer.bytes": "socket.send.buffer.bytes",
+}
+
+# Java-only settings with no effect on what kgroup does: accepted and dropped, with a note.
+_IGNORED = {
+    "ssl.protocol": "librdkafka negotiates the highest TLS version OpenSSL allows",
+    "ssl.enabled.protocols": "librdkafka negotiates the highest TLS version OpenSSL allows",
+    "ssl.truststore.type": "the truststore file's type is detected from its content",
+    "ssl.keystore.type": "the keystore file's type is detected from its content",
+    "key.deserializer": "kgroup never deserializes record payloads",
+    "value.deserializer": "kgroup never deserializes record payloads",
+    "key.serializer": "kgroup never serializes record payloads",
+    "value.serializer": "kgroup never serializes record payloads",
+    "group.id": "kgroup takes groups from its arguments",
+    "enable.auto.commit": "kgroup never commits automatically",
+    "auto.offset.reset": "kgroup never consumes from a committed position",
+    "exclude.internal.topics": "kgroup lists internal topics only when asked",
+}
+
+# Java names that cannot be expressed for librdkafka: name them and say what to do.
+_UNTRANSLATABLE = {
+    "sasl.login.callback.handler.class": "Java callback classes cannot run in librdkafka; use "
+    "sasl.oauthbearer.method=oidc with -X properties instead",
+    "sasl.client.callback.handler.class": "Java callback classes cannot run in librdkafka",
+    "ssl.cipher.suites": "Java cipher suite names differ from OpenSSL's; pass "
+    "-X ssl.cipher.suites=<OpenSSL names> instead",
+    "ssl.keymanager.algorithm": "not configurable in librdkafka; remove the line",
+    "ssl.trustmanager.algorithm": "not configurable in librdkafka; remove the line",
+    "ssl.engine.factory.class": "Java classes cannot run in librdkafka",
+    "interceptor.classes": "Java classes cannot run in librdkafka",
+    "metric.reporters": "Java classes cannot run in librdkafka",
+}
+
+_JAAS_RE = re.compile(
+    r"^\s*(?P<module>[\w.$]+)\s+(?P<flag>required|requisite|sufficient|optional)"
+    r"(?P<options>.*?);?\s*$",
+    re.S,
+)
+_JAAS_OPTION_RE = re.compile(r'(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|(\S+?))(?=\s|;|$)')
+
+
+def parse_jaas(value: str) -> tuple[str, dict[str, str]]:
+    """Split a `sasl.jaas.config` value into (login module class, options)."""
+    match = _JAAS_RE.match(value)
+    if not match:
+        raise ValueError("not a JAAS login module line")
+    options: dict[str, str] = {}
+    for opt in _JAAS_OPTION_RE.finditer(match.group("options")):
+        quoted, bare = opt.group(2), opt.group(3)
+        options[opt.group(1)] = quoted.replace('\\"', '"') if quoted is not None else bare or ""
+    return match.group("module"), options
+
+
+def _translate_jaas(value: str, origin: str) -> dict[str, str]:
+    try:
+        module, options = parse_jaas(value)
+    except ValueError:
+        raise ConfigError(
+            f"sasl.jaas.config at {origin} is not a JAAS login module line",
+            hint="use: org.apache.kafka.common.security.plain.PlainLoginModule required "
+            'username="..." password="...";',
+        ) from None
+    short = module.rsplit(".", 1)[-1]
+    if short in ("PlainLoginModule", "ScramLoginModule"):
+        missing = [k for k in ("username", "password") if k not in options]
+        if missing:
+            raise ConfigError(
+                f"sasl.jaas.config at {origin} ({short}) has no {' or '.join(missing)}",
+                hint='add username="..." password="..." to the login module line',
+            )
+        return {"sasl.username": options["username"], "sasl.password": options["password"]}
+    if short == "Krb5LoginModule":
+        result: dict[str, str] = {}
+        if "keyTab" in options:
+            result["sasl.kerberos.keytab"] = options["keyTab"]
+        if "principal" in options:
+            result["sasl.kerberos.principal"] = options["principal"]
+        return result
+    if short == "OAuthBearerLoginModule":
+        result = {}
+        if "clientId" in options:
+            result["sasl.oauthbearer.client.id"] = options["clientId"]
+        if "clientSecret" in options:
+            result["sasl.oauthbearer.client.secret"] = options["clientSecret"]
+        if "scope" in options:
+            result["sasl.oauthbearer.scope"] = options["scope"]
+        if result:
+            result["sasl.oauthbearer.method"] = "oidc"
+        return result
+    raise ConfigError(
+        f"sasl.jaas.config at {origin} uses login module {short}, which kgroup cannot translate",
+        hint="supported: PlainLoginModule, ScramLoginModule, Krb5LoginModule (keyTab, principal), "
+        "OAuthBearerLoginModule (clientId, clientSecret); or set librdkafka sasl.* properties "
+        "with -X",
+    )
+
+
+def _looks_like_pem(path: str) -> bool:
+    lowered = path.lower()
+    if lowered.endswith((".pem", ".crt", ".cer", ".key")):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return b"-----BEGIN" in handle.read(4096)
+    except OSError:
+        return False
+
+
+def _store_kind(path: str, declared: str | None) -> str:
+    if declared:
+        return declared.upper()
+    if _looks_like_pem(path):
+        return "PEM"
+    if path.lower().endswith((".p12", ".pfx")):
+        return "PKCS12"
+    return "JKS"
+
+
+def translate_java_properties(
+    entries: Iterable[tuple[str, str, str]],
+) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    """Translate (key, value, origin) entries to librdkafka properties.
+
+    Returns (properties, origins, notes). Unknown names are passed through for librdkafka to
+    validate; Java names kgroup cannot express raise ConfigError naming the property.
+    """
+    items = list(entries)
+    declared = {k: v for k, v, _ in items}
+    props: dict[str, str] = {}
+    origins: dict[str, str] = {}
+    notes: list[str] = []
+
+    def put(key: str, value: str, origin: str) -> None:
+        props[key] = value
+        origins[key] = origin
+
+    for key, value, origin in items:
+        if key in _SAME_NAME:
+            put(key, value, origin)
+        elif key in _RENAMED:
+            put(_RENAMED[key], value, origin)
+        elif key in _IGNORED:
+            notes.append(f"ignored {key} ({origin}): {_IGNORED[key]}")
+        elif key in _UNTRANSLATABLE:
+            raise ConfigError(
+                f"property {key} at {origin} cannot be used by kgroup",
+                hint=_UNTRANSLATABLE[key],
+            )
+        elif key == "sasl.jaas.config":
+            for new_key, new_value in _translate_jaas(value, origin).items():
+                put(new_key, new_value, origin)
+        elif key == "ssl.endpoint.identification.algorithm":
+            put(key, "https" if value.strip().lower() == "https" else "none", origin)
+        elif key == "ssl.truststore.location":
+            kind = _store_kind(value, declared.get("ssl.truststore.type"))
+            if kind != "PEM":
+                raise ConfigError(
+                    f"ssl.truststore.location at {origin} is a {kind} truststore; librdkafka "
+                    "needs PEM",
+                    hint="convert it: keytool -exportcert -rfc -keystore FILE -alias ALIAS "
+                    "> ca.pem, then set ssl.truststore.location=ca.pem",
+                )
+            put("ssl.ca.location", value, origin)
+        elif key == "ssl.truststore.password":
+            notes.append(f"ignored {key} ({origin}): PEM truststores have no password")
+        elif key == "ssl.truststore.certificates":
+            put("ssl.ca.pem", value, origin)
+        elif key == "ssl.keystore.location":
+            kind = _store_kind(value, declared.get("ssl.keystore.type"))
+            if kind == "PEM":
+                put("ssl.certificate.location", value, origin)
+                put("ssl.key.location", value, origin)
+            elif kind == "PKCS12":
+                put("ssl.keystore.location", value, origin)
+            else:
+                raise ConfigError(
+                    f"ssl.keystore.location at {origin} is a JKS keystore; librdkafka needs PEM "
+                    "or PKCS12",
+                    hint="convert it: keytool -importkeystore -srckeystore FILE "
+                    "-destkeystore client.p12 -deststoretype PKCS12",
+                )
+        elif key == "ssl.keystore.password":
+            put("ssl.keystore.password", value, origin)
+        elif key == "ssl.keystore.key":
+            put("ssl.key.pem", value, origin)
+        elif key == "ssl.keystore.certificate.chain":
+            put("ssl.certificate.pem", value, origin)
+        elif key == "default.api.timeout.ms":
+            put("kgroup.timeout.ms", value, origin)
+        else:
+            # A librdkafka name as it is, or an unknown name: librdkafka decides when the client
+            # is built, and kgroup.core.admin turns its refusal into a ConfigError naming origin.
+            put(key, value, origin)
+    # A PEM keystore with a separate key password is fine; a PKCS12 password under the PEM
+    # mapping means nothing to librdkafka.
+    if "ssl.key.location" in props and "ssl.keystore.password" in props:
+        notes.append("ignored ssl.keystore.password: PEM keystores use ssl.key.password")
+        del props["ssl.keystore.password"]
+    return props, origins, notes
+
+
+def load_properties_file(path: str) -> list[tuple[str, str, str]]:
+    """Read a client properties file; missing or unreadable files are usage errors."""
+    file_path = Path(path).expanduser()
+    try:
+        text = file_path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"command config file {path} does not exist",
+            hint="pass the path of a Java client properties file to --command-config",
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read command config file {path}: {exc}") from None
+    return parse_properties(text, source=str(path))
+
+
+def parse_overrides(overrides: Iterable[str]) -> list[tuple[str, str, str]]:
+    """Parse `-X key=value` options."""
+    entries = []
+    for raw in overrides:
+        key, sep, value = raw.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(
+                f"-X {raw.split('=')[0] if not is_secret(raw) else '...'} is not key=value",
+                hint="write -X property=value, e.g. -X client.id=ops",
+            )
+        entries.append((key.strip(), value, "-X"))
+    return entries
+
+
+def parse_timeout(value: str | float | None, source: str) -> float | None:
+    """A positive number of seconds, or None when not given."""
+    if value is None or value == "":
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"{source} {value!r} is not a number of seconds", hint="e.g. --timeout 10"
+        ) from None
+    if seconds <= 0:
+        raise ConfigError(f"{source} must be positive, got {value}", hint="e.g. --timeout 10")
+    return seconds
+
+
+def build_cluster_config(
+    *,
+    bootstrap: str | None,
+    command_config: str | None,
+    overrides: Iterable[str] = (),
+    timeout_s: float | None = None,
+    fallback_bootstrap: tuple[str, str] | None = None,
+) -> ClusterConfig:
+    """Combine the sources into one ClusterConfig.
+
+    `fallback_bootstrap` is (address, description) of a running sandbox, used only when no
+    other source names the cluster.
+    """
+    entries: list[tuple[str, str, str]] = []
+    if command_config:
+        entries.extend(load_properties_file(command_config))
+    file_props, origins, notes = translate_java_properties(entries)
+    override_entries = parse_overrides(overrides)
+    for key, value, origin in override_entries:
+        file_props[key] = value
+        origins[key] = origin
+    props = file_props
+
+    file_timeout_ms = props.pop("kgroup.timeout.ms", None)
+    if timeout_s is None and file_timeout_ms is not None:
+        timeout_s = parse_timeout(float(file_timeout_ms) / 1000.0, "default.api.timeout.ms")
+
+    source = "--bootstrap-server"
+    servers = bootstrap
+    if not servers and "bootstrap.servers" in props:
+        servers = props["bootstrap.servers"]
+        source = origins.get("bootstrap.servers", "command config")
+    if not servers and fallback_bootstrap:
+        servers, source = fallback_bootstrap
+    if not servers:
+        raise ConfigError(
+            "no Kafka cluster given",
+            hint="pass -b HOST:PORT, set KGROUP_BOOTSTRAP_SERVERS, put bootstrap.servers in "
+            "--command-config, or start a local broker with `kgroup sandbox start`",
+        )
+    props.pop("bootstrap.servers", None)
+    for server in servers.split(","):
+        host, sep, port = server.strip().rpartition(":")
+        if not sep or not host or not port.isdigit():
+            raise ConfigError(
+                f"bootstrap server {server.strip()!r} is not HOST:PORT",
+                hint="e.g. -b broker1:9092,broker2:9092",
+            )
+    return ClusterConfig(
+        bootstrap_servers=servers,
+        properties=props,
+        timeout_s=timeout_s if timeout_s is not None else DEFAULT_TIMEOUT_S,
+        origins=origins,
+        bootstrap_source=source,
+        notes=notes,
+    )

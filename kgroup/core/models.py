@@ -1,0 +1,114 @@
+"""Frozen data shared by the core, the engines and the renderers: one model per concept.
+
+Pure dataclasses with no dependencies, so engines may import them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class TopicPartition:
+    """A partition of a topic; orders by (topic, partition)."""
+
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.topic}:{self.partition}"
+
+
+@dataclass(frozen=True)
+class BrokerNode:
+    """A broker as the cluster advertises it."""
+
+    id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port} (id: {self.id})"
+
+
+@dataclass(frozen=True)
+class GroupListing:
+    """One group as ListGroups reports it."""
+
+    group_id: str
+    state: str
+    type: str
+    protocol_type: str | None = None
+
+
+@dataclass(frozen=True)
+class MemberDescription:
+    """A member of a group; fields a broker does not return are None."""
+
+    member_id: str
+    group_instance_id: str | None = None
+    client_id: str | None = None
+    host: str | None = None
+    assignment: tuple[TopicPartition, ...] = ()
+    target_assignment: tuple[TopicPartition, ...] | None = None
+    subscription: tuple[str, ...] | None = None
+    rack: str | None = None
+    raw_metadata: bytes | None = None
+    raw_assignment: bytes | None = None
+
+
+@dataclass(frozen=True)
+class GroupDescription:
+    """A described group. `state` uses Kafka's names (Stable, Empty, Dead, ...)."""
+
+    group_id: str
+    state: str
+    type: str = "classic"
+    protocol_type: str | None = None
+    assignor: str | None = None
+    coordinator: BrokerNode | None = None
+    members: tuple[MemberDescription, ...] = ()
+    error: str | None = None
+    error_code: str | None = None
+
+    @property
+    def is_active(self) -> bool:
+        """True when the group has members (Kafka refuses offset changes then)."""
+        return bool(self.members) or self.state not in {"Empty", "Dead", "Unknown"}
+
+
+@dataclass(frozen=True)
+class CommittedOffset:
+    """A group's committed offset for one partition."""
+
+    offset: int
+    leader_epoch: int | None = None
+    metadata: str = ""
+
+
+@dataclass(frozen=True)
+class OffsetAtTime:
+    """What ListOffsets returned: an offset (or -1 when there is none) and its timestamp."""
+
+    offset: int
+    timestamp: int | None = None
+
+
+@dataclass(frozen=True)
+class Watermarks:
+    """Log start and log end (high watermark) offsets; last stable offset when asked."""
+
+    log_start: int
+    log_end: int
+    last_stable: int | None = None
+
+
+@dataclass(frozen=True)
+class TopicMetadata:
+    """A topic's partition count, replica racks per partition and id where known."""
+
+    name: str
+    partitions: int
+    topic_id: str | None = None
+    replica_racks: tuple[tuple[str, ...], ...] = field(default=())

@@ -1,0 +1,1 @@
+"""The describe engine (pure): group state + offsets + watermarks -> lag rows and totals."""

@@ -1,0 +1,130 @@
+"""Gather what `kgroup describe` shows: the I/O edge of the describe engine.
+
+Calls the core in batches (describe all groups, fetch all committed offsets, one ListOffsets
+round per spec for every partition of every group), then hands the data to the pure engine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+from kgroup.core.admin import GroupAdmin
+from kgroup.core.errors import KgroupError, NotFoundError, UsageError
+from kgroup.core.models import GroupDescription, TopicPartition
+from kgroup.describe.engine import (
+    GroupInput,
+    GroupLag,
+    build_group_lag,
+    is_missing_group,
+    lagging_positions,
+    partitions_in_view,
+)
+
+
+def resolve_group_ids(
+    admin: GroupAdmin, names: Sequence[str], all_groups: bool, match: str | None
+) -> list[str]:
+    """The groups to describe: named ones (in the order given, deduplicated), all, or matching."""
+    chosen = [bool(names), all_groups, match is not None]
+    if sum(chosen) != 1:
+        raise UsageError(
+            "name the groups to describe in exactly one way",
+            hint="give GROUP..., or --all-groups, or --match REGEX",
+        )
+    if names:
+        return list(dict.fromkeys(names))
+    pattern = None
+    if match is not None:
+        try:
+            pattern = re.compile(match)
+        except re.error as exc:
+            raise UsageError(
+                f"--match {match!r} is not a valid regular expression: {exc}",
+                hint="e.g. --match '^payments-'",
+            ) from None
+    ids = [g.group_id for g in admin.list_groups()]
+    if pattern is not None:
+        ids = [g for g in ids if pattern.search(g)]
+    return sorted(ids)
+
+
+def collect_inputs(admin: GroupAdmin, group_ids: Sequence[str]) -> dict[str, GroupInput]:
+    """Describe the groups and fetch their committed offsets, both batched."""
+    descriptions = admin.describe_groups(group_ids)
+    offsets = admin.committed_offsets_many(group_ids)
+    inputs: dict[str, GroupInput] = {}
+    for group_id in group_ids:
+        description = descriptions.get(group_id) or GroupDescription(group_id, "Unknown")
+        committed = offsets.get(group_id, {})
+        if description.error is not None:
+            kind = "not_found" if description.error_code == "GROUP_ID_NOT_FOUND" else "error"
+            inputs[group_id] = GroupInput(description, {}, description.error, kind)
+        elif isinstance(committed, KgroupError):
+            kind = "not_found" if isinstance(committed, NotFoundError) else "error"
+            inputs[group_id] = GroupInput(description, {}, committed.one_line(), kind)
+        elif is_missing_group(description, committed):
+            inputs[group_id] = GroupInput(
+                description, {}, f"group {group_id} does not exist", "not_found"
+            )
+        else:
+            inputs[group_id] = GroupInput(description, committed)
+    return inputs
+
+
+def collect(
+    admin: GroupAdmin,
+    group_ids: Sequence[str],
+    *,
+    topics: set[str] | None = None,
+    read_committed: bool = False,
+    lag_time: bool = False,
+    now_ms: int | None = None,
+) -> list[GroupLag]:
+    """Everything the offsets view needs, for every group, in a fixed number of request rounds."""
+    inputs = collect_inputs(admin, group_ids)
+    metadata = admin.topics(include_internal=True)
+    counts = {name: topic.partitions for name, topic in metadata.items()}
+    views = {gid: partitions_in_view(gi, counts, topics) for gid, gi in inputs.items()}
+    existing = sorted(
+        {tp for tps in views.values() for tp in tps if tp.partition < counts.get(tp.topic, 0)}
+    )
+    watermarks = admin.watermarks(existing, read_committed=read_committed) if existing else {}
+    results = []
+    for gid in group_ids:
+        results.append(
+            build_group_lag(inputs[gid], views[gid], watermarks, read_committed=read_committed)
+        )
+    if lag_time:
+        positions = lagging_positions(results)
+        timestamps = admin.record_timestamps(sorted(positions), read_committed=read_committed)
+        results = [
+            build_group_lag(
+                inputs[gid],
+                views[gid],
+                watermarks,
+                read_committed=read_committed,
+                first_unconsumed=timestamps,
+                now_ms=now_ms,
+            )
+            for gid in group_ids
+        ]
+    return [_note_missing_topics(group, counts) for group in results]
+
+
+def _note_missing_topics(group: GroupLag, counts: dict[str, int]) -> GroupLag:
+    missing = sorted({r.topic for r in group.rows if r.partition >= counts.get(r.topic, 0)})
+    if not missing or group.error:
+        return group
+    names = ", ".join(missing)
+    return dataclasses.replace(
+        group,
+        error=f"committed offsets for topic(s) that no longer exist: {names}",
+        error_kind="error",
+    )
+
+
+def member_partitions(group: GroupLag) -> dict[str, list[TopicPartition]]:
+    """member id -> assigned partitions, sorted."""
+    return {m.member_id: sorted(m.assignment) for m in group.description.members}

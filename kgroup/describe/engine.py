@@ -1,0 +1,210 @@
+"""Lag rows for `kgroup describe`, computed from data only (no I/O, `now_ms` passed in).
+
+Lag follows Kafka's ConsumerGroupCommand: `log_end_offset - current_offset` for a partition with a
+committed offset, nothing otherwise (a partition with no commit has no lag to report, not 0 and
+not the whole log). With `read_committed`, the log end is the last stable offset (KIP-98), so
+transaction markers do not leave a lag of 1 forever. A negative lag (committed beyond the log end,
+e.g. after the log was truncated) is reported as it is: it is a fact an operator must see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from kgroup.core.models import (
+    CommittedOffset,
+    GroupDescription,
+    MemberDescription,
+    TopicPartition,
+    Watermarks,
+)
+
+
+@dataclass(frozen=True)
+class GroupInput:
+    """What the cluster said about one group."""
+
+    description: GroupDescription
+    committed: Mapping[TopicPartition, CommittedOffset]
+    error: str | None = None
+    error_kind: str | None = None  # "not_found" or "error"
+
+
+@dataclass(frozen=True)
+class PartitionLag:
+    """One row of the offsets view."""
+
+    group: str
+    topic: str
+    partition: int
+    current_offset: int | None
+    log_start_offset: int | None
+    log_end_offset: int | None
+    lag: int | None
+    consumer_id: str | None
+    host: str | None
+    client_id: str | None
+    lag_ms: int | None = None
+    metadata: str | None = None
+
+
+@dataclass(frozen=True)
+class GroupLag:
+    """A group's rows and totals, or its error."""
+
+    group: str
+    description: GroupDescription
+    rows: tuple[PartitionLag, ...]
+    topic_totals: dict[str, int | None] = field(default_factory=dict)
+    total_lag: int | None = None
+    error: str | None = None
+    error_kind: str | None = None
+
+
+def partition_lag(current: int | None, log_end: int | None) -> int | None:
+    """Kafka's lag: log end minus committed offset; None when either is unknown."""
+    if current is None or log_end is None:
+        return None
+    return log_end - current
+
+
+def time_lag_ms(lag: int | None, first_unconsumed_timestamp: int | None, now_ms: int) -> int | None:
+    """Age of the first unconsumed record; 0 when nothing is unconsumed, None when unknown."""
+    if lag is None:
+        return None
+    if lag <= 0:
+        return 0
+    if first_unconsumed_timestamp is None or first_unconsumed_timestamp < 0:
+        return None
+    return max(0, now_ms - first_unconsumed_timestamp)
+
+
+def sum_known(values: Iterable[int | None]) -> int | None:
+    """Sum of the known values; None when none is known."""
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def owners(members: Iterable[MemberDescription]) -> dict[TopicPartition, MemberDescription]:
+    """Partition -> the member it is assigned to."""
+    result: dict[TopicPartition, MemberDescription] = {}
+    for member in members:
+        for tp in member.assignment:
+            result[tp] = member
+    return result
+
+
+def partitions_in_view(
+    group: GroupInput,
+    partition_counts: Mapping[str, int],
+    topics: set[str] | None = None,
+) -> list[TopicPartition]:
+    """Partitions a group's rows cover: assigned, committed, and every partition of a subscribed
+    topic (so a partition nobody committed shows up with `-` instead of being silently absent)."""
+    wanted: set[TopicPartition] = set(group.committed)
+    for member in group.description.members:
+        wanted.update(member.assignment)
+        for topic in member.subscription or ():
+            wanted.update(TopicPartition(topic, p) for p in range(partition_counts.get(topic, 0)))
+    if topics:
+        wanted = {tp for tp in wanted if tp.topic in topics}
+    return sorted(wanted)
+
+
+def build_group_lag(
+    group: GroupInput,
+    partitions: Iterable[TopicPartition],
+    watermarks: Mapping[TopicPartition, Watermarks],
+    *,
+    read_committed: bool = False,
+    first_unconsumed: Mapping[tuple[TopicPartition, int], int | None] | None = None,
+    now_ms: int | None = None,
+) -> GroupLag:
+    """Rows (sorted by topic, partition) and totals of one group."""
+    if group.error is not None:
+        return GroupLag(
+            group=group.description.group_id,
+            description=group.description,
+            rows=(),
+            error=group.error,
+            error_kind=group.error_kind,
+        )
+    owner_of = owners(group.description.members)
+    rows = []
+    for tp in sorted(partitions):
+        committed = group.committed.get(tp)
+        marks = watermarks.get(tp)
+        log_end = None
+        if marks is not None:
+            log_end = (
+                marks.last_stable
+                if read_committed and marks.last_stable is not None
+                else marks.log_end
+            )
+        current = committed.offset if committed is not None else None
+        lag = partition_lag(current, log_end)
+        lag_ms = None
+        if first_unconsumed is not None and now_ms is not None:
+            timestamp = first_unconsumed.get((tp, current)) if current is not None else None
+            lag_ms = time_lag_ms(lag, timestamp, now_ms)
+        member = owner_of.get(tp)
+        rows.append(
+            PartitionLag(
+                group=group.description.group_id,
+                topic=tp.topic,
+                partition=tp.partition,
+                current_offset=current,
+                log_start_offset=marks.log_start if marks is not None else None,
+                log_end_offset=log_end,
+                lag=lag,
+                consumer_id=member.member_id if member else None,
+                host=member.host if member else None,
+                client_id=member.client_id if member else None,
+                lag_ms=lag_ms,
+                metadata=committed.metadata if committed is not None else None,
+            )
+        )
+    topic_totals: dict[str, int | None] = {}
+    for topic in sorted({r.topic for r in rows}):
+        topic_totals[topic] = sum_known(r.lag for r in rows if r.topic == topic)
+    return GroupLag(
+        group=group.description.group_id,
+        description=group.description,
+        rows=tuple(rows),
+        topic_totals=topic_totals,
+        total_lag=sum_known(r.lag for r in rows),
+    )
+
+
+def partitions_over_lag(groups: Iterable[GroupLag], threshold: int) -> list[PartitionLag]:
+    """Rows whose lag exceeds `threshold` (for --fail-on-lag)."""
+    return [r for g in groups for r in g.rows if r.lag is not None and r.lag > threshold]
+
+
+def lagging_positions(groups: Iterable[GroupLag]) -> set[tuple[TopicPartition, int]]:
+    """(partition, committed offset) pairs whose record timestamps --lag-time needs.
+
+    Several groups may lag on one partition at different offsets: each pair is fetched once.
+    """
+    wanted: set[tuple[TopicPartition, int]] = set()
+    for group in groups:
+        for row in group.rows:
+            if row.lag is not None and row.lag > 0 and row.current_offset is not None:
+                wanted.add((TopicPartition(row.topic, row.partition), row.current_offset))
+    return wanted
+
+
+def is_missing_group(
+    description: GroupDescription,
+    committed: Mapping[TopicPartition, object],
+) -> bool:
+    """True when a group does not exist as Kafka sees it.
+
+    Kafka reports Dead (or GROUP_ID_NOT_FOUND) for unknown groups; an Empty group with no committed
+    offsets is removed by the coordinator, so it does not exist either (kafka-consumer-groups.sh
+    prints "does not exist" for it). Some brokers answer unknown ids as Empty with no offsets.
+    """
+    if description.error_code == "GROUP_ID_NOT_FOUND" or description.state == "Dead":
+        return True
+    return description.state in ("Empty", "Unknown") and not description.members and not committed

@@ -1,0 +1,103 @@
+"""Run `kgroup describe` for the CLI: collect, render, then exit as CLI.md says.
+
+Exit codes after the output is printed: 3 when a named group does not exist (and nothing else
+failed), 1 when any group failed otherwise, 5 when --fail-on-lag finds a partition over the limit.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgroup.core.errors import CheckFailed, NotFoundError, PartialFailure
+from kgroup.describe.engine import GroupLag, partitions_over_lag
+
+
+@dataclass
+class DescribeOptions:
+    groups: list[str]
+    all_groups: bool = False
+    match: str | None = None
+    view: str = "offsets"
+    topics: set[str] = field(default_factory=set)
+    lag_time: bool = False
+    read_committed: bool = False
+    fail_on_lag: int | None = None
+    watch: float | None = None
+
+
+def describe_once(opts: Any, request: DescribeOptions) -> list[GroupLag]:
+    from kgroup.describe.collect import collect, resolve_group_ids
+
+    admin = opts.admin()
+    ids = resolve_group_ids(admin, request.groups, request.all_groups, request.match)
+    return collect(
+        admin,
+        ids,
+        topics=request.topics or None,
+        read_committed=request.read_committed,
+        lag_time=request.lag_time and request.view == "offsets",
+        now_ms=int(time.time() * 1000),
+    )
+
+
+def output_for(groups: list[GroupLag], request: DescribeOptions, verbose: bool) -> Any:
+    from kgroup.render.describe import members_output, offsets_output, state_output
+
+    if request.view == "members":
+        return members_output(groups, verbose=verbose)
+    if request.view == "state":
+        return state_output(groups)
+    return offsets_output(groups, lag_time=request.lag_time)
+
+
+def run_describe(opts: Any, request: DescribeOptions) -> None:
+    from kgroup.render import render
+
+    if request.watch:
+        _watch(opts, request)
+        return
+    groups = describe_once(opts, request)
+    render(output_for(groups, request, opts.verbose), opts.output, no_color=opts.no_color)
+    check_outcome(groups, request)
+
+
+def check_outcome(groups: list[GroupLag], request: DescribeOptions) -> None:
+    failed = [g for g in groups if g.error]
+    if failed:
+        if all(g.error_kind == "not_found" for g in failed):
+            names = ", ".join(g.group for g in failed)
+            raise NotFoundError(
+                f"{len(failed)} of {len(groups)} groups not found: {names}",
+                hint="check the names with `kgroup list`",
+            )
+        raise PartialFailure(
+            f"{len(failed)} of {len(groups)} groups could not be described "
+            f"(see their error fields): {', '.join(g.group for g in failed)}"
+        )
+    if request.fail_on_lag is not None:
+        over = partitions_over_lag(groups, request.fail_on_lag)
+        if over:
+            shown = ", ".join(f"{r.group} {r.topic}:{r.partition} lag {r.lag}" for r in over[:5])
+            more = f" and {len(over) - 5} more" if len(over) > 5 else ""
+            raise CheckFailed(
+                f"{len(over)} partition(s) lag more than {request.fail_on_lag}: {shown}{more}"
+            )
+
+
+def _watch(opts: Any, request: DescribeOptions) -> None:
+    from kgroup.render import render
+    from kgroup.render.output import color_enabled
+
+    clear = color_enabled(opts.no_color, sys.stdout) or sys.stdout.isatty()
+    while True:
+        groups = describe_once(opts, request)
+        if clear:
+            sys.stdout.write("\x1b[2J\x1b[H")
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        sys.stdout.write(f"every {request.watch:g} s, {stamp} (Ctrl-C to stop)\n")
+        render(output_for(groups, request, opts.verbose), "table", no_color=opts.no_color)
+        sys.stdout.flush()
+        time.sleep(request.watch or 1)

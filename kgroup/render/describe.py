@@ -1,0 +1,189 @@
+"""The three views of `kgroup describe` as Output objects (offsets, members, state)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kgroup.core.models import BrokerNode, MemberDescription, TopicPartition
+from kgroup.describe.engine import GroupLag
+from kgroup.render.output import Column, Output
+
+OFFSET_COLUMNS = [
+    Column("group"),
+    Column("topic"),
+    Column("partition", justify="right"),
+    Column("current_offset", justify="right"),
+    Column("log_start_offset", justify="right"),
+    Column("log_end_offset", justify="right"),
+    Column("lag", justify="right"),
+]
+LAG_MS_COLUMN = Column("lag_ms", justify="right")
+OWNER_COLUMNS = [Column("consumer_id"), Column("host"), Column("client_id")]
+
+
+def format_partitions(partitions: Sequence[TopicPartition]) -> str:
+    """`topic:0,1,2;topic2:3` (topics and partitions sorted)."""
+    by_topic: dict[str, list[int]] = {}
+    for tp in sorted(partitions):
+        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    return ";".join(f"{t}:{','.join(map(str, ps))}" for t, ps in by_topic.items())
+
+
+def _coordinator(node: BrokerNode | None) -> dict[str, Any] | None:
+    if node is None:
+        return None
+    return {"id": node.id, "host": node.host, "port": node.port}
+
+
+def _coordinator_text(node: BrokerNode | None) -> str | None:
+    return f"{node.host}:{node.port} (id {node.id})" if node else None
+
+
+def _group_header(group: GroupLag) -> dict[str, Any]:
+    d = group.description
+    return {
+        "group": group.group,
+        "state": d.state if group.error_kind != "not_found" else None,
+        "type": d.type if group.error_kind != "not_found" else None,
+        "coordinator": _coordinator(d.coordinator),
+        "error": group.error,
+    }
+
+
+def _partition_json(row: Any, lag_time: bool) -> dict[str, Any]:
+    item = {
+        "topic": row.topic,
+        "partition": row.partition,
+        "current_offset": row.current_offset,
+        "log_start_offset": row.log_start_offset,
+        "log_end_offset": row.log_end_offset,
+        "lag": row.lag,
+    }
+    if lag_time:
+        item["lag_ms"] = row.lag_ms
+    item.update({"consumer_id": row.consumer_id, "host": row.host, "client_id": row.client_id})
+    return item
+
+
+def offsets_output(groups: Sequence[GroupLag], *, lag_time: bool = False) -> Output:
+    columns = [*OFFSET_COLUMNS, *([LAG_MS_COLUMN] if lag_time else []), *OWNER_COLUMNS]
+    rows: list[dict[str, Any]] = []
+    documents = []
+    footer: list[str] = []
+    for group in groups:
+        group_rows = [{"group": group.group, **_partition_json(r, lag_time)} for r in group.rows]
+        rows.extend(group_rows)
+        documents.append(
+            {
+                **_group_header(group),
+                "total_lag": group.total_lag,
+                "topics": [{"topic": t, "total_lag": v} for t, v in group.topic_totals.items()],
+                "partitions": [_partition_json(r, lag_time) for r in group.rows],
+            }
+        )
+        if group.error:
+            footer.append(f"{group.group}: error: {group.error}")
+        if group.rows:
+            per_topic = ", ".join(
+                f"{t} {'-' if v is None else v}" for t, v in group.topic_totals.items()
+            )
+            total = "-" if group.total_lag is None else group.total_lag
+            footer.append(f"{group.group}: total lag {total} ({per_topic})")
+        elif not group.error:
+            footer.append(f"{group.group}: no committed offsets and no assigned partitions")
+    return Output(
+        columns=columns,
+        rows=rows,
+        document={"groups": documents},
+        jsonl_items=documents,
+        footer=footer,
+        empty_message="No partitions.",
+    )
+
+
+def _member_json(member: MemberDescription, verbose: bool) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "consumer_id": member.member_id,
+        "group_instance_id": member.group_instance_id,
+        "host": member.host,
+        "client_id": member.client_id,
+        "partitions": len(member.assignment),
+    }
+    if verbose:
+        item["assignment"] = format_partitions(member.assignment)
+        if member.target_assignment is not None:
+            item["target_assignment"] = format_partitions(member.target_assignment)
+    return item
+
+
+def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Output:
+    columns = [
+        Column("group"),
+        Column("consumer_id"),
+        Column("group_instance_id"),
+        Column("host"),
+        Column("client_id"),
+        Column("partitions", justify="right"),
+    ]
+    if verbose:
+        columns.append(Column("assignment"))
+        if any(m.target_assignment is not None for g in groups for m in g.description.members):
+            columns.append(Column("target_assignment"))
+    rows = []
+    documents = []
+    footer = []
+    for group in groups:
+        members = [_member_json(m, verbose) for m in group.description.members]
+        rows.extend({"group": group.group, **m} for m in members)
+        documents.append({**_group_header(group), "members": members})
+        if group.error:
+            footer.append(f"{group.group}: error: {group.error}")
+        elif not members:
+            footer.append(f"{group.group}: no active members")
+    return Output(
+        columns=columns,
+        rows=rows,
+        document={"groups": documents},
+        jsonl_items=documents,
+        footer=footer,
+        empty_message="No members.",
+    )
+
+
+def state_output(groups: Sequence[GroupLag]) -> Output:
+    columns = [
+        Column("group"),
+        Column("coordinator"),
+        Column("assignor"),
+        Column("state"),
+        Column("members", justify="right"),
+        Column("type"),
+        Column("protocol_type"),
+    ]
+    rows = []
+    documents = []
+    footer = []
+    for group in groups:
+        d = group.description
+        missing = group.error_kind == "not_found"
+        base = {
+            "group": group.group,
+            "assignor": None if missing else d.assignor,
+            "state": None if missing else d.state,
+            "members": None if missing else len(d.members),
+            "type": None if missing else d.type,
+            "protocol_type": None if missing else d.protocol_type,
+        }
+        rows.append({**base, "coordinator": _coordinator_text(d.coordinator)})
+        documents.append({**base, "coordinator": _coordinator(d.coordinator), "error": group.error})
+        if group.error:
+            footer.append(f"{group.group}: error: {group.error}")
+    return Output(
+        columns=columns,
+        rows=rows,
+        document={"groups": documents},
+        jsonl_items=documents,
+        footer=footer,
+        empty_message="No groups.",
+    )

@@ -1,0 +1,18 @@
+"""JSON (one document) and JSON Lines writers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+
+def write_json(document: dict[str, Any], out: TextIO) -> None:
+    json.dump(document, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def write_jsonl(items: Iterable[dict[str, Any]], out: TextIO) -> None:
+    for item in items:
+        out.write(json.dumps(item, ensure_ascii=False, separators=(",", ":")))
+        out.write("\n")

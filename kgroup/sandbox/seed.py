@@ -1,0 +1,133 @@
+"""Demo data for the sandbox: topics, records with known timestamps, and two groups with lag.
+
+- `orders` (3 partitions: 40, 30, 20 records) and `payments` (2 partitions: 10, 10 records);
+  record i of partition p has timestamp 2026-01-01T00:00:00Z + i minutes + p seconds.
+- `billing`: an Empty group (no members) with committed offsets, so lag shows for a stopped group.
+- `shipping`: an active group: one member (a background process) subscribed to `orders` that
+  committed offsets and then holds its partitions without consuming.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+
+from kgroup.core.models import TopicPartition
+
+BASE_TIMESTAMP_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+
+TOPICS: dict[str, int] = {"orders": 3, "payments": 2}
+RECORDS_PER_PARTITION: dict[TopicPartition, int] = {
+    TopicPartition("orders", 0): 40,
+    TopicPartition("orders", 1): 30,
+    TopicPartition("orders", 2): 20,
+    TopicPartition("payments", 0): 10,
+    TopicPartition("payments", 1): 10,
+}
+EMPTY_GROUP = "billing"
+EMPTY_GROUP_OFFSETS: dict[TopicPartition, int] = {
+    TopicPartition("orders", 0): 30,  # lag 10
+    TopicPartition("orders", 1): 30,  # lag 0
+    TopicPartition("orders", 2): 5,  # lag 15
+    TopicPartition("payments", 0): 10,  # lag 0
+    TopicPartition("payments", 1): 4,  # lag 6
+}
+ACTIVE_GROUP = "shipping"
+ACTIVE_GROUP_TOPICS = ["orders"]
+ACTIVE_GROUP_OFFSETS: dict[TopicPartition, int] = {
+    TopicPartition("orders", 0): 35,  # lag 5
+    TopicPartition("orders", 1): 20,  # lag 10
+    TopicPartition("orders", 2): 20,  # lag 0
+}
+
+
+def record_timestamp(tp: TopicPartition, index: int) -> int:
+    """The timestamp (ms) of record `index` of partition `tp` in the demo data."""
+    return BASE_TIMESTAMP_MS + index * 60_000 + tp.partition * 1_000
+
+
+def demo_records() -> Iterator[object]:
+    from kgroup.core.clients import SeedRecord
+
+    for tp, count in RECORDS_PER_PARTITION.items():
+        for index in range(count):
+            yield SeedRecord(
+                tp.topic,
+                tp.partition,
+                record_timestamp(tp, index),
+                key=f"{tp.topic}-{index}".encode(),
+                value=f'{{"n": {index}}}'.encode(),
+            )
+
+
+def seed(admin, engine: str = "tansu") -> dict[str, object]:
+    """Create the demo data on the cluster behind `admin`; safe to run twice."""
+    from kgroup.core.clients import commit_as_empty_group, create_topics, produce_one_per_request
+
+    created = create_topics(admin, TOPICS)
+    ends = admin.list_offsets(list(RECORDS_PER_PARTITION), "latest")
+    produced = 0
+    if all(ends[tp].offset == 0 for tp in RECORDS_PER_PARTITION):
+        produced = produce_one_per_request(admin, demo_records())
+    elif any(ends[tp].offset != n for tp, n in RECORDS_PER_PARTITION.items()):
+        from kgroup.core.errors import SafetyRefusal
+
+        raise SafetyRefusal(
+            "the topics orders/payments already hold other data",
+            hint="seed a fresh sandbox: kgroup sandbox stop && kgroup sandbox start",
+        )
+    commit_as_empty_group(admin, EMPTY_GROUP, EMPTY_GROUP_OFFSETS)
+    return {"topics_created": created, "records_produced": produced}
+
+
+def start_active_member(bootstrap: str, engine: str, wait_s: float = 30.0) -> int:
+    """Start the background member of the active group; returns its PID once it committed."""
+    ready = os.path.join(tempfile.mkdtemp(prefix="kgroup-member-"), "ready")
+    commit = ",".join(
+        f"{tp.topic}:{tp.partition}={off}" for tp, off in ACTIVE_GROUP_OFFSETS.items()
+    )
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kgroup.sandbox.member",
+            "--bootstrap",
+            bootstrap,
+            "--group",
+            ACTIVE_GROUP,
+            "--topics",
+            ",".join(ACTIVE_GROUP_TOPICS),
+            "--commit",
+            commit,
+            "--engine",
+            engine,
+            "--ready-file",
+            ready,
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + wait_s
+    while not os.path.exists(ready):
+        if process.poll() is not None:
+            err = process.stderr.read().decode(errors="replace").strip() if process.stderr else ""
+            from kgroup.core.errors import KafkaOperationError
+
+            raise KafkaOperationError(f"the demo member exited early: {err.splitlines()[-1:]}")
+        if time.monotonic() > deadline:
+            process.kill()
+            from kgroup.core.errors import KafkaOperationError
+
+            raise KafkaOperationError(
+                f"the demo member did not join {ACTIVE_GROUP} in {wait_s:g} s"
+            )
+        time.sleep(0.1)
+    if process.stderr:
+        process.stderr.close()
+    return process.pid
