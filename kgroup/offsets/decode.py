@@ -83,19 +83,21 @@ class DecodedRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The CLI.md "decode output record" object (bytes as base64, uuids base64url)."""
-        out: dict[str, Any] = {
-            "source": self.source,
-            "position": self.position,
-            "offset": self.offset,
-            "timestamp": self.timestamp,
-            "producer_id": self.producer_id,
-            "transactional": self.transactional,
-            "control": self.control,
-            "key_type": self.key_type,
-            "record_type": self.record_type,
-        }
+        out: dict[str, Any] = {"source": self.source}
         if self.partition is not None:
             out["partition"] = self.partition
+        out.update(
+            {
+                "position": self.position,
+                "offset": self.offset,
+                "timestamp": self.timestamp,
+                "producer_id": self.producer_id,
+                "transactional": self.transactional,
+                "control": self.control,
+                "key_type": self.key_type,
+                "record_type": self.record_type,
+            }
+        )
         if self.key is not None:
             out["key"] = jsonable(self.key)
         if self.key_raw is not None:
