@@ -117,8 +117,28 @@ class _Compiler:
                     if j >= len(plain) or not _is_fixed(plain[j]):
                         break
                     group.append(plain[j])
-                self._fixed_group(body, group, "    ")
                 i += len(group)
+                nxt = plain[i] if i < len(plain) else None
+                if (
+                    nxt is not None
+                    and not self.flexible
+                    and not self.lenient
+                    and nxt.type in ("string", "bytes")
+                ):
+                    # fold the next field's length prefix into the same unpack call
+                    n = self._fixed_group(body, group, "    ", nxt.type)
+                    self._read_value(
+                        body,
+                        nxt,
+                        nxt.type,
+                        f"d[{nxt.key!r}]",
+                        "    ",
+                        nxt.nullable_in(self.version),
+                        length_var=n,
+                    )
+                    i += 1
+                else:
+                    self._fixed_group(body, group, "    ")
                 continue
             target = f"d[{fd.key!r}]"
             self._read_value(body, fd, fd.type, target, "    ", fd.nullable_in(self.version))
@@ -131,21 +151,32 @@ class _Compiler:
         self.lines.append("")
         return fname
 
-    def _fixed_group(self, body: list[str], group: list[Field], ind: str) -> None:
+    def _fixed_group(
+        self, body: list[str], group: list[Field], ind: str, prefix_of: str | None = None
+    ) -> str | None:
+        """Emit one unpack for consecutive fixed-width fields (plus an optional length prefix
+        of a following classic string/bytes field); returns the length variable if any."""
         fmt = ">" + "".join(_FIXED[fd.type][0] for fd in group)  # type: ignore[index]
         size = sum(_FIXED[fd.type][1] for fd in group)  # type: ignore[index]
+        names = [self._name("v") for _ in group]
+        length_var = None
+        if prefix_of is not None:
+            length_var = self._name("n")
+            fmt += "i" if prefix_of == "bytes" else "h"
+            size += 4 if prefix_of == "bytes" else 2
         sname = self._name("_S")
         self.ns[sname] = _struct.Struct(fmt).unpack_from
         label = group[0].name if len(group) == 1 else f"{group[0].name}..{group[-1].name}"
         body.append(f"{ind}if p + {size} > e: raise DecodeError('truncated', p, {label!r})")
-        names = [self._name("v") for _ in group]
-        body.append(f"{ind}{', '.join(names)}, = {sname}(b, p)")
+        targets = names + ([length_var] if length_var else [])
+        body.append(f"{ind}{', '.join(targets)}, = {sname}(b, p)")
         body.append(f"{ind}p += {size}")
         for fd, nm in zip(group, names, strict=True):
             if fd.type == "uuid":
                 body.append(f"{ind}d[{fd.key!r}] = _uuid({nm})")
             else:
                 body.append(f"{ind}d[{fd.key!r}] = {nm}")
+        return length_var
 
     def _length(self, body: list[str], var: str, ind: str, label: str, wide: bool) -> None:
         """Emit code reading a length into `var`: classic int16/int32, or compact N+1 -> N."""
@@ -164,7 +195,14 @@ class _Compiler:
             body.append(f"{ind}p += {size}")
 
     def _read_value(
-        self, body: list[str], fd: Field, typ: Any, target: str, ind: str, nullable: bool
+        self,
+        body: list[str],
+        fd: Field,
+        typ: Any,
+        target: str,
+        ind: str,
+        nullable: bool,
+        length_var: str | None = None,
     ) -> None:
         label = fd.name
         if isinstance(typ, str):
@@ -177,9 +215,15 @@ class _Compiler:
                 body.append(f"{ind}{target} = {conv}{sname}(b, p)[0])")
                 body.append(f"{ind}p += {size}")
                 return
-            n = self._name("n")
-            self._length(body, n, ind, label, wide=(typ == "bytes"))
-            body.append(f"{ind}if {n} < 0:")
+            if length_var is None:
+                n = self._name("n")
+                self._length(body, n, ind, label, wide=(typ == "bytes"))
+            else:
+                n = length_var
+            empty = "''" if typ == "string" else "b''"
+            body.append(f"{ind}if {n} == 0:")
+            body.append(f"{ind}    {target} = {empty}")
+            body.append(f"{ind}elif {n} < 0:")
             body.append(
                 f"{ind}    if {n} != -1: "
                 f"raise DecodeError('negative length %d' % {n}, p, {label!r})"

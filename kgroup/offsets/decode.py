@@ -26,52 +26,141 @@ CONTROL = "control"
 
 
 class DecodedRecord:
-    """One record of `__consumer_offsets` with its place in the log and its decoded content."""
+    """One record of `__consumer_offsets` with its place in the log and its decoded content.
+
+    The value may be decoded lazily: the scan engine attaches the raw value and its record type
+    with `defer_value`, and the first read of `value`, `record_type`, `error` or `layout`
+    decodes it. Filters, `--latest` and `--as-of` need only keys, so superseded values are
+    never decoded. `key` dicts may be shared between records: treat them as read-only.
+    """
 
     __slots__ = (
+        "_error",
+        "_layout",
+        "_pending",
+        "_record_type",
+        "_value",
         "control",
-        "error",
         "key",
         "key_raw",
         "key_type",
-        "layout",
         "offset",
         "partition",
         "position",
         "producer_epoch",
         "producer_id",
-        "record_type",
         "source",
         "timestamp",
         "transactional",
-        "value",
         "value_raw",
         "value_version",
     )
 
-    def __init__(self) -> None:
-        self.source: str = ""
-        self.partition: int | None = None
-        self.position: int | None = None
-        self.offset: int = -1
-        self.timestamp: int = -1
-        self.producer_id: int = -1
-        self.producer_epoch: int = -1
-        self.transactional: bool = False
-        self.control: bool = False
+    def __init__(
+        self,
+        source: str = "",
+        partition: int | None = None,
+        position: int | None = None,
+        offset: int = -1,
+        timestamp: int = -1,
+        producer_id: int = -1,
+        producer_epoch: int = -1,
+        transactional: bool = False,
+    ) -> None:
+        self.source = source
+        self.partition = partition
+        self.position = position
+        self.offset = offset
+        self.timestamp = timestamp
+        self.producer_id = producer_id
+        self.producer_epoch = producer_epoch
+        self.transactional = transactional
+        self.control = False
         self.key_type: int | None = None
-        self.record_type: str = UNKNOWN
+        self._record_type = UNKNOWN
         self.key: dict[str, Any] | None = None
         self.value_version: int | None = None
-        self.value: dict[str, Any] | None = None
-        self.error: str | None = None
+        self._value: dict[str, Any] | None = None
+        self._error: str | None = None
         self.key_raw: bytes | None = None
         self.value_raw: bytes | None = None
-        self.layout: str | None = None
+        self._layout: str | None = None
+        self._pending: tuple[RecordType, bytes] | None = None
+
+    # ------------------------------------------------------------ lazy value
+
+    def defer_value(self, rt: RecordType, raw: bytes) -> None:
+        """Keep the value bytes of a known record type; decode them on first use."""
+        self._record_type = rt.name
+        self._pending = (rt, raw)
+        if len(raw) >= 2:
+            self.value_version = INT16.unpack_from(raw, 0)[0]
+
+    def _resolve(self) -> None:
+        pending = self._pending
+        self._pending = None
+        if pending is None:
+            return
+        rt, raw = pending
+        version, fields, error, layout = decode_value(rt, raw)
+        self.value_version = version
+        if fields is None:
+            self._record_type = UNKNOWN
+            self.value_raw = raw
+            self._error = error
+        else:
+            self._value = fields
+            self._layout = layout
+
+    @property
+    def value(self) -> dict[str, Any] | None:
+        if self._pending is not None:
+            self._resolve()
+        return self._value
+
+    @value.setter
+    def value(self, fields: dict[str, Any] | None) -> None:
+        self._pending = None
+        self._value = fields
+
+    @property
+    def record_type(self) -> str:
+        if self._pending is not None:
+            self._resolve()
+        return self._record_type
+
+    @record_type.setter
+    def record_type(self, name: str) -> None:
+        self._record_type = name
+
+    @property
+    def error(self) -> str | None:
+        if self._pending is not None:
+            self._resolve()
+        return self._error
+
+    @error.setter
+    def error(self, text: str | None) -> None:
+        self._error = text
+
+    @property
+    def layout(self) -> str | None:
+        if self._pending is not None:
+            self._resolve()
+        return self._layout
+
+    @layout.setter
+    def layout(self, text: str | None) -> None:
+        self._layout = text
 
     @property
     def tombstone(self) -> bool:
-        return not self.control and self.value is None and self.value_raw is None
+        return (
+            not self.control
+            and self._pending is None
+            and self._value is None
+            and self.value_raw is None
+        )
 
     @property
     def group(self) -> str | None:
@@ -157,8 +246,27 @@ def _value_reader(msg: Message, version: int, cache_id: int) -> codec.Reader:
 KeyResult = tuple[int | None, RecordType | None, dict[str, Any] | None, str | None]
 
 
+_KEY_CACHE: dict[bytes, KeyResult] = {}
+KEY_CACHE_SIZE = 65536
+
+
 def decode_key(key: bytes) -> KeyResult:
-    """(type id, record type, key fields, error). Unknown type or bad bytes -> fields None."""
+    """(type id, record type, key fields, error). Unknown type or bad bytes -> fields None.
+
+    Keys repeat (a group commits the same partitions again and again), so decoded keys are
+    cached by their bytes; the cache is bounded and the returned dicts are shared.
+    """
+    hit = _KEY_CACHE.get(key)
+    if hit is not None:
+        return hit
+    result = _decode_key(key)
+    if len(_KEY_CACHE) >= KEY_CACHE_SIZE:
+        _KEY_CACHE.clear()
+    _KEY_CACHE[key] = result
+    return result
+
+
+def _decode_key(key: bytes) -> KeyResult:
     if len(key) < 2:
         return None, None, None, "key shorter than its int16 type"
     key_type = INT16.unpack_from(key, 0)[0]
@@ -176,10 +284,32 @@ def decode_key(key: bytes) -> KeyResult:
     return key_type, rt, fields, None
 
 
-def decode_value(
-    rt: RecordType, value: bytes
-) -> tuple[int | None, dict[str, Any] | None, str | None, str | None]:
+ValueResult = tuple[int | None, dict[str, Any] | None, str | None, str | None]
+
+
+def decode_value(rt: RecordType, value: bytes) -> ValueResult:
     """(value version, fields, error, layout note) for a non-null value of a known type."""
+    end = len(value)
+    if end >= 2:
+        version = INT16.unpack_from(value, 0)[0]
+        fn = _FAST.get(rt.type_id * 65536 + version)
+        if fn is not None:
+            try:
+                fields, pos = fn(value, 2, end)
+            except (DecodeError, UnicodeDecodeError):
+                pass
+            else:
+                if pos == end:
+                    if rt.type_id == 2:
+                        _expand_members(fields)
+                    return version, fields, None, None
+    return _decode_value(rt, value)
+
+
+_FAST: dict[int, codec.Reader] = {}
+
+
+def _decode_value(rt: RecordType, value: bytes) -> ValueResult:
     if len(value) < 2:
         return None, None, "value shorter than its int16 version", None
     version = INT16.unpack_from(value, 0)[0]
@@ -198,7 +328,10 @@ def decode_value(
     end = len(value)
     error = None
     try:
-        fields, pos = _value_reader(msg, read_version, rt.type_id)(value, 2, end)
+        reader = _value_reader(msg, read_version, rt.type_id)
+        if read_version == version:
+            _FAST[rt.type_id * 65536 + version] = reader
+        fields, pos = reader(value, 2, end)
         if pos == end:
             if rt.type_id == 2:
                 _expand_members(fields)

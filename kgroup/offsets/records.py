@@ -201,6 +201,10 @@ def _records_v2(batch: Batch) -> list[Record]:
             if b < 128:
                 length = (b >> 1) ^ -(b & 1)
                 pos += 1
+            elif buf[pos + 1] < 128:  # two-byte varint: most coordinator records
+                u = (b & 0x7F) | (buf[pos + 1] << 7)
+                length = (u >> 1) ^ -(u & 1)
+                pos += 2
             else:
                 length, pos = read_varint(buf, pos, end, "record length")
             rec_end = pos + length
@@ -223,13 +227,17 @@ def _records_v2(batch: Batch) -> list[Record]:
             if b < 128:
                 klen = (b >> 1) ^ -(b & 1)
                 pos += 1
+            elif buf[pos + 1] < 128:
+                u = (b & 0x7F) | (buf[pos + 1] << 7)
+                klen = (u >> 1) ^ -(u & 1)
+                pos += 2
             else:
                 klen, pos = read_varint(buf, pos, rec_end, "keyLength")
             if klen >= 0:
                 q = pos + klen
                 if q > rec_end:
                     raise BatchError("record key runs past the record", batch.position)
-                key: bytes | None = bytes(buf[pos:q])
+                key: bytes | None = buf[pos:q]
                 pos = q
             else:
                 key = None
@@ -237,13 +245,17 @@ def _records_v2(batch: Batch) -> list[Record]:
             if b < 128:
                 vlen = (b >> 1) ^ -(b & 1)
                 pos += 1
+            elif buf[pos + 1] < 128:
+                u = (b & 0x7F) | (buf[pos + 1] << 7)
+                vlen = (u >> 1) ^ -(u & 1)
+                pos += 2
             else:
                 vlen, pos = read_varint(buf, pos, rec_end, "valueLength")
             if vlen >= 0:
                 q = pos + vlen
                 if q > rec_end:
                     raise BatchError("record value runs past the record", batch.position)
-                value: bytes | None = bytes(buf[pos:q])
+                value: bytes | None = buf[pos:q]
                 pos = q
             else:
                 value = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 OPEN = 0x7FFF  # "N+" upper bound
 
@@ -43,7 +44,9 @@ def parse_versions(spec: str) -> tuple[int, int]:
     return int(spec), int(spec)
 
 
-@dataclass(frozen=True)
+# eq=False: tables are compared and hashed by identity, which keeps the compiled-reader cache
+# lookups cheap (a field-by-field hash of a nested table costs more than decoding it).
+@dataclass(frozen=True, eq=False)
 class Struct:
     """A struct type: its name (for messages) and its fields in wire order."""
 
@@ -51,7 +54,7 @@ class Struct:
     fields: tuple[Field, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Array:
     """An array of a primitive type name or of a Struct."""
 
@@ -61,7 +64,7 @@ class Array:
 FieldType = str | Array | Struct
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Field:
     """One field: Kafka name, type, versions it exists in, nullability, tag and default."""
 
@@ -114,7 +117,7 @@ def arr(of: str | Struct) -> Array:
     return Array(of)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Message:
     """A versioned message: valid version range and the first flexible version (None = never)."""
 
@@ -127,7 +130,7 @@ class Message:
     def flexible(self, version: int) -> bool:
         return self.flexible_from is not None and version >= self.flexible_from
 
-    @property
+    @cached_property
     def struct(self) -> Struct:
         return Struct(self.name, self.fields)
 

@@ -253,55 +253,65 @@ class LocalEngine:
         source = item.source
         partition = item.partition
         decode_key = dec.decode_key
-        decode_value = dec.decode_value
+        record = dec.DecodedRecord
         names = self.topic_names
+        key_filter = flt.key_ok if flt.type_ids or flt.groups or flt.topics else None
+        wants_unknown = flt.wants_unknown
+        self.stats.records += len(raw_records)
         for offset, ts, key, value, _headers in raw_records:
-            self.stats.records += 1
-            if not control and has_time and not flt.time_ok(ts):
+            if has_time and not control and not flt.time_ok(ts):
                 continue
-            rec = dec.DecodedRecord()
-            rec.source = source
-            rec.partition = partition
-            rec.position = position
-            rec.offset = offset
-            rec.timestamp = ts
-            rec.producer_id = producer_id
-            rec.producer_epoch = producer_epoch
-            rec.transactional = transactional
-            if control:
-                yield dec.decode_control(key, value, rec)
-                continue
-            if key is None:
-                rec.error = "record without a key"
-                rec.value_raw = value
-                if flt.wants_unknown:
-                    yield rec
-                continue
-            key_type, rt, key_fields, error = decode_key(key)
-            rec.key_type = key_type
-            if rt is None or key_fields is None:
-                if flt.wants_unknown:
+            if control or key is None:
+                rec = record(
+                    source,
+                    partition,
+                    position,
+                    offset,
+                    ts,
+                    producer_id,
+                    producer_epoch,
+                    transactional,
+                )
+                if control:
+                    yield dec.decode_control(key, value, rec)
+                elif wants_unknown:
                     yield dec.decode_kv(key, value, rec)
                 continue
-            if not flt.key_ok(key_type, key_fields):
+            key_type, rt, key_fields, _error = decode_key(key)
+            if rt is None:
+                if wants_unknown:
+                    rec = record(
+                        source,
+                        partition,
+                        position,
+                        offset,
+                        ts,
+                        producer_id,
+                        producer_epoch,
+                        transactional,
+                    )
+                    yield dec.decode_kv(key, value, rec)
                 continue
-            rec.record_type = rt.name
+            if key_filter is not None and not key_filter(key_type, key_fields):  # type: ignore[arg-type]
+                continue
+            rec = record(
+                source, partition, position, offset, ts, producer_id, producer_epoch, transactional
+            )
+            rec.key_type = key_type
             rec.key = key_fields
-            if value is not None:
-                version, fields, error, layout = decode_value(rt, value)
-                rec.value_version = version
-                if fields is None:
-                    rec.record_type = dec.UNKNOWN
-                    rec.value_raw = value
-                    rec.error = error
-                else:
-                    rec.value = fields
-                    rec.layout = layout
-                    if key_type >= 3:
-                        dec.learn_topic_names(rec, names)
-                        if names:
-                            dec.resolve_topic_ids(fields, names)
+            if value is None:
+                rec.record_type = rt.name
+            else:
+                rec.defer_value(rt, value)
+                if key_type >= 3:  # type: ignore[operator]
+                    self._topic_names(rec, names)
             yield rec
+
+    @staticmethod
+    def _topic_names(rec: dec.DecodedRecord, names: dict[str, str]) -> None:
+        dec.learn_topic_names(rec, names)
+        if names and rec.value is not None:
+            dec.resolve_topic_ids(rec.value, names)
 
     # ------------------------------------------------------------ live input
 
@@ -313,11 +323,9 @@ class LocalEngine:
             self.stats.records += 1
             if (flt.since is not None or flt.until is not None) and not flt.time_ok(msg.timestamp):
                 continue
-            rec = dec.DecodedRecord()
-            rec.source = f"{msg.topic}-{msg.partition}"
-            rec.partition = msg.partition
-            rec.offset = msg.offset
-            rec.timestamp = msg.timestamp
+            rec = dec.DecodedRecord(
+                f"{msg.topic}-{msg.partition}", msg.partition, None, msg.offset, msg.timestamp
+            )
             dec.decode_kv(msg.key, msg.value, rec)
             if rec.key is None:
                 if flt.wants_unknown:
@@ -325,10 +333,8 @@ class LocalEngine:
                 continue
             if rec.key_type is None or not flt.key_ok(rec.key_type, rec.key):
                 continue
-            if rec.value is not None and rec.key_type is not None and rec.key_type >= 3:
-                dec.learn_topic_names(rec, names)
-                if names:
-                    dec.resolve_topic_ids(rec.value, names)
+            if rec.key_type is not None and rec.key_type >= 3:
+                self._topic_names(rec, names)
             yield rec
 
     # ------------------------------------------------------------ views
