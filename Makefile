@@ -20,12 +20,16 @@ $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
 
 venv: $(VENV)/.installed
 
-## demo: venv + kgroup, start the sandbox broker, seed it, show the groups and their lag
+## demo: venv + kgroup, start the sandbox broker, seed it, show the groups and their lag;
+##       decode a sample __consumer_offsets directory written by kgroup's encoder
 demo: $(VENV)/.installed
 	$(BIN)/kgroup sandbox start
 	$(BIN)/kgroup sandbox seed
 	$(BIN)/kgroup list
 	$(BIN)/kgroup describe --all-groups
+	rm -rf build/demo-offsets && $(BIN)/python scripts/sample_offsets.py build/demo-offsets
+	$(BIN)/kgroup decode --segments build/demo-offsets
+	$(BIN)/kgroup decode --segments build/demo-offsets --latest --type offset
 	@echo "The sandbox keeps running; stop it with: $(BIN)/kgroup sandbox stop"
 
 ## test: install test extras and run the whole suite (unit, cli, integration on the sandbox)

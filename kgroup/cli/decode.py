@@ -192,19 +192,17 @@ def _live_records(
 
 def _stream_jsonl(recs: Iterable[DecodedRecord]) -> None:
     write = sys.stdout.write
-    dumps = json.dumps
     for rec in recs:
-        write(dumps(rec.to_dict(), ensure_ascii=False, separators=(",", ":")))
+        write(rec.to_json())
         write("\n")
 
 
 def _write_jsonl_dir(directory: str, recs: Iterable[DecodedRecord]) -> str:
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, "part-00000.jsonl")
-    dumps = json.dumps
     with open(path, "w", encoding="utf-8") as fh:
         for rec in recs:
-            fh.write(dumps(rec.to_dict(), ensure_ascii=False, separators=(",", ":")))
+            fh.write(rec.to_json())
             fh.write("\n")
     return path
 

@@ -14,6 +14,7 @@ Unknown record types and value versions never raise: the record comes back with
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
 from kgroup.offsets import codec, schema
@@ -172,6 +173,13 @@ class DecodedRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The CLI.md "decode output record" object (bytes as base64, uuids base64url)."""
+        return self._fields(jsonable)
+
+    def to_json(self) -> str:
+        """`to_dict()` as one compact JSON line; bytes become base64 while serialising."""
+        return _dumps(self._fields(_same))
+
+    def _fields(self, convert: Any) -> dict[str, Any]:
         out: dict[str, Any] = {"source": self.source}
         if self.partition is not None:
             out["partition"] = self.partition
@@ -188,11 +196,11 @@ class DecodedRecord:
             }
         )
         if self.key is not None:
-            out["key"] = jsonable(self.key)
+            out["key"] = convert(self.key)
         if self.key_raw is not None:
             out["key_raw_base64"] = _b64(self.key_raw)
         out["value_version"] = self.value_version
-        out["value"] = jsonable(self.value) if self.value is not None else None
+        out["value"] = convert(self.value) if self.value is not None else None
         if self.value_raw is not None:
             out["value_raw_base64"] = _b64(self.value_raw)
         if self.layout is not None:
@@ -204,6 +212,19 @@ class DecodedRecord:
 
 def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
+
+
+def _same(obj: Any) -> Any:
+    return obj
+
+
+def _bytes_default(obj: Any) -> str:
+    if isinstance(obj, bytes | bytearray | memoryview):
+        return _b64(bytes(obj))
+    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_bytes_default).encode
 
 
 def jsonable(obj: Any) -> Any:

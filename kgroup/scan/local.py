@@ -20,10 +20,11 @@ from kgroup.offsets import decode as dec
 from kgroup.offsets import replay as rp
 from kgroup.offsets import segments as seg
 from kgroup.offsets.records import Batch, BatchError
-from kgroup.offsets.schema import RECORD_TYPES
+from kgroup.offsets.schema import RECORD_TYPES, RecordType
 
 OFFSET_TYPES = frozenset({0, 1})
 GROUP_TYPES = frozenset(t for t in RECORD_TYPES if t not in OFFSET_TYPES)
+NAME_TYPES = frozenset({4, 9, 15, 18})  # values that pair topic ids with names
 
 
 def type_ids_for(kind: str) -> frozenset[int] | None:
@@ -292,6 +293,8 @@ class LocalEngine:
                     )
                     yield dec.decode_kv(key, value, rec)
                 continue
+            if key_type in NAME_TYPES and value is not None:
+                self._learn_names(rt, value)
             if key_filter is not None and not key_filter(key_type, key_fields):  # type: ignore[arg-type]
                 continue
             rec = record(
@@ -307,9 +310,15 @@ class LocalEngine:
                     self._topic_names(rec, names)
             yield rec
 
+    def _learn_names(self, rt: RecordType, value: bytes) -> None:
+        """Topic id -> name pairs from records that carry both (even when filtered out)."""
+        probe = dec.DecodedRecord()
+        probe.key_type = rt.type_id
+        probe.defer_value(rt, value)
+        dec.learn_topic_names(probe, self.topic_names)
+
     @staticmethod
     def _topic_names(rec: dec.DecodedRecord, names: dict[str, str]) -> None:
-        dec.learn_topic_names(rec, names)
         if names and rec.value is not None:
             dec.resolve_topic_ids(rec.value, names)
 
@@ -327,6 +336,8 @@ class LocalEngine:
                 f"{msg.topic}-{msg.partition}", msg.partition, None, msg.offset, msg.timestamp
             )
             dec.decode_kv(msg.key, msg.value, rec)
+            if rec.key_type in NAME_TYPES and rec.value is not None:
+                dec.learn_topic_names(rec, names)
             if rec.key is None:
                 if flt.wants_unknown:
                     yield rec

@@ -172,3 +172,50 @@ def test_unknown_type_filter_is_a_usage_error() -> None:
     with pytest.raises(UsageError):
         type_ids_for("nonsense")
     assert type_ids_for("consumer_group_metadata") == frozenset({3})
+
+
+def test_topic_ids_resolve_to_names_even_when_the_naming_record_is_filtered(
+    tmp_path: Path,
+) -> None:
+    tid = "MKXx1fIkQy2J9jXHhK8m1w"
+    t4 = enc.encode_value(
+        4,
+        0,
+        {
+            "topics": [
+                {
+                    "topic_id": tid,
+                    "topic_name": "orders",
+                    "num_partitions": 1,
+                    "partition_metadata": [],
+                }
+            ]
+        },
+    )
+    t8 = enc.encode_value(
+        8,
+        0,
+        {
+            "member_epoch": 1,
+            "previous_member_epoch": 0,
+            "state": 0,
+            "assigned_partitions": [{"topic_id": tid, "partitions": [0]}],
+            "partitions_pending_revocation": [],
+        },
+    )
+    batches = [
+        enc.encode_batch([(enc.encode_key(4, {"group_id": "g"}), t4)], base_offset=0, timestamp=1),
+        enc.encode_batch(
+            [(enc.encode_key(8, {"group_id": "g", "member_id": "m"}), t8)],
+            base_offset=1,
+            timestamp=2,
+        ),
+    ]
+    inputs = _write(tmp_path, batches)
+    engine = LocalEngine(
+        DecodeFilter(type_ids=type_ids_for("consumer_group_current_member_assignment"))
+    )
+    (rec,) = list(engine.plain(engine.segment_records(inputs)))
+    assert rec.value["assigned_partitions"] == [
+        {"topic_id": tid, "partitions": [0], "topic_name": "orders"}
+    ]

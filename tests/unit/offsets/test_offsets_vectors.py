@@ -381,3 +381,11 @@ def test_unknown_classic_value_version_is_unknown() -> None:
     assert rec.record_type == "unknown"
     assert rec.value_version == 9
     assert "version 9" in rec.error
+
+
+def test_json_line_equals_the_dict_form() -> None:
+    import json
+
+    value = h("0004" + OFFSET + "00000005" + "01" + TS + "01 05 02 abcd")
+    rec = decode_kv(KEY_G_T_0, value)
+    assert json.loads(rec.to_json()) == rec.to_dict()
