@@ -27,6 +27,8 @@ demo: $(VENV)/.installed
 	$(BIN)/kgroup sandbox seed
 	$(BIN)/kgroup list
 	$(BIN)/kgroup describe --all-groups
+	$(BIN)/kgroup describe --all-groups --state
+	$(BIN)/kgroup reset-offsets billing --topic orders --to-offset 35
 	rm -rf build/demo-offsets && $(BIN)/python scripts/sample_offsets.py build/demo-offsets
 	$(BIN)/kgroup decode --segments build/demo-offsets
 	$(BIN)/kgroup decode --segments build/demo-offsets --latest --type offset

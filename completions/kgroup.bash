@@ -5,9 +5,14 @@ _kgroup() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word="${COMP_WORDS[i]}"
         case "${path}|${word}" in
+            "|delete") path="delete" ;;
+            "|delete-offsets") path="delete-offsets" ;;
             "|describe") path="describe" ;;
             "|list") path="list" ;;
+            "|reset-offsets") path="reset-offsets" ;;
             "|sandbox") path="sandbox" ;;
+            "|simulate-assign") path="simulate-assign" ;;
+            "|undo") path="undo" ;;
             "sandbox|seed") path="sandbox seed" ;;
             "sandbox|start") path="sandbox start" ;;
             "sandbox|status") path="sandbox status" ;;
@@ -16,14 +21,19 @@ _kgroup() {
     done
     local words=""
     case "${path}" in
-        "") words="--bootstrap-server --command-config --timeout --output --no-color --verbose --version --install-completion --show-completion describe list sandbox" ;;
+        "") words="--bootstrap-server --command-config --timeout --output --no-color --verbose --version --install-completion --show-completion delete delete-offsets describe list reset-offsets sandbox simulate-assign undo" ;;
+        "delete") words="" ;;
+        "delete-offsets") words="--topic" ;;
         "describe") words="--all-groups --match --offsets --members --state --topic --lag-time --read-committed --fail-on-lag --watch" ;;
         "list") words="--state --type" ;;
+        "reset-offsets") words="--all-groups --topic --all-topics --to --to-datetime --to-timestamp --by-duration --to-offset --shift-by --from-file --dry-run --execute --export --backup" ;;
         "sandbox") words="seed start status stop" ;;
         "sandbox seed") words="" ;;
         "sandbox start") words="--engine" ;;
         "sandbox status") words="" ;;
         "sandbox stop") words="" ;;
+        "simulate-assign") words="--strategy --compare --scenario --members --topics --from-group --events --rack-aware" ;;
+        "undo") words="--backup --dry-run --execute" ;;
     esac
     COMPREPLY=($(compgen -W "${words}" -- "${cur}"))
 }

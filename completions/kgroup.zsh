@@ -5,9 +5,14 @@ _kgroup() {
     local -a candidates
     for word in ${words[2,CURRENT-1]}; do
         case "${path}|${word}" in
+            "|delete") path="delete" ;;
+            "|delete-offsets") path="delete-offsets" ;;
             "|describe") path="describe" ;;
             "|list") path="list" ;;
+            "|reset-offsets") path="reset-offsets" ;;
             "|sandbox") path="sandbox" ;;
+            "|simulate-assign") path="simulate-assign" ;;
+            "|undo") path="undo" ;;
             "sandbox|seed") path="sandbox seed" ;;
             "sandbox|start") path="sandbox start" ;;
             "sandbox|status") path="sandbox status" ;;
@@ -15,14 +20,19 @@ _kgroup() {
         esac
     done
     case "${path}" in
-        "") candidates=('--bootstrap-server:Cluster to talk to, HOST\:PORT[,HOST\:PORT...].' '--command-config:Client properties file (Java client or librdkafka names).' '--timeout:Per-operation timeout in seconds (default 30).' '--output:Output format\: table, json, jsonl or csv.' '--no-color:Plain output (also NO_COLOR).' '--verbose:Debug logging to stderr and tracebacks; secrets redacted.' '--version:Print the version and exit.' '--install-completion:Install completion for the current shell.' '--show-completion:Show completion for the current shell, to copy it or customize the installation.' 'describe:Describe groups\: committed offsets, log offsets and lag per partition; members;' 'list:List consumer groups with state, type, protocol type and member count.' 'sandbox:Run a local Kafka-wire broker (tansu) for demos and tests.') ;;
+        "") candidates=('--bootstrap-server:Cluster to talk to, HOST\:PORT[,HOST\:PORT...].' '--command-config:Client properties file (Java client or librdkafka names).' '--timeout:Per-operation timeout in seconds (default 30).' '--output:Output format\: table, json, jsonl or csv.' '--no-color:Plain output (also NO_COLOR).' '--verbose:Debug logging to stderr and tracebacks; secrets redacted.' '--version:Print the version and exit.' '--install-completion:Install completion for the current shell.' '--show-completion:Show completion for the current shell, to copy it or customize the installation.' 'delete:Delete groups (their committed offsets too); refused for active groups (exit 4).' 'delete-offsets:Delete a group'\''s committed offsets for topics or partitions; refused while it' 'describe:Describe groups\: committed offsets, log offsets and lag per partition; members;' 'list:List consumer groups with state, type, protocol type and member count.' 'reset-offsets:Plan (and with --execute, commit) new committed offsets for groups.' 'sandbox:Run a local Kafka-wire broker (tansu) for demos and tests.' 'simulate-assign:Simulate Kafka'\''s partition assignors on a group and a sequence of rebalances.' 'undo:Restore a group'\''s offsets from a backup written by reset-offsets --execute.') ;;
+        "delete") candidates=() ;;
+        "delete-offsets") candidates=('--topic:Offsets to delete\: a topic or some of its partitions.') ;;
         "describe") candidates=('--all-groups:Describe every group.' '--match:Describe the groups whose id matches REGEX.' '--offsets:One row per partition with lag (the default view).' '--members:One row per member (--verbose adds assignments).' '--state:Coordinator, assignor, state, member count, type.' '--topic:Only rows of this topic (repeatable).' '--lag-time:Add lag_ms\: age of the first unconsumed record.' '--read-committed:Lag against the last stable offset.' '--fail-on-lag:Exit 5 when any partition'\''s lag exceeds N.' '--watch:Refresh every SECONDS until interrupted.') ;;
         "list") candidates=('--state:Only groups in this state (repeatable)\: Stable, Empty, PreparingRebalance, Comp' '--type:Only groups of this type\: classic, consumer, share, streams.') ;;
+        "reset-offsets") candidates=('--all-groups:Reset every group.' '--topic:Partitions in scope\: every partition of TOPIC, or the listed ones (repeatable).' '--all-topics:Every partition the group has committed offsets for.' '--to:Reset to the log start, log end, keep (checked), or current offsets.' '--to-datetime:First offset at or after TIME (RFC 3339 with a zone, or epoch s/ms).' '--to-timestamp:First offset at or after epoch MS.' '--by-duration:First offset at or after now minus DURATION (PT30M, 2h, 1d).' '--to-offset:Offset N, clamped into the log.' '--shift-by:Committed offset plus N (may be negative).' '--from-file:Offsets from a plan\: Kafka CSV or kgroup JSON plan/backup.' '--dry-run:Print the plan only (the default).' '--execute:Commit the plan.' '--export:Write the plan to FILE (.csv or .json).' '--backup:Where --execute writes the backup (.json file, or a directory).') ;;
         "sandbox") candidates=('seed:Create demo topics, records with known timestamps, and two groups with lag.' 'start:Start the sandbox broker on a free loopback port (no-op when it already runs).' 'status:Say whether the sandbox runs and answers Kafka requests (exit 6 when it does not' 'stop:Stop exactly the broker (and demo members) this sandbox started.') ;;
         "sandbox seed") candidates=() ;;
         "sandbox start") candidates=('--engine:tansu (embedded, default) or docker (real Apache Kafka).') ;;
         "sandbox status") candidates=() ;;
         "sandbox stop") candidates=() ;;
+        "simulate-assign") candidates=('--strategy:range, roundrobin, sticky, cooperative-sticky (client side), uniform, server-ran' '--compare:Side by side\: the given strategies, or all six.' '--scenario:YAML or JSON scenario (topics, members, events).' '--members:c1,c2,c3 (every topic) or c1=t1+t2@rackA,c2=t1.' '--topics:orders\:12,payments\:6 (optional @r1+r2 replica racks).' '--from-group:Start from a live group'\''s members.' '--events:Rebalance sequence\: +c4[=t1+t2][@rack], -c1, topic\:orders=24, sub\:c2=t1, rack' '--rack-aware:Give members without a rack one, round-robin over the topics'\'' replica racks.') ;;
+        "undo") candidates=('--backup:Backup to restore (default\: the group'\''s latest backup).' '--dry-run:Print the plan only (the default).' '--execute:Restore the offsets.') ;;
     esac
     _describe 'kgroup' candidates
 }

@@ -52,6 +52,7 @@ class GlobalOptions:
     no_color: bool = False
     verbose: bool = False
     _cluster: ClusterConfig | None = None
+    _admins: list[GroupAdmin] = field(default_factory=list)
 
     def cluster(self) -> ClusterConfig:
         """The ClusterConfig from flags, env, file, or the running sandbox (said on stderr)."""
@@ -80,7 +81,20 @@ class GlobalOptions:
     def admin(self) -> GroupAdmin:
         from kgroup.core.admin import GroupAdmin
 
-        return GroupAdmin(self.cluster())
+        admin = GroupAdmin(self.cluster(), count_requests=self.verbose)
+        self._admins.append(admin)
+        return admin
+
+    def log_request_counts(self) -> None:
+        """With --verbose: how many Kafka requests this run sent, per API."""
+        from collections import Counter
+
+        total: Counter[str] = Counter()
+        for admin in self._admins:
+            total.update(admin.counted_requests())
+        if total:
+            summary = " ".join(f"{api}={n}" for api, n in sorted(total.items()))
+            logging.getLogger("kgroup.requests").debug("requests sent: %s", summary)
 
 
 def _file_names_bootstrap(path: str | None) -> bool:
@@ -185,6 +199,8 @@ def root(
         verbose=verbose,
     )
     _configure_logging(verbose)
+    if verbose:
+        ctx.call_on_close(ctx.obj.log_request_counts)
 
 
 def _configure_logging(verbose: bool) -> None:
@@ -205,7 +221,7 @@ def _register_commands() -> None:
 
     groups.register(app)
     sandbox.register(app)
-    for name in ("describe", "reset", "assign", "decode"):
+    for name in ("describe", "reset", "assign", "decode"):  # registered when present
         try:
             module = __import__(f"kgroup.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:

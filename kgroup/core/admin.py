@@ -8,7 +8,9 @@ group or topic -> exit 3, authorization -> exit 1 naming the ACL needed.
 from __future__ import annotations
 
 import logging
+import re
 import time
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -168,13 +170,42 @@ def _rdkafka_config_error(exc: BaseException, config: ClusterConfig) -> ConfigEr
     )
 
 
-class GroupAdmin:
-    """Cluster operations for consumer groups, on one librdkafka AdminClient."""
+class _RequestCounter(logging.Handler):
+    """Counts the requests librdkafka logs as sent (its `debug=protocol` lines), per API."""
 
-    def __init__(self, config: ClusterConfig) -> None:
+    _SENT = re.compile(r"Sent (\w+?)Request ")
+
+    def __init__(self, counts: Counter[str]) -> None:
+        super().__init__(logging.DEBUG)
+        self.counts = counts
+
+    def emit(self, record: logging.LogRecord) -> None:
+        match = self._SENT.search(record.getMessage())
+        if match:
+            api = match.group(1)
+            self.counts["ApiVersions" if api == "ApiVersion" else api] += 1
+
+
+class GroupAdmin:
+    """Cluster operations for consumer groups, on one librdkafka AdminClient.
+
+    With `count_requests` (on with --verbose), every request librdkafka sends is counted per API
+    in `request_counts` (from its protocol debug log, which goes nowhere else).
+    """
+
+    def __init__(self, config: ClusterConfig, *, count_requests: bool = False) -> None:
         self.config = config
         self.timeout_s = config.timeout_s
         self._admin: Any = None
+        self._wire: Any = None
+        self._wire_checked = False
+        self.request_counts: Counter[str] = Counter()
+        self._protocol_log: logging.Logger | None = None
+        if count_requests:
+            self._protocol_log = logging.getLogger(f"kgroup.rdkafka.protocol.{id(self)}")
+            self._protocol_log.propagate = False
+            self._protocol_log.setLevel(logging.DEBUG)
+            self._protocol_log.addHandler(_RequestCounter(self.request_counts))
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -182,9 +213,43 @@ class GroupAdmin:
         """librdkafka configuration for a client of this cluster (logs go to kgroup's logger)."""
         conf: dict[str, Any] = dict(self.config.client_properties())
         conf.setdefault("socket.connection.setup.timeout.ms", int(self.timeout_s * 1000))
+        conf.setdefault("enable.metrics.push", False)  # KIP-714 telemetry: not ours to send
         conf["logger"] = rdkafka_log
+        if self._protocol_log is not None and "debug" not in conf:
+            conf["debug"] = "protocol"
+            conf["logger"] = self._protocol_log
         conf.update(extra)
         return conf
+
+    def counted_requests(self) -> Counter[str]:
+        """Requests sent so far per API (librdkafka's need count_requests; the wire client's are
+        always counted); serves pending log callbacks."""
+        if self._admin is not None and self._protocol_log is not None:
+            self._admin.poll(0)
+        total = Counter(self.request_counts)
+        if self._wire is not None:
+            total.update(self._wire.request_counts)
+        return total
+
+    @property
+    def wire(self) -> Any:
+        """The batched wire client (kgroup.core.wire), or None when the configuration needs
+        something only librdkafka does (GSSAPI, OAUTHBEARER, PKCS12 ...): then every call goes
+        through librdkafka, one request per group where librdkafka works that way."""
+        if not self._wire_checked:
+            self._wire_checked = True
+            from kgroup.core.wire.client import WireClient
+
+            ok, reason = WireClient.supports(self.config)
+            if ok:
+                self._wire = WireClient(self.config)
+            else:
+                log.debug("batched group requests off, librdkafka does them: %s", reason)
+        return self._wire
+
+    def close(self) -> None:
+        if self._wire is not None:
+            self._wire.close()
 
     @property
     def admin(self) -> Any:
@@ -246,6 +311,34 @@ class GroupAdmin:
             result[name] = TopicMetadata(name=name, partitions=len(topic.partitions))
         return result
 
+    def topic_details(self, topics: Sequence[str]) -> dict[str, TopicMetadata]:
+        """Partition counts, topic ids (Kafka's base64url form) and the racks of each
+        partition's replicas (DescribeTopics); unknown topics raise NotFoundError."""
+        from confluent_kafka import TopicCollection
+
+        if not topics:
+            return {}
+        futures = self.admin.describe_topics(
+            TopicCollection(list(topics)), request_timeout=self.timeout_s
+        )
+        result: dict[str, TopicMetadata] = {}
+        for name, future in futures.items():
+            described = self._result(
+                future, "describe topic", name, acl=f"Describe on Topic:{name}"
+            )
+            partitions = sorted(described.partitions, key=lambda p: p.id)
+            racks = tuple(
+                tuple(sorted({n.rack for n in p.replicas if getattr(n, "rack", None)}))
+                for p in partitions
+            )
+            result[name] = TopicMetadata(
+                name=name,
+                partitions=len(partitions),
+                topic_id=_uuid_text(described.topic_id),
+                replica_racks=racks,
+            )
+        return result
+
     # -- groups ----------------------------------------------------------------------------
 
     def list_groups(self) -> list[GroupListing]:
@@ -254,6 +347,8 @@ class GroupAdmin:
         librdkafka answers "no groups" when it reaches no broker at all, so the cluster's
         metadata is fetched first: an unreachable cluster fails here instead of looking empty.
         """
+        if self.wire is not None:
+            return sorted(self.wire.list_groups(), key=lambda g: g.group_id)
         self.ping()
         future = self.admin.list_consumer_groups(request_timeout=self.timeout_s)
         result = self._result(future, "list groups", acl="Describe on Group (or Cluster)")
@@ -275,9 +370,25 @@ class GroupAdmin:
         return sorted(listings, key=lambda g: g.group_id)
 
     def describe_groups(self, group_ids: Sequence[str]) -> dict[str, GroupDescription]:
-        """Describe groups; a group that fails carries its `error` instead of raising."""
+        """Describe groups; a group that fails carries its `error` instead of raising.
+
+        Classic groups: one DescribeGroups per coordinator (wire client). Groups DescribeGroups
+        does not know (KIP-848 `consumer` groups answer GROUP_ID_NOT_FOUND there) are asked again
+        through librdkafka, which uses ConsumerGroupDescribe for them.
+        """
         if not group_ids:
             return {}
+        if self.wire is not None:
+            described = self.wire.describe_groups(group_ids)
+            retry = [g for g, d in described.items() if d.error_code == "GROUP_ID_NOT_FOUND"]
+            if retry:
+                for group_id, again in self._describe_with_librdkafka(retry).items():
+                    if again.error is None and (again.members or again.state != "Empty"):
+                        described[group_id] = again
+            return described
+        return self._describe_with_librdkafka(group_ids)
+
+    def _describe_with_librdkafka(self, group_ids: Sequence[str]) -> dict[str, GroupDescription]:
         futures = self.admin.describe_consumer_groups(
             list(group_ids), request_timeout=self.timeout_s
         )
@@ -326,14 +437,47 @@ class GroupAdmin:
             )
         return offsets
 
+    def committed_offsets_or_none(self, group_id: str) -> dict[TopicPartition, CommittedOffset]:
+        """Committed offsets, or {} for a group that does not exist (yet)."""
+        try:
+            return self.committed_offsets(group_id)
+        except NotFoundError:
+            return {}
+
+    def delete_offsets(self, group_id: str, partitions: Sequence[TopicPartition]) -> None:
+        """Remove committed offsets of an inactive group (OffsetDelete, KIP-496)."""
+        from confluent_kafka import ConsumerGroupTopicPartitions
+        from confluent_kafka import TopicPartition as RdTopicPartition
+
+        request = [RdTopicPartition(tp.topic, tp.partition) for tp in sorted(partitions)]
+        futures = self.admin.delete_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions(group_id, request)], request_timeout=self.timeout_s
+        )
+        result = self._result(
+            futures[group_id],
+            "delete committed offsets of group",
+            group_id,
+            acl=f"Delete on Group:{group_id} and Read on its topics",
+        )
+        failed = [tp for tp in result.topic_partitions or [] if tp.error is not None]
+        if failed:
+            raise self._fail(
+                _as_exception(failed[0].error),
+                "delete committed offsets of group",
+                f"{group_id} ({failed[0].topic}:{failed[0].partition})",
+            )
+
     def committed_offsets_many(
         self, group_ids: Sequence[str]
     ) -> dict[str, dict[TopicPartition, CommittedOffset] | KgroupError]:
         """Committed offsets of many groups; a group that fails carries its error.
 
         librdkafka takes one group per ListConsumerGroupOffsets call: all calls are started
-        before any is awaited, so they run concurrently.
+        before any is awaited, so they run concurrently. The wire client does all of a
+        coordinator's groups in one OffsetFetch (v8+).
         """
+        if self.wire is not None:
+            return self.wire.committed_offsets(group_ids)
         from confluent_kafka import ConsumerGroupTopicPartitions
 
         futures = {
@@ -571,6 +715,20 @@ class GroupAdmin:
             except UnreachableError:
                 if time.monotonic() >= end:
                     raise
+
+
+def _uuid_text(uuid: Any) -> str | None:
+    """Kafka's printed form of a topic id: unpadded base64url of the 16 bytes."""
+    if uuid is None:
+        return None
+    import base64
+
+    raw = uuid.get_most_significant_bits().to_bytes(
+        8, "big", signed=True
+    ) + uuid.get_least_significant_bits().to_bytes(8, "big", signed=True)
+    if raw == bytes(16):
+        return None
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def _as_exception(error: Any) -> BaseException:

@@ -1,0 +1,146 @@
+"""`kgroup simulate-assign`: preview what Kafka's assignors do, across a rebalance sequence."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from kgroup.cli.app import options
+
+ALL_STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("simulate-assign")(simulate_assign)
+
+
+def simulate_assign(
+    ctx: typer.Context,
+    strategy: list[str] | None = typer.Option(
+        None,
+        "--strategy",
+        "-s",
+        metavar="NAME",
+        help="range, roundrobin, sticky, cooperative-sticky (client side), uniform, "
+        "server-range (KIP-848). Repeatable; several compare side by side. Default: range.",
+    ),
+    compare: bool = typer.Option(
+        False, "--compare", help="Side by side: the given strategies, or all six."
+    ),
+    scenario: Path | None = typer.Option(
+        None, "--scenario", metavar="FILE", help="YAML or JSON scenario (topics, members, events)."
+    ),
+    members: str | None = typer.Option(
+        None, "--members", metavar="SPEC", help="c1,c2,c3 (every topic) or c1=t1+t2@rackA,c2=t1."
+    ),
+    topics: str | None = typer.Option(
+        None,
+        "--topics",
+        metavar="SPEC",
+        help="orders:12,payments:6 (optional @r1+r2 replica racks).",
+    ),
+    from_group: str | None = typer.Option(
+        None, "--from-group", metavar="GROUP", help="Start from a live group's members."
+    ),
+    events: str | None = typer.Option(
+        None,
+        "--events",
+        metavar="SPEC",
+        help="Rebalance sequence: +c4[=t1+t2][@rack], -c1, topic:orders=24, sub:c2=t1, rack:c2=r3.",
+    ),
+    rack_aware: bool = typer.Option(
+        False,
+        "--rack-aware",
+        help="Give members without a rack one, round-robin over the topics' replica racks.",
+    ),
+) -> None:
+    """Simulate Kafka's partition assignors on a group and a sequence of rebalances."""
+    from kgroup.assign.scenario import (
+        Scenario,
+        parse_events_flag,
+        parse_members_flag,
+        parse_scenario_text,
+        parse_topics_flag,
+    )
+    from kgroup.assign.simulate import simulate
+    from kgroup.core.errors import NotFoundError, UsageError
+    from kgroup.render import render
+    from kgroup.render.assign import data_output, table_outputs, write_json_document
+
+    opts = options(ctx)
+    names = _strategies(strategy, compare)
+    sources = sum(x is not None for x in (scenario, from_group)) + (
+        1 if members is not None or topics is not None else 0
+    )
+    if sources != 1:
+        raise UsageError(
+            "give exactly one of --scenario FILE, --members SPEC --topics SPEC, --from-group GROUP"
+        )
+    if from_group is not None:
+        raise UsageError(
+            "--from-group needs the cluster core (group members with their subscription and "
+            "assignment, topic replica racks and topic ids), which is not wired yet",
+            hint="describe the group into a scenario file and use --scenario",
+        )
+    if scenario is not None:
+        try:
+            text = scenario.read_text(encoding="utf-8")
+        except FileNotFoundError as exc:
+            raise NotFoundError(f"scenario file {scenario} does not exist") from exc
+        except OSError as exc:
+            raise UsageError(f"cannot read {scenario}: {exc.strerror}") from exc
+        model = parse_scenario_text(text, str(scenario))
+    else:
+        if members is None or topics is None:
+            raise UsageError("--members and --topics go together")
+        topic_map = parse_topics_flag(topics)
+        model = Scenario(topic_map, parse_members_flag(members, topic_map))
+        model.validate()
+    if events:
+        model.events.extend(parse_events_flag(events))
+    if rack_aware:
+        model = _with_racks(model)
+    sims = [simulate(model, name) for name in names]
+    if opts.output == "table":
+        for index, output in enumerate(table_outputs(sims)):
+            if index:
+                typer.echo("")
+            render(output, "table", no_color=opts.no_color)
+    elif opts.output == "json":
+        write_json_document(data_output(sims).document, sys.stdout)
+    else:
+        render(data_output(sims), opts.output, no_color=opts.no_color)
+
+
+def _strategies(given: list[str] | None, compare: bool) -> list[str]:
+    from kgroup.core.errors import UsageError
+
+    names = list(dict.fromkeys(given or []))
+    for name in names:
+        if name not in ALL_STRATEGIES:
+            raise UsageError(
+                f"unknown strategy {name!r}", hint=f"choose from {', '.join(ALL_STRATEGIES)}"
+            )
+    if not names:
+        return list(ALL_STRATEGIES) if compare else ["range"]
+    return names
+
+
+def _with_racks(model):  # Scenario -> Scenario
+    from dataclasses import replace
+
+    from kgroup.core.errors import UsageError
+
+    racks = sorted({r for t in model.topics.values() if t.racks for rs in t.racks for r in rs})
+    if not racks:
+        raise UsageError(
+            "--rack-aware needs replica racks on the topics",
+            hint="add @r1+r2 to --topics or racks: to the scenario's topics",
+        )
+    members = []
+    for index, m in enumerate(model.members):
+        members.append(m if m.rack else replace(m, rack=racks[index % len(racks)]))
+    model.members = members
+    return model

@@ -1,0 +1,778 @@
+"""WireClient: batched group requests (list, find coordinators, describe, committed offsets).
+
+Why it exists: librdkafka sends one DescribeGroups request per group, takes one group per
+ListConsumerGroupOffsets call, and describes through ConsumerGroupDescribe where a broker offers
+it. Kafka's own requests batch: FindCoordinator v4 takes many keys (KIP-699), DescribeGroups
+always took many groups, OffsetFetch v8 takes many groups (KIP-709). So the number of requests
+here grows with coordinators and batches (up to `BATCH_SIZE` groups each), never with groups.
+
+Message layouts: the Kafka JSON message specs (see `kgroup.core.wire.messages`). Behaviour
+follows the Java admin client where it matters (KafkaAdminClient, CoordinatorStrategy,
+DescribeConsumerGroupsHandler, ListConsumerGroupOffsetsHandler): retriable coordinator errors
+are retried once after a short backoff, with the coordinator looked up again.
+
+Errors: every failure is a KgroupError. Per-group failures are returned in place of the group's
+result and carry `kafka_error` (Kafka's error name, e.g. "GROUP_AUTHORIZATION_FAILED") as an
+attribute; a broker that cannot be reached raises UnreachableError naming its address.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TypeVar
+
+from kgroup.core.config import ClusterConfig
+from kgroup.core.errors import (
+    AuthorizationError,
+    ConfigError,
+    KafkaOperationError,
+    KgroupError,
+    NotFoundError,
+    UnreachableError,
+)
+from kgroup.core.models import (
+    BrokerNode,
+    CommittedOffset,
+    GroupDescription,
+    GroupListing,
+    MemberDescription,
+    TopicPartition,
+)
+from kgroup.core.wire import messages as m
+from kgroup.core.wire.codec import ProtocolError
+from kgroup.core.wire.connection import (
+    SECURITY_PROTOCOLS,
+    BrokerConnection,
+    ConnectionLost,
+    build_ssl_context,
+    security_from_properties,
+)
+from kgroup.core.wire.sasl import MECHANISMS
+
+T = TypeVar("T")
+
+BATCH_SIZE = 1000
+RETRY_BACKOFF_S = 0.2
+MAX_THREADS = 8
+DEFAULT_CLIENT_ID = "kgroup"
+
+# librdkafka properties this client implements.
+_IMPLEMENTED = {
+    "security.protocol",
+    "sasl.mechanisms",
+    "sasl.mechanism",
+    "sasl.username",
+    "sasl.password",
+    "client.id",
+}
+_IMPLEMENTED_SSL = {
+    "ssl.ca.location",
+    "ssl.ca.pem",
+    "ssl.certificate.location",
+    "ssl.key.location",
+    "ssl.key.password",
+    "ssl.endpoint.identification.algorithm",
+    "enable.ssl.certificate.verification",
+    "ssl.cipher.suites",
+}
+# Properties that change nothing about how these requests connect or what they return
+# (tuning, logging, retries, metadata caching; the deadline is ClusterConfig.timeout_s).
+_NO_EFFECT = {
+    "client.rack",
+    "socket.timeout.ms",
+    "socket.connection.setup.timeout.ms",
+    "retry.backoff.ms",
+    "retry.backoff.max.ms",
+    "reconnect.backoff.ms",
+    "reconnect.backoff.max.ms",
+    "connections.max.idle.ms",
+    "topic.metadata.refresh.interval.ms",
+    "metadata.max.age.ms",
+    "debug",
+    "log_level",
+    "log.connection.close",
+    "api.version.request",
+    "api.version.request.timeout.ms",
+    "socket.keepalive.enable",
+    "socket.nagle.disable",
+    "socket.send.buffer.bytes",
+    "socket.receive.buffer.bytes",
+    "statistics.interval.ms",
+    "allow.auto.create.topics",
+}
+# Properties accepted only with these values (the behaviour this client has).
+_ONLY_VALUES = {
+    "client.dns.lookup": {"use_all_dns_ips"},
+    "broker.address.family": {"any"},
+}
+
+
+def _tag(error: KgroupError, kafka_error: str) -> KgroupError:
+    """Attach Kafka's error name to an error returned for one group."""
+    error.kafka_error = kafka_error  # type: ignore[attr-defined]
+    return error
+
+
+def kafka_error_of(error: BaseException) -> str | None:
+    """Kafka's error name carried by an error the WireClient returned, if any."""
+    return getattr(error, "kafka_error", None)
+
+
+def group_error(
+    code: int, group_id: str, operation: str, message: str | None = None
+) -> KgroupError:
+    """The KgroupError for a group-level Kafka error code."""
+    name = m.error_name(code)
+    detail = f": {message}" if message else ""
+    if code == m.GROUP_AUTHORIZATION_FAILED:
+        error: KgroupError = AuthorizationError(
+            f"not authorized to {operation} of group {group_id} ({name})",
+            hint=f"ask for an ACL granting Describe on Group:{group_id}",
+        )
+    elif code == m.TOPIC_AUTHORIZATION_FAILED:
+        error = AuthorizationError(
+            f"not authorized to {operation} of group {group_id} ({name})",
+            hint="ask for an ACL granting Describe on the group's topics",
+        )
+    elif code == m.CLUSTER_AUTHORIZATION_FAILED:
+        error = AuthorizationError(
+            f"not authorized to {operation} of group {group_id} ({name})",
+            hint="ask for an ACL granting Describe on Cluster:kafka-cluster",
+        )
+    elif code == m.GROUP_ID_NOT_FOUND:
+        error = NotFoundError(
+            f"group {group_id} does not exist ({name})",
+            hint="check the name with `kgroup list`",
+        )
+    else:
+        error = KafkaOperationError(f"cannot {operation} of group {group_id}: {name}{detail}")
+    return _tag(error, name)
+
+
+def partition_error(code: int, group_id: str, tp: TopicPartition) -> KgroupError:
+    """The KgroupError for a partition-level OffsetFetch error code."""
+    name = m.error_name(code)
+    if code == m.TOPIC_AUTHORIZATION_FAILED:
+        error: KgroupError = AuthorizationError(
+            f"not authorized to fetch the committed offset of group {group_id} for {tp} ({name})",
+            hint=f"ask for an ACL granting Describe on Topic:{tp.topic}",
+        )
+    elif code == m.UNKNOWN_TOPIC_OR_PARTITION:
+        error = NotFoundError(
+            f"group {group_id} has an offset for {tp}, which does not exist ({name})",
+            hint="check the topic list",
+        )
+    else:
+        error = KafkaOperationError(
+            f"cannot fetch the committed offset of group {group_id} for {tp}: {name}"
+        )
+    return _tag(error, name)
+
+
+@dataclass(frozen=True)
+class _Retry:
+    """A retriable per-group failure: retried once, then reported as `error`."""
+
+    error: KgroupError
+
+
+_Outcomes = dict[str, T | KgroupError | _Retry]
+
+
+def _chunks(items: Sequence[str], size: int) -> list[list[str]]:
+    return [list(items[i : i + size]) for i in range(0, len(items), size)]
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+class WireClient:
+    """Batched group requests over plain sockets; see the module docstring."""
+
+    def __init__(self, config: ClusterConfig) -> None:
+        ok, reason = self.supports(config)
+        if not ok:
+            raise ConfigError(f"the wire client cannot use this configuration: {reason}")
+        self.config = config
+        self.timeout_s = config.timeout_s
+        self.security = security_from_properties(config.properties)
+        self.client_id = config.properties.get("client.id") or DEFAULT_CLIENT_ID
+        self.ssl_context = (
+            build_ssl_context(self.security, config.origin_of) if self.security.uses_tls else None
+        )
+        self.request_counts: Counter[str] = Counter()
+        self.retry_backoff_s = RETRY_BACKOFF_S
+        self.batch_size = BATCH_SIZE
+        self._count_lock = threading.Lock()
+        self._pool_lock = threading.Lock()
+        self._connections: dict[tuple[str, int], BrokerConnection] = {}
+        self._brokers: dict[int, BrokerNode] | None = None
+        # Coordinators found earlier by this client: describe then fetch offsets of the same
+        # groups costs one FindCoordinator round. Dropped for a group on a retriable error.
+        self._coordinators: dict[str, BrokerNode] = {}
+
+    # -- configuration ---------------------------------------------------------------------------
+
+    @staticmethod
+    def supports(config: ClusterConfig) -> tuple[bool, str]:
+        """Whether this client can connect as librdkafka would with `config`, and why not."""
+        props = config.properties
+        protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
+        if protocol not in SECURITY_PROTOCOLS:
+            return False, f"security.protocol={protocol} is not one of {SECURITY_PROTOCOLS}"
+        uses_sasl = protocol.startswith("SASL_")
+        uses_tls = protocol in ("SSL", "SASL_SSL")
+        if uses_sasl:
+            mechanism = props.get("sasl.mechanisms", props.get("sasl.mechanism", "GSSAPI"))
+            mechanism = mechanism.strip().upper()
+            if mechanism not in MECHANISMS:
+                return (
+                    False,
+                    f"SASL mechanism {mechanism} is not implemented (only {', '.join(MECHANISMS)})",
+                )
+            if not props.get("sasl.username") or "sasl.password" not in props:
+                return False, "SASL needs sasl.username and sasl.password"
+        if uses_tls:
+            algorithm = props.get("ssl.endpoint.identification.algorithm", "https").lower()
+            if algorithm not in ("https", "none"):
+                return False, f"ssl.endpoint.identification.algorithm={algorithm} is unknown"
+        for key, value in props.items():
+            if key in _IMPLEMENTED or key in _NO_EFFECT:
+                continue
+            if key in _ONLY_VALUES:
+                if value.strip().lower() not in _ONLY_VALUES[key]:
+                    return False, f"{key}={value} is not implemented"
+                continue
+            if key.startswith("ssl.") or key == "enable.ssl.certificate.verification":
+                if not uses_tls:
+                    continue  # librdkafka ignores TLS settings on a plaintext listener too
+                if key in _IMPLEMENTED_SSL:
+                    continue
+                return (
+                    False,
+                    f"{key} is not implemented (e.g. PKCS12 keystores, in-memory PEM keys, CRLs)",
+                )
+            if key.startswith(("sasl.kerberos.", "sasl.oauthbearer.")):
+                continue  # settings of mechanisms not in use
+            return False, f"property {key} is not implemented by the wire client"
+        return True, ""
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def __enter__(self) -> WireClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._pool_lock:
+            connections = list(self._connections.values())
+            self._connections.clear()
+        for connection in connections:
+            connection.close()
+
+    # -- connections -----------------------------------------------------------------------------
+
+    def _count(self, api_name: str) -> None:
+        with self._count_lock:
+            self.request_counts[api_name] += 1
+
+    def _new_connection(self, host: str, port: int) -> BrokerConnection:
+        return BrokerConnection(
+            host,
+            port,
+            security=self.security,
+            ssl_context=self.ssl_context,
+            client_id=self.client_id,
+            timeout_s=self.timeout_s,
+            on_request=self._count,
+        )
+
+    def _connection(self, host: str, port: int, deadline: float | None = None) -> BrokerConnection:
+        key = (host, port)
+        with self._pool_lock:
+            existing = self._connections.get(key)
+        if existing is not None and existing.is_open:
+            return existing
+        connection = self._new_connection(host, port).open(deadline)
+        with self._pool_lock:
+            current = self._connections.get(key)
+            if current is not None and current.is_open:
+                connection.close()
+                return current
+            self._connections[key] = connection
+        return connection
+
+    def _bootstrap_servers(self) -> list[tuple[str, int]]:
+        servers = []
+        for item in self.config.bootstrap_servers.split(","):
+            host, _, port = item.strip().rpartition(":")
+            servers.append((host.strip("[]"), int(port)))
+        return servers
+
+    def _any_connection(self) -> BrokerConnection:
+        """A connection to a bootstrap server (or any open one); tries each within the deadline."""
+        with self._pool_lock:
+            for connection in self._connections.values():
+                if connection.is_open:
+                    return connection
+        servers = self._bootstrap_servers()
+        deadline = time.monotonic() + self.timeout_s
+        failures: list[str] = []
+        for index, (host, port) in enumerate(servers):
+            share = (deadline - time.monotonic()) / (len(servers) - index)
+            try:
+                return self._connection(host, port, time.monotonic() + max(share, 0.001))
+            except UnreachableError as exc:
+                failures.append(exc.message)
+        raise UnreachableError(
+            f"cluster {self.config.bootstrap_servers} did not answer within {self.timeout_s:g} s"
+            f" ({'; '.join(failures)})",
+            hint="check -b/--bootstrap-server, the network and the security settings, or raise "
+            "--timeout",
+        )
+
+    def _on_broker(self, host: str, port: int, work: Callable[[BrokerConnection], T]) -> T:
+        """Run `work` on the broker's connection; once more on a fresh one if it was dropped."""
+        for attempt in (1, 2):
+            connection = self._connection(host, port)
+            try:
+                return work(connection)
+            except ConnectionLost:
+                with self._pool_lock:
+                    if self._connections.get((host, port)) is connection:
+                        del self._connections[(host, port)]
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _on_any(self, work: Callable[[BrokerConnection], T]) -> T:
+        connection = self._any_connection()
+        return self._on_broker(connection.host, connection.port, work)
+
+    def _parallel(self, tasks: dict[BrokerNode, Callable[[], T]]) -> dict[BrokerNode, T]:
+        """Run one task per broker, in threads when there are several; first error re-raised."""
+        if len(tasks) <= 1:
+            return {node: task() for node, task in tasks.items()}
+        with ThreadPoolExecutor(max_workers=min(len(tasks), MAX_THREADS)) as pool:
+            futures = {node: pool.submit(task) for node, task in tasks.items()}
+            outcomes: dict[BrokerNode, T] = {}
+            first_error: BaseException | None = None
+            for node, future in futures.items():
+                try:
+                    outcomes[node] = future.result()
+                except BaseException as exc:
+                    first_error = first_error or exc
+        if first_error is not None:
+            raise first_error
+        return outcomes
+
+    @staticmethod
+    def _version(connection: BrokerConnection, api: m.Api) -> int:
+        version = connection.version_for(api)
+        if version is None:
+            offered = connection.versions.get(api.key)
+            span = f"versions {offered[0]}-{offered[1]}" if offered else "no version"
+            raise KafkaOperationError(
+                f"broker {connection.address} offers {span} of {api.name}; kgroup speaks "
+                f"{min(api.versions)}-{max(api.versions)}",
+                hint="use a broker of Kafka 0.11 or later",
+            )
+        return version
+
+    # -- cluster ---------------------------------------------------------------------------------
+
+    def brokers(self) -> list[BrokerNode]:
+        """The brokers the cluster advertises (Metadata v1 with no topics)."""
+
+        def work(connection: BrokerConnection) -> m.MetadataResult:
+            version = self._version(connection, m.METADATA)
+            body = connection.call(m.METADATA, version, m.encode_metadata_request(version))
+            return m.decode_metadata_response(body, version)
+
+        result = self._on_any(work)
+        nodes = {b.node_id: BrokerNode(b.node_id, b.host, b.port, b.rack) for b in result.brokers}
+        self._brokers = nodes
+        return sorted(nodes.values(), key=lambda node: node.id)
+
+    # -- ListGroups ------------------------------------------------------------------------------
+
+    def list_groups(
+        self, states: set[str] | None = None, types: set[str] | None = None
+    ) -> list[GroupListing]:
+        """Every group of every broker (ListGroups to each), sorted by group id.
+
+        Filters go to the broker where its version has them (states v4+, types v5+). Types are
+        also applied here (before v5 every group is `classic`). A listing whose reported state
+        is known and not in `states` is dropped here too; one whose state the broker does not
+        report (before v4, or "Unknown") is kept: describe it to learn the state.
+        """
+        wanted_states = {s.lower() for s in states or ()}
+        wanted_types = {t.lower() for t in types or ()}
+        nodes = self.brokers()
+
+        def on(node: BrokerNode) -> Callable[[], tuple[int, m.ListGroupsResult]]:
+            return lambda: self._on_broker(node.host, node.port, list_on)
+
+        def list_on(connection: BrokerConnection) -> tuple[int, m.ListGroupsResult]:
+            version = self._version(connection, m.LIST_GROUPS)
+            body = m.encode_list_groups_request(version, sorted(states or ()), sorted(wanted_types))
+            for attempt in (1, 2):
+                result = m.decode_list_groups_response(
+                    connection.call(m.LIST_GROUPS, version, body), version
+                )
+                if (
+                    result.error_code
+                    in (m.COORDINATOR_LOAD_IN_PROGRESS, m.COORDINATOR_NOT_AVAILABLE)
+                    and attempt == 1
+                ):
+                    time.sleep(self.retry_backoff_s)
+                    continue
+                break
+            if result.error_code != m.NONE:
+                name = m.error_name(result.error_code)
+                if result.error_code == m.CLUSTER_AUTHORIZATION_FAILED:
+                    raise _tag(
+                        AuthorizationError(
+                            f"not authorized to list groups on {connection.address} ({name})",
+                            hint="ask for an ACL granting Describe on Cluster:kafka-cluster (or "
+                            "Describe on the groups)",
+                        ),
+                        name,
+                    )
+                raise _tag(
+                    KafkaOperationError(
+                        f"broker {connection.address} failed to list groups: {name}"
+                    ),
+                    name,
+                )
+            return version, result
+
+        answers = self._parallel({node: on(node) for node in nodes})
+        listings: dict[str, GroupListing] = {}
+        for node in nodes:
+            version, result = answers[node]
+            for group in result.groups:
+                state = group.state if group.state else "Unknown"
+                group_type = (group.type or "classic").lower() if version >= 5 else "classic"
+                if wanted_types and group_type not in wanted_types:
+                    continue
+                if wanted_states and state != "Unknown" and state.lower() not in wanted_states:
+                    continue
+                listings.setdefault(
+                    group.group_id,
+                    GroupListing(
+                        group_id=group.group_id,
+                        state=state,
+                        type=group_type,
+                        protocol_type=group.protocol_type,
+                    ),
+                )
+        return [listings[g] for g in sorted(listings)]
+
+    # -- FindCoordinator -------------------------------------------------------------------------
+
+    def find_coordinators(self, group_ids: Iterable[str]) -> dict[str, BrokerNode | KgroupError]:
+        """Each group's coordinator; FindCoordinator v4 batches, v1-v3 one group per request.
+
+        COORDINATOR_NOT_AVAILABLE and COORDINATOR_LOAD_IN_PROGRESS are retried once after a
+        short backoff; other errors are returned for the group.
+        """
+        todo = _unique(group_ids)
+        results: dict[str, BrokerNode | KgroupError] = {}
+        for attempt in (1, 2):
+            if not todo:
+                break
+            found = self._on_any(lambda connection, keys=todo: self._find_on(connection, keys))
+            retry = []
+            for group_id in todo:
+                answer = found.get(group_id)
+                if answer is None:
+                    results[group_id] = _tag(
+                        KafkaOperationError(
+                            f"the broker did not return the coordinator of group {group_id}"
+                        ),
+                        "MISSING",
+                    )
+                    continue
+                if answer.error_code == m.NONE:
+                    known = (self._brokers or {}).get(answer.node_id)
+                    results[group_id] = BrokerNode(
+                        answer.node_id, answer.host, answer.port, known.rack if known else None
+                    )
+                    continue
+                if (
+                    answer.error_code
+                    in (m.COORDINATOR_NOT_AVAILABLE, m.COORDINATOR_LOAD_IN_PROGRESS)
+                    and attempt == 1
+                ):
+                    retry.append(group_id)
+                    continue
+                results[group_id] = group_error(
+                    answer.error_code, group_id, "find the coordinator", answer.error_message
+                )
+            todo = retry
+            if todo:
+                time.sleep(self.retry_backoff_s)
+        for group_id, result in results.items():
+            if isinstance(result, BrokerNode):
+                self._coordinators[group_id] = result
+        return {g: results[g] for g in _unique(group_ids)}
+
+    def _find_on(
+        self, connection: BrokerConnection, keys: Sequence[str]
+    ) -> dict[str, m.CoordinatorResult]:
+        version = self._version(connection, m.FIND_COORDINATOR)
+        batches = _chunks(keys, self.batch_size) if version >= 4 else [[k] for k in keys]
+        bodies = connection.pipeline(
+            [
+                (m.FIND_COORDINATOR, version, m.encode_find_coordinator_request(version, batch))
+                for batch in batches
+            ]
+        )
+        found: dict[str, m.CoordinatorResult] = {}
+        for batch, body in zip(batches, bodies, strict=True):
+            for answer in m.decode_find_coordinator_response(body, version, batch):
+                found[answer.key] = answer
+        return found
+
+    # -- per-coordinator plumbing ----------------------------------------------------------------
+
+    def _per_coordinator(
+        self,
+        group_ids: Iterable[str],
+        work: Callable[
+            [BrokerConnection, BrokerNode, list[str]], dict[str, T | KgroupError | _Retry]
+        ],
+    ) -> tuple[dict[str, T | KgroupError], dict[str, BrokerNode]]:
+        """Find coordinators, run `work` once per coordinator (in parallel), retry once.
+
+        Coordinators this client found before are reused. `work` returns per-group results;
+        `_Retry` ones are retried once with their coordinator looked up again (NOT_COORDINATOR
+        after a coordinator moved, LOAD_IN_PROGRESS, ...).
+        """
+        todo = _unique(group_ids)
+        results: dict[str, T | KgroupError] = {}
+        coordinators: dict[str, BrokerNode] = {}
+        for attempt in (1, 2):
+            if attempt == 2:
+                for group_id in todo:
+                    self._coordinators.pop(group_id, None)
+            cached = {g: self._coordinators[g] for g in todo if g in self._coordinators}
+            found: dict[str, BrokerNode | KgroupError] = dict(cached)
+            missing = [g for g in todo if g not in cached]
+            if missing:
+                found.update(self.find_coordinators(missing))
+            plan: dict[BrokerNode, list[str]] = {}
+            for group_id in todo:
+                node = found[group_id]
+                if isinstance(node, KgroupError):
+                    results[group_id] = node
+                else:
+                    coordinators[group_id] = node
+                    plan.setdefault(node, []).append(group_id)
+
+            def task(
+                node: BrokerNode, groups: list[str]
+            ) -> Callable[[], dict[str, T | KgroupError | _Retry]]:
+                return lambda: self._on_broker(
+                    node.host, node.port, lambda conn: work(conn, node, groups)
+                )
+
+            answers = self._parallel({node: task(node, groups) for node, groups in plan.items()})
+            retry = []
+            for node, groups in plan.items():
+                answer = answers[node]
+                for group_id in groups:
+                    outcome = answer.get(group_id)
+                    if outcome is None:
+                        results[group_id] = _tag(
+                            KafkaOperationError(
+                                f"coordinator {node.host}:{node.port} did not return group "
+                                f"{group_id}"
+                            ),
+                            "MISSING",
+                        )
+                    elif isinstance(outcome, _Retry):
+                        if attempt == 1:
+                            retry.append(group_id)
+                        else:
+                            results[group_id] = outcome.error
+                    else:
+                        results[group_id] = outcome
+            if not retry:
+                break
+            time.sleep(self.retry_backoff_s)
+            todo = retry
+        return results, coordinators
+
+    # -- DescribeGroups --------------------------------------------------------------------------
+
+    def describe_groups(self, group_ids: Iterable[str]) -> dict[str, GroupDescription]:
+        """Describe groups: one DescribeGroups request per coordinator and batch.
+
+        A group that fails carries `error` (one line) and `error_code` (Kafka's name) with state
+        "Unknown". A group the broker reports as Dead (Kafka's answer for an unknown group
+        before DescribeGroups v6) is returned as it is: the caller decides "not found".
+        """
+        wanted = _unique(group_ids)
+        if not wanted:
+            return {}
+        results, coordinators = self._per_coordinator(wanted, self._describe_on)
+        described: dict[str, GroupDescription] = {}
+        for group_id in wanted:
+            outcome = results[group_id]
+            if isinstance(outcome, KgroupError):
+                described[group_id] = GroupDescription(
+                    group_id=group_id,
+                    state="Unknown",
+                    coordinator=coordinators.get(group_id),
+                    error=outcome.one_line(),
+                    error_code=kafka_error_of(outcome),
+                )
+            else:
+                assert isinstance(outcome, GroupDescription)
+                described[group_id] = outcome
+        return described
+
+    def _describe_on(
+        self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
+    ) -> dict[str, GroupDescription | KgroupError | _Retry]:
+        version = self._version(connection, m.DESCRIBE_GROUPS)
+        batches = _chunks(groups, self.batch_size)
+        bodies = connection.pipeline(
+            [
+                (m.DESCRIBE_GROUPS, version, m.encode_describe_groups_request(version, batch))
+                for batch in batches
+            ]
+        )
+        out: dict[str, GroupDescription | KgroupError | _Retry] = {}
+        for body in bodies:
+            for group in m.decode_describe_groups_response(body, version):
+                if group.error_code == m.NONE:
+                    out[group.group_id] = to_group_description(group, node)
+                    continue
+                error = group_error(group.error_code, group.group_id, "describe")
+                out[group.group_id] = (
+                    _Retry(error) if group.error_code in m.RETRIABLE_COORDINATOR_ERRORS else error
+                )
+        return out
+
+    # -- OffsetFetch -----------------------------------------------------------------------------
+
+    def committed_offsets(
+        self, group_ids: Iterable[str]
+    ) -> dict[str, dict[TopicPartition, CommittedOffset] | KgroupError]:
+        """Each group's committed offsets (partitions without a commit are left out).
+
+        OffsetFetch v8 carries all of a coordinator's groups (per batch) in one request; a broker
+        without v8 gets one request per group (the highest of v2-v7), pipelined.
+        """
+        wanted = _unique(group_ids)
+        if not wanted:
+            return {}
+        results, _ = self._per_coordinator(wanted, self._fetch_on)
+        return {g: results[g] for g in wanted}  # type: ignore[misc]
+
+    def _fetch_on(
+        self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
+    ) -> dict[str, dict[TopicPartition, CommittedOffset] | KgroupError | _Retry]:
+        version = self._version(connection, m.OFFSET_FETCH)
+        batches = _chunks(groups, self.batch_size) if version >= 8 else [[g] for g in groups]
+        bodies = connection.pipeline(
+            [
+                (m.OFFSET_FETCH, version, m.encode_offset_fetch_request(version, batch))
+                for batch in batches
+            ]
+        )
+        out: dict[str, dict[TopicPartition, CommittedOffset] | KgroupError | _Retry] = {}
+        for batch, body in zip(batches, bodies, strict=True):
+            for group in m.decode_offset_fetch_response(body, version, batch):
+                out[group.group_id] = to_committed_offsets(group)
+        return out
+
+
+def to_committed_offsets(
+    group: m.FetchedGroup,
+) -> dict[TopicPartition, CommittedOffset] | KgroupError | _Retry:
+    """One group's OffsetFetch answer as offsets, an error, or a retriable error."""
+    if group.error_code != m.NONE:
+        error = group_error(group.error_code, group.group_id, "fetch the committed offsets")
+        return _Retry(error) if group.error_code in m.RETRIABLE_COORDINATOR_ERRORS else error
+    offsets: dict[TopicPartition, CommittedOffset] = {}
+    for item in group.partitions:
+        tp = TopicPartition(item.topic, item.partition)
+        if item.error_code != m.NONE:
+            error = partition_error(item.error_code, group.group_id, tp)
+            if item.error_code in m.RETRIABLE_COORDINATOR_ERRORS:
+                return _Retry(error)
+            return error
+        if item.offset < 0:  # -1: no committed offset for this partition
+            continue
+        offsets[tp] = CommittedOffset(
+            offset=item.offset,
+            leader_epoch=item.leader_epoch if item.leader_epoch >= 0 else None,
+            metadata=item.metadata or "",
+        )
+    return dict(sorted(offsets.items()))
+
+
+def to_group_description(
+    group: m.DescribedGroup, coordinator: BrokerNode | None
+) -> GroupDescription:
+    """A DescribeGroups answer as a GroupDescription (consumer protocol bytes decoded)."""
+    members = sorted(
+        (to_member(member, group.protocol_type) for member in group.members),
+        key=lambda member: member.member_id,
+    )
+    return GroupDescription(
+        group_id=group.group_id,
+        state=group.state or "Unknown",
+        type="classic",
+        protocol_type=group.protocol_type,
+        assignor=group.protocol_data or None,
+        coordinator=coordinator,
+        members=tuple(members),
+    )
+
+
+def to_member(member: m.DescribedMember, protocol_type: str) -> MemberDescription:
+    """A described member; its subscription and assignment decoded for `consumer` groups.
+
+    Bytes that do not decode are kept raw, with no subscription or assignment.
+    """
+    assignment: tuple[TopicPartition, ...] = ()
+    subscription: tuple[str, ...] | None = None
+    rack: str | None = None
+    if protocol_type == "consumer":
+        if member.metadata:
+            try:
+                decoded = m.decode_subscription(member.metadata)
+                subscription = tuple(sorted(decoded.topics))
+                rack = decoded.rack_id
+            except ProtocolError:
+                pass
+        if member.assignment:
+            try:
+                assigned = m.decode_assignment(member.assignment)
+                assignment = tuple(sorted({TopicPartition(t, p) for t, p in assigned.partitions}))
+            except ProtocolError:
+                pass
+    return MemberDescription(
+        member_id=member.member_id,
+        group_instance_id=member.group_instance_id,
+        client_id=member.client_id or None,
+        host=member.client_host or None,
+        assignment=assignment,
+        subscription=subscription,
+        rack=rack,
+        raw_metadata=member.metadata or None,
+        raw_assignment=member.assignment or None,
+    )

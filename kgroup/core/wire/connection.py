@@ -1,0 +1,459 @@
+"""One connection to one broker: TCP or TLS, SASL, ApiVersions, pipelined requests.
+
+Sources of truth: the Kafka protocol guide (https://kafka.apache.org/protocol: framing, "the
+server guarantees that on a single TCP connection, requests will be processed in the order they
+are sent and responses will return in that order too"), KIP-152 (SaslHandshake v1 then
+SaslAuthenticate), KIP-35 (ApiVersions first), and librdkafka CONFIGURATION.md for the names and
+defaults of the connection properties (ssl.endpoint.identification.algorithm defaults to https
+since librdkafka 2.0).
+
+Timeouts: every call has one deadline, `timeout_s` from its start; a broker that does not accept
+the connection or does not answer in time is an UnreachableError naming its address. Secrets
+(sasl.password, ssl.key.password, PEM contents) never appear in messages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+import ssl
+import struct
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
+from kgroup.core.wire import messages as m
+from kgroup.core.wire.codec import (
+    ProtocolError,
+    decode_response_header,
+    encode_request_header,
+    frame,
+)
+from kgroup.core.wire.sasl import MECHANISMS, SaslError, ScramClient, plain_message
+
+log = logging.getLogger("kgroup.wire")
+
+# A response larger than this is taken for garbage (a TLS alert read as plain text, say).
+MAX_RESPONSE_BYTES = 256 * 1024 * 1024
+# Bytes of requests sent ahead of the responses read. Kafka reads the next request of a
+# connection only after answering the previous one, so requests sent ahead wait in the broker's
+# socket buffer; keeping them below its size means a send never blocks on a broker that is
+# itself blocked writing a response we have not read yet.
+PIPELINE_WINDOW_BYTES = 48 * 1024
+
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+
+
+class ConnectionLost(UnreachableError):
+    """The broker closed the connection before answering (a fresh connection may work)."""
+
+
+@dataclass(frozen=True)
+class Security:
+    """The connection settings of a ClusterConfig this client implements."""
+
+    protocol: str = "PLAINTEXT"
+    mechanism: str | None = None
+    username: str | None = None
+    password: str | None = None
+    ca_location: str | None = None
+    ca_pem: str | None = None
+    certificate_location: str | None = None
+    key_location: str | None = None
+    key_password: str | None = None
+    check_hostname: bool = True
+    verify_certificate: bool = True
+    ciphers: str | None = None
+
+    @property
+    def uses_tls(self) -> bool:
+        return self.protocol in ("SSL", "SASL_SSL")
+
+    @property
+    def uses_sasl(self) -> bool:
+        return self.protocol in ("SASL_PLAINTEXT", "SASL_SSL")
+
+    def __repr__(self) -> str:  # never print secrets, even in a debugger or a traceback
+        return f"Security(protocol={self.protocol!r}, mechanism={self.mechanism!r})"
+
+
+def security_from_properties(props: Mapping[str, str]) -> Security:
+    """Security settings from librdkafka properties (ClusterConfig.properties)."""
+    protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
+    mechanism = props.get("sasl.mechanisms", props.get("sasl.mechanism", "GSSAPI")).strip().upper()
+    algorithm = props.get("ssl.endpoint.identification.algorithm", "https").strip().lower()
+    verify = props.get("enable.ssl.certificate.verification", "true").strip().lower()
+    uses_sasl = protocol in ("SASL_PLAINTEXT", "SASL_SSL")
+    return Security(
+        protocol=protocol,
+        mechanism=mechanism if uses_sasl else None,
+        username=props.get("sasl.username"),
+        password=props.get("sasl.password"),
+        ca_location=props.get("ssl.ca.location"),
+        ca_pem=props.get("ssl.ca.pem"),
+        certificate_location=props.get("ssl.certificate.location"),
+        key_location=props.get("ssl.key.location"),
+        key_password=props.get("ssl.key.password"),
+        check_hostname=algorithm == "https",
+        verify_certificate=verify not in ("false", "0", "no"),
+        ciphers=props.get("ssl.cipher.suites"),
+    )
+
+
+def build_ssl_context(
+    security: Security, origin: Callable[[str], str] = lambda k: k
+) -> ssl.SSLContext:
+    """An SSLContext as librdkafka would configure it from the same properties."""
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
+    try:
+        if security.ca_location and security.ca_location != "probe":
+            if os.path.isdir(security.ca_location):
+                context.load_verify_locations(capath=security.ca_location)
+            else:
+                context.load_verify_locations(cafile=security.ca_location)
+        if security.ca_pem:
+            context.load_verify_locations(cadata=security.ca_pem)
+    except (OSError, ssl.SSLError) as exc:
+        raise ConfigError(
+            f"cannot load the CA certificates of ssl.ca.location/ssl.ca.pem (from "
+            f"{origin('ssl.ca.location')}): {_ssl_reason(exc)}",
+            hint="point ssl.ca.location (Java: ssl.truststore.location) at a readable PEM file",
+        ) from None
+    if security.certificate_location or security.key_location:
+        try:
+            context.load_cert_chain(
+                certfile=security.certificate_location or security.key_location or "",
+                keyfile=security.key_location,
+                password=security.key_password,
+            )
+        except (OSError, ssl.SSLError) as exc:
+            raise ConfigError(
+                f"cannot load the client certificate or key (ssl.certificate.location / "
+                f"ssl.key.location from {origin('ssl.key.location')}): {_ssl_reason(exc)}",
+                hint="check the paths and ssl.key.password",
+            ) from None
+    if security.ciphers:
+        try:
+            context.set_ciphers(security.ciphers)
+        except ssl.SSLError:
+            raise ConfigError(
+                f"ssl.cipher.suites (from {origin('ssl.cipher.suites')}) names no cipher "
+                "OpenSSL knows",
+                hint="use OpenSSL cipher names, e.g. ECDHE-RSA-AES256-GCM-SHA384",
+            ) from None
+    context.check_hostname = security.verify_certificate and security.check_hostname
+    if not security.verify_certificate:
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+def _ssl_reason(exc: BaseException) -> str:
+    if isinstance(exc, ssl.SSLError):
+        return exc.reason or exc.__class__.__name__
+    if isinstance(exc, OSError):
+        return exc.strerror or exc.__class__.__name__
+    return exc.__class__.__name__
+
+
+class BrokerConnection:
+    """A connected, authenticated socket to one broker; requests go through `call`/`pipeline`.
+
+    Thread-safe: one caller at a time uses the socket (the client runs one thread per broker).
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        security: Security,
+        ssl_context: ssl.SSLContext | None,
+        client_id: str,
+        timeout_s: float,
+        on_request: Callable[[str], None] = lambda name: None,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.address = f"{host}:{port}"
+        self.security = security
+        self.timeout_s = timeout_s
+        self.client_id = client_id
+        self.versions: dict[int, tuple[int, int]] = {}
+        self._ssl_context = ssl_context
+        self._on_request = on_request
+        self._sock: socket.socket | None = None
+        self._correlation = 0
+        self._lock = threading.Lock()
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def open(self, deadline: float | None = None) -> BrokerConnection:
+        """Connect, negotiate TLS, learn the API versions, authenticate."""
+        deadline = deadline if deadline is not None else time.monotonic() + self.timeout_s
+        with self._lock:
+            self._connect(deadline)
+            try:
+                self._negotiate(deadline)
+                if self.security.uses_sasl:
+                    self._authenticate(deadline)
+            except BaseException:
+                self._close_socket()
+                raise
+        return self
+
+    def close(self) -> None:
+        with self._lock:
+            self._close_socket()
+
+    @property
+    def is_open(self) -> bool:
+        return self._sock is not None
+
+    def _close_socket(self) -> None:
+        if self._sock is not None:
+            with contextlib.suppress(OSError):
+                self._sock.close()
+            self._sock = None
+
+    def _connect(self, deadline: float) -> None:
+        remaining = max(deadline - time.monotonic(), 0.001)
+        try:
+            sock = socket.create_connection((self.host, self.port), timeout=remaining)
+        except socket.gaierror as exc:
+            raise UnreachableError(
+                f"cannot resolve broker address {self.address} ({exc.strerror})",
+                hint="check -b/--bootstrap-server and the advertised listeners",
+            ) from None
+        except TimeoutError:
+            raise UnreachableError(
+                f"broker {self.address} did not accept a connection within {self.timeout_s:g} s",
+                hint="check -b/--bootstrap-server, the network and the firewall, or raise "
+                "--timeout",
+            ) from None
+        except OSError as exc:
+            raise UnreachableError(
+                f"cannot connect to broker {self.address} ({exc.strerror or exc})",
+                hint="check -b/--bootstrap-server and that the broker is running",
+            ) from None
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.security.uses_tls:
+            if self._ssl_context is None:
+                sock.close()
+                raise ConfigError("TLS requested without an SSL context")
+            try:
+                sock.settimeout(max(deadline - time.monotonic(), 0.001))
+                sock = self._ssl_context.wrap_socket(sock, server_hostname=self.host)
+            except TimeoutError:
+                sock.close()
+                raise UnreachableError(
+                    f"TLS handshake with broker {self.address} did not finish within "
+                    f"{self.timeout_s:g} s",
+                    hint="check that the listener speaks TLS (security.protocol)",
+                ) from None
+            except ssl.SSLCertVerificationError as exc:
+                sock.close()
+                raise KafkaOperationError(
+                    f"TLS handshake with broker {self.address} failed: "
+                    f"{exc.verify_message or exc.reason}",
+                    hint="set ssl.ca.location to the CA that signed the broker certificate; "
+                    "ssl.endpoint.identification.algorithm=none skips the host name check",
+                ) from None
+            except (ssl.SSLError, OSError) as exc:
+                sock.close()
+                raise KafkaOperationError(
+                    f"TLS handshake with broker {self.address} failed: {_ssl_reason(exc)}",
+                    hint="check that the listener speaks TLS and the ssl.* settings",
+                ) from None
+        self._sock = sock
+
+    def _negotiate(self, deadline: float) -> None:
+        body = self._exchange([(m.API_VERSIONS, 0, m.encode_api_versions_request())], deadline)[0]
+        result = m.decode_api_versions_response(body, 0)
+        if result.error_code != m.NONE:
+            raise KafkaOperationError(
+                f"broker {self.address} refused ApiVersions: {m.error_name(result.error_code)}"
+            )
+        self.versions = result.versions
+
+    def _authenticate(self, deadline: float) -> None:
+        mechanism = self.security.mechanism or ""
+        username = self.security.username or ""
+        password = self.security.password or ""
+        if mechanism not in MECHANISMS:
+            raise ConfigError(f"SASL mechanism {mechanism} is not implemented by the wire client")
+        if m.choose_version(m.SASL_HANDSHAKE, self.versions) is None:
+            raise KafkaOperationError(
+                f"broker {self.address} does not offer SaslHandshake v1",
+                hint="check security.protocol: the listener may not use SASL",
+            )
+        body = self._exchange(
+            [(m.SASL_HANDSHAKE, 1, m.encode_sasl_handshake_request(mechanism))], deadline
+        )[0]
+        error_code, enabled = m.decode_sasl_handshake_response(body)
+        if error_code != m.NONE:
+            raise SaslError(
+                f"broker {self.address} does not accept SASL mechanism {mechanism} "
+                f"({m.error_name(error_code)}; enabled: {', '.join(enabled) or 'none'})",
+                hint="set sasl.mechanism to one the broker enables",
+            )
+        version = m.choose_version(m.SASL_AUTHENTICATE, self.versions)
+        if version is None:
+            raise KafkaOperationError(f"broker {self.address} does not offer SaslAuthenticate")
+
+        def step(payload: bytes) -> bytes:
+            request = m.encode_sasl_authenticate_request(version, payload)
+            reply = self._exchange([(m.SASL_AUTHENTICATE, version, request)], deadline)[0]
+            result = m.decode_sasl_authenticate_response(reply, version)
+            if result.error_code != m.NONE:
+                detail = f": {result.error_message}" if result.error_message else ""
+                raise SaslError(
+                    f"authentication to broker {self.address} as {username!r} failed "
+                    f"({m.error_name(result.error_code)}{detail})",
+                    hint="check sasl.username, sasl.password and sasl.mechanism",
+                )
+            return result.auth_bytes
+
+        if mechanism == "PLAIN":
+            step(plain_message(username, password))
+            return
+        scram = ScramClient(mechanism, username, password)
+        server_first = step(scram.first_message())
+        server_final = step(scram.final_message(server_first))
+        scram.verify_server_final(server_final)
+        log.debug("authenticated to %s with %s", self.address, mechanism)
+
+    # -- requests --------------------------------------------------------------------------------
+
+    def version_for(self, api: m.Api) -> int | None:
+        return m.choose_version(api, self.versions)
+
+    def call(self, api: m.Api, version: int, body: bytes) -> bytes:
+        return self.pipeline([(api, version, body)])[0]
+
+    def pipeline(self, requests: Sequence[tuple[m.Api, int, bytes]]) -> list[bytes]:
+        """Send the requests back to back and return the response bodies in order."""
+        deadline = time.monotonic() + self.timeout_s
+        with self._lock:
+            if self._sock is None:
+                raise ConnectionLost(f"connection to broker {self.address} is closed")
+            try:
+                return self._exchange(requests, deadline)
+            except BaseException:
+                # The stream position is unknown after any failure: never reuse the socket.
+                self._close_socket()
+                raise
+
+    def _exchange(
+        self, requests: Sequence[tuple[m.Api, int, bytes]], deadline: float
+    ) -> list[bytes]:
+        pending: deque[tuple[int, int, m.Api, int, int]] = deque()
+        results: list[bytes] = [b""] * len(requests)
+        outstanding = 0
+        index = 0
+        while index < len(requests) or pending:
+            while index < len(requests):
+                api, version, body = requests[index]
+                correlation = (self._correlation + 1) & 0x7FFFFFFF
+                header = encode_request_header(
+                    api.key,
+                    version,
+                    correlation,
+                    self.client_id,
+                    flexible=api.flexible(version),
+                )
+                payload = frame(header + body)
+                if pending and outstanding + len(payload) > PIPELINE_WINDOW_BYTES:
+                    break
+                self._correlation = correlation
+                self._send(payload, api, deadline)
+                self._on_request(api.name)
+                pending.append((self._correlation, index, api, version, len(payload)))
+                outstanding += len(payload)
+                index += 1
+            correlation, slot, api, version, size = pending.popleft()
+            outstanding -= size
+            data = self._receive(api, deadline)
+            got, offset = decode_response_header(
+                data, flexible=api.response_header_flexible(version)
+            )
+            if got != correlation:
+                raise ProtocolError(
+                    f"{api.name} response has correlation id {got}, expected {correlation}",
+                    position=0,
+                    field="correlation_id",
+                )
+            results[slot] = data[offset:]
+        return results
+
+    def _send(self, payload: bytes, api: m.Api, deadline: float) -> None:
+        assert self._sock is not None
+        try:
+            self._sock.settimeout(self._remaining(deadline, api))
+            self._sock.sendall(payload)
+        except TimeoutError:
+            raise self._timeout(api) from None
+        except OSError as exc:
+            raise ConnectionLost(
+                f"broker {self.address} closed the connection while sending {api.name} "
+                f"({exc.strerror or exc.__class__.__name__})",
+                hint="the broker may not implement this request version; retry",
+            ) from None
+
+    def _receive(self, api: m.Api, deadline: float) -> bytes:
+        head = self._read_exact(4, api, deadline)
+        size = struct.unpack(">i", head)[0]
+        if (size < 4 or size > MAX_RESPONSE_BYTES) and api is m.API_VERSIONS:
+            # The first answer on a connection: whatever listens there is not a Kafka listener
+            # of this security.protocol (an HTTP proxy, a TLS listener read as plaintext, ...).
+            raise UnreachableError(
+                f"{self.address} does not answer with the Kafka protocol (its answer starts "
+                f"with {head!r})",
+                hint="check the port and security.protocol of -b/--bootstrap-server",
+            )
+        if size < 4 or size > MAX_RESPONSE_BYTES:
+            raise ProtocolError(
+                f"response size {size} is impossible", position=0, field=f"{api.name} response size"
+            )
+        return self._read_exact(size, api, deadline)
+
+    def _read_exact(self, size: int, api: m.Api, deadline: float) -> bytes:
+        assert self._sock is not None
+        buffer = bytearray(size)
+        view = memoryview(buffer)
+        got = 0
+        while got < size:
+            try:
+                self._sock.settimeout(self._remaining(deadline, api))
+                count = self._sock.recv_into(view[got:], size - got)
+            except TimeoutError:
+                raise self._timeout(api) from None
+            except OSError as exc:
+                raise ConnectionLost(
+                    f"broker {self.address} closed the connection during {api.name} "
+                    f"({exc.strerror or exc.__class__.__name__})",
+                    hint="the broker may not implement this request version; retry",
+                ) from None
+            if count == 0:
+                raise ConnectionLost(
+                    f"broker {self.address} closed the connection before answering {api.name}",
+                    hint="the broker may not implement this request version; retry",
+                )
+            got += count
+        return bytes(buffer)
+
+    def _remaining(self, deadline: float, api: m.Api) -> float:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise self._timeout(api)
+        return remaining
+
+    def _timeout(self, api: m.Api) -> UnreachableError:
+        return UnreachableError(
+            f"broker {self.address} did not answer {api.name} within {self.timeout_s:g} s",
+            hint="check the network and the broker's health, or raise --timeout",
+        )

@@ -1,0 +1,643 @@
+"""Request encoders and response decoders for the group APIs kgroup batches itself.
+
+Source of truth: the Kafka JSON message specs in apache/kafka
+clients/src/main/resources/common/message/: ApiVersions{Request,Response}.json,
+Metadata{Request,Response}.json, FindCoordinator{Request,Response}.json (KIP-699 batching in v4),
+DescribeGroups{Request,Response}.json, OffsetFetch{Request,Response}.json (KIP-709 multi-group
+in v8), ListGroups{Request,Response}.json (KIP-518 states v4, KIP-848 types v5),
+SaslHandshake{Request,Response}.json, SaslAuthenticate{Request,Response}.json, and the consumer
+embedded protocol ConsumerProtocolSubscription.json / ConsumerProtocolAssignment.json.
+Error names: org.apache.kafka.common.protocol.Errors.
+
+Each message has one layout function per direction that covers every supported version, with
+each field's version range written next to it as in the JSON spec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from kgroup.core.wire.codec import ProtocolError, Reader, Writer
+
+# --- API keys and the versions this client speaks ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Api:
+    """An API key, its name, the versions kgroup implements, and its first flexible version."""
+
+    key: int
+    name: str
+    versions: tuple[int, ...]
+    flexible_from: int | None
+
+    def flexible(self, version: int) -> bool:
+        return self.flexible_from is not None and version >= self.flexible_from
+
+    def response_header_flexible(self, version: int) -> bool:
+        # ApiVersionsResponse always uses response header v0 (ApiVersionsResponse.json: the
+        # header length must not change so that any client can read the error).
+        return self.key != API_VERSIONS.key and self.flexible(version)
+
+
+METADATA = Api(3, "Metadata", (1,), 9)
+OFFSET_FETCH = Api(9, "OffsetFetch", (2, 3, 4, 5, 6, 7, 8), 6)
+FIND_COORDINATOR = Api(10, "FindCoordinator", (1, 2, 3, 4), 3)
+DESCRIBE_GROUPS = Api(15, "DescribeGroups", (1, 2, 3, 4, 5), 5)
+LIST_GROUPS = Api(16, "ListGroups", (0, 1, 2, 3, 4, 5), 3)
+SASL_HANDSHAKE = Api(17, "SaslHandshake", (1,), None)
+API_VERSIONS = Api(18, "ApiVersions", (0,), 3)
+SASL_AUTHENTICATE = Api(36, "SaslAuthenticate", (0, 1, 2), 2)
+
+APIS = {
+    api.key: api
+    for api in (
+        METADATA,
+        OFFSET_FETCH,
+        FIND_COORDINATOR,
+        DESCRIBE_GROUPS,
+        LIST_GROUPS,
+        SASL_HANDSHAKE,
+        API_VERSIONS,
+        SASL_AUTHENTICATE,
+    )
+}
+
+
+def choose_version(api: Api, broker: dict[int, tuple[int, int]]) -> int | None:
+    """The highest version both sides speak, or None (the broker lacks the API or overlap)."""
+    low_high = broker.get(api.key)
+    if low_high is None:
+        return None
+    low, high = low_high
+    usable = [v for v in api.versions if low <= v <= high]
+    return max(usable) if usable else None
+
+
+# --- error codes (org.apache.kafka.common.protocol.Errors) ---------------------------------------
+
+ERROR_NAMES: dict[int, str] = {
+    -1: "UNKNOWN_SERVER_ERROR",
+    0: "NONE",
+    1: "OFFSET_OUT_OF_RANGE",
+    2: "CORRUPT_MESSAGE",
+    3: "UNKNOWN_TOPIC_OR_PARTITION",
+    5: "LEADER_NOT_AVAILABLE",
+    6: "NOT_LEADER_OR_FOLLOWER",
+    7: "REQUEST_TIMED_OUT",
+    8: "BROKER_NOT_AVAILABLE",
+    13: "NETWORK_EXCEPTION",
+    14: "COORDINATOR_LOAD_IN_PROGRESS",
+    15: "COORDINATOR_NOT_AVAILABLE",
+    16: "NOT_COORDINATOR",
+    17: "INVALID_TOPIC_EXCEPTION",
+    22: "ILLEGAL_GENERATION",
+    24: "INVALID_GROUP_ID",
+    25: "UNKNOWN_MEMBER_ID",
+    27: "REBALANCE_IN_PROGRESS",
+    29: "TOPIC_AUTHORIZATION_FAILED",
+    30: "GROUP_AUTHORIZATION_FAILED",
+    31: "CLUSTER_AUTHORIZATION_FAILED",
+    33: "UNSUPPORTED_SASL_MECHANISM",
+    34: "ILLEGAL_SASL_STATE",
+    35: "UNSUPPORTED_VERSION",
+    42: "INVALID_REQUEST",
+    53: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
+    56: "KAFKA_STORAGE_ERROR",
+    58: "SASL_AUTHENTICATION_FAILED",
+    68: "NON_EMPTY_GROUP",
+    69: "GROUP_ID_NOT_FOUND",
+    82: "FENCED_INSTANCE_ID",
+    88: "UNSTABLE_OFFSET_COMMIT",
+    89: "THROTTLING_QUOTA_EXCEEDED",
+    100: "UNKNOWN_TOPIC_ID",
+}
+
+NONE = 0
+UNKNOWN_TOPIC_OR_PARTITION = 3
+COORDINATOR_LOAD_IN_PROGRESS = 14
+COORDINATOR_NOT_AVAILABLE = 15
+NOT_COORDINATOR = 16
+INVALID_GROUP_ID = 24
+TOPIC_AUTHORIZATION_FAILED = 29
+GROUP_AUTHORIZATION_FAILED = 30
+CLUSTER_AUTHORIZATION_FAILED = 31
+UNSUPPORTED_SASL_MECHANISM = 33
+UNSUPPORTED_VERSION = 35
+SASL_AUTHENTICATION_FAILED = 58
+GROUP_ID_NOT_FOUND = 69
+UNSTABLE_OFFSET_COMMIT = 88
+
+# Errors after which asking (the right) coordinator again can succeed.
+RETRIABLE_COORDINATOR_ERRORS = frozenset(
+    {COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR}
+)
+
+
+def error_name(code: int) -> str:
+    """Kafka's name for an error code (`UNKNOWN_ERROR_CODE_<n>` for codes not in the table)."""
+    return ERROR_NAMES.get(code, f"UNKNOWN_ERROR_CODE_{code}")
+
+
+# --- ApiVersions v0 (to negotiate) ---------------------------------------------------------------
+
+
+def encode_api_versions_request(version: int = 0) -> bytes:
+    """ApiVersionsRequest v0: an empty body."""
+    if version != 0:
+        raise ValueError("kgroup sends ApiVersions v0 only")
+    return b""
+
+
+@dataclass(frozen=True)
+class ApiVersionsResult:
+    error_code: int
+    versions: dict[int, tuple[int, int]]
+
+
+def decode_api_versions_response(body: bytes, version: int = 0) -> ApiVersionsResult:
+    reader = Reader(body, flexible=API_VERSIONS.flexible(version))
+    error_code = reader.int16("ErrorCode")  # 0+
+
+    def api_key(r: Reader) -> tuple[int, int, int]:
+        key = r.int16("ApiKeys.ApiKey")  # 0+
+        low = r.int16("ApiKeys.MinVersion")  # 0+
+        high = r.int16("ApiKeys.MaxVersion")  # 0+
+        r.tagged_fields()
+        return key, low, high
+
+    keys = reader.array(api_key, "ApiKeys")  # 0+
+    if version >= 1:
+        reader.int32("ThrottleTimeMs")  # 1+
+    reader.tagged_fields()
+    return ApiVersionsResult(error_code, {key: (low, high) for key, low, high in keys})
+
+
+# --- Metadata v1 (brokers only) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MetadataBroker:
+    node_id: int
+    host: str
+    port: int
+    rack: str | None
+
+
+@dataclass(frozen=True)
+class MetadataResult:
+    brokers: list[MetadataBroker]
+    controller_id: int
+
+
+def encode_metadata_request(version: int = 1) -> bytes:
+    """MetadataRequest v1 with an empty topic array: brokers only, no topic is created."""
+    if version != 1:
+        raise ValueError("kgroup sends Metadata v1 only")
+    return Writer().int32(0).getvalue()  # Topics: [] (null would mean all topics in v1+)
+
+
+def decode_metadata_response(body: bytes, version: int = 1) -> MetadataResult:
+    reader = Reader(body)
+
+    def broker(r: Reader) -> MetadataBroker:
+        return MetadataBroker(
+            node_id=r.int32("Brokers.NodeId"),  # 0+
+            host=r.string("Brokers.Host"),  # 0+
+            port=r.int32("Brokers.Port"),  # 0+
+            rack=r.nullable_string("Brokers.Rack"),  # 1+
+        )
+
+    def partition(r: Reader) -> None:
+        r.int16("Partitions.ErrorCode")
+        r.int32("Partitions.PartitionIndex")
+        r.int32("Partitions.LeaderId")
+        r.array(lambda x: x.int32(), "Partitions.ReplicaNodes")
+        r.array(lambda x: x.int32(), "Partitions.IsrNodes")
+
+    def topic(r: Reader) -> None:
+        r.int16("Topics.ErrorCode")
+        r.string("Topics.Name")
+        r.boolean("Topics.IsInternal")  # 1+
+        r.array(partition, "Topics.Partitions")
+
+    brokers = reader.array(broker, "Brokers")  # 0+
+    controller_id = reader.int32("ControllerId")  # 1+
+    reader.array(topic, "Topics")  # 0+
+    return MetadataResult(brokers, controller_id)
+
+
+# --- FindCoordinator v1-v4 -----------------------------------------------------------------------
+
+KEY_TYPE_GROUP = 0
+
+
+@dataclass(frozen=True)
+class CoordinatorResult:
+    key: str
+    node_id: int
+    host: str
+    port: int
+    error_code: int
+    error_message: str | None
+
+
+def encode_find_coordinator_request(version: int, keys: Sequence[str]) -> bytes:
+    """FindCoordinatorRequest: v4 carries many keys (KIP-699); v1-v3 exactly one."""
+    writer = Writer(flexible=FIND_COORDINATOR.flexible(version))
+    if version >= 4:
+        writer.int8(KEY_TYPE_GROUP)  # KeyType 1+
+        writer.array(keys, Writer.string)  # CoordinatorKeys 4+
+    else:
+        if len(keys) != 1:
+            raise ValueError(f"FindCoordinator v{version} takes exactly one key")
+        writer.string(keys[0])  # Key 0-3
+        writer.int8(KEY_TYPE_GROUP)  # KeyType 1+
+    writer.tagged_fields()
+    return writer.getvalue()
+
+
+def decode_find_coordinator_response(
+    body: bytes, version: int, keys: Sequence[str]
+) -> list[CoordinatorResult]:
+    """Results per key; v1-v3 answers for the one key of the request."""
+    reader = Reader(body, flexible=FIND_COORDINATOR.flexible(version))
+    reader.int32("ThrottleTimeMs")  # 1+
+    if version >= 4:
+
+        def coordinator(r: Reader) -> CoordinatorResult:
+            result = CoordinatorResult(
+                key=r.string("Coordinators.Key"),  # 4+
+                node_id=r.int32("Coordinators.NodeId"),  # 4+
+                host=r.string("Coordinators.Host"),  # 4+
+                port=r.int32("Coordinators.Port"),  # 4+
+                error_code=r.int16("Coordinators.ErrorCode"),  # 4+
+                error_message=r.nullable_string("Coordinators.ErrorMessage"),  # 4+
+            )
+            r.tagged_fields()
+            return result
+
+        results = reader.array(coordinator, "Coordinators")
+    else:
+        error_code = reader.int16("ErrorCode")  # 0-3
+        error_message = reader.nullable_string("ErrorMessage")  # 1-3
+        node_id = reader.int32("NodeId")  # 0-3
+        host = reader.string("Host")  # 0-3
+        port = reader.int32("Port")  # 0-3
+        results = [CoordinatorResult(keys[0], node_id, host, port, error_code, error_message)]
+    reader.tagged_fields()
+    return results
+
+
+# --- DescribeGroups v1-v5 ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DescribedMember:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    metadata: bytes
+    assignment: bytes
+
+
+@dataclass(frozen=True)
+class DescribedGroup:
+    error_code: int
+    group_id: str
+    state: str
+    protocol_type: str
+    protocol_data: str
+    members: list[DescribedMember]
+    authorized_operations: int | None = None
+
+
+def encode_describe_groups_request(version: int, group_ids: Sequence[str]) -> bytes:
+    writer = Writer(flexible=DESCRIBE_GROUPS.flexible(version))
+    writer.array(group_ids, Writer.string)  # Groups 0+
+    if version >= 3:
+        writer.boolean(False)  # IncludeAuthorizedOperations 3+
+    writer.tagged_fields()
+    return writer.getvalue()
+
+
+def decode_describe_groups_response(body: bytes, version: int) -> list[DescribedGroup]:
+    reader = Reader(body, flexible=DESCRIBE_GROUPS.flexible(version))
+    if version >= 1:
+        reader.int32("ThrottleTimeMs")  # 1+
+
+    def member(r: Reader) -> DescribedMember:
+        member_id = r.string("Members.MemberId")  # 0+
+        instance = r.nullable_string("Members.GroupInstanceId") if version >= 4 else None  # 4+
+        result = DescribedMember(
+            member_id=member_id,
+            group_instance_id=instance,
+            client_id=r.string("Members.ClientId"),  # 0+
+            client_host=r.string("Members.ClientHost"),  # 0+
+            metadata=r.bytes_("Members.MemberMetadata"),  # 0+
+            assignment=r.bytes_("Members.MemberAssignment"),  # 0+
+        )
+        r.tagged_fields()
+        return result
+
+    def group(r: Reader) -> DescribedGroup:
+        error_code = r.int16("Groups.ErrorCode")  # 0+
+        group_id = r.string("Groups.GroupId")  # 0+
+        state = r.string("Groups.GroupState")  # 0+
+        protocol_type = r.string("Groups.ProtocolType")  # 0+
+        protocol_data = r.string("Groups.ProtocolData")  # 0+
+        members = r.array(member, "Groups.Members")  # 0+
+        operations = r.int32("Groups.AuthorizedOperations") if version >= 3 else None  # 3+
+        r.tagged_fields()
+        return DescribedGroup(
+            error_code, group_id, state, protocol_type, protocol_data, members, operations
+        )
+
+    groups = reader.array(group, "Groups")  # 0+
+    reader.tagged_fields()
+    return groups
+
+
+# --- OffsetFetch v2-v8 ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FetchedOffset:
+    topic: str
+    partition: int
+    offset: int
+    leader_epoch: int
+    metadata: str | None
+    error_code: int
+
+
+@dataclass(frozen=True)
+class FetchedGroup:
+    group_id: str
+    error_code: int
+    partitions: list[FetchedOffset] = field(default_factory=list)
+
+
+def encode_offset_fetch_request(
+    version: int, group_ids: Sequence[str], require_stable: bool = False
+) -> bytes:
+    """OffsetFetchRequest for every partition of each group (Topics = null).
+
+    v8 carries many groups (KIP-709); v2-v7 exactly one. v0-v1 cannot ask for all partitions
+    (null topics came in v2), so they are not offered.
+    """
+    writer = Writer(flexible=OFFSET_FETCH.flexible(version))
+    if version >= 8:
+
+        def group(w: Writer, group_id: str) -> None:
+            w.string(group_id)  # groupId 8+
+            w.nullable_array(None, Writer.string)  # Topics 8+ (null)
+            w.tagged_fields()
+
+        writer.array(group_ids, group)  # Groups 8+
+    else:
+        if len(group_ids) != 1:
+            raise ValueError(f"OffsetFetch v{version} takes exactly one group")
+        writer.string(group_ids[0])  # GroupId 0-7
+        writer.nullable_array(None, Writer.string)  # Topics 0-7 (null)
+    if version >= 7:
+        writer.boolean(require_stable)  # RequireStable 7+
+    writer.tagged_fields()
+    return writer.getvalue()
+
+
+def decode_offset_fetch_response(
+    body: bytes, version: int, group_ids: Sequence[str]
+) -> list[FetchedGroup]:
+    """Per-group results; v2-v7 answers for the one group of the request."""
+    reader = Reader(body, flexible=OFFSET_FETCH.flexible(version))
+    if version >= 3:
+        reader.int32("ThrottleTimeMs")  # 3+
+
+    def topic(r: Reader) -> list[FetchedOffset]:
+        name = r.string("Topics.Name")
+
+        def partition(p: Reader) -> FetchedOffset:
+            index = p.int32("Partitions.PartitionIndex")
+            offset = p.int64("Partitions.CommittedOffset")
+            epoch = p.int32("Partitions.CommittedLeaderEpoch") if version >= 5 else -1  # 5+
+            metadata = p.nullable_string("Partitions.Metadata")
+            error_code = p.int16("Partitions.ErrorCode")
+            p.tagged_fields()
+            return FetchedOffset(name, index, offset, epoch, metadata, error_code)
+
+        partitions = r.array(partition, "Topics.Partitions")
+        r.tagged_fields()
+        return partitions
+
+    if version >= 8:
+
+        def group(r: Reader) -> FetchedGroup:
+            group_id = r.string("Groups.groupId")  # 8+
+            topics = r.array(topic, "Groups.Topics")  # 8+
+            error_code = r.int16("Groups.ErrorCode")  # 8+
+            r.tagged_fields()
+            return FetchedGroup(group_id, error_code, [p for t in topics for p in t])
+
+        groups = reader.array(group, "Groups")
+    else:
+        topics = reader.array(topic, "Topics")  # 0-7
+        error_code = reader.int16("ErrorCode")  # 2-7
+        groups = [FetchedGroup(group_ids[0], error_code, [p for t in topics for p in t])]
+    reader.tagged_fields()
+    return groups
+
+
+# --- ListGroups v0-v5 ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ListedGroup:
+    group_id: str
+    protocol_type: str
+    state: str | None
+    type: str | None
+
+
+@dataclass(frozen=True)
+class ListGroupsResult:
+    error_code: int
+    groups: list[ListedGroup]
+
+
+def encode_list_groups_request(
+    version: int, states: Iterable[str] = (), types: Iterable[str] = ()
+) -> bytes:
+    """ListGroupsRequest; filters exist from v4 (states, KIP-518) and v5 (types, KIP-848)."""
+    writer = Writer(flexible=LIST_GROUPS.flexible(version))
+    if version >= 4:
+        writer.array(sorted(states), Writer.string)  # StatesFilter 4+
+    if version >= 5:
+        writer.array(sorted(types), Writer.string)  # TypesFilter 5+
+    writer.tagged_fields()
+    return writer.getvalue()
+
+
+def decode_list_groups_response(body: bytes, version: int) -> ListGroupsResult:
+    reader = Reader(body, flexible=LIST_GROUPS.flexible(version))
+    if version >= 1:
+        reader.int32("ThrottleTimeMs")  # 1+
+    error_code = reader.int16("ErrorCode")  # 0+
+
+    def group(r: Reader) -> ListedGroup:
+        group_id = r.string("Groups.GroupId")  # 0+
+        protocol_type = r.string("Groups.ProtocolType")  # 0+
+        state = r.string("Groups.GroupState") if version >= 4 else None  # 4+
+        group_type = r.string("Groups.GroupType") if version >= 5 else None  # 5+
+        r.tagged_fields()
+        return ListedGroup(group_id, protocol_type, state, group_type)
+
+    groups = reader.array(group, "Groups")  # 0+
+    reader.tagged_fields()
+    return ListGroupsResult(error_code, groups)
+
+
+# --- SaslHandshake v1 and SaslAuthenticate v0-v2 -------------------------------------------------
+
+
+def encode_sasl_handshake_request(mechanism: str) -> bytes:
+    return Writer().string(mechanism).getvalue()  # Mechanism 0+
+
+
+def decode_sasl_handshake_response(body: bytes) -> tuple[int, list[str]]:
+    reader = Reader(body)
+    error_code = reader.int16("ErrorCode")  # 0+
+    mechanisms = reader.array(lambda r: r.string(), "Mechanisms")  # 0+
+    return error_code, mechanisms
+
+
+@dataclass(frozen=True)
+class SaslAuthenticateResult:
+    error_code: int
+    error_message: str | None
+    auth_bytes: bytes
+
+
+def encode_sasl_authenticate_request(version: int, auth_bytes: bytes) -> bytes:
+    writer = Writer(flexible=SASL_AUTHENTICATE.flexible(version))
+    writer.bytes_(auth_bytes)  # AuthBytes 0+
+    writer.tagged_fields()
+    return writer.getvalue()
+
+
+def decode_sasl_authenticate_response(body: bytes, version: int) -> SaslAuthenticateResult:
+    reader = Reader(body, flexible=SASL_AUTHENTICATE.flexible(version))
+    error_code = reader.int16("ErrorCode")  # 0+
+    error_message = reader.nullable_string("ErrorMessage")  # 0+
+    auth_bytes = reader.bytes_("AuthBytes")  # 0+
+    if version >= 1:
+        reader.int64("SessionLifetimeMs")  # 1+
+    reader.tagged_fields()
+    return SaslAuthenticateResult(error_code, error_message, auth_bytes)
+
+
+# --- ConsumerProtocol member metadata and assignment ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Subscription:
+    """ConsumerProtocolSubscription v0-v3 (newer versions: the known prefix)."""
+
+    version: int
+    topics: list[str]
+    user_data: bytes | None = None
+    owned_partitions: list[tuple[str, int]] = field(default_factory=list)
+    generation_id: int = -1
+    rack_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """ConsumerProtocolAssignment v0-v3 (newer versions: the known prefix)."""
+
+    version: int
+    partitions: list[tuple[str, int]]
+    user_data: bytes | None = None
+
+
+def _topic_partitions(reader: Reader, field_name: str) -> list[tuple[str, int]]:
+    def entry(r: Reader) -> list[tuple[str, int]]:
+        topic = r.string(f"{field_name}.Topic")
+        return [(topic, p) for p in r.array(lambda x: x.int32(), f"{field_name}.Partitions")]
+
+    return [tp for chunk in reader.array(entry, field_name) for tp in chunk]
+
+
+def decode_subscription(data: bytes) -> Subscription:
+    """Member metadata of a `consumer` group (an int16 version, then the classic encoding).
+
+    Kafka's ConsumerProtocol reads a newer version with the newest layout it knows, as the spec
+    promises new versions only append fields; so does this.
+    """
+    reader = Reader(data)
+    version = reader.int16("Subscription.Version")
+    if version < 0:
+        raise ProtocolError(
+            f"negative subscription version {version}", position=0, field="Subscription.Version"
+        )
+    topics = reader.array(lambda r: r.string(), "Topics")  # 0+
+    user_data = reader.nullable_bytes("UserData")  # 0+
+    owned: list[tuple[str, int]] = []
+    generation_id = -1
+    rack_id = None
+    if version >= 1:
+        owned = _topic_partitions(reader, "OwnedPartitions")  # 1+
+    if version >= 2:
+        generation_id = reader.int32("GenerationId")  # 2+ (KIP-792)
+    if version >= 3:
+        rack_id = reader.nullable_string("RackId")  # 3+ (KIP-881)
+    return Subscription(version, topics, user_data, owned, generation_id, rack_id)
+
+
+def decode_assignment(data: bytes) -> Assignment:
+    """Member assignment of a `consumer` group (an int16 version, then the classic encoding)."""
+    reader = Reader(data)
+    version = reader.int16("Assignment.Version")
+    if version < 0:
+        raise ProtocolError(
+            f"negative assignment version {version}", position=0, field="Assignment.Version"
+        )
+    partitions = _topic_partitions(reader, "AssignedPartitions")  # 0+
+    user_data = reader.nullable_bytes("UserData")  # 0+
+    return Assignment(version, partitions, user_data)
+
+
+def encode_subscription(sub: Subscription) -> bytes:
+    """The inverse of `decode_subscription` (tests and fakes)."""
+    writer = Writer().int16(sub.version)
+    writer.array(sub.topics, Writer.string)
+    writer.nullable_bytes(sub.user_data)
+    if sub.version >= 1:
+        _write_topic_partitions(writer, sub.owned_partitions)
+    if sub.version >= 2:
+        writer.int32(sub.generation_id)
+    if sub.version >= 3:
+        writer.nullable_string(sub.rack_id)
+    return writer.getvalue()
+
+
+def encode_assignment(assignment: Assignment) -> bytes:
+    """The inverse of `decode_assignment` (tests and fakes)."""
+    writer = Writer().int16(assignment.version)
+    _write_topic_partitions(writer, assignment.partitions)
+    writer.nullable_bytes(assignment.user_data)
+    return writer.getvalue()
+
+
+def _write_topic_partitions(writer: Writer, pairs: Iterable[tuple[str, int]]) -> None:
+    by_topic: dict[str, list[int]] = {}
+    for topic, partition in pairs:
+        by_topic.setdefault(topic, []).append(partition)
+
+    def entry(w: Writer, item: tuple[str, list[int]]) -> None:
+        w.string(item[0])
+        w.array(item[1], Writer.int32)
+
+    writer.array(by_topic.items(), entry)

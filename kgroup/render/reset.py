@@ -1,0 +1,137 @@
+"""Output of `kgroup reset-offsets` and `kgroup undo`: the plan, then what was executed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kgroup.render.output import Column, Output
+from kgroup.reset.apply import ExecutionReport
+from kgroup.reset.model import GroupPlan
+from kgroup.reset.timespec import format_utc_ms
+
+PLAN_COLUMNS = [
+    Column("group"),
+    Column("topic"),
+    Column("partition", justify="right"),
+    Column("current_offset", justify="right"),
+    Column("new_offset", justify="right"),
+    Column("delta", justify="right"),
+]
+
+
+def _row_json(row) -> dict:
+    data = row.to_dict()
+    return {
+        k: data[k]
+        for k in (
+            "topic",
+            "partition",
+            "current_offset",
+            "new_offset",
+            "delta",
+            "log_start_offset",
+            "log_end_offset",
+            "clamped",
+            "no_record_after_time",
+            "warning",
+        )
+    }
+
+
+def plan_output(plans: Sequence[GroupPlan], *, executing: bool) -> Output:
+    rows = [row.to_dict() for plan in plans for row in plan.rows]
+    footer: list[str] = []
+    documents = []
+    for plan in plans:
+        when = (
+            f", resolved to {format_utc_ms(plan.timestamp_ms)} ({plan.timestamp_ms} ms)"
+            if plan.timestamp_ms is not None
+            else ""
+        )
+        changing = sum(1 for r in plan.rows if r.delta != 0)
+        footer.append(
+            f"{plan.group}: {plan.strategy}{when}; {len(plan.rows)} partition(s), "
+            f"{changing} changing"
+        )
+        footer.extend(f"{plan.group}: warning: {w}" for w in plan.warnings)
+        footer.extend(
+            f"{plan.group}: {r.topic}:{r.partition} has no record at or after the "
+            "time: going to the log end"
+            for r in plan.rows
+            if r.no_record_after_time
+        )
+        documents.append(
+            {
+                "group": plan.group,
+                "strategy": plan.strategy,
+                "timestamp": format_utc_ms(plan.timestamp_ms)
+                if plan.timestamp_ms is not None
+                else None,
+                "timestamp_ms": plan.timestamp_ms,
+                "warnings": list(plan.warnings),
+                "partitions": [_row_json(r) for r in plan.rows],
+            }
+        )
+    if not executing:
+        footer.append("Dry run: nothing was committed. Add --execute to commit this plan.")
+    return Output(
+        columns=PLAN_COLUMNS,
+        rows=rows,
+        document={"dry_run": not executing, "groups": documents},
+        jsonl_items=documents,
+        footer=footer,
+        empty_message="No partitions in scope.",
+    )
+
+
+def execution_output(plans: Sequence[GroupPlan], report: ExecutionReport) -> Output:
+    by_group = {o.group: o for o in report.outcomes}
+    rows = []
+    for plan in plans:
+        outcome = by_group.get(plan.group)
+        if outcome is None:
+            continue
+        rows.append(
+            {
+                "group": plan.group,
+                "status": outcome.status,
+                "partitions": outcome.partitions if outcome.status == "committed" else 0,
+                "verified": outcome.verified,
+                "backup": outcome.backup,
+                "message": outcome.message,
+            }
+        )
+    documents = []
+    for plan in plans:
+        outcome = by_group.get(plan.group)
+        documents.append(
+            {
+                "group": plan.group,
+                "strategy": plan.strategy,
+                "status": outcome.status if outcome else "not_run",
+                "backup": outcome.backup if outcome else None,
+                "verified_partitions": outcome.verified if outcome else 0,
+                "error": outcome.message if outcome else None,
+                "partitions": [_row_json(r) for r in plan.rows],
+            }
+        )
+    done = sum(1 for o in report.outcomes if o.status == "committed")
+    footer = [f"{done} of {len(plans)} group(s) committed and verified by reading back."]
+    footer += [
+        f"Undo with: kgroup undo {o.group} --backup {o.backup}" for o in report.outcomes if o.backup
+    ]
+    columns = [
+        Column("group"),
+        Column("status"),
+        Column("partitions", justify="right"),
+        Column("verified", justify="right"),
+        Column("backup"),
+        Column("message"),
+    ]
+    return Output(
+        columns=columns,
+        rows=rows,
+        document={"dry_run": False, "groups": documents},
+        jsonl_items=documents,
+        footer=footer,
+    )

@@ -1,0 +1,351 @@
+"""Reading the cluster for a reset plan, and executing plans safely: the I/O edge of reset/.
+
+Planning itself is pure (`kgroup.reset.planner`). Here: gather what the planner needs in
+batches, and execute a group's plan as one unit:
+
+1. refuse (exit 4) while the group has active members (Kafka refuses too), naming them;
+2. re-read the committed offsets and refuse (exit 4) if any differs from the plan's
+   `current_offset` (compare-and-set: nobody committed between plan and execute);
+3. write the backup (the offsets being replaced, with metadata) before changing anything;
+4. commit the whole group in one AlterConsumerGroupOffsets request (Kafka appends a group's
+   offset commit as one batch: it lands whole or not at all);
+5. read the offsets back and check them against the plan.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgroup.core.admin import GroupAdmin
+from kgroup.core.errors import (
+    KafkaOperationError,
+    KgroupError,
+    SafetyRefusal,
+    UnreachableError,
+    UsageError,
+)
+from kgroup.core.models import GroupDescription, TopicPartition
+from kgroup.reset.model import GroupPlan, stale_offsets
+from kgroup.reset.planfile import read_plan_file, write_plan_file
+from kgroup.reset.planner import (
+    GroupInputs,
+    TopicSelection,
+    backup_plan,
+    parse_topic_option,
+    plan_groups,
+    resolve_scope,
+    selections_for_file,
+)
+from kgroup.reset.strategy import FromFile, Strategy, resolve_timestamp_ms
+
+ACTIVE_STATES = {"Stable", "PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling"}
+
+
+@dataclass
+class ResetScope:
+    """Which groups and partitions a reset covers."""
+
+    groups: Sequence[str]
+    all_groups: bool = False
+    topics: Sequence[str] = ()
+    all_topics: bool = False
+
+
+@dataclass
+class GroupOutcome:
+    """What happened to one group on --execute."""
+
+    group: str
+    status: str  # "committed", "refused", "failed"
+    partitions: int = 0
+    backup: str | None = None
+    message: str | None = None
+    exit_code: int = 0
+    verified: int = 0
+
+
+@dataclass
+class ExecutionReport:
+    outcomes: list[GroupOutcome] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[GroupOutcome]:
+        return [o for o in self.outcomes if o.status != "committed"]
+
+
+def backup_dir() -> Path:
+    """Default backup directory: $XDG_STATE_HOME/kgroup/backups (~/.local/state/...)."""
+    from kgroup.sandbox.state import state_dir
+
+    return state_dir() / "backups"
+
+
+def _safe_name(group: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", group)[:120] or "group"
+
+
+def resolve_groups(admin: GroupAdmin, scope: ResetScope) -> list[str]:
+    if bool(scope.groups) == scope.all_groups:
+        raise UsageError(
+            "name the groups to reset in exactly one way", hint="give GROUP... or --all-groups"
+        )
+    if scope.groups:
+        return list(dict.fromkeys(scope.groups))
+    return [g.group_id for g in admin.list_groups()]
+
+
+def build_plans(
+    admin: GroupAdmin, scope: ResetScope, strategy: Strategy, now_ms: int
+) -> tuple[GroupPlan, ...]:
+    """Read the cluster (batched) and plan every group, all or nothing."""
+    group_ids = resolve_groups(admin, scope)
+    selections: tuple[TopicSelection, ...] = tuple(parse_topic_option(t) for t in scope.topics)
+    file_strategy = strategy if isinstance(strategy, FromFile) else None
+    if not selections and not scope.all_topics and file_strategy is None:
+        raise UsageError(
+            "say which partitions to reset", hint="give --topic T (or T:0,2), or --all-topics"
+        )
+    if selections and scope.all_topics:
+        raise UsageError("--topic and --all-topics exclude each other", hint="keep one of them")
+    if file_strategy is not None and not file_strategy.groups() and len(group_ids) > 1:
+        raise UsageError(
+            f"{file_strategy.source} has no group column, so it cannot be "
+            "applied to several groups",
+            hint="use the group,topic,partition,offset layout, or one group",
+        )
+    topics = admin.topics(include_internal=True)
+    committed_by_group = admin.committed_offsets_many(group_ids)
+    scopes: dict[str, tuple[TopicPartition, ...]] = {}
+    committed: dict[str, dict] = {}
+    for group in group_ids:
+        answer = committed_by_group[group]
+        if isinstance(answer, KgroupError):
+            if answer.exit_code != 3:
+                raise answer
+            answer = {}  # a group that does not exist yet may be given offsets
+        committed[group] = answer
+        group_selections = selections
+        if file_strategy is not None and not selections and not scope.all_topics:
+            group_selections = selections_for_file(file_strategy, group)
+        scopes[group] = resolve_scope(
+            group_selections, topics, all_topics=scope.all_topics, committed=answer.keys()
+        )
+    union = sorted({tp for tps in scopes.values() for tp in tps})
+    watermarks = admin.watermarks(union) if union else {}
+    timestamp_ms = resolve_timestamp_ms(strategy, now_ms)
+    offsets_for_time = (
+        admin.list_offsets(union, timestamp_ms) if timestamp_ms is not None and union else None
+    )
+    inputs = [
+        GroupInputs(
+            group,
+            scopes[group],
+            committed[group],
+            {tp: watermarks[tp] for tp in scopes[group]},
+            (
+                {tp: offsets_for_time[tp] for tp in scopes[group]}
+                if offsets_for_time is not None
+                else None
+            ),
+        )
+        for group in group_ids
+    ]
+    return plan_groups(inputs, strategy, now_ms)
+
+
+def active_member_refusal(description: GroupDescription) -> SafetyRefusal | None:
+    """Why offsets cannot be changed now, or None when the group is inactive."""
+    if description.error is not None and description.error_code != "GROUP_ID_NOT_FOUND":
+        return SafetyRefusal(
+            f"cannot tell whether group {description.group_id} is active: {description.error}",
+            hint="retry when the group can be described",
+        )
+    if description.members:
+        names = ", ".join(
+            m.member_id + (f" (client {m.client_id}, host {m.host})" if m.client_id else "")
+            for m in description.members[:5]
+        )
+        more = f" and {len(description.members) - 5} more" if len(description.members) > 5 else ""
+        return SafetyRefusal(
+            f"group {description.group_id} has {len(description.members)} active member(s): "
+            f"{names}{more}",
+            hint="stop the consumers of this group first (Kafka refuses offset changes while "
+            "members are active)",
+        )
+    if description.state in ACTIVE_STATES or description.state == "Unknown":
+        return SafetyRefusal(
+            f"group {description.group_id} is {description.state}; offsets can only change "
+            "while it is Empty",
+            hint="stop the consumers of this group first, then retry",
+        )
+    return None
+
+
+def choose_backup_path(group: str, requested: str | None, several: bool, now_ms: int) -> Path:
+    """Where a group's backup goes: --backup FILE, --backup DIR, or the default directory."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now_ms / 1000)) + f"{now_ms % 1000:03d}Z"
+    name = f"{_safe_name(group)}-{stamp}.json"
+    if requested:
+        path = Path(requested).expanduser()
+        if path.is_dir():
+            return path / name
+        if several:
+            raise UsageError(
+                "--backup names one file, but several groups are reset",
+                hint="give --backup an existing directory instead",
+            )
+        if path.suffix.lower() != ".json":
+            raise UsageError(
+                f"backup file {requested} must end in .json",
+                hint="backups keep metadata and removals, which CSV cannot hold",
+            )
+        return path
+    directory = backup_dir()
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return directory / name
+
+
+def execute_plan(
+    admin: GroupAdmin,
+    plan: GroupPlan,
+    *,
+    backup: str | None,
+    several: bool,
+    now_ms: int,
+    expected: dict[TopicPartition, int | None] | None = None,
+) -> GroupOutcome:
+    """Execute one group's plan with every safety check; never a partial change."""
+    group = plan.group
+    description = admin.describe_groups([group])[group]
+    refusal = active_member_refusal(description)
+    if refusal is not None:
+        raise refusal
+    current = admin.committed_offsets_or_none(group)
+    if expected is not None:
+        from kgroup.reset.model import StaleOffset
+
+        stale = [
+            StaleOffset(tp, want, current[tp].offset if tp in current else None)
+            for tp, want in sorted(expected.items())
+            if (current[tp].offset if tp in current else None) != want
+        ]
+    else:
+        stale = list(stale_offsets(plan, current))
+    if stale:
+        listed = ", ".join(str(s) for s in stale[:5])
+        more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
+        raise SafetyRefusal(
+            f"group {group}: committed offsets changed since the plan was made: {listed}{more}",
+            hint="something committed in between; make a new plan and check it",
+        )
+    backup_path = choose_backup_path(group, backup, several, now_ms)
+    write_plan_file(backup_path, [backup_plan(plan, current)], kind="backup", created_at_ms=now_ms)
+    os.chmod(backup_path, 0o600)
+    to_commit = plan.offsets_to_commit()
+    if to_commit:
+        try:
+            admin.alter_offsets(group, to_commit)
+        except UnreachableError as exc:
+            # The request may have reached the broker: whether it applied is unknown, but a
+            # group's commit is one batch in Kafka, so it is all of the plan or none of it.
+            exc.message += (
+                f"; whether the commit of {group} applied is unknown (all of it or "
+                f"none): check with `kgroup describe {group}`; backup kept at "
+                f"{backup_path}"
+            )
+            raise
+        except KgroupError as exc:
+            exc.message += f" (nothing was committed for {group}; backup kept at {backup_path})"
+            raise
+    to_delete = plan.offsets_to_delete()
+    if to_delete:
+        admin.delete_offsets(group, to_delete)
+    after = admin.committed_offsets_or_none(group)
+    wrong = [
+        tp for tp, value in to_commit.items() if tp not in after or after[tp].offset != value.offset
+    ]
+    wrong += [tp for tp in to_delete if tp in after]
+    if wrong:
+        raise KafkaOperationError(
+            f"group {group}: the cluster accepted the commit but reading back shows different "
+            f"offsets for {', '.join(map(str, wrong[:5]))}",
+            hint=f"inspect with `kgroup describe {group}`; the previous offsets are in "
+            f"{backup_path} (kgroup undo {group})",
+        )
+    return GroupOutcome(
+        group=group,
+        status="committed",
+        partitions=len(plan.rows),
+        backup=str(backup_path),
+        verified=len(to_commit) + len(to_delete),
+    )
+
+
+def execute_plans(
+    admin: GroupAdmin, plans: Sequence[GroupPlan], *, backup: str | None, now_ms: int
+) -> ExecutionReport:
+    """Each group is its own unit: one failing does not stop the others."""
+    report = ExecutionReport()
+    several = len(plans) > 1
+    if backup and several:
+        choose_backup_path(plans[0].group, backup, several, now_ms)  # validate up front
+    for plan in plans:
+        try:
+            report.outcomes.append(
+                execute_plan(admin, plan, backup=backup, several=several, now_ms=now_ms)
+            )
+        except UnreachableError:
+            raise
+        except KgroupError as exc:
+            status = "refused" if isinstance(exc, SafetyRefusal) else "failed"
+            report.outcomes.append(
+                GroupOutcome(
+                    group=plan.group, status=status, message=exc.one_line(), exit_code=exc.exit_code
+                )
+            )
+    return report
+
+
+def latest_backup(group: str) -> Path:
+    """The newest backup file of `group` in the default backup directory."""
+    from kgroup.core.errors import NotFoundError
+
+    directory = backup_dir()
+    candidates = sorted(directory.glob(f"{_safe_name(group)}-*.json")) if directory.is_dir() else []
+    for path in reversed(candidates):
+        try:
+            if any(p.group == group for p in read_plan_file(path).plans):
+                return path
+        except KgroupError:
+            continue
+    raise NotFoundError(
+        f"no backup of group {group} in {directory}", hint="pass the backup file with --backup FILE"
+    )
+
+
+def undo_plan(
+    admin: GroupAdmin, group: str, backup_file: Path, now_ms: int
+) -> tuple[GroupPlan, dict[TopicPartition, int | None]]:
+    """The plan restoring `group` from a backup, and the offsets undo expects to find."""
+    from kgroup.core.errors import NotFoundError
+    from kgroup.reset.planner import plan_group
+
+    parsed = read_plan_file(backup_file)
+    plans = [p for p in parsed.plans if p.group == group]
+    if not plans:
+        raise NotFoundError(
+            f"{backup_file} holds no backup of group {group}",
+            hint="check the file, or the group name",
+        )
+    backup = plans[0]
+    expected = {TopicPartition(r.topic, r.partition): r.current_offset for r in backup.rows}
+    scope = sorted(expected)
+    current = admin.committed_offsets_or_none(group)
+    watermarks = admin.watermarks(scope)
+    plan = plan_group(group, scope, current, watermarks, None, parsed.strategy(), now_ms)
+    return plan, expected

@@ -1,0 +1,399 @@
+"""Group API messages against bytes written by hand from the Kafka JSON message specs.
+
+Each vector is laid out field by field with the spec's field name, so a reader can check it
+against clients/src/main/resources/common/message/*.json without running anything.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kgroup.core.wire import messages as m
+from kgroup.core.wire.codec import ProtocolError
+
+
+def h(*parts: str) -> bytes:
+    """Hex pieces (spaces allowed) to bytes."""
+    return bytes.fromhex("".join(parts).replace(" ", ""))
+
+
+def s16(text: str) -> str:
+    """A classic string: int16 length then UTF-8, as hex."""
+    raw = text.encode()
+    return f"{len(raw):04x}" + raw.hex()
+
+
+def cs(text: str) -> str:
+    """A compact string: uvarint(length + 1) then UTF-8, as hex (lengths < 127 only)."""
+    raw = text.encode()
+    return f"{len(raw) + 1:02x}" + raw.hex()
+
+
+# ConsumerProtocolSubscription v0: Version=0, Topics=["t"], UserData=null.
+SUBSCRIPTION_V0 = h("0000", "00000001", s16("t"), "ffffffff")
+# ConsumerProtocolAssignment v0: Version=0, AssignedPartitions=[{Topic "t", Partitions [0, 1]}],
+# UserData=null.
+ASSIGNMENT_V0 = h("0000", "00000001", s16("t"), "00000002", "00000000", "00000001", "ffffffff")
+
+
+def test_describe_groups_v5_response_with_one_consumer_member() -> None:
+    body = h(
+        "00000000",  # ThrottleTimeMs
+        "02",  # Groups: compact array of 1
+        "0000",  # ErrorCode
+        cs("g1"),  # GroupId
+        cs("Stable"),  # GroupState
+        cs("consumer"),  # ProtocolType
+        cs("range"),  # ProtocolData
+        "02",  # Members: 1
+        cs("m-1"),  # MemberId
+        "00",  # GroupInstanceId: null
+        cs("client-a"),  # ClientId
+        cs("/10.0.0.1"),  # ClientHost
+        f"{len(SUBSCRIPTION_V0) + 1:02x}",
+        SUBSCRIPTION_V0.hex(),  # MemberMetadata
+        f"{len(ASSIGNMENT_V0) + 1:02x}",
+        ASSIGNMENT_V0.hex(),  # MemberAssignment
+        "00",  # member tags
+        "80000000",  # AuthorizedOperations: INT32_MIN (not requested)
+        "00",  # group tags
+        "00",  # top-level tags
+    )
+    (group,) = m.decode_describe_groups_response(body, 5)
+    assert group.error_code == 0
+    assert (group.group_id, group.state, group.protocol_type, group.protocol_data) == (
+        "g1",
+        "Stable",
+        "consumer",
+        "range",
+    )
+    assert group.authorized_operations == -(2**31)
+    (member,) = group.members
+    assert member.member_id == "m-1"
+    assert member.group_instance_id is None
+    assert (member.client_id, member.client_host) == ("client-a", "/10.0.0.1")
+    assert member.metadata == SUBSCRIPTION_V0
+    assert member.assignment == ASSIGNMENT_V0
+
+
+def test_describe_groups_v1_response_classic_encoding_and_dead_group() -> None:
+    body = h(
+        "00000000",  # ThrottleTimeMs (1+)
+        "00000002",  # Groups: 2
+        "0000",
+        s16("gone"),
+        s16("Dead"),
+        s16(""),
+        s16(""),
+        "00000000",  # Dead group, no members
+        "001e",
+        s16("secret"),
+        s16(""),
+        s16(""),
+        s16(""),
+        "00000000",  # GROUP_AUTHORIZATION_FAILED
+    )
+    dead, denied = m.decode_describe_groups_response(body, 1)
+    assert (dead.group_id, dead.state, dead.members) == ("gone", "Dead", [])
+    assert dead.authorized_operations is None
+    assert (denied.group_id, m.error_name(denied.error_code)) == (
+        "secret",
+        "GROUP_AUTHORIZATION_FAILED",
+    )
+
+
+def test_describe_groups_v4_member_has_instance_id() -> None:
+    body = h(
+        "00000000",
+        "00000001",
+        "0000",
+        s16("g"),
+        s16("Stable"),
+        s16("consumer"),
+        s16("range"),
+        "00000001",
+        s16("m"),
+        s16("static-1"),
+        s16("c"),
+        s16("h"),
+        "00000000",
+        "00000000",
+        "80000000",  # AuthorizedOperations (3+)
+    )
+    (group,) = m.decode_describe_groups_response(body, 4)
+    assert group.members[0].group_instance_id == "static-1"
+    assert group.members[0].metadata == b""
+
+
+def test_describe_groups_requests() -> None:
+    # v5: Groups compact ["a", "b"], IncludeAuthorizedOperations false, tags.
+    assert m.encode_describe_groups_request(5, ["a", "b"]) == h("03", cs("a"), cs("b"), "00", "00")
+    # v1: Groups classic, no IncludeAuthorizedOperations (3+).
+    assert m.encode_describe_groups_request(1, ["a"]) == h("00000001", s16("a"))
+    assert m.encode_describe_groups_request(3, ["a"]) == h("00000001", s16("a"), "00")
+
+
+def test_offset_fetch_v8_response_with_two_groups() -> None:
+    body = h(
+        "00000000",  # ThrottleTimeMs
+        "03",  # Groups: 2
+        cs("a"),  # groupId
+        "02",  # Topics: 1
+        cs("t"),  # Name
+        "03",  # Partitions: 2
+        "00000000",
+        "000000000000002a",
+        "00000003",
+        "01",
+        "0000",
+        "00",  # p0 @42 epoch 3 ""
+        "00000001",
+        "ffffffffffffffff",
+        "ffffffff",
+        "00",
+        "0000",
+        "00",  # p1: no commit, null
+        "00",  # topic tags
+        "0000",  # ErrorCode
+        "00",  # group tags
+        cs("b"),
+        "01",  # Topics: 0
+        "001e",  # ErrorCode GROUP_AUTHORIZATION_FAILED
+        "00",
+        "00",  # top-level tags
+    )
+    a, b = m.decode_offset_fetch_response(body, 8, ["a", "b"])
+    assert a.group_id == "a" and a.error_code == 0
+    assert a.partitions == [
+        m.FetchedOffset("t", 0, 42, 3, "", 0),
+        m.FetchedOffset("t", 1, -1, -1, None, 0),
+    ]
+    assert (b.group_id, b.error_code, b.partitions) == ("b", 30, [])
+
+
+def test_offset_fetch_v5_response_is_for_the_one_group_asked() -> None:
+    body = h(
+        "00000000",  # ThrottleTimeMs (3+)
+        "00000001",
+        s16("t"),  # Topics: 1
+        "00000001",
+        "00000002",
+        "0000000000000007",
+        "00000001",
+        s16("meta"),
+        "0000",
+        "0000",  # ErrorCode (2+)
+    )
+    (group,) = m.decode_offset_fetch_response(body, 5, ["g"])
+    assert group.group_id == "g"
+    assert group.partitions == [m.FetchedOffset("t", 2, 7, 1, "meta", 0)]
+
+
+def test_offset_fetch_v2_response_has_no_epoch_nor_throttle() -> None:
+    body = h(
+        "00000001", s16("t"), "00000001", "00000000", "0000000000000005", s16(""), "0000", "0010"
+    )  # top-level NOT_COORDINATOR
+    (group,) = m.decode_offset_fetch_response(body, 2, ["g"])
+    assert group.error_code == m.NOT_COORDINATOR
+    assert group.partitions == [m.FetchedOffset("t", 0, 5, -1, "", 0)]
+
+
+def test_offset_fetch_requests() -> None:
+    # v8: Groups [{groupId "a", Topics null}, {groupId "b", Topics null}], RequireStable false.
+    assert m.encode_offset_fetch_request(8, ["a", "b"]) == h(
+        "03", cs("a"), "00", "00", cs("b"), "00", "00", "00", "00"
+    )
+    # v5: GroupId, Topics null (int32 -1).
+    assert m.encode_offset_fetch_request(5, ["g"]) == h(s16("g"), "ffffffff")
+    # v7: flexible, RequireStable (7+).
+    assert m.encode_offset_fetch_request(7, ["g"]) == h(cs("g"), "00", "00", "00")
+    with pytest.raises(ValueError):
+        m.encode_offset_fetch_request(5, ["a", "b"])
+
+
+def test_find_coordinator_v4_request_and_response_with_unknown_tag() -> None:
+    assert m.encode_find_coordinator_request(4, ["a", "b"]) == h("00", "03", cs("a"), cs("b"), "00")
+    body = h(
+        "00000000",  # ThrottleTimeMs
+        "03",  # Coordinators: 2
+        cs("a"),
+        "00000001",
+        cs("b1"),
+        "00002384",
+        "0000",
+        "00",  # a -> 1 b1:9092, msg null
+        "01",
+        "07",
+        "02",
+        "beef",  # tags: one unknown tag 7 with 2 bytes, skipped
+        cs("b"),
+        "ffffffff",
+        cs(""),
+        "ffffffff",
+        "000f",
+        cs("not yet"),
+        "00",
+        "00",
+    )
+    a, b = m.decode_find_coordinator_response(body, 4, ["a", "b"])
+    assert a == m.CoordinatorResult("a", 1, "b1", 9092, 0, None)
+    assert (b.key, m.error_name(b.error_code), b.error_message) == (
+        "b",
+        "COORDINATOR_NOT_AVAILABLE",
+        "not yet",
+    )
+
+
+def test_find_coordinator_v1_request_and_response() -> None:
+    assert m.encode_find_coordinator_request(1, ["g"]) == h(s16("g"), "00")
+    assert m.encode_find_coordinator_request(3, ["g"]) == h(cs("g"), "00", "00")
+    body = h("00000000", "0000", "ffff", "00000002", s16("b2"), "00002385")
+    assert m.decode_find_coordinator_response(body, 1, ["g"]) == [
+        m.CoordinatorResult("g", 2, "b2", 9093, 0, None)
+    ]
+
+
+def test_list_groups_requests_carry_filters_from_their_versions() -> None:
+    assert m.encode_list_groups_request(0, {"Stable"}) == b""
+    assert m.encode_list_groups_request(3, {"Stable"}) == h("00")
+    assert m.encode_list_groups_request(4, {"Stable"}, {"classic"}) == h("02", cs("Stable"), "00")
+    assert m.encode_list_groups_request(5, {"Stable"}, {"classic"}) == h(
+        "02", cs("Stable"), "02", cs("classic"), "00"
+    )
+
+
+def test_list_groups_v5_and_v0_responses() -> None:
+    v5 = h(
+        "00000000", "0000", "02", cs("g"), cs("consumer"), cs("Stable"), cs("classic"), "00", "00"
+    )
+    assert m.decode_list_groups_response(v5, 5) == m.ListGroupsResult(
+        0, [m.ListedGroup("g", "consumer", "Stable", "classic")]
+    )
+    v0 = h("0000", "00000001", s16("g"), s16(""))
+    assert m.decode_list_groups_response(v0, 0) == m.ListGroupsResult(
+        0, [m.ListedGroup("g", "", None, None)]
+    )
+
+
+def test_api_versions_and_metadata() -> None:
+    body = h("0000", "00000002", "000a", "0000", "0004", "0009", "0001", "0008")
+    result = m.decode_api_versions_response(body, 0)
+    assert result.versions == {10: (0, 4), 9: (1, 8)}
+    assert m.choose_version(m.FIND_COORDINATOR, result.versions) == 4
+    assert m.choose_version(m.OFFSET_FETCH, result.versions) == 8
+    assert m.choose_version(m.OFFSET_FETCH, {9: (0, 1)}) is None  # no null-topics version
+    assert m.choose_version(m.DESCRIBE_GROUPS, result.versions) is None  # API absent
+    assert m.encode_metadata_request(1) == h("00000000")
+    metadata = h(
+        "00000002",  # Brokers: 2
+        "00000001",
+        s16("b1"),
+        "00002384",
+        s16("r1"),
+        "00000002",
+        s16("b2"),
+        "00002385",
+        "ffff",
+        "00000001",  # ControllerId
+        "00000001",  # Topics: 1 (a broker may return some; ignored)
+        "0000",
+        s16("t"),
+        "00",
+        "00000001",
+        "0000",
+        "00000000",
+        "00000001",
+        "00000001",
+        "00000001",
+        "00000001",
+        "00000001",
+    )
+    result_md = m.decode_metadata_response(metadata, 1)
+    assert result_md.brokers == [
+        m.MetadataBroker(1, "b1", 9092, "r1"),
+        m.MetadataBroker(2, "b2", 9093, None),
+    ]
+
+
+def test_sasl_messages() -> None:
+    assert m.encode_sasl_handshake_request("PLAIN") == h(s16("PLAIN"))
+    assert m.decode_sasl_handshake_response(h("0021", "00000001", s16("SCRAM-SHA-512"))) == (
+        33,
+        ["SCRAM-SHA-512"],
+    )
+    assert m.encode_sasl_authenticate_request(0, b"xy") == h("00000002", "7879")
+    assert m.encode_sasl_authenticate_request(2, b"xy") == h("03", "7879", "00")
+    v1 = h("003a", s16("bad"), "00000000", "0000000000000000")
+    assert m.decode_sasl_authenticate_response(v1, 1) == m.SaslAuthenticateResult(58, "bad", b"")
+
+
+def test_subscription_v1_with_owned_partitions() -> None:
+    data = h(
+        "0001",  # Version
+        "00000002",
+        s16("a"),
+        s16("b"),  # Topics
+        "ffffffff",  # UserData null
+        "00000001",
+        s16("a"),
+        "00000002",
+        "00000000",
+        "00000001",  # OwnedPartitions (1+)
+    )
+    sub = m.decode_subscription(data)
+    assert sub == m.Subscription(1, ["a", "b"], None, [("a", 0), ("a", 1)], -1, None)
+    assert m.encode_subscription(sub) == data
+
+
+def test_subscription_v3_with_generation_and_rack() -> None:
+    data = h(
+        "0003",
+        "00000001",
+        s16("t"),
+        "00000002",
+        "0102",  # UserData 2 bytes
+        "00000000",  # OwnedPartitions: none
+        "00000005",  # GenerationId (2+)
+        s16("rack-1"),  # RackId (3+)
+    )
+    sub = m.decode_subscription(data)
+    assert (sub.topics, sub.user_data, sub.generation_id, sub.rack_id) == (
+        ["t"],
+        b"\x01\x02",
+        5,
+        "rack-1",
+    )
+    assert m.encode_subscription(sub) == data
+
+
+def test_newer_subscription_version_decodes_the_known_prefix() -> None:
+    data = h("0009", "00000001", s16("t"), "ffffffff", "00000000", "00000002", "ffff", "cafe")
+    sub = m.decode_subscription(data)
+    assert (sub.version, sub.topics, sub.generation_id) == (9, ["t"], 2)
+
+
+def test_assignment_v0_and_round_trip() -> None:
+    assignment = m.decode_assignment(ASSIGNMENT_V0)
+    assert assignment == m.Assignment(0, [("t", 0), ("t", 1)], None)
+    assert m.encode_assignment(assignment) == ASSIGNMENT_V0
+
+
+def test_truncated_member_metadata_is_a_protocol_error() -> None:
+    with pytest.raises(ProtocolError):
+        m.decode_subscription(SUBSCRIPTION_V0[:-2])
+
+
+def test_error_names() -> None:
+    assert m.error_name(0) == "NONE"
+    assert m.error_name(14) == "COORDINATOR_LOAD_IN_PROGRESS"
+    assert m.error_name(15) == "COORDINATOR_NOT_AVAILABLE"
+    assert m.error_name(16) == "NOT_COORDINATOR"
+    assert m.error_name(24) == "INVALID_GROUP_ID"
+    assert m.error_name(29) == "TOPIC_AUTHORIZATION_FAILED"
+    assert m.error_name(30) == "GROUP_AUTHORIZATION_FAILED"
+    assert m.error_name(31) == "CLUSTER_AUTHORIZATION_FAILED"
+    assert m.error_name(35) == "UNSUPPORTED_VERSION"
+    assert m.error_name(69) == "GROUP_ID_NOT_FOUND"
+    assert m.error_name(88) == "UNSTABLE_OFFSET_COMMIT"
+    assert m.error_name(3) == "UNKNOWN_TOPIC_OR_PARTITION"
+    assert m.error_name(999) == "UNKNOWN_ERROR_CODE_999"
