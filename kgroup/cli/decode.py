@@ -7,10 +7,8 @@ results to the renderer. Heavy modules are imported inside the command.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -334,59 +332,26 @@ def _value_text(rec: DecodedRecord) -> str:
 # ---------------------------------------------------------------- time
 
 
-_RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?"
-    r"(Z|z|[+-]\d{2}(?::?\d{2})?)?$"
-)
-EPOCH_MS_THRESHOLD = 100_000_000_000  # same rule as the reset planner: below = seconds
-
-
 def parse_time(text: str, option: str) -> int:
-    """RFC 3339 with a zone, or epoch seconds/milliseconds -> epoch ms (UTC)."""
-    value = text.strip()
-    if re.fullmatch(r"-?\d+", value):
-        n = int(value)
-        return n * 1000 if abs(n) < EPOCH_MS_THRESHOLD else n
-    m = _RFC3339.match(value)
-    if not m:
-        raise UsageError(
-            f"{option}: cannot read {text!r} as a time",
-            hint="use RFC 3339 with a zone (2026-05-01T10:00:00Z) or epoch seconds/milliseconds",
-        )
-    year, month, day, hour, minute, second, fraction, zone = m.groups()
-    if zone is None:
-        raise UsageError(
-            f"{option}: {text!r} has no time zone",
-            hint=f"add Z or an offset, e.g. {value}Z; kgroup never guesses local time",
-        )
-    if zone in ("Z", "z"):
-        tz = _dt.timezone.utc
-    else:
-        sign = -1 if zone[0] == "-" else 1
-        digits = zone[1:].replace(":", "")
-        tz = _dt.timezone(sign * _dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:] or 0)))
+    """RFC 3339 with a zone, or epoch seconds/milliseconds -> epoch ms (the reset rules)."""
+    from kgroup.reset.timespec import parse_datetime_ms
+
     try:
-        moment = _dt.datetime(
-            int(year), int(month), int(day), int(hour), int(minute), int(second or 0), tzinfo=tz
-        )
-    except ValueError as exc:
-        raise UsageError(f"{option}: {text!r} is not a valid time ({exc})") from None
-    ms = int(moment.timestamp()) * 1000
-    if fraction:
-        # record timestamps are whole ms: a finer fraction rounds up to the next ms
-        ms += int(fraction[:3].ljust(3, "0")) + (1 if fraction[3:].strip("0") else 0)
-    return ms
+        return parse_datetime_ms(text)
+    except UsageError as exc:
+        raise UsageError(f"{option}: {exc.message}", hint=exc.hint) from None
 
 
 def format_ms(ms: int | None) -> str | None:
     """Epoch ms as an RFC 3339 UTC time with milliseconds; None/negative as None."""
     if ms is None or ms < 0:
         return None
+    from kgroup.reset.timespec import format_utc_ms
+
     try:
-        moment = _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.timezone.utc)
-    except (OverflowError, ValueError, OSError):
+        return format_utc_ms(ms)
+    except (OverflowError, ValueError):
         return str(ms)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
 # ---------------------------------------------------------------- progress
