@@ -41,6 +41,7 @@ class DecodedRecord:
         "_pending",
         "_record_type",
         "_value",
+        "_value_version",
         "control",
         "key",
         "key_raw",
@@ -54,7 +55,6 @@ class DecodedRecord:
         "timestamp",
         "transactional",
         "value_raw",
-        "value_version",
     )
 
     def __init__(
@@ -80,7 +80,7 @@ class DecodedRecord:
         self.key_type: int | None = None
         self._record_type = UNKNOWN
         self.key: dict[str, Any] | None = None
-        self.value_version: int | None = None
+        self._value_version: int | None = None
         self._value: dict[str, Any] | None = None
         self._error: str | None = None
         self.key_raw: bytes | None = None
@@ -94,8 +94,6 @@ class DecodedRecord:
         """Keep the value bytes of a known record type; decode them on first use."""
         self._record_type = rt.name
         self._pending = (rt, raw)
-        if len(raw) >= 2:
-            self.value_version = INT16.unpack_from(raw, 0)[0]
 
     def _resolve(self) -> None:
         pending = self._pending
@@ -112,6 +110,17 @@ class DecodedRecord:
         else:
             self._value = fields
             self._layout = layout
+
+    @property
+    def value_version(self) -> int | None:
+        pending = self._pending
+        if pending is not None and self._value_version is None and len(pending[1]) >= 2:
+            self._value_version = INT16.unpack_from(pending[1], 0)[0]
+        return self._value_version
+
+    @value_version.setter
+    def value_version(self, version: int | None) -> None:
+        self._value_version = version
 
     @property
     def value(self) -> dict[str, Any] | None:

@@ -305,7 +305,8 @@ class LocalEngine:
             if value is None:
                 rec.record_type = rt.name
             else:
-                rec.defer_value(rt, value)
+                rec._record_type = rt.name  # rec.defer_value(rt, value), inlined: hot loop
+                rec._pending = (rt, value)
                 if key_type >= 3:  # type: ignore[operator]
                     self._topic_names(rec, names)
             yield rec
@@ -353,11 +354,15 @@ class LocalEngine:
     def plain(self, recs: Iterable[dec.DecodedRecord]) -> Iterator[dec.DecodedRecord]:
         """Every record that passes the filter, in log order."""
         wants_control = self.filter.wants_control
-        for rec in recs:
-            if rec.control and not wants_control:
-                continue
-            self.stats.emitted += 1
-            yield rec
+        emitted = 0
+        try:
+            for rec in recs:
+                if rec.control and not wants_control:
+                    continue
+                emitted += 1
+                yield rec
+        finally:
+            self.stats.emitted += emitted
 
     def latest(self, recs: Iterable[dec.DecodedRecord]) -> list[dec.DecodedRecord]:
         """The compacted view: the last materialised value per key (transactions replayed)."""
