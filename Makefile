@@ -20,7 +20,8 @@ $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
 
 venv: $(VENV)/.installed
 
-## demo: venv + kgroup, start the sandbox broker, seed it, show the groups and their lag, simulate an assignor
+## demo: venv + kgroup, start the sandbox broker, seed it, show the groups and their lag,
+##       plan a reset, simulate an assignor, decode a sample __consumer_offsets directory
 demo: $(VENV)/.installed
 	$(BIN)/kgroup sandbox start
 	$(BIN)/kgroup sandbox seed
@@ -30,6 +31,9 @@ demo: $(VENV)/.installed
 	$(BIN)/kgroup reset-offsets billing --topic orders --to-offset 35
 	$(BIN)/kgroup simulate-assign --strategy cooperative-sticky --members c1,c2,c3 \
 		--topics orders:6,payments:3 --events "+c4,-c1"
+	rm -rf build/demo-offsets && $(BIN)/python scripts/sample_offsets.py build/demo-offsets
+	$(BIN)/kgroup decode --segments build/demo-offsets
+	$(BIN)/kgroup decode --segments build/demo-offsets --latest --type offset
 	@echo "The sandbox keeps running; stop it with: $(BIN)/kgroup sandbox stop"
 
 ## test: install test extras and run the whole suite (unit, cli, integration on the sandbox)

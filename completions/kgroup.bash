@@ -5,6 +5,7 @@ _kgroup() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word="${COMP_WORDS[i]}"
         case "${path}|${word}" in
+            "|decode") path="decode" ;;
             "|delete") path="delete" ;;
             "|delete-offsets") path="delete-offsets" ;;
             "|describe") path="describe" ;;
@@ -21,7 +22,8 @@ _kgroup() {
     done
     local words=""
     case "${path}" in
-        "") words="--bootstrap-server --command-config --timeout --output --no-color --verbose --version --install-completion --show-completion delete delete-offsets describe list reset-offsets sandbox simulate-assign undo" ;;
+        "") words="--bootstrap-server --command-config --timeout --output --no-color --verbose --version --install-completion --show-completion decode delete delete-offsets describe list reset-offsets sandbox simulate-assign undo" ;;
+        "decode") words="--live --segments --group --topic --type --latest --as-of --since --until --engine --spark-master --out --skip-corrupt --offsets-topic" ;;
         "delete") words="" ;;
         "delete-offsets") words="--topic" ;;
         "describe") words="--all-groups --match --offsets --members --state --topic --lag-time --read-committed --fail-on-lag --watch" ;;

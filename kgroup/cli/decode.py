@@ -1,0 +1,424 @@
+"""`kgroup decode`: read `__consumer_offsets` from log segments or live, every type and version.
+
+Contract: CLI.md `kgroup decode` and "decode output records"; format: OFFSETS_FORMAT.md.
+The command parses options, picks the input, hands records to the local scan engine and the
+results to the renderer. Heavy modules are imported inside the command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from kgroup.cli.app import note, options
+from kgroup.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from kgroup.offsets.decode import DecodedRecord
+    from kgroup.scan.local import LocalEngine
+
+DEFAULT_OFFSETS_TOPIC = "__consumer_offsets"
+PROGRESS_MIN_BYTES = 32 * 1024 * 1024  # show a progress bar for inputs at least this big
+
+
+def register(app: typer.Typer) -> None:
+    app.command("decode")(decode)
+
+
+def decode(
+    ctx: typer.Context,
+    paths: list[str] | None = typer.Argument(
+        None, metavar="[PATH...]", help="Segment files, partition directories or log directories."
+    ),
+    live: bool = typer.Option(False, "--live", help="Read the topic from the cluster."),
+    segments: bool = typer.Option(
+        False, "--segments", help="Read the PATHs (.log files or directories) from disk."
+    ),
+    group: list[str] | None = typer.Option(
+        None, "--group", metavar="GROUP", help="Only records of this group (repeatable)."
+    ),
+    topic: list[str] | None = typer.Option(
+        None, "--topic", metavar="TOPIC", help="Only offset commits of this topic (repeatable)."
+    ),
+    record_type: str = typer.Option(
+        "all",
+        "--type",
+        metavar="TYPE",
+        help="offset, group, all, or one record type (e.g. consumer_group_member_metadata).",
+    ),
+    latest: bool = typer.Option(
+        False, "--latest", help="The compacted view: last value per key, transactions replayed."
+    ),
+    as_of: str | None = typer.Option(
+        None, "--as-of", metavar="TIME", help="Committed offsets as they were at TIME."
+    ),
+    since: str | None = typer.Option(
+        None, "--since", metavar="TIME", help="Only records written at or after TIME."
+    ),
+    until: str | None = typer.Option(
+        None, "--until", metavar="TIME", help="Only records written at or before TIME."
+    ),
+    engine: str = typer.Option("auto", "--engine", metavar="auto|local|spark"),
+    spark_master: str | None = typer.Option(None, "--spark-master", metavar="URL"),
+    out: str | None = typer.Option(
+        None, "--out", metavar="DIR", help="Write the records as JSONL files into DIR."
+    ),
+    skip_corrupt: bool = typer.Option(
+        False, "--skip-corrupt", help="Report corrupt batches on stderr and continue."
+    ),
+    offsets_topic: str = typer.Option(
+        DEFAULT_OFFSETS_TOPIC,
+        "--offsets-topic",
+        metavar="NAME",
+        help="With --live: read a copy of the offsets topic under another name.",
+    ),
+) -> None:
+    """Decode __consumer_offsets records: offset commits, group metadata, KIP-848/share/streams
+    records, tombstones and transaction markers, from segment files or live."""
+    opts = options(ctx)
+    if segments and live:
+        raise UsageError("choose --live or --segments, not both")
+    if live and paths:
+        raise UsageError("--live reads the cluster; it takes no PATH", hint="drop the PATHs")
+    if not live and not paths:
+        raise UsageError(
+            "--segments needs at least one PATH" if segments else "say where to read from",
+            hint="kgroup decode --segments DIR... or kgroup decode --live",
+        )
+    if engine not in ("auto", "local", "spark"):
+        raise UsageError(f"unknown engine {engine!r}", hint="use auto, local or spark")
+    if engine == "spark":
+        raise UsageError(
+            "the Spark engine arrives with issue 7", hint="use --engine local (or auto) for now"
+        )
+    if spark_master is not None:
+        raise UsageError("--spark-master needs --engine spark, which arrives with issue 7")
+    if latest and as_of is not None:
+        raise UsageError("choose --latest or --as-of, not both")
+
+    from kgroup.scan.local import DecodeFilter, LocalEngine, type_ids_for
+
+    type_ids = type_ids_for(record_type)
+    when = parse_time(as_of, "--as-of") if as_of is not None else None
+    if when is not None:
+        type_ids = type_ids_for("offset")
+    flt = DecodeFilter(
+        groups=frozenset(group) if group else None,
+        topics=frozenset(topic) if topic else None,
+        type_ids=type_ids,
+        since=parse_time(since, "--since") if since is not None else None,
+        until=parse_time(until, "--until") if until is not None else None,
+    )
+    problems_seen: list[str] = []
+
+    def on_problem(problem: Any) -> None:
+        line = f"{'corrupt input, skipped' if problem.fatal else 'note'}: {problem.describe()}"
+        problems_seen.append(line)
+        note(line)
+
+    eng = LocalEngine(flt, skip_corrupt=skip_corrupt, on_problem=on_problem)
+    with _Progress(opts.no_color) as progress:
+        if live:
+            recs = _live_records(opts, eng, offsets_topic, group, progress)
+        else:
+            from kgroup.scan.local import find_segments
+
+            inputs = find_segments(paths or [])
+            progress.start_bytes(sum(i.size for i in inputs), "decoding")
+            eng.on_progress = progress.advance
+            recs = eng.segment_records(inputs)
+
+        if latest:
+            selected: Iterable[DecodedRecord] = eng.latest(recs)
+        elif when is not None:
+            selected = eng.as_of(recs, when)
+        else:
+            selected = eng.plain(recs)
+
+        if out is not None:
+            path = _write_jsonl_dir(out, selected)
+            progress.stop()
+            _print_summary(opts, eng, path)
+        elif opts.output == "jsonl":
+            _stream_jsonl(selected)
+        else:
+            rows = list(selected)
+            progress.stop()
+            _render(opts, rows, eng)
+    for scope, producer_id, held in eng.stats.open_transactions:
+        note(
+            f"transaction of producer {producer_id} in {scope} has no COMMIT/ABORT marker yet "
+            f"({held} records held back as open/unknown)"
+        )
+
+
+# ---------------------------------------------------------------- inputs
+
+
+def _live_records(
+    opts: Any,
+    eng: LocalEngine,
+    topic: str,
+    groups: list[str] | None,
+    progress: _Progress,
+) -> Iterator[DecodedRecord]:
+    from kgroup.core.topic_reader import TopicReader
+    from kgroup.offsets.replay import partition_for
+    from kgroup.scan.local import LiveMessage
+
+    reader = TopicReader(opts.admin(), topic)
+    partitions = None
+    if groups:
+        count = reader.partition_count()
+        partitions = sorted({partition_for(g, count) for g in groups})
+    progress.start_records("reading " + topic)
+
+    def messages() -> Iterator[LiveMessage]:
+        for m in reader.read(partitions, on_progress=progress.records):
+            yield LiveMessage(m.topic, m.partition, m.offset, m.timestamp, m.key, m.value)
+
+    return eng.live_records(messages())
+
+
+# ---------------------------------------------------------------- outputs
+
+
+def _stream_jsonl(recs: Iterable[DecodedRecord]) -> None:
+    write = sys.stdout.write
+    for rec in recs:
+        write(rec.to_json())
+        write("\n")
+
+
+def _write_jsonl_dir(directory: str, recs: Iterable[DecodedRecord]) -> str:
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, "part-00000.jsonl")
+    with open(path, "w", encoding="utf-8") as fh:
+        for rec in recs:
+            fh.write(rec.to_json())
+            fh.write("\n")
+    return path
+
+
+def _summary_document(eng: LocalEngine) -> dict[str, Any]:
+    stats = eng.stats
+    return {
+        "files": stats.files,
+        "bytes": stats.bytes,
+        "batches": stats.batches,
+        "records_read": stats.records,
+        "records": stats.emitted,
+        "problems": [
+            {"source": p.source, "position": p.position, "kind": p.kind, "message": p.message}
+            for p in stats.problems
+        ],
+        "open_transactions": [
+            {"partition": scope, "producer_id": pid, "records": held}
+            for scope, pid, held in stats.open_transactions
+        ],
+    }
+
+
+def _print_summary(opts: Any, eng: LocalEngine, path: str) -> None:
+    from kgroup.render import Column, Output, render
+
+    doc = _summary_document(eng)
+    row = {"path": path, "records": doc["records"], "records_read": doc["records_read"]}
+    row["problems"] = len(doc["problems"])
+    output = Output(
+        columns=[
+            Column("path"),
+            Column("records", justify="right"),
+            Column("records_read", justify="right"),
+            Column("problems", justify="right"),
+        ],
+        rows=[row],
+        document={"out": path, "summary": doc},
+    )
+    render(output, opts.output, no_color=opts.no_color)
+
+
+COLUMNS = (
+    ("source", "SOURCE", "left"),
+    ("offset", "OFFSET", "right"),
+    ("time", "TIME", "left"),
+    ("record_type", "TYPE", "left"),
+    ("group", "GROUP", "left"),
+    ("key", "KEY", "left"),
+    ("value", "VALUE", "left"),
+)
+
+
+def _render(opts: Any, recs: list[DecodedRecord], eng: LocalEngine) -> None:
+    from kgroup.render import Column, Output, render
+
+    rows = [_row(r) for r in recs]
+    items = [r.to_dict() for r in recs] if opts.output == "json" else []
+    doc = {"records": items, "summary": _summary_document(eng)}
+    footer = [f"{len(rows)} records"]
+    if eng.stats.problems:
+        footer.append(f"{len(eng.stats.problems)} problems reported on stderr")
+    output = Output(
+        columns=[Column(k, h, j) for k, h, j in COLUMNS],
+        rows=rows,
+        document=doc,
+        footer=footer,
+        empty_message="no records",
+    )
+    render(output, opts.output, no_color=opts.no_color)
+
+
+def _row(rec: DecodedRecord) -> dict[str, Any]:
+    return {
+        "source": rec.source,
+        "offset": rec.offset,
+        "time": format_ms(rec.timestamp),
+        "record_type": rec.record_type,
+        "group": rec.group,
+        "key": _key_text(rec),
+        "value": _value_text(rec),
+    }
+
+
+def _key_text(rec: DecodedRecord) -> str | None:
+    key = rec.key
+    if key is None:
+        return None
+    if rec.control:
+        return None
+    if rec.key_type in (0, 1):
+        return f"{key.get('topic')}-{key.get('partition')}"
+    rest = {k: v for k, v in key.items() if k not in ("group", "group_id")}
+    return " ".join(str(v) for v in rest.values()) or None
+
+
+def _value_text(rec: DecodedRecord) -> str:
+    if rec.record_type == "unknown" or rec.error:
+        return rec.error or "unknown"
+    if rec.tombstone:
+        return "<DELETE>"
+    v = rec.value or {}
+    if rec.record_type == "txn_marker":
+        epoch = v.get("coordinator_epoch")
+        return f"{v.get('marker')} coordinator_epoch={epoch}"
+    if rec.record_type == "offset_commit":
+        parts = [f"offset={v.get('offset')}"]
+        if v.get("leader_epoch", -1) != -1:
+            parts.append(f"leader_epoch={v['leader_epoch']}")
+        if v.get("metadata"):
+            parts.append(f"metadata={v['metadata']!r}")
+        parts.append(f"commit={format_ms(v.get('commit_timestamp', -1))}")
+        if v.get("expire_timestamp", -1) != -1:
+            parts.append(f"expire={format_ms(v['expire_timestamp'])}")
+        if v.get("topic_id"):
+            parts.append(f"topic_id={v['topic_id']}")
+        return " ".join(parts)
+    if rec.record_type == "group_metadata":
+        members = v.get("members") or []
+        state = "Stable" if members else "Empty"
+        proto = f"{v.get('protocol_type') or '-'}/{v.get('protocol') or '-'}"
+        return f"{state} {proto} generation={v.get('generation')} members={len(members)}"
+    from kgroup.offsets.decode import jsonable
+
+    text = json.dumps(jsonable(v), separators=(",", ":"), ensure_ascii=False)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+# ---------------------------------------------------------------- time
+
+
+def parse_time(text: str, option: str) -> int:
+    """RFC 3339 with a zone, or epoch seconds/milliseconds -> epoch ms (the reset rules)."""
+    from kgroup.reset.timespec import parse_datetime_ms
+
+    try:
+        return parse_datetime_ms(text)
+    except UsageError as exc:
+        raise UsageError(f"{option}: {exc.message}", hint=exc.hint) from None
+
+
+def format_ms(ms: int | None) -> str | None:
+    """Epoch ms as an RFC 3339 UTC time with milliseconds; None/negative as None."""
+    if ms is None or ms < 0:
+        return None
+    from kgroup.reset.timespec import format_utc_ms
+
+    try:
+        return format_utc_ms(ms)
+    except (OverflowError, ValueError):
+        return str(ms)
+
+
+# ---------------------------------------------------------------- progress
+
+
+class _Progress:
+    """A rich progress bar on stderr for long reads; silent when stderr is not a terminal."""
+
+    def __init__(self, no_color: bool) -> None:
+        self.no_color = no_color
+        self.bar: Any = None
+        self.task: Any = None
+        self.enabled = sys.stderr.isatty() and os.environ.get("KGROUP_NO_PROGRESS", "") == ""
+
+    def __enter__(self) -> _Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _start(self, total: int | None, label: str, columns: Callable[[Any], list[Any]]) -> None:
+        if not self.enabled:
+            return
+        import rich.progress as rp
+
+        from kgroup.render import stderr_console
+
+        self.bar = rp.Progress(*columns(rp), console=stderr_console(self.no_color), transient=True)
+        self.bar.start()
+        self.task = self.bar.add_task(label, total=total)
+
+    def start_bytes(self, total: int, label: str) -> None:
+        if total < PROGRESS_MIN_BYTES:
+            return
+        self._start(
+            total,
+            label,
+            lambda rp: [
+                rp.TextColumn("{task.description}"),
+                rp.BarColumn(),
+                rp.DownloadColumn(),
+                rp.TransferSpeedColumn(),
+                rp.TimeRemainingColumn(),
+            ],
+        )
+
+    def start_records(self, label: str) -> None:
+        self._start(
+            None,
+            label,
+            lambda rp: [
+                rp.TextColumn("{task.description}"),
+                rp.BarColumn(),
+                rp.MofNCompleteColumn(),
+                rp.TimeElapsedColumn(),
+            ],
+        )
+
+    def advance(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task, n)
+
+    def records(self, done: int, total: int) -> None:
+        if self.bar is not None and (done % 1000 == 0 or done == total):
+            self.bar.update(self.task, completed=done, total=total)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None

@@ -1,0 +1,150 @@
+"""Read a topic's raw records by partition assignment: `__consumer_offsets` for `decode --live`.
+
+Source of truth: OFFSETS_FORMAT.md §8 "To consume live" (assign partitions, no group
+membership, no auto-commit; Describe+Read on the topic) and librdkafka's consumer semantics
+(`isolation.level=read_committed` filters aborted transactional data and holds back open
+transactions; control records never reach the application; `enable.partition.eof`).
+
+Reads every assigned partition from its beginning up to the high watermark seen at start, so a
+busy topic still ends. No group is joined and nothing is committed: the `group.id` librdkafka
+insists on is never used for a request.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from kgroup.core.admin import GroupAdmin, _as_exception, _rdkafka_config_error
+from kgroup.core.errors import NotFoundError
+
+READER_GROUP_ID = "kgroup-decode-reader"  # required by librdkafka; never joined or committed
+
+
+@dataclass(frozen=True)
+class RawMessage:
+    """One consumed record: where it is, its timestamp, key, value and headers."""
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+
+
+class TopicReader:
+    """Read partitions of one topic from the beginning to the high watermark at start."""
+
+    def __init__(self, admin: GroupAdmin, topic: str, *, read_committed: bool = True) -> None:
+        self.admin = admin
+        self.topic = topic
+        self.read_committed = read_committed
+
+    def partition_count(self) -> int:
+        """Partitions of the topic; NotFoundError when it does not exist."""
+        topics = self.admin.topics(include_internal=True)
+        meta = topics.get(self.topic)
+        if meta is None:
+            raise NotFoundError(
+                f"topic {self.topic} does not exist",
+                hint="on clusters without __consumer_offsets (or a copy) use --segments, or name "
+                "the copy with --offsets-topic",
+            )
+        return meta.partitions
+
+    def read(
+        self,
+        partitions: Sequence[int] | None = None,
+        *,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> Iterator[RawMessage]:
+        """Yield the records of `partitions` (all when None), partition offsets in order.
+
+        `on_progress(done, total)` counts records against the watermarks seen at start.
+        """
+        from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError
+        from confluent_kafka import TopicPartition as RdTopicPartition
+
+        if partitions is None:
+            partitions = range(self.partition_count())
+        conf = self.admin.client_conf(
+            **{
+                "group.id": READER_GROUP_ID,
+                "enable.auto.commit": False,
+                "enable.auto.offset.store": False,
+                "enable.partition.eof": True,
+                "isolation.level": "read_committed" if self.read_committed else "read_uncommitted",
+                "auto.offset.reset": "earliest",
+            }
+        )
+        try:
+            consumer = Consumer(conf)
+        except Exception as exc:
+            raise _rdkafka_config_error(exc, self.admin.config) from exc
+        timeout = self.admin.timeout_s
+        try:
+            ends: dict[int, int] = {}
+            starts: dict[int, int] = {}
+            for p in partitions:
+                try:
+                    low, high = consumer.get_watermark_offsets(
+                        RdTopicPartition(self.topic, p), timeout=timeout
+                    )
+                except Exception as exc:
+                    raise self.admin._fail(
+                        exc,
+                        "read the watermarks of",
+                        f"{self.topic}-{p}",
+                        f"Describe on Topic:{self.topic}",
+                    ) from exc
+                if high > low:
+                    ends[p] = high
+                    starts[p] = low
+            total = sum(ends[p] - starts[p] for p in ends)
+            if not ends:
+                return
+            consumer.assign(
+                [RdTopicPartition(self.topic, p, OFFSET_BEGINNING) for p in sorted(ends)]
+            )
+            done = 0
+            pending = dict(ends)
+            last_progress = time.monotonic()
+            while pending:
+                message = consumer.poll(0.5)
+                if message is None:
+                    if time.monotonic() - last_progress > timeout:
+                        # open transactions hold read_committed back below the high watermark
+                        break
+                    continue
+                last_progress = time.monotonic()
+                p = message.partition()
+                error = message.error()
+                if error is not None:
+                    if error.code() == KafkaError._PARTITION_EOF:
+                        pending.pop(p, None)
+                        continue
+                    raise self.admin._fail(
+                        _as_exception(error),
+                        "read",
+                        f"{self.topic}-{p}",
+                        acl=f"Read on Topic:{self.topic}",
+                    )
+                if p not in pending:
+                    continue
+                offset = message.offset()
+                if offset >= pending[p]:
+                    pending.pop(p, None)
+                    continue
+                _kind, ts = message.timestamp()
+                headers = tuple(message.headers() or ())
+                yield RawMessage(self.topic, p, offset, ts, message.key(), message.value(), headers)
+                done += 1
+                if on_progress is not None:
+                    on_progress(done, total)
+                if offset + 1 >= pending[p]:
+                    pending.pop(p, None)
+        finally:
+            consumer.close()

@@ -1,0 +1,587 @@
+"""Coordinator records: key/value bytes -> typed, JSON-ready records.
+
+Source of truth: Kafka's `CoordinatorRecordSerde` / `GroupCoordinatorRecordSerde` (int16 record
+type + key struct; int16 value version + value struct; null value = tombstone), the Java
+`ConsumerProtocol` (embedded subscription/assignment, lenient about versions and trailing
+bytes), `StickyAssignor` / `CooperativeStickyAssignor` user data, Kafka Connect's
+`ConnectProtocol` / `IncrementalCooperativeConnectProtocol`, and `EndTransactionMarker` /
+`ControlRecordType` for control records. OFFSETS_FORMAT.md §2-4, §6.1; CLI.md "decode output".
+
+Unknown record types and value versions never raise: the record comes back with
+`record_type == "unknown"` (or the layout it was guessed from) and its raw bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from kgroup.offsets import codec, schema
+from kgroup.offsets.schema import RECORD_TYPES, Message, RecordType
+from kgroup.offsets.wire import INT16, INT32, DecodeError
+
+UNKNOWN = "unknown"
+TXN_MARKER = "txn_marker"
+CONTROL = "control"
+
+
+class DecodedRecord:
+    """One record of `__consumer_offsets` with its place in the log and its decoded content.
+
+    The value may be decoded lazily: the scan engine attaches the raw value and its record type
+    with `defer_value`, and the first read of `value`, `record_type`, `error` or `layout`
+    decodes it. Filters, `--latest` and `--as-of` need only keys, so superseded values are
+    never decoded. `key` dicts may be shared between records: treat them as read-only.
+    """
+
+    __slots__ = (
+        "_error",
+        "_layout",
+        "_pending",
+        "_record_type",
+        "_value",
+        "_value_version",
+        "control",
+        "key",
+        "key_raw",
+        "key_type",
+        "offset",
+        "partition",
+        "position",
+        "producer_epoch",
+        "producer_id",
+        "source",
+        "timestamp",
+        "transactional",
+        "value_raw",
+    )
+
+    def __init__(
+        self,
+        source: str = "",
+        partition: int | None = None,
+        position: int | None = None,
+        offset: int = -1,
+        timestamp: int = -1,
+        producer_id: int = -1,
+        producer_epoch: int = -1,
+        transactional: bool = False,
+    ) -> None:
+        self.source = source
+        self.partition = partition
+        self.position = position
+        self.offset = offset
+        self.timestamp = timestamp
+        self.producer_id = producer_id
+        self.producer_epoch = producer_epoch
+        self.transactional = transactional
+        self.control = False
+        self.key_type: int | None = None
+        self._record_type = UNKNOWN
+        self.key: dict[str, Any] | None = None
+        self._value_version: int | None = None
+        self._value: dict[str, Any] | None = None
+        self._error: str | None = None
+        self.key_raw: bytes | None = None
+        self.value_raw: bytes | None = None
+        self._layout: str | None = None
+        self._pending: tuple[RecordType, bytes] | None = None
+
+    # ------------------------------------------------------------ lazy value
+
+    def defer_value(self, rt: RecordType, raw: bytes) -> None:
+        """Keep the value bytes of a known record type; decode them on first use."""
+        self._record_type = rt.name
+        self._pending = (rt, raw)
+
+    def _resolve(self) -> None:
+        pending = self._pending
+        self._pending = None
+        if pending is None:
+            return
+        rt, raw = pending
+        version, fields, error, layout = decode_value(rt, raw)
+        self.value_version = version
+        if fields is None:
+            self._record_type = UNKNOWN
+            self.value_raw = raw
+            self._error = error
+        else:
+            self._value = fields
+            self._layout = layout
+
+    @property
+    def value_version(self) -> int | None:
+        pending = self._pending
+        if pending is not None and self._value_version is None and len(pending[1]) >= 2:
+            self._value_version = INT16.unpack_from(pending[1], 0)[0]
+        return self._value_version
+
+    @value_version.setter
+    def value_version(self, version: int | None) -> None:
+        self._value_version = version
+
+    @property
+    def value(self) -> dict[str, Any] | None:
+        if self._pending is not None:
+            self._resolve()
+        return self._value
+
+    @value.setter
+    def value(self, fields: dict[str, Any] | None) -> None:
+        self._pending = None
+        self._value = fields
+
+    @property
+    def record_type(self) -> str:
+        if self._pending is not None:
+            self._resolve()
+        return self._record_type
+
+    @record_type.setter
+    def record_type(self, name: str) -> None:
+        self._record_type = name
+
+    @property
+    def error(self) -> str | None:
+        if self._pending is not None:
+            self._resolve()
+        return self._error
+
+    @error.setter
+    def error(self, text: str | None) -> None:
+        self._error = text
+
+    @property
+    def layout(self) -> str | None:
+        if self._pending is not None:
+            self._resolve()
+        return self._layout
+
+    @layout.setter
+    def layout(self, text: str | None) -> None:
+        self._layout = text
+
+    @property
+    def tombstone(self) -> bool:
+        return (
+            not self.control
+            and self._pending is None
+            and self._value is None
+            and self.value_raw is None
+        )
+
+    @property
+    def group(self) -> str | None:
+        key = self.key
+        if key is None:
+            return None
+        g = key.get("group")
+        return g if g is not None else key.get("group_id")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The CLI.md "decode output record" object (bytes as base64, uuids base64url)."""
+        return self._fields(jsonable)
+
+    def to_json(self) -> str:
+        """`to_dict()` as one compact JSON line; bytes become base64 while serialising."""
+        return _dumps(self._fields(_same))
+
+    def _fields(self, convert: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"source": self.source}
+        if self.partition is not None:
+            out["partition"] = self.partition
+        out.update(
+            {
+                "position": self.position,
+                "offset": self.offset,
+                "timestamp": self.timestamp,
+                "producer_id": self.producer_id,
+                "transactional": self.transactional,
+                "control": self.control,
+                "key_type": self.key_type,
+                "record_type": self.record_type,
+            }
+        )
+        if self.key is not None:
+            out["key"] = convert(self.key)
+        if self.key_raw is not None:
+            out["key_raw_base64"] = _b64(self.key_raw)
+        out["value_version"] = self.value_version
+        out["value"] = convert(self.value) if self.value is not None else None
+        if self.value_raw is not None:
+            out["value_raw_base64"] = _b64(self.value_raw)
+        if self.layout is not None:
+            out["layout"] = self.layout
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode("ascii")
+
+
+def _same(obj: Any) -> Any:
+    return obj
+
+
+def _bytes_default(obj: Any) -> str:
+    if isinstance(obj, bytes | bytearray | memoryview):
+        return _b64(bytes(obj))
+    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_bytes_default).encode
+
+
+def jsonable(obj: Any) -> Any:
+    """Dicts/lists with bytes turned into standard base64 strings."""
+    if isinstance(obj, dict):
+        return {k: jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, bytes | bytearray | memoryview):
+        return _b64(bytes(obj))
+    return obj
+
+
+# ---------------------------------------------------------------- compiled reader caches
+
+_KEY_READERS: dict[int, codec.Reader] = {}
+_VALUE_READERS: dict[tuple[int, int], codec.Reader] = {}
+
+
+def _key_reader(rt: RecordType) -> codec.Reader:
+    fn = _KEY_READERS.get(rt.type_id)
+    if fn is None:
+        fn = codec.get_reader(rt.key.struct, 0, False)
+        _KEY_READERS[rt.type_id] = fn
+    return fn
+
+
+def _value_reader(msg: Message, version: int, cache_id: int) -> codec.Reader:
+    cache_key = (cache_id, version)
+    fn = _VALUE_READERS.get(cache_key)
+    if fn is None:
+        fn = codec.get_reader(msg.struct, version, msg.flexible(version))
+        _VALUE_READERS[cache_key] = fn
+    return fn
+
+
+# ---------------------------------------------------------------- keys and values
+
+
+KeyResult = tuple[int | None, RecordType | None, dict[str, Any] | None, str | None]
+
+
+_KEY_CACHE: dict[bytes, KeyResult] = {}
+KEY_CACHE_SIZE = 65536
+
+
+def decode_key(key: bytes) -> KeyResult:
+    """(type id, record type, key fields, error). Unknown type or bad bytes -> fields None.
+
+    Keys repeat (a group commits the same partitions again and again), so decoded keys are
+    cached by their bytes; the cache is bounded and the returned dicts are shared.
+    """
+    hit = _KEY_CACHE.get(key)
+    if hit is not None:
+        return hit
+    result = _decode_key(key)
+    if len(_KEY_CACHE) >= KEY_CACHE_SIZE:
+        _KEY_CACHE.clear()
+    _KEY_CACHE[key] = result
+    return result
+
+
+def _decode_key(key: bytes) -> KeyResult:
+    if len(key) < 2:
+        return None, None, None, "key shorter than its int16 type"
+    key_type = INT16.unpack_from(key, 0)[0]
+    rt = RECORD_TYPES.get(key_type)
+    if rt is None:
+        return key_type, None, None, f"unknown record type {key_type}"
+    try:
+        fields, pos = _key_reader(rt)(key, 2, len(key))
+    except DecodeError as exc:
+        return key_type, None, None, f"bad {rt.key.name}: {exc.message}"
+    except UnicodeDecodeError as exc:
+        return key_type, None, None, f"bad {rt.key.name}: invalid UTF-8 ({exc.reason})"
+    if pos != len(key):
+        return key_type, None, None, f"{len(key) - pos} bytes after the {rt.key.name} fields"
+    return key_type, rt, fields, None
+
+
+ValueResult = tuple[int | None, dict[str, Any] | None, str | None, str | None]
+
+
+def decode_value(rt: RecordType, value: bytes) -> ValueResult:
+    """(value version, fields, error, layout note) for a non-null value of a known type."""
+    end = len(value)
+    if end >= 2:
+        version = INT16.unpack_from(value, 0)[0]
+        fn = _FAST.get(rt.type_id * 65536 + version)
+        if fn is not None:
+            try:
+                fields, pos = fn(value, 2, end)
+            except (DecodeError, UnicodeDecodeError):
+                pass
+            else:
+                if pos == end:
+                    if rt.type_id == 2:
+                        _expand_members(fields)
+                    return version, fields, None, None
+    return _decode_value(rt, value)
+
+
+_FAST: dict[int, codec.Reader] = {}
+
+
+def _decode_value(rt: RecordType, value: bytes) -> ValueResult:
+    if len(value) < 2:
+        return None, None, "value shorter than its int16 version", None
+    version = INT16.unpack_from(value, 0)[0]
+    msg = rt.value
+    lo, hi = msg.valid
+    layout = None
+    if version < lo:
+        return version, None, f"unknown {msg.name} version {version}", None
+    read_version = version
+    if version > hi:
+        if not msg.flexible(hi):
+            return version, None, f"unknown {msg.name} version {version}", None
+        # KIP-915: a newer flexible version only adds tagged fields; read with the newest layout.
+        read_version = hi
+        layout = f"read as v{hi}"
+    end = len(value)
+    error = None
+    try:
+        reader = _value_reader(msg, read_version, rt.type_id)
+        if read_version == version:
+            _FAST[rt.type_id * 65536 + version] = reader
+        fields, pos = reader(value, 2, end)
+        if pos == end:
+            if rt.type_id == 2:
+                _expand_members(fields)
+            return version, fields, None, layout
+        error = f"{end - pos} bytes after the {msg.name} v{read_version} fields"
+        partial: dict[str, Any] | None = fields
+    except DecodeError as exc:
+        error = f"bad {msg.name} v{read_version}: {exc.message}"
+        partial = None
+    except UnicodeDecodeError as exc:
+        error = f"bad {msg.name} v{read_version}: invalid UTF-8 ({exc.reason})"
+        partial = None
+    for label, alt in rt.alternates:
+        if not alt.valid[0] <= read_version <= alt.valid[1]:
+            continue
+        try:
+            fields, pos = _value_reader(alt, read_version, 1000 + rt.type_id)(value, 2, end)
+        except (DecodeError, UnicodeDecodeError):
+            continue
+        if pos == end:
+            return version, fields, None, label
+    if read_version != version:
+        error = f"unknown {msg.name} version {version}; as v{read_version}: {error}"
+    if partial is not None:
+        # Kafka's readers ignore trailing bytes; keep the fields and say what was left over.
+        partial["_trailing"] = bytes(value[pos:])
+        return version, partial, None, layout
+    return version, None, error, None
+
+
+def decode_kv(
+    key: bytes | None, value: bytes | None, rec: DecodedRecord | None = None
+) -> DecodedRecord:
+    """Decode one coordinator record's key and value into `rec` (or a new DecodedRecord)."""
+    if rec is None:
+        rec = DecodedRecord()
+    if key is None:
+        rec.error = "record without a key"
+        rec.value_raw = value
+        return rec
+    key_type, rt, key_fields, error = decode_key(key)
+    rec.key_type = key_type
+    if rt is None or key_fields is None:
+        rec.record_type = UNKNOWN
+        rec.key_raw = key
+        rec.error = error
+        if value is not None:
+            rec.value_raw = value
+            if len(value) >= 2:
+                rec.value_version = INT16.unpack_from(value, 0)[0]
+        return rec
+    rec.record_type = rt.name
+    rec.key = key_fields
+    if value is None:
+        return rec
+    version, fields, error, layout = decode_value(rt, value)
+    rec.value_version = version
+    if fields is None:
+        rec.record_type = UNKNOWN
+        rec.value_raw = value
+        rec.error = error
+    else:
+        rec.value = fields
+        rec.layout = layout
+    return rec
+
+
+def decode_control(key: bytes | None, value: bytes | None, rec: DecodedRecord) -> DecodedRecord:
+    """A control record: key `version:int16, type:int16`; COMMIT/ABORT value `EndTxnMarker`."""
+    rec.control = True
+    if key is None or len(key) < 4:
+        rec.record_type = CONTROL
+        rec.key_raw = key
+        rec.value_raw = value
+        rec.error = "control record key shorter than 4 bytes"
+        return rec
+    kversion, ctype = INT16.unpack_from(key, 0)[0], INT16.unpack_from(key, 2)[0]
+    name = schema.CONTROL_TYPES.get(ctype, f"UNKNOWN_{ctype}")
+    rec.key = {"version": kversion, "type": ctype}
+    if ctype in (0, 1):
+        rec.record_type = TXN_MARKER
+        if value is not None and len(value) >= 6:
+            vversion = INT16.unpack_from(value, 0)[0]
+            rec.value_version = vversion
+            # higher EndTxnMarker versions are read as version 0
+            rec.value = {"marker": name, "coordinator_epoch": INT32.unpack_from(value, 2)[0]}
+        else:
+            rec.value = {"marker": name}
+            rec.value_raw = value
+            rec.error = "transaction marker value shorter than 6 bytes"
+    else:
+        rec.record_type = CONTROL
+        rec.value = {"marker": name}
+        rec.value_raw = value
+    return rec
+
+
+# ---------------------------------------------------------------- embedded protocols
+
+
+def _expand_members(value: dict[str, Any]) -> None:
+    """Decode each member's subscription/assignment bytes according to the protocol type."""
+    members = value.get("members")
+    if not members:
+        return
+    protocol_type = value.get("protocol_type")
+    protocol = value.get("protocol")
+    for m in members:
+        m["subscription"] = decode_subscription(protocol_type, protocol, m.get("subscription"))
+        m["assignment"] = decode_assignment(protocol_type, m.get("assignment"))
+
+
+def _versioned(msg: Message, data: bytes) -> dict[str, Any]:
+    """int16 version + `msg` read with the highest known layout, lenient about the tail."""
+    if len(data) < 2:
+        raise DecodeError("shorter than its int16 version", 0, "version")
+    version = INT16.unpack_from(data, 0)[0]
+    if version < 0:
+        raise DecodeError(f"negative version {version}", 0, "version")
+    read_version = min(version, msg.valid[1])
+    fields, _pos = codec.read_message(msg, read_version, data, 2, lenient=True)
+    out: dict[str, Any] = {"version": version}
+    out.update(fields)
+    return out
+
+
+def _raw(data: bytes | None, error: str | None = None) -> dict[str, Any] | None:
+    if data is None:
+        return None
+    out: dict[str, Any] = {"raw_base64": data}
+    if error:
+        out["error"] = error
+    return out
+
+
+def decode_subscription(
+    protocol_type: str | None, protocol: str | None, data: bytes | None
+) -> dict[str, Any] | None:
+    """A member's metadata for the group's protocol, decoded when the protocol type is known."""
+    if data is None:
+        return None
+    if not data and protocol_type in ("consumer", "connect"):
+        return {}
+    try:
+        if protocol_type == "consumer":
+            out = _versioned(schema.CONSUMER_PROTOCOL_SUBSCRIPTION, data)
+            user_data = out.get("user_data")
+            if user_data:
+                decoded = decode_user_data(protocol, user_data)
+                if decoded is not None:
+                    out["user_data_decoded"] = decoded
+            return out
+        if protocol_type == "connect":
+            out = _versioned(schema.CONNECT_METADATA, data)
+            if out.get("allocation"):
+                out["allocation"] = decode_assignment("connect", out["allocation"])
+            return out
+    except (DecodeError, UnicodeDecodeError) as exc:
+        return _raw(data, str(exc))
+    return _raw(data)
+
+
+def decode_assignment(protocol_type: str | None, data: bytes | None) -> dict[str, Any] | None:
+    """A member's assignment bytes, decoded when the protocol type is known."""
+    if data is None:
+        return None
+    if not data and protocol_type in ("consumer", "connect"):
+        return {}  # Empty/rebalancing groups store zero-length assignments
+    try:
+        if protocol_type == "consumer":
+            return _versioned(schema.CONSUMER_PROTOCOL_ASSIGNMENT, data)
+        if protocol_type == "connect":
+            return _versioned(schema.CONNECT_ASSIGNMENT, data)
+    except (DecodeError, UnicodeDecodeError) as exc:
+        return _raw(data, str(exc))
+    return _raw(data)
+
+
+def decode_user_data(protocol: str | None, data: bytes) -> dict[str, Any] | None:
+    """Assignor user data: sticky (V1 then V0) and cooperative-sticky (generation)."""
+    if protocol == "sticky":
+        for version in (1, 0):
+            try:
+                fields, pos = codec.read_message(schema.STICKY_USER_DATA, version, data)
+            except (DecodeError, UnicodeDecodeError):
+                continue
+            if pos == len(data):
+                return fields
+        return None
+    if protocol == "cooperative-sticky" and len(data) == 4:
+        return {"generation": INT32.unpack_from(data, 0)[0]}
+    return None
+
+
+# ---------------------------------------------------------------- topic ids
+
+
+def resolve_topic_ids(obj: Any, names: dict[str, str]) -> None:
+    """Add `topic_name` beside every `topic_id` whose name is known (in place)."""
+    if isinstance(obj, dict):
+        tid = obj.get("topic_id")
+        if tid is not None and "topic_name" not in obj:
+            name = names.get(tid)
+            if name is not None:
+                obj["topic_name"] = name
+        for v in obj.values():
+            if isinstance(v, dict | list):
+                resolve_topic_ids(v, names)
+    elif isinstance(obj, list):
+        for v in obj:
+            if isinstance(v, dict | list):
+                resolve_topic_ids(v, names)
+
+
+def learn_topic_names(rec: DecodedRecord, names: dict[str, str]) -> None:
+    """Collect topic id -> name pairs that a record carries (T 4, 9, 15, 18 values)."""
+    value = rec.value
+    if value is None or rec.key_type not in (4, 9, 15, 18):
+        return
+    for listing in ("topics", "initializing_topics", "initialized_topics", "deleting_topics"):
+        for t in value.get(listing) or ():
+            if isinstance(t, dict) and t.get("topic_id") and t.get("topic_name") is not None:
+                names[t["topic_id"]] = t["topic_name"]

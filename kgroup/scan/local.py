@@ -1,0 +1,383 @@
+"""The in-process scan engine: segment files (or live messages) -> filtered decoded records.
+
+Source of truth for the meaning of the records: `kgroup.offsets` (OFFSETS_FORMAT.md). This
+module adds the edges: finding segment files on disk, reading them in bounded chunks, filters
+applied as early as possible (timestamp before the key, key before the value), the compacted
+(`--latest`) and `--as-of` views through `offsets.replay`, and problem reporting.
+
+Streaming: in the plain mode nothing is kept per record, so memory stays flat whatever the
+input size; the latest/as-of views keep one record per distinct key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from kgroup.core.errors import CorruptInputError, NotFoundError, UsageError
+from kgroup.offsets import decode as dec
+from kgroup.offsets import replay as rp
+from kgroup.offsets import segments as seg
+from kgroup.offsets.records import Batch, BatchError
+from kgroup.offsets.schema import RECORD_TYPES, RecordType
+
+OFFSET_TYPES = frozenset({0, 1})
+GROUP_TYPES = frozenset(t for t in RECORD_TYPES if t not in OFFSET_TYPES)
+NAME_TYPES = frozenset({4, 9, 15, 18})  # values that pair topic ids with names
+
+
+def type_ids_for(kind: str) -> frozenset[int] | None:
+    """`--type` value -> record type ids (None = all): offset, group, all, or a record_type."""
+    kind = kind.strip().lower().replace("-", "_")
+    if kind == "all":
+        return None
+    if kind in ("offset", "offsets", "offset_commit"):
+        return OFFSET_TYPES
+    if kind in ("group", "groups"):
+        return GROUP_TYPES
+    ids = frozenset(t for t, rt in RECORD_TYPES.items() if rt.name == kind)
+    if not ids:
+        names = sorted({rt.name for rt in RECORD_TYPES.values()})
+        raise UsageError(
+            f"unknown record type {kind!r}",
+            hint="use offset, group, all or one of: " + ", ".join(names),
+        )
+    return ids
+
+
+@dataclass(frozen=True)
+class DecodeFilter:
+    """Which records to keep. None means "no restriction"."""
+
+    groups: frozenset[str] | None = None
+    topics: frozenset[str] | None = None
+    type_ids: frozenset[int] | None = None
+    since: int | None = None
+    until: int | None = None
+
+    @property
+    def wants_control(self) -> bool:
+        """Transaction markers belong to no group or topic: shown only in unfiltered output."""
+        return self.groups is None and self.topics is None and self.type_ids is None
+
+    @property
+    def wants_unknown(self) -> bool:
+        return self.groups is None and self.topics is None and self.type_ids is None
+
+    def time_ok(self, ts: int) -> bool:
+        return (self.since is None or ts >= self.since) and (self.until is None or ts <= self.until)
+
+    def key_ok(self, key_type: int, key: dict) -> bool:
+        if self.type_ids is not None and key_type not in self.type_ids:
+            return False
+        if self.groups is not None:
+            g = key.get("group")
+            if g is None:
+                g = key.get("group_id")
+            if g not in self.groups:
+                return False
+        return self.topics is None or (key_type in OFFSET_TYPES and key.get("topic") in self.topics)
+
+
+@dataclass(frozen=True)
+class SegmentInput:
+    """One segment file to read, with the name shown in output and its partition if known."""
+
+    path: str
+    source: str
+    partition: int | None
+    size: int
+
+
+@dataclass
+class ScanStats:
+    files: int = 0
+    bytes: int = 0
+    batches: int = 0
+    records: int = 0
+    emitted: int = 0
+    problems: list[seg.Problem] = field(default_factory=list)
+    open_transactions: list[tuple[object, int, int]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class LiveMessage:
+    """A record as a consumer returns it (no batch header: control records never arrive)."""
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple = ()
+
+
+def _counting(
+    read: Callable[[int], bytes], progress: Callable[[int], None]
+) -> Callable[[int], bytes]:
+    def counted(n: int) -> bytes:
+        chunk = read(n)
+        progress(len(chunk))
+        return chunk
+
+    return counted
+
+
+def find_segments(paths: Iterable[str]) -> list[SegmentInput]:
+    """Expand files, partition directories and log directories into ordered segment files."""
+    out: list[SegmentInput] = []
+    for raw in paths:
+        path = os.path.abspath(os.path.expanduser(raw))
+        if os.path.isfile(path):
+            parent = os.path.basename(os.path.dirname(path))
+            part = seg.partition_of_dir(parent)
+            out.append(
+                SegmentInput(
+                    path,
+                    f"{parent}/{os.path.basename(path)}",
+                    part[1] if part else None,
+                    os.path.getsize(path),
+                )
+            )
+            continue
+        if not os.path.isdir(path):
+            raise NotFoundError(f"no such file or directory: {raw}")
+        names = os.listdir(path)
+        logs = seg.log_files_in_order(names)
+        if logs:
+            out.extend(_partition_dir(path))
+            continue
+        subdirs = sorted(
+            (p, n)
+            for n in names
+            if os.path.isdir(os.path.join(path, n))
+            and (p := seg.partition_of_dir(n)) is not None
+            and p[0] == "__consumer_offsets"
+        )
+        if not subdirs:
+            raise NotFoundError(
+                f"no segment files in {raw}",
+                hint="give .log files, __consumer_offsets-N directories or a Kafka log directory",
+            )
+        for _p, n in subdirs:
+            out.extend(_partition_dir(os.path.join(path, n)))
+    return out
+
+
+def _partition_dir(path: str) -> list[SegmentInput]:
+    name = os.path.basename(path)
+    part = seg.partition_of_dir(name)
+    return [
+        SegmentInput(
+            os.path.join(path, n),
+            f"{name}/{n}",
+            part[1] if part else None,
+            os.path.getsize(os.path.join(path, n)),
+        )
+        for n in seg.log_files_in_order(os.listdir(path))
+    ]
+
+
+class LocalEngine:
+    """Decode, filter and (optionally) replay records in this process.
+
+    `on_problem` receives every problem; a fatal one raises CorruptInputError unless
+    `skip_corrupt`. `on_progress(n)` is called with the bytes read since the last call.
+    """
+
+    def __init__(
+        self,
+        flt: DecodeFilter | None = None,
+        *,
+        skip_corrupt: bool = False,
+        on_problem: Callable[[seg.Problem], None] | None = None,
+        on_progress: Callable[[int], None] | None = None,
+        topic_names: dict[str, str] | None = None,
+        chunk_size: int = seg.CHUNK_SIZE,
+    ) -> None:
+        self.filter = flt or DecodeFilter()
+        self.skip_corrupt = skip_corrupt
+        self.on_problem = on_problem
+        self.on_progress = on_progress
+        self.topic_names = dict(topic_names or {})
+        self.chunk_size = chunk_size
+        self.stats = ScanStats()
+
+    # ------------------------------------------------------------ problems
+
+    def _problem(self, problem: seg.Problem) -> None:
+        self.stats.problems.append(problem)
+        if problem.fatal and not self.skip_corrupt:
+            raise CorruptInputError(
+                f"corrupt input: {problem.describe()}",
+                hint="pass --skip-corrupt to report bad batches and continue",
+                source=problem.source,
+                position=problem.position,
+            )
+        if self.on_problem is not None:
+            self.on_problem(problem)
+
+    # ------------------------------------------------------------ segment input
+
+    def segment_records(self, inputs: Iterable[SegmentInput]) -> Iterator[dec.DecodedRecord]:
+        """Decoded records of the segment files that pass the filter (control records too)."""
+        for item in inputs:
+            self.stats.files += 1
+            with open(item.path, "rb") as fh:
+                read = fh.read
+                if self.on_progress is not None:
+                    read = _counting(fh.read, self.on_progress)
+
+                for entry in seg.read_batches(read, item.source, chunk_size=self.chunk_size):
+                    if isinstance(entry, seg.Problem):
+                        self._problem(entry)
+                        continue
+                    yield from self._batch_records(entry, item)
+            self.stats.bytes += item.size
+
+    def _batch_records(self, batch: Batch, item: SegmentInput) -> Iterator[dec.DecodedRecord]:
+        self.stats.batches += 1
+        try:
+            raw_records = batch.records()
+        except BatchError as exc:
+            self._problem(seg.Problem(item.source, batch.position, seg.CORRUPT, exc.reason))
+            return
+        flt = self.filter
+        has_time = flt.since is not None or flt.until is not None
+        control = batch.control
+        transactional = batch.transactional
+        producer_id = batch.producer_id
+        producer_epoch = batch.producer_epoch
+        position = batch.position
+        source = item.source
+        partition = item.partition
+        decode_key = dec.decode_key
+        record = dec.DecodedRecord
+        names = self.topic_names
+        key_filter = flt.key_ok if flt.type_ids or flt.groups or flt.topics else None
+        wants_unknown = flt.wants_unknown
+        self.stats.records += len(raw_records)
+        for offset, ts, key, value, _headers in raw_records:
+            if has_time and not control and not flt.time_ok(ts):
+                continue
+            if control or key is None:
+                rec = record(
+                    source,
+                    partition,
+                    position,
+                    offset,
+                    ts,
+                    producer_id,
+                    producer_epoch,
+                    transactional,
+                )
+                if control:
+                    yield dec.decode_control(key, value, rec)
+                elif wants_unknown:
+                    yield dec.decode_kv(key, value, rec)
+                continue
+            key_type, rt, key_fields, _error = decode_key(key)
+            if rt is None:
+                if wants_unknown:
+                    rec = record(
+                        source,
+                        partition,
+                        position,
+                        offset,
+                        ts,
+                        producer_id,
+                        producer_epoch,
+                        transactional,
+                    )
+                    yield dec.decode_kv(key, value, rec)
+                continue
+            if key_type in NAME_TYPES and value is not None:
+                self._learn_names(rt, value)
+            if key_filter is not None and not key_filter(key_type, key_fields):  # type: ignore[arg-type]
+                continue
+            rec = record(
+                source, partition, position, offset, ts, producer_id, producer_epoch, transactional
+            )
+            rec.key_type = key_type
+            rec.key = key_fields
+            if value is None:
+                rec.record_type = rt.name
+            else:
+                rec._record_type = rt.name  # rec.defer_value(rt, value), inlined: hot loop
+                rec._pending = (rt, value)
+                if key_type >= 3:  # type: ignore[operator]
+                    self._topic_names(rec, names)
+            yield rec
+
+    def _learn_names(self, rt: RecordType, value: bytes) -> None:
+        """Topic id -> name pairs from records that carry both (even when filtered out)."""
+        probe = dec.DecodedRecord()
+        probe.key_type = rt.type_id
+        probe.defer_value(rt, value)
+        dec.learn_topic_names(probe, self.topic_names)
+
+    @staticmethod
+    def _topic_names(rec: dec.DecodedRecord, names: dict[str, str]) -> None:
+        if names and rec.value is not None:
+            dec.resolve_topic_ids(rec.value, names)
+
+    # ------------------------------------------------------------ live input
+
+    def live_records(self, messages: Iterable[LiveMessage]) -> Iterator[dec.DecodedRecord]:
+        """Decoded records of consumed messages (read_committed: no markers, no aborted data)."""
+        flt = self.filter
+        names = self.topic_names
+        for msg in messages:
+            self.stats.records += 1
+            if (flt.since is not None or flt.until is not None) and not flt.time_ok(msg.timestamp):
+                continue
+            rec = dec.DecodedRecord(
+                f"{msg.topic}-{msg.partition}", msg.partition, None, msg.offset, msg.timestamp
+            )
+            dec.decode_kv(msg.key, msg.value, rec)
+            if rec.key_type in NAME_TYPES and rec.value is not None:
+                dec.learn_topic_names(rec, names)
+            if rec.key is None:
+                if flt.wants_unknown:
+                    yield rec
+                continue
+            if rec.key_type is None or not flt.key_ok(rec.key_type, rec.key):
+                continue
+            if rec.key_type is not None and rec.key_type >= 3:
+                self._topic_names(rec, names)
+            yield rec
+
+    # ------------------------------------------------------------ views
+
+    def plain(self, recs: Iterable[dec.DecodedRecord]) -> Iterator[dec.DecodedRecord]:
+        """Every record that passes the filter, in log order."""
+        wants_control = self.filter.wants_control
+        emitted = 0
+        try:
+            for rec in recs:
+                if rec.control and not wants_control:
+                    continue
+                emitted += 1
+                yield rec
+        finally:
+            self.stats.emitted += emitted
+
+    def latest(self, recs: Iterable[dec.DecodedRecord]) -> list[dec.DecodedRecord]:
+        """The compacted view: the last materialised value per key (transactions replayed)."""
+        replay = rp.Replay()
+        replay.apply_all(recs)
+        self.stats.open_transactions = replay.open_transactions()
+        out = replay.latest()
+        self.stats.emitted += len(out)
+        return out
+
+    def as_of(self, recs: Iterable[dec.DecodedRecord], when: int) -> list[dec.DecodedRecord]:
+        """Committed offsets at `when` (ms): replay of everything written up to that time."""
+        replay = rp.Replay()
+        replay.apply_all(r for r in recs if r.timestamp <= when)
+        self.stats.open_transactions = replay.open_transactions()
+        out = [r for r in replay.latest() if r.key_type in OFFSET_TYPES]
+        self.stats.emitted += len(out)
+        return out
