@@ -507,8 +507,12 @@ class WireClient:
 
     def topics(self) -> dict[str, TopicMetadata]:
         """Every topic the cluster reports without an error (internal ones too), with partition
-        counts, topic ids (Metadata v10+) and the racks of each partition's replicas."""
-        cluster = self.metadata()
+        counts, topic ids (Metadata v10+) and the racks of each partition's replicas.
+
+        Always asks the cluster (a topic created a moment ago is there); `list_offsets` then
+        reuses this answer for the partition leaders.
+        """
+        cluster = self.metadata(refresh=True)
         result: dict[str, TopicMetadata] = {}
         for name, topic in sorted(cluster.topics.items()):
             if topic.error_code != m.NONE:

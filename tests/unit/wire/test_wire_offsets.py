@@ -130,6 +130,15 @@ def test_topics_from_one_all_topics_metadata_request(cluster: Cluster) -> None:
     assert cluster.metadata_requests == [(12, bytes.fromhex("00000000"))]
 
 
+def test_topics_always_ask_the_cluster_and_list_offsets_reuse_the_answer(cluster: Cluster) -> None:
+    with WireClient(cluster.config()) as client:
+        client.topics()
+        cluster.leaders[TopicPartition("new", 0)] = 1  # a topic created since
+        assert sorted(client.topics()) == ["new", "t", "u"]
+        client.list_offsets([TopicPartition("new", 0)], [LATEST])
+        assert client.request_counts["Metadata"] == 2
+
+
 def test_topics_skip_topics_the_broker_reports_with_an_error(cluster: Cluster) -> None:
     original = cluster.topics
 
