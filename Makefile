@@ -20,7 +20,7 @@ $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
 
 venv: $(VENV)/.installed
 
-## demo: venv + kgroup, start the sandbox broker, seed it, show the groups and their lag
+## demo: venv + kgroup, start the sandbox broker, seed it, show the groups and their lag, simulate an assignor
 demo: $(VENV)/.installed
 	$(BIN)/kgroup sandbox start
 	$(BIN)/kgroup sandbox seed
@@ -28,6 +28,8 @@ demo: $(VENV)/.installed
 	$(BIN)/kgroup describe --all-groups
 	$(BIN)/kgroup describe --all-groups --state
 	$(BIN)/kgroup reset-offsets billing --topic orders --to-offset 35
+	$(BIN)/kgroup simulate-assign --strategy cooperative-sticky --members c1,c2,c3 \
+		--topics orders:6,payments:3 --events "+c4,-c1"
 	@echo "The sandbox keeps running; stop it with: $(BIN)/kgroup sandbox stop"
 
 ## test: install test extras and run the whole suite (unit, cli, integration on the sandbox)

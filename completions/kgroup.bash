@@ -5,6 +5,8 @@ _kgroup() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word="${COMP_WORDS[i]}"
         case "${path}|${word}" in
+            "|delete") path="delete" ;;
+            "|delete-offsets") path="delete-offsets" ;;
             "|describe") path="describe" ;;
             "|list") path="list" ;;
             "|reset-offsets") path="reset-offsets" ;;
@@ -19,7 +21,9 @@ _kgroup() {
     done
     local words=""
     case "${path}" in
-        "") words="--bootstrap-server --command-config --timeout --output --no-color --verbose --version --install-completion --show-completion describe list reset-offsets sandbox simulate-assign undo" ;;
+        "") words="--bootstrap-server --command-config --timeout --output --no-color --verbose --version --install-completion --show-completion delete delete-offsets describe list reset-offsets sandbox simulate-assign undo" ;;
+        "delete") words="" ;;
+        "delete-offsets") words="--topic" ;;
         "describe") words="--all-groups --match --offsets --members --state --topic --lag-time --read-committed --fail-on-lag --watch" ;;
         "list") words="--state --type" ;;
         "reset-offsets") words="--all-groups --topic --all-topics --to --to-datetime --to-timestamp --by-duration --to-offset --shift-by --from-file --dry-run --execute --export --backup" ;;

@@ -24,7 +24,8 @@ def simulate_assign(
         "-s",
         metavar="NAME",
         help="range, roundrobin, sticky, cooperative-sticky (client side), uniform, "
-        "server-range (KIP-848). Repeatable; several compare side by side. Default: range.",
+        "server-range (KIP-848). Repeatable; several compare side by side. Default: the "
+        "group's own assignor with --from-group, else range.",
     ),
     compare: bool = typer.Option(
         False, "--compare", help="Side by side: the given strategies, or all six."
@@ -42,7 +43,11 @@ def simulate_assign(
         help="orders:12,payments:6 (optional @r1+r2 replica racks).",
     ),
     from_group: str | None = typer.Option(
-        None, "--from-group", metavar="GROUP", help="Start from a live group's members."
+        None,
+        "--from-group",
+        metavar="GROUP",
+        help="Start from a live group: its members, subscriptions, racks and current "
+        "assignment, with its topics' partitions, replica racks and ids.",
     ),
     events: str | None = typer.Option(
         None,
@@ -70,7 +75,7 @@ def simulate_assign(
     from kgroup.render.assign import data_output, table_outputs, write_json_document
 
     opts = options(ctx)
-    names = _strategies(strategy, compare)
+    _strategies(strategy, compare)  # refuse a bad name before asking the cluster
     sources = sum(x is not None for x in (scenario, from_group)) + (
         1 if members is not None or topics is not None else 0
     )
@@ -78,13 +83,10 @@ def simulate_assign(
         raise UsageError(
             "give exactly one of --scenario FILE, --members SPEC --topics SPEC, --from-group GROUP"
         )
+    default_strategy = "range"
     if from_group is not None:
-        raise UsageError(
-            "--from-group needs the cluster core (group members with their subscription and "
-            "assignment, topic replica racks and topic ids), which is not wired yet",
-            hint="describe the group into a scenario file and use --scenario",
-        )
-    if scenario is not None:
+        model, default_strategy = _from_group(opts, from_group, given=bool(strategy) or compare)
+    elif scenario is not None:
         try:
             text = scenario.read_text(encoding="utf-8")
         except FileNotFoundError as exc:
@@ -102,6 +104,7 @@ def simulate_assign(
         model.events.extend(parse_events_flag(events))
     if rack_aware:
         model = _with_racks(model)
+    names = _strategies(strategy, compare, default_strategy)
     sims = [simulate(model, name) for name in names]
     if opts.output == "table":
         for index, output in enumerate(table_outputs(sims)):
@@ -114,7 +117,7 @@ def simulate_assign(
         render(data_output(sims), opts.output, no_color=opts.no_color)
 
 
-def _strategies(given: list[str] | None, compare: bool) -> list[str]:
+def _strategies(given: list[str] | None, compare: bool, default: str = "range") -> list[str]:
     from kgroup.core.errors import UsageError
 
     names = list(dict.fromkeys(given or []))
@@ -124,8 +127,32 @@ def _strategies(given: list[str] | None, compare: bool) -> list[str]:
                 f"unknown strategy {name!r}", hint=f"choose from {', '.join(ALL_STRATEGIES)}"
             )
     if not names:
-        return list(ALL_STRATEGIES) if compare else ["range"]
+        return list(ALL_STRATEGIES) if compare else [default]
     return names
+
+
+def _from_group(opts, group_id: str, *, given: bool):  # -> tuple[Scenario, str]
+    """The live group as a scenario, and the strategy to run when none is given."""
+    from kgroup.assign.from_group import scenario_from_group
+    from kgroup.cli.app import note
+    from kgroup.core.errors import UsageError
+    from kgroup.core.group_snapshot import snapshot_group
+
+    admin = opts.admin()
+    try:
+        snapshot = snapshot_group(admin, group_id)
+    finally:
+        admin.close()
+    built = scenario_from_group(snapshot)
+    for text in built.notes:
+        note(text)
+    if built.strategy is None and not given:
+        assignor = f"assignor {built.protocol!r}" if built.protocol else "no assignor name"
+        raise UsageError(
+            f"group {group_id} reports {assignor}, which kgroup cannot simulate as is",
+            hint="pick one with --strategy (or --compare)",
+        )
+    return built.scenario, built.strategy or "range"
 
 
 def _with_racks(model):  # Scenario -> Scenario

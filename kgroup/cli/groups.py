@@ -9,6 +9,7 @@ from kgroup.cli.app import options
 
 def register(app: typer.Typer) -> None:
     app.command("list")(list_groups)
+    register_delete(app)
 
 
 def list_groups(
@@ -48,3 +49,64 @@ def list_groups(
         empty_message="No groups.",
     )
     render(output, opts.output, no_color=opts.no_color)
+
+
+def register_delete(app: typer.Typer) -> None:
+    app.command("delete")(delete_groups)
+    app.command("delete-offsets")(delete_offsets)
+
+
+def delete_groups(
+    ctx: typer.Context,
+    groups: list[str] = typer.Argument(..., metavar="GROUP...", help="Groups to delete."),
+) -> None:
+    """Delete groups (their committed offsets too); refused for active groups (exit 4)."""
+    from kgroup.core.groups import delete_inactive_groups
+    from kgroup.render import Column, Output, render
+
+    opts = options(ctx)
+    rows = delete_inactive_groups(opts.admin(), groups)
+    render(
+        Output(
+            columns=[Column("group"), Column("status"), Column("message")],
+            rows=rows,
+            document={"groups": rows},
+        ),
+        opts.output,
+        no_color=opts.no_color,
+    )
+    from kgroup.core.groups import raise_for_failures
+
+    raise_for_failures(rows, "deleted")
+
+
+def delete_offsets(
+    ctx: typer.Context,
+    group: str = typer.Argument(..., metavar="GROUP", help="The group."),
+    topic: list[str] = typer.Option(
+        ...,
+        "--topic",
+        metavar="TOPIC[:P,P..]",
+        help="Offsets to delete: a topic or some of its partitions.",
+    ),
+) -> None:
+    """Delete a group's committed offsets for topics or partitions; refused while it is active."""
+    from kgroup.core.groups import delete_group_offsets
+    from kgroup.render import Column, Output, render
+
+    opts = options(ctx)
+    rows = delete_group_offsets(opts.admin(), group, topic)
+    render(
+        Output(
+            columns=[
+                Column("group"),
+                Column("topic"),
+                Column("partition", justify="right"),
+                Column("status"),
+            ],
+            rows=rows,
+            document={"group": group, "partitions": rows},
+        ),
+        opts.output,
+        no_color=opts.no_color,
+    )

@@ -74,3 +74,91 @@ def list_groups_with_state(
 
 def group_ids(rows: Sequence[dict[str, Any]]) -> list[str]:
     return [r["group"] for r in rows]
+
+
+def delete_inactive_groups(admin: GroupAdmin, group_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Delete each inactive group; active ones are refused, as Kafka does.
+
+    The state is checked first because some brokers (tansu) delete active groups too.
+    """
+    from kgroup.describe.engine import is_missing_group
+    from kgroup.reset.apply import active_member_refusal
+
+    wanted = list(dict.fromkeys(group_ids))
+    described = admin.describe_groups(wanted)
+    offsets = admin.committed_offsets_many(wanted)
+    rows: list[dict[str, Any]] = []
+    deletable = []
+    for group_id, description in described.items():
+        refusal = active_member_refusal(description)
+        committed = offsets.get(group_id)
+        if is_missing_group(description, committed if isinstance(committed, dict) else {}):
+            rows.append(
+                {
+                    "group": group_id,
+                    "status": "not_found",
+                    "message": f"group {group_id} does not exist",
+                }
+            )
+        elif refusal is not None:
+            rows.append({"group": group_id, "status": "refused", "message": refusal.one_line()})
+        else:
+            deletable.append(group_id)
+    outcome = admin.delete_groups(deletable) if deletable else {}
+    for group_id, error in outcome.items():
+        if error is None:
+            rows.append({"group": group_id, "status": "deleted", "message": None})
+        else:
+            status = "not_found" if "GROUP_ID_NOT_FOUND" in error else "failed"
+            rows.append({"group": group_id, "status": status, "message": error})
+    return sorted(rows, key=lambda r: r["group"])
+
+
+def delete_group_offsets(
+    admin: GroupAdmin, group_id: str, topics: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Delete committed offsets (OffsetDelete, KIP-496) of an inactive group."""
+    from kgroup.core.errors import NotFoundError
+    from kgroup.reset.apply import active_member_refusal
+    from kgroup.reset.planner import parse_topic_option, resolve_scope
+
+    description = admin.describe_groups([group_id])[group_id]
+    refusal = active_member_refusal(description)
+    if refusal is not None:
+        raise refusal
+    committed = admin.committed_offsets_or_none(group_id)
+    if not committed:
+        raise NotFoundError(
+            f"group {group_id} has no committed offsets", hint="check the name with `kgroup list`"
+        )
+    scope = resolve_scope(
+        [parse_topic_option(t) for t in topics], admin.topics(), committed=committed.keys()
+    )
+    present = [tp for tp in scope if tp in committed]
+    if present:
+        admin.delete_offsets(group_id, present)
+    return [
+        {
+            "group": group_id,
+            "topic": tp.topic,
+            "partition": tp.partition,
+            "status": "deleted" if tp in committed else "no_offset",
+        }
+        for tp in scope
+    ]
+
+
+def raise_for_failures(rows: Sequence[dict[str, Any]], done: str) -> None:
+    """Exit non-zero after the output when some rows did not reach `done`."""
+    from kgroup.core.errors import NotFoundError, PartialFailure, SafetyRefusal
+
+    failed = [r for r in rows if r["status"] != done]
+    if not failed:
+        return
+    kinds = {r["status"] for r in failed}
+    text = "; ".join(f"{r['group']}: {r['message']}" for r in failed[:3])
+    if kinds == {"refused"}:
+        raise SafetyRefusal(f"{len(failed)} of {len(rows)} not {done}: {text}")
+    if kinds == {"not_found"}:
+        raise NotFoundError(f"{len(failed)} of {len(rows)} not {done}: {text}")
+    raise PartialFailure(f"{len(failed)} of {len(rows)} not {done}: {text}")

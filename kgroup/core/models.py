@@ -112,3 +112,19 @@ class TopicMetadata:
     partitions: int
     topic_id: str | None = None
     replica_racks: tuple[tuple[str, ...], ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class GroupSnapshot:
+    """A live group as an assignor sees it: the described group (members with their raw
+    subscription metadata and assignment bytes where the broker returned them) and the metadata
+    of the topics its members subscribe to or own (partition counts, replica racks, ids).
+
+    `via` names what answered the describe: "DescribeGroups" (kgroup's wire client: member
+    metadata and assignment bytes included) or "librdkafka" (member ids and assignments, no
+    subscription metadata; KIP-848 groups always come this way).
+    """
+
+    group: GroupDescription
+    topics: dict[str, TopicMetadata] = field(default_factory=dict)
+    via: str = "DescribeGroups"

@@ -104,7 +104,7 @@ def test_usage_errors_exit_2(capsys) -> None:
     assert run(["simulate-assign", "--members", "a", "--topics", "t:1", "-s", "nope"]) == 2
     assert run(["simulate-assign", "--members", "a", "--topics", "t:1", "--events", "?x"]) == 2
     capsys.readouterr()
-    assert run(["simulate-assign", "--from-group", "g"]) == 2
+    assert run(["simulate-assign", "--from-group", "g", "--members", "a"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--from-group" in err
 
@@ -121,3 +121,84 @@ def test_real_process_stdout_and_exit_code() -> None:
     assert {i["member"] for i in items} == {"c1", "c2"}
     bad = run_kgroup("simulate-assign", "--topics", "t:x", "--members", "a", expect=2)
     assert bad.stdout == ""
+
+
+# --- --from-group, with the cluster call replaced by a fixed snapshot --------------------------
+
+
+def _snapshot(protocol: str | None, members: int = 2):
+    from kgroup.core.models import GroupDescription, GroupSnapshot, MemberDescription, TopicMetadata
+
+    def sub(topic: str) -> bytes:  # ConsumerProtocolSubscription v0: [topic], userData null
+        return b"\x00\x00" + b"\x00\x00\x00\x01" + b"\x00\x01" + topic.encode() + b"\xff" * 4
+
+    def assigned(topic: str, parts: list[int]) -> bytes:  # ConsumerProtocolAssignment v0
+        body = b"".join(p.to_bytes(4, "big") for p in parts)
+        return (
+            b"\x00\x00\x00\x00\x00\x01\x00\x01"
+            + topic.encode()
+            + len(parts).to_bytes(4, "big")
+            + body
+            + b"\xff" * 4
+        )
+
+    owned = [[0, 1, 2], [3, 4, 5]]
+    group = GroupDescription(
+        "g",
+        "Stable",
+        "classic",
+        "consumer",
+        protocol,
+        members=tuple(
+            MemberDescription(
+                f"c{i + 1}", raw_metadata=sub("t"), raw_assignment=assigned("t", owned[i])
+            )
+            for i in range(members)
+        ),
+    )
+    return GroupSnapshot(group, {"t": TopicMetadata("t", 6)})
+
+
+def _fake_cluster(monkeypatch, snapshot=None, error=None) -> None:
+    import kgroup.core.group_snapshot as core
+
+    def fake(admin, group_id):
+        if error is not None:
+            raise error
+        return snapshot
+
+    monkeypatch.setattr(core, "snapshot_group", fake)
+
+
+def test_from_group_runs_the_groups_own_assignor(monkeypatch) -> None:
+    _fake_cluster(monkeypatch, _snapshot("roundrobin"))
+    args = ["-b", "127.0.0.1:9", "-o", "json", "simulate-assign", "--from-group", "g"]
+    doc = json.loads(invoke(*args, "--events", "+c3").stdout)
+    assert doc["strategy"] == "roundrobin"
+    first, second = doc["steps"]
+    # roundrobin over t:0-5 in member order: c1 0,2,4; c2 1,3,5 (the group held 0-2 and 3-5)
+    assert first["assignment"] == {
+        "c1": [["t", 0], ["t", 2], ["t", 4]],
+        "c2": [["t", 1], ["t", 3], ["t", 5]],
+    }
+    # kept: c1 keeps 0 and 2, c2 keeps 3 and 5
+    assert first["metrics"]["previously_owned"] == 6 and first["metrics"]["kept"] == 4
+    assert second["assignment"]["c3"] == [["t", 2], ["t", 5]]
+
+
+def test_from_group_with_an_unknown_assignor_needs_strategy(monkeypatch, capsys) -> None:
+    _fake_cluster(monkeypatch, _snapshot("my-assignor"))
+    assert run(["-b", "127.0.0.1:9", "simulate-assign", "--from-group", "g"]) == 2
+    err = capsys.readouterr().err
+    assert "'my-assignor'" in err and "--strategy" in err
+    assert run(["-b", "127.0.0.1:9", "simulate-assign", "--from-group", "g", "-s", "range"]) == 0
+
+
+def test_from_group_unknown_or_empty_group_exits_3(monkeypatch, capsys) -> None:
+    from kgroup.core.errors import NotFoundError
+
+    _fake_cluster(monkeypatch, error=NotFoundError("group g does not exist"))
+    assert run(["-b", "127.0.0.1:9", "simulate-assign", "--from-group", "g"]) == 3
+    _fake_cluster(monkeypatch, _snapshot("range", members=0))
+    assert run(["-b", "127.0.0.1:9", "simulate-assign", "--from-group", "g"]) == 3
+    assert "nothing to simulate" in capsys.readouterr().err
