@@ -188,18 +188,22 @@ class _RequestCounter(logging.Handler):
 
 
 class GroupAdmin:
-    """Cluster operations for consumer groups, on one librdkafka AdminClient.
+    """Cluster operations for consumer groups, on one librdkafka AdminClient and, where the
+    configuration allows, the wire client (kgroup.core.wire): groups, topic metadata and
+    ListOffsets go through it, so `describe` and `list` never load librdkafka.
 
     With `count_requests` (on with --verbose), every request librdkafka sends is counted per API
     in `request_counts` (from its protocol debug log, which goes nowhere else).
     """
 
-    def __init__(self, config: ClusterConfig, *, count_requests: bool = False) -> None:
+    def __init__(
+        self, config: ClusterConfig, *, count_requests: bool = False, use_wire: bool = True
+    ) -> None:
         self.config = config
         self.timeout_s = config.timeout_s
         self._admin: Any = None
         self._wire: Any = None
-        self._wire_checked = False
+        self._wire_checked = not use_wire  # use_wire=False: librdkafka does everything
         self.request_counts: Counter[str] = Counter()
         self._protocol_log: logging.Logger | None = None
         if count_requests:
@@ -235,8 +239,9 @@ class GroupAdmin:
     @property
     def wire(self) -> Any:
         """The batched wire client (kgroup.core.wire), or None when the configuration needs
-        something only librdkafka does (GSSAPI, OAUTHBEARER, PKCS12 ...): then every call goes
-        through librdkafka, one request per group where librdkafka works that way."""
+        something only librdkafka does (GSSAPI, OAUTHBEARER, PKCS12 ...) or the admin was made
+        with use_wire=False: then every call goes through librdkafka, one request per group
+        where librdkafka works that way."""
         if not self._wire_checked:
             self._wire_checked = True
             from kgroup.core.wire.client import WireClient
@@ -299,6 +304,12 @@ class GroupAdmin:
         Asking for all topics, never for one by name, also keeps brokers that auto-create topics
         on metadata requests from creating the names a user mistyped.
         """
+        if self.wire is not None:
+            return {
+                name: TopicMetadata(name=name, partitions=topic.partitions)
+                for name, topic in self.wire.topics().items()
+                if include_internal or not name.startswith("__")
+            }
         try:
             metadata = self.admin.list_topics(timeout=self.timeout_s)
         except Exception as exc:
@@ -314,11 +325,21 @@ class GroupAdmin:
 
     def topic_details(self, topics: Sequence[str]) -> dict[str, TopicMetadata]:
         """Partition counts, topic ids (Kafka's base64url form) and the racks of each
-        partition's replicas (DescribeTopics); unknown topics raise NotFoundError."""
-        from confluent_kafka import TopicCollection
-
+        partition's replicas (DescribeTopics, or the wire client's all-topics Metadata);
+        unknown topics raise NotFoundError."""
         if not topics:
             return {}
+        if self.wire is not None:
+            known = self.wire.topics()
+            for name in topics:
+                if name not in known:
+                    raise NotFoundError(
+                        f"cannot describe topic {name}: the cluster has no such topic",
+                        hint="check the name with the topic list",
+                    )
+            return {name: known[name] for name in topics}
+        from confluent_kafka import TopicCollection
+
         futures = self.admin.describe_topics(
             TopicCollection(list(topics)), request_timeout=self.timeout_s
         )
@@ -609,8 +630,15 @@ class GroupAdmin:
     ) -> dict[TopicPartition, OffsetAtTime]:
         """ListOffsets for `spec` = "earliest", "latest" or a timestamp in ms.
 
-        librdkafka groups the partitions into one request per partition leader.
+        Both the wire client and librdkafka send one request per partition leader. The broker's
+        answer is returned as it is (offset -1 where it has none for the time).
         """
+        if self.wire is not None:
+            from kgroup.core.wire.client import OffsetQuery
+
+            timestamp = {"earliest": -2, "latest": -1}.get(str(spec))
+            query = OffsetQuery(int(spec) if timestamp is None else timestamp, read_committed)
+            return self.wire.list_offsets(partitions, [query])[0]
         from confluent_kafka import IsolationLevel
         from confluent_kafka import TopicPartition as RdTopicPartition
         from confluent_kafka.admin import OffsetSpec
@@ -645,8 +673,24 @@ class GroupAdmin:
     def watermarks(
         self, partitions: Iterable[TopicPartition], *, read_committed: bool = False
     ) -> dict[TopicPartition, Watermarks]:
-        """Log start and log end (or last stable) offsets per partition."""
+        """Log start and log end (or last stable) offsets per partition.
+
+        The wire client sends the two or three queries to each leader back to back.
+        """
         wanted = list(partitions)
+        if self.wire is not None:
+            from kgroup.core.wire.client import EARLIEST, LAST_STABLE, LATEST
+
+            queries = [EARLIEST, LATEST, LAST_STABLE] if read_committed else [EARLIEST, LATEST]
+            answers = self.wire.list_offsets(wanted, queries)
+            return {
+                tp: Watermarks(
+                    log_start=answers[0][tp].offset,
+                    log_end=answers[1][tp].offset,
+                    last_stable=answers[2][tp].offset if read_committed else None,
+                )
+                for tp in wanted
+            }
         earliest = self.list_offsets(wanted, "earliest")
         latest = self.list_offsets(wanted, "latest")
         stable = self.list_offsets(wanted, "latest", read_committed=True) if read_committed else {}

@@ -1,15 +1,19 @@
-"""WireClient: batched group requests (list, find coordinators, describe, committed offsets).
+"""WireClient: batched group requests (list, find coordinators, describe, committed offsets),
+topic metadata and ListOffsets.
 
 Why it exists: librdkafka sends one DescribeGroups request per group, takes one group per
 ListConsumerGroupOffsets call, and describes through ConsumerGroupDescribe where a broker offers
 it. Kafka's own requests batch: FindCoordinator v4 takes many keys (KIP-699), DescribeGroups
 always took many groups, OffsetFetch v8 takes many groups (KIP-709). So the number of requests
 here grows with coordinators and batches (up to `BATCH_SIZE` groups each), never with groups.
+Metadata (all topics, never by name) and ListOffsets (one request per partition leader and
+query, as KafkaAdminClient.listOffsets does) let `describe` run without loading librdkafka.
 
 Message layouts: the Kafka JSON message specs (see `kgroup.core.wire.messages`). Behaviour
 follows the Java admin client where it matters (KafkaAdminClient, CoordinatorStrategy,
 DescribeConsumerGroupsHandler, ListConsumerGroupOffsetsHandler): retriable coordinator errors
-are retried once after a short backoff, with the coordinator looked up again.
+are retried once after a short backoff, with the coordinator looked up again; ListOffsets
+partition errors that mean a moved leader are retried once after a metadata refresh.
 
 Errors: every failure is a KgroupError. Per-group failures are returned in place of the group's
 result and carry `kafka_error` (Kafka's error name, e.g. "GROUP_AUTHORIZATION_FAILED") as an
@@ -18,6 +22,7 @@ attribute; a broker that cannot be reached raises UnreachableError naming its ad
 
 from __future__ import annotations
 
+import base64
 import threading
 import time
 from collections import Counter
@@ -41,6 +46,8 @@ from kgroup.core.models import (
     GroupDescription,
     GroupListing,
     MemberDescription,
+    OffsetAtTime,
+    TopicMetadata,
     TopicPartition,
 )
 from kgroup.core.wire import messages as m
@@ -174,6 +181,75 @@ def partition_error(code: int, group_id: str, tp: TopicPartition) -> KgroupError
     return _tag(error, name)
 
 
+def offsets_error(code: int, tp: TopicPartition) -> KgroupError:
+    """The KgroupError for a partition-level ListOffsets (or Metadata) error code."""
+    name = m.error_name(code)
+    if code == m.TOPIC_AUTHORIZATION_FAILED:
+        error: KgroupError = AuthorizationError(
+            f"not authorized to list offsets of {tp} ({name})",
+            hint=f"ask for an ACL granting Describe on Topic:{tp.topic}",
+        )
+    elif code == m.UNKNOWN_TOPIC_OR_PARTITION:
+        error = NotFoundError(
+            f"cannot list offsets of {tp}: no such topic or partition ({name})",
+            hint="check the name with `kgroup list` or the topic list",
+        )
+    else:
+        error = KafkaOperationError(f"failed to list offsets of {tp}: {name}")
+    return _tag(error, name)
+
+
+def topic_id_text(raw: bytes | None) -> str | None:
+    """Kafka's printed form of a topic id (Uuid.toString: unpadded base64url of the 16 bytes);
+    None for a missing or all-zero id (Uuid.ZERO_UUID: the broker has none)."""
+    if raw is None or raw == bytes(16):
+        return None
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _rack(node: BrokerNode | None) -> str | None:
+    return node.rack if node is not None else None
+
+
+@dataclass(frozen=True)
+class OffsetQuery:
+    """What to ask ListOffsets: a time in ms, EARLIEST (-2) or LATEST (-1), and whether to read
+    the last stable offset (read_committed) instead of the log end."""
+
+    timestamp: int
+    read_committed: bool = False
+
+
+EARLIEST = OffsetQuery(m.EARLIEST_TIMESTAMP)
+LATEST = OffsetQuery(m.LATEST_TIMESTAMP)
+LAST_STABLE = OffsetQuery(m.LATEST_TIMESTAMP, read_committed=True)
+
+
+@dataclass(frozen=True)
+class ClusterMetadata:
+    """One all-topics Metadata answer: brokers by id, topics by name, partitions."""
+
+    brokers: dict[int, BrokerNode]
+    topics: dict[str, m.MetadataTopic]
+    partitions: dict[TopicPartition, m.MetadataPartition]
+
+    def leader_of(self, tp: TopicPartition) -> tuple[BrokerNode | None, int]:
+        """The partition's leader, or None and the error code saying why there is none."""
+        topic = self.topics.get(tp.topic)
+        if topic is None:
+            return None, m.UNKNOWN_TOPIC_OR_PARTITION
+        partition = self.partitions.get(tp)
+        if partition is None:
+            if topic.error_code != m.NONE:
+                return None, topic.error_code
+            return None, m.UNKNOWN_TOPIC_OR_PARTITION
+        leader = self.brokers.get(partition.leader_id) if partition.leader_id >= 0 else None
+        if leader is None:
+            code = partition.error_code
+            return None, code if code != m.NONE else m.LEADER_NOT_AVAILABLE
+        return leader, m.NONE
+
+
 @dataclass(frozen=True)
 class _Retry:
     """A retriable per-group failure: retried once, then reported as `error`."""
@@ -213,6 +289,7 @@ class WireClient:
         self._pool_lock = threading.Lock()
         self._connections: dict[tuple[str, int], BrokerConnection] = {}
         self._brokers: dict[int, BrokerNode] | None = None
+        self._metadata: ClusterMetadata | None = None
         # Coordinators found earlier by this client: describe then fetch offsets of the same
         # groups costs one FindCoordinator round. Dropped for a group on a retriable error.
         self._coordinators: dict[str, BrokerNode] = {}
@@ -389,18 +466,173 @@ class WireClient:
 
     # -- cluster ---------------------------------------------------------------------------------
 
-    def brokers(self) -> list[BrokerNode]:
-        """The brokers the cluster advertises (Metadata v1 with no topics)."""
-
+    def _fetch_metadata(self, all_topics: bool) -> m.MetadataResult:
         def work(connection: BrokerConnection) -> m.MetadataResult:
             version = self._version(connection, m.METADATA)
-            body = connection.call(m.METADATA, version, m.encode_metadata_request(version))
+            request = m.encode_metadata_request(version, all_topics=all_topics)
+            body = connection.call(m.METADATA, version, request)
             return m.decode_metadata_response(body, version)
 
         result = self._on_any(work)
-        nodes = {b.node_id: BrokerNode(b.node_id, b.host, b.port, b.rack) for b in result.brokers}
-        self._brokers = nodes
-        return sorted(nodes.values(), key=lambda node: node.id)
+        self._brokers = {
+            b.node_id: BrokerNode(b.node_id, b.host, b.port, b.rack) for b in result.brokers
+        }
+        return result
+
+    def brokers(self) -> list[BrokerNode]:
+        """The brokers the cluster advertises (one Metadata request for no topics)."""
+        self._fetch_metadata(all_topics=False)
+        assert self._brokers is not None
+        return sorted(self._brokers.values(), key=lambda node: node.id)
+
+    def metadata(self, refresh: bool = False) -> ClusterMetadata:
+        """Brokers and every topic (one Metadata request for all topics), kept for reuse.
+
+        Topics are never asked for by name (a broker may auto-create a name it is asked for);
+        the answer is kept, so listing offsets after this costs no second Metadata request
+        unless a leader moved (`refresh=True` asks again).
+        """
+        if self._metadata is None or refresh:
+            result = self._fetch_metadata(all_topics=True)
+            assert self._brokers is not None
+            topics = {t.name: t for t in result.topics if t.name is not None}
+            partitions = {
+                TopicPartition(t.name, p.partition): p
+                for t in result.topics
+                if t.name is not None
+                for p in t.partitions
+            }
+            self._metadata = ClusterMetadata(dict(self._brokers), topics, partitions)
+        return self._metadata
+
+    def topics(self) -> dict[str, TopicMetadata]:
+        """Every topic the cluster reports without an error (internal ones too), with partition
+        counts, topic ids (Metadata v10+) and the racks of each partition's replicas.
+
+        Always asks the cluster (a topic created a moment ago is there); `list_offsets` then
+        reuses this answer for the partition leaders.
+        """
+        cluster = self.metadata(refresh=True)
+        result: dict[str, TopicMetadata] = {}
+        for name, topic in sorted(cluster.topics.items()):
+            if topic.error_code != m.NONE:
+                continue
+            partitions = sorted(topic.partitions, key=lambda p: p.partition)
+            racks = tuple(
+                tuple(
+                    sorted(
+                        {
+                            rack
+                            for replica in p.replicas
+                            if (rack := _rack(cluster.brokers.get(replica))) is not None
+                        }
+                    )
+                )
+                for p in partitions
+            )
+            result[name] = TopicMetadata(
+                name=name,
+                partitions=len(partitions),
+                topic_id=topic_id_text(topic.topic_id),
+                replica_racks=racks,
+            )
+        return result
+
+    # -- ListOffsets -----------------------------------------------------------------------------
+
+    def list_offsets(
+        self, partitions: Iterable[TopicPartition], queries: Sequence[OffsetQuery]
+    ) -> list[dict[TopicPartition, OffsetAtTime]]:
+        """The offset of every partition for each query, in the order of `queries`.
+
+        One ListOffsets request per partition leader and query, pipelined on the leader's
+        connection, leaders in parallel; leaders come from `metadata()`. A partition whose
+        leader moved or is being elected (NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, ...) is
+        asked once more after a metadata refresh. Any other partition error raises: unknown
+        partition -> NotFoundError, TOPIC_AUTHORIZATION_FAILED -> AuthorizationError.
+        The offsets are the broker's answers as they are (-1 where it has none).
+        """
+        wanted = sorted(set(partitions))
+        results: list[dict[TopicPartition, OffsetAtTime]] = [{} for _ in queries]
+        todo = [(index, tp) for index in range(len(queries)) for tp in wanted]
+        for attempt in (1, 2):
+            if not todo:
+                break
+            fetched = self._metadata is None or attempt == 2
+            cluster = self.metadata(refresh=attempt == 2)
+            retry: list[tuple[int, TopicPartition]] = []
+            plan: dict[BrokerNode, dict[int, list[TopicPartition]]] = {}
+            for index, tp in todo:
+                leader, code = cluster.leader_of(tp)
+                if leader is not None:
+                    plan.setdefault(leader, {}).setdefault(index, []).append(tp)
+                elif attempt == 1 and (
+                    code in m.RETRIABLE_LEADER_ERRORS
+                    or (code == m.UNKNOWN_TOPIC_OR_PARTITION and not fetched)
+                ):
+                    retry.append((index, tp))
+                else:
+                    raise offsets_error(code, tp)
+
+            def task(
+                node: BrokerNode, asked: dict[int, list[TopicPartition]]
+            ) -> Callable[[], dict[tuple[int, TopicPartition], m.ListedOffset]]:
+                return lambda: self._on_broker(
+                    node.host, node.port, lambda conn: self._list_offsets_on(conn, queries, asked)
+                )
+
+            answers = self._parallel({node: task(node, asked) for node, asked in plan.items()})
+            for node, asked in plan.items():
+                for index, tps in sorted(asked.items()):
+                    for tp in tps:
+                        answer = answers[node].get((index, tp))
+                        if answer is None:
+                            raise KafkaOperationError(
+                                f"broker {node.host}:{node.port} did not return the offset of {tp}"
+                            )
+                        if answer.error_code == m.NONE:
+                            results[index][tp] = OffsetAtTime(
+                                offset=answer.offset,
+                                timestamp=answer.timestamp if answer.timestamp >= 0 else None,
+                            )
+                        elif attempt == 1 and answer.error_code in m.RETRIABLE_LEADER_ERRORS:
+                            retry.append((index, tp))
+                        else:
+                            raise offsets_error(answer.error_code, tp)
+            todo = retry
+            if todo and attempt == 1:
+                time.sleep(self.retry_backoff_s)
+        return results
+
+    def _list_offsets_on(
+        self,
+        connection: BrokerConnection,
+        queries: Sequence[OffsetQuery],
+        asked: dict[int, list[TopicPartition]],
+    ) -> dict[tuple[int, TopicPartition], m.ListedOffset]:
+        version = self._version(connection, m.LIST_OFFSETS)
+        order = sorted(asked)
+        requests = []
+        for index in order:
+            query = queries[index]
+            if query.read_committed and version < 2:
+                raise KafkaOperationError(
+                    f"broker {connection.address} offers ListOffsets v1 only, which cannot "
+                    "read the last stable offset (read_committed needs v2)",
+                    hint="use a broker of Kafka 0.11 or later",
+                )
+            by_topic: dict[str, list[tuple[int, int]]] = {}
+            for tp in asked[index]:
+                by_topic.setdefault(tp.topic, []).append((tp.partition, query.timestamp))
+            isolation = m.READ_COMMITTED if query.read_committed else m.READ_UNCOMMITTED
+            body = m.encode_list_offsets_request(version, list(by_topic.items()), isolation)
+            requests.append((m.LIST_OFFSETS, version, body))
+        bodies = connection.pipeline(requests)
+        found: dict[tuple[int, TopicPartition], m.ListedOffset] = {}
+        for index, body in zip(order, bodies, strict=True):
+            for answer in m.decode_list_offsets_response(body, version):
+                found[(index, TopicPartition(answer.topic, answer.partition))] = answer
+        return found
 
     # -- ListGroups ------------------------------------------------------------------------------
 

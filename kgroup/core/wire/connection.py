@@ -18,13 +18,13 @@ import contextlib
 import logging
 import os
 import socket
-import ssl
 import struct
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
 from kgroup.core.wire import messages as m
@@ -35,6 +35,9 @@ from kgroup.core.wire.codec import (
     frame,
 )
 from kgroup.core.wire.sasl import MECHANISMS, SaslError, ScramClient, plain_message
+
+if TYPE_CHECKING:  # ssl is imported where TLS is used: a plaintext run never loads it
+    import ssl
 
 log = logging.getLogger("kgroup.wire")
 
@@ -109,6 +112,8 @@ def build_ssl_context(
     security: Security, origin: Callable[[str], str] = lambda k: k
 ) -> ssl.SSLContext:
     """An SSLContext as librdkafka would configure it from the same properties."""
+    import ssl
+
     context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
     try:
         if security.ca_location and security.ca_location != "probe":
@@ -153,6 +158,8 @@ def build_ssl_context(
 
 
 def _ssl_reason(exc: BaseException) -> str:
+    import ssl
+
     if isinstance(exc, ssl.SSLError):
         return exc.reason or exc.__class__.__name__
     if isinstance(exc, OSError):
@@ -242,6 +249,8 @@ class BrokerConnection:
             ) from None
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.security.uses_tls:
+            import ssl
+
             if self._ssl_context is None:
                 sock.close()
                 raise ConfigError("TLS requested without an SSL context")

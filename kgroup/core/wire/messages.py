@@ -1,8 +1,9 @@
-"""Request encoders and response decoders for the group APIs kgroup batches itself.
+"""Request encoders and response decoders for the APIs the wire client speaks.
 
 Source of truth: the Kafka JSON message specs in apache/kafka
 clients/src/main/resources/common/message/: ApiVersions{Request,Response}.json,
-Metadata{Request,Response}.json, FindCoordinator{Request,Response}.json (KIP-699 batching in v4),
+Metadata{Request,Response}.json, ListOffsets{Request,Response}.json,
+FindCoordinator{Request,Response}.json (KIP-699 batching in v4),
 DescribeGroups{Request,Response}.json, OffsetFetch{Request,Response}.json (KIP-709 multi-group
 in v8), ListGroups{Request,Response}.json (KIP-518 states v4, KIP-848 types v5),
 SaslHandshake{Request,Response}.json, SaslAuthenticate{Request,Response}.json, and the consumer
@@ -41,7 +42,8 @@ class Api:
         return self.key != API_VERSIONS.key and self.flexible(version)
 
 
-METADATA = Api(3, "Metadata", (1,), 9)
+LIST_OFFSETS = Api(2, "ListOffsets", (1, 2, 3, 4, 5, 6, 7, 8), 6)
+METADATA = Api(3, "Metadata", (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12), 9)
 OFFSET_FETCH = Api(9, "OffsetFetch", (2, 3, 4, 5, 6, 7, 8), 6)
 FIND_COORDINATOR = Api(10, "FindCoordinator", (1, 2, 3, 4), 3)
 DESCRIBE_GROUPS = Api(15, "DescribeGroups", (1, 2, 3, 4, 5), 5)
@@ -53,6 +55,7 @@ SASL_AUTHENTICATE = Api(36, "SaslAuthenticate", (0, 1, 2), 2)
 APIS = {
     api.key: api
     for api in (
+        LIST_OFFSETS,
         METADATA,
         OFFSET_FETCH,
         FIND_COORDINATOR,
@@ -87,6 +90,7 @@ ERROR_NAMES: dict[int, str] = {
     6: "NOT_LEADER_OR_FOLLOWER",
     7: "REQUEST_TIMED_OUT",
     8: "BROKER_NOT_AVAILABLE",
+    9: "REPLICA_NOT_AVAILABLE",
     13: "NETWORK_EXCEPTION",
     14: "COORDINATOR_LOAD_IN_PROGRESS",
     15: "COORDINATOR_NOT_AVAILABLE",
@@ -103,11 +107,15 @@ ERROR_NAMES: dict[int, str] = {
     34: "ILLEGAL_SASL_STATE",
     35: "UNSUPPORTED_VERSION",
     42: "INVALID_REQUEST",
+    43: "UNSUPPORTED_FOR_MESSAGE_FORMAT",
     53: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
     56: "KAFKA_STORAGE_ERROR",
     58: "SASL_AUTHENTICATION_FAILED",
     68: "NON_EMPTY_GROUP",
     69: "GROUP_ID_NOT_FOUND",
+    74: "FENCED_LEADER_EPOCH",
+    75: "UNKNOWN_LEADER_EPOCH",
+    78: "OFFSET_NOT_AVAILABLE",
     82: "FENCED_INSTANCE_ID",
     88: "UNSTABLE_OFFSET_COMMIT",
     89: "THROTTLING_QUOTA_EXCEEDED",
@@ -116,6 +124,9 @@ ERROR_NAMES: dict[int, str] = {
 
 NONE = 0
 UNKNOWN_TOPIC_OR_PARTITION = 3
+LEADER_NOT_AVAILABLE = 5
+NOT_LEADER_OR_FOLLOWER = 6
+REPLICA_NOT_AVAILABLE = 9
 COORDINATOR_LOAD_IN_PROGRESS = 14
 COORDINATOR_NOT_AVAILABLE = 15
 NOT_COORDINATOR = 16
@@ -127,11 +138,29 @@ UNSUPPORTED_SASL_MECHANISM = 33
 UNSUPPORTED_VERSION = 35
 SASL_AUTHENTICATION_FAILED = 58
 GROUP_ID_NOT_FOUND = 69
+FENCED_LEADER_EPOCH = 74
+UNKNOWN_LEADER_EPOCH = 75
+OFFSET_NOT_AVAILABLE = 78
 UNSTABLE_OFFSET_COMMIT = 88
 
 # Errors after which asking (the right) coordinator again can succeed.
 RETRIABLE_COORDINATOR_ERRORS = frozenset(
     {COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR}
+)
+
+
+# Partition errors after which asking the partition's leader again, with fresh metadata, can
+# succeed: the leader moved or is being elected (the Java admin client's ListOffsetsHandler
+# retries these after a metadata refresh too).
+RETRIABLE_LEADER_ERRORS = frozenset(
+    {
+        LEADER_NOT_AVAILABLE,
+        NOT_LEADER_OR_FOLLOWER,
+        REPLICA_NOT_AVAILABLE,
+        FENCED_LEADER_EPOCH,
+        UNKNOWN_LEADER_EPOCH,
+        OFFSET_NOT_AVAILABLE,
+    }
 )
 
 
@@ -174,7 +203,7 @@ def decode_api_versions_response(body: bytes, version: int = 0) -> ApiVersionsRe
     return ApiVersionsResult(error_code, {key: (low, high) for key, low, high in keys})
 
 
-# --- Metadata v1 (brokers only) ------------------------------------------------------------------
+# --- Metadata v1-v12 ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -186,46 +215,190 @@ class MetadataBroker:
 
 
 @dataclass(frozen=True)
+class MetadataPartition:
+    error_code: int
+    partition: int
+    leader_id: int
+    leader_epoch: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    offline: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class MetadataTopic:
+    error_code: int
+    name: str | None
+    topic_id: bytes | None  # the 16 raw bytes (v10+), None before v10
+    is_internal: bool
+    partitions: list[MetadataPartition]
+
+
+@dataclass(frozen=True)
 class MetadataResult:
     brokers: list[MetadataBroker]
     controller_id: int
+    topics: list[MetadataTopic] = field(default_factory=list)
+    cluster_id: str | None = None
 
 
-def encode_metadata_request(version: int = 1) -> bytes:
-    """MetadataRequest v1 with an empty topic array: brokers only, no topic is created."""
-    if version != 1:
-        raise ValueError("kgroup sends Metadata v1 only")
-    return Writer().int32(0).getvalue()  # Topics: [] (null would mean all topics in v1+)
+def encode_metadata_request(version: int = 1, *, all_topics: bool = False) -> bytes:
+    """MetadataRequest v1-v12: brokers only (Topics = []) or every topic (Topics = null).
+
+    Topics are never asked for by name: a broker that auto-creates topics on metadata requests
+    would create a mistyped name. AllowAutoTopicCreation (4+) is false all the same, and no
+    authorized operations are asked for (8+).
+    """
+    if version not in METADATA.versions:
+        raise ValueError(
+            f"kgroup sends Metadata v{min(METADATA.versions)}-v{max(METADATA.versions)}"
+        )
+    writer = Writer(flexible=METADATA.flexible(version))
+    # Topics 0+: null means all topics from v1; [] means none.
+    writer.nullable_array(None if all_topics else [], Writer.string)
+    if version >= 4:
+        writer.boolean(False)  # AllowAutoTopicCreation 4+
+    if 8 <= version <= 10:
+        writer.boolean(False)  # IncludeClusterAuthorizedOperations 8-10
+    if version >= 8:
+        writer.boolean(False)  # IncludeTopicAuthorizedOperations 8+
+    writer.tagged_fields()
+    return writer.getvalue()
 
 
 def decode_metadata_response(body: bytes, version: int = 1) -> MetadataResult:
-    reader = Reader(body)
+    reader = Reader(body, flexible=METADATA.flexible(version))
+    if version >= 3:
+        reader.int32("ThrottleTimeMs")  # 3+
+
+    def int32s(r: Reader, name: str) -> tuple[int, ...]:
+        return tuple(r.array(lambda x: x.int32(name), name))
 
     def broker(r: Reader) -> MetadataBroker:
-        return MetadataBroker(
+        result = MetadataBroker(
             node_id=r.int32("Brokers.NodeId"),  # 0+
             host=r.string("Brokers.Host"),  # 0+
             port=r.int32("Brokers.Port"),  # 0+
             rack=r.nullable_string("Brokers.Rack"),  # 1+
         )
+        r.tagged_fields()
+        return result
 
-    def partition(r: Reader) -> None:
-        r.int16("Partitions.ErrorCode")
-        r.int32("Partitions.PartitionIndex")
-        r.int32("Partitions.LeaderId")
-        r.array(lambda x: x.int32(), "Partitions.ReplicaNodes")
-        r.array(lambda x: x.int32(), "Partitions.IsrNodes")
+    def partition(r: Reader) -> MetadataPartition:
+        error_code = r.int16("Partitions.ErrorCode")  # 0+
+        index = r.int32("Partitions.PartitionIndex")  # 0+
+        leader = r.int32("Partitions.LeaderId")  # 0+
+        epoch = r.int32("Partitions.LeaderEpoch") if version >= 7 else -1  # 7+
+        replicas = int32s(r, "Partitions.ReplicaNodes")  # 0+
+        isr = int32s(r, "Partitions.IsrNodes")  # 0+
+        offline = int32s(r, "Partitions.OfflineReplicas") if version >= 5 else ()  # 5+
+        r.tagged_fields()
+        return MetadataPartition(error_code, index, leader, epoch, replicas, isr, offline)
 
-    def topic(r: Reader) -> None:
-        r.int16("Topics.ErrorCode")
-        r.string("Topics.Name")
-        r.boolean("Topics.IsInternal")  # 1+
-        r.array(partition, "Topics.Partitions")
+    def topic(r: Reader) -> MetadataTopic:
+        error_code = r.int16("Topics.ErrorCode")  # 0+
+        name = r.nullable_string("Topics.Name")  # 0+, nullable 12+
+        if name is None and version < 12:
+            raise ProtocolError("null topic name before v12", position=r.pos, field="Topics.Name")
+        topic_id = r.uuid("Topics.TopicId") if version >= 10 else None  # 10+
+        is_internal = r.boolean("Topics.IsInternal")  # 1+
+        partitions = r.array(partition, "Topics.Partitions")  # 0+
+        if version >= 8:
+            r.int32("Topics.TopicAuthorizedOperations")  # 8+
+        r.tagged_fields()
+        return MetadataTopic(error_code, name, topic_id, is_internal, partitions)
 
     brokers = reader.array(broker, "Brokers")  # 0+
+    cluster_id = reader.nullable_string("ClusterId") if version >= 2 else None  # 2+
     controller_id = reader.int32("ControllerId")  # 1+
-    reader.array(topic, "Topics")  # 0+
-    return MetadataResult(brokers, controller_id)
+    topics = reader.array(topic, "Topics")  # 0+
+    if 8 <= version <= 10:
+        reader.int32("ClusterAuthorizedOperations")  # 8-10
+    reader.tagged_fields()
+    return MetadataResult(brokers, controller_id, topics, cluster_id)
+
+
+# --- ListOffsets v1-v8 ---------------------------------------------------------------------------
+
+EARLIEST_TIMESTAMP = -2  # ListOffsetsRequest.EARLIEST_TIMESTAMP: the log start offset
+LATEST_TIMESTAMP = -1  # ListOffsetsRequest.LATEST_TIMESTAMP: the log end (or last stable) offset
+READ_UNCOMMITTED = 0  # IsolationLevel
+READ_COMMITTED = 1
+
+
+@dataclass(frozen=True)
+class ListedOffset:
+    topic: str
+    partition: int
+    error_code: int
+    timestamp: int
+    offset: int
+    leader_epoch: int = -1
+
+
+def encode_list_offsets_request(
+    version: int,
+    topics: Sequence[tuple[str, Sequence[tuple[int, int]]]],
+    isolation_level: int = READ_UNCOMMITTED,
+) -> bytes:
+    """ListOffsetsRequest v1-v8 as a consumer sends it (ReplicaId -1).
+
+    `topics` is [(topic, [(partition, timestamp), ...]), ...]; the timestamp is a time in ms or
+    EARLIEST_TIMESTAMP / LATEST_TIMESTAMP. IsolationLevel exists from v2; CurrentLeaderEpoch
+    (4+) is sent as -1: no fencing, the broker answers for its current leader epoch.
+    """
+    if version not in LIST_OFFSETS.versions:
+        raise ValueError(
+            f"kgroup sends ListOffsets v{min(LIST_OFFSETS.versions)}-v{max(LIST_OFFSETS.versions)}"
+        )
+    if version < 2 and isolation_level != READ_UNCOMMITTED:
+        raise ValueError("ListOffsets v1 has no isolation level")
+    writer = Writer(flexible=LIST_OFFSETS.flexible(version))
+    writer.int32(-1)  # ReplicaId 0+
+    if version >= 2:
+        writer.int8(isolation_level)  # IsolationLevel 2+
+
+    def partition(w: Writer, item: tuple[int, int]) -> None:
+        w.int32(item[0])  # PartitionIndex 0+
+        if version >= 4:
+            w.int32(-1)  # CurrentLeaderEpoch 4+
+        w.int64(item[1])  # Timestamp 0+
+        w.tagged_fields()
+
+    def topic(w: Writer, item: tuple[str, Sequence[tuple[int, int]]]) -> None:
+        w.string(item[0])  # Name 0+
+        w.array(item[1], partition)  # Partitions 0+
+        w.tagged_fields()
+
+    writer.array(topics, topic)  # Topics 0+
+    writer.tagged_fields()
+    return writer.getvalue()
+
+
+def decode_list_offsets_response(body: bytes, version: int) -> list[ListedOffset]:
+    reader = Reader(body, flexible=LIST_OFFSETS.flexible(version))
+    if version >= 2:
+        reader.int32("ThrottleTimeMs")  # 2+
+
+    def topic(r: Reader) -> list[ListedOffset]:
+        name = r.string("Topics.Name")  # 0+
+
+        def partition(p: Reader) -> ListedOffset:
+            index = p.int32("Partitions.PartitionIndex")  # 0+
+            error_code = p.int16("Partitions.ErrorCode")  # 0+
+            timestamp = p.int64("Partitions.Timestamp")  # 1+
+            offset = p.int64("Partitions.Offset")  # 1+
+            epoch = p.int32("Partitions.LeaderEpoch") if version >= 4 else -1  # 4+
+            p.tagged_fields()
+            return ListedOffset(name, index, error_code, timestamp, offset, epoch)
+
+        partitions = r.array(partition, "Topics.Partitions")  # 0+
+        r.tagged_fields()
+        return partitions
+
+    topics = reader.array(topic, "Topics")  # 0+
+    reader.tagged_fields()
+    return [p for t in topics for p in t]
 
 
 # --- FindCoordinator v1-v4 -----------------------------------------------------------------------

@@ -15,11 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgroup.core.wire import messages as m
-from kgroup.core.wire.codec import Writer, decode_request_header, encode_response_header
+from kgroup.core.wire.codec import Reader, Writer, decode_request_header, encode_response_header
 
 Handler = Callable[[int, int, bytes], bytes]
 
 FULL_VERSIONS = {
+    m.LIST_OFFSETS.key: (0, 9),
     m.METADATA.key: (0, 12),
     m.OFFSET_FETCH.key: (0, 9),
     m.FIND_COORDINATOR.key: (0, 6),
@@ -125,9 +126,116 @@ def api_versions_body(versions: dict[int, tuple[int, int]]) -> bytes:
     return writer.getvalue()
 
 
-def metadata_body(brokers: list[tuple[int, str, int]]) -> bytes:
-    writer = Writer()
-    writer.array(brokers, lambda w, b: w.int32(b[0]).string(b[1]).int32(b[2]).nullable_string(None))
-    writer.int32(brokers[0][0])
-    writer.int32(0)
+@dataclass(frozen=True)
+class FakePartition:
+    index: int
+    leader: int
+    replicas: tuple[int, ...] = ()
+    error: int = 0
+
+
+@dataclass(frozen=True)
+class FakeTopic:
+    name: str
+    partitions: tuple[FakePartition, ...]
+    topic_id: bytes = bytes(16)
+    error: int = 0
+    internal: bool = False
+
+
+def metadata_body(
+    brokers: list[tuple[int, str, int]] | list[tuple[int, str, int, str | None]],
+    version: int = 1,
+    topics: tuple[FakeTopic, ...] | list[FakeTopic] = (),
+) -> bytes:
+    """A MetadataResponse v1-v12 body, laid out field by field from MetadataResponse.json."""
+    flexible = version >= 9
+    writer = Writer(flexible=flexible)
+    if version >= 3:
+        writer.int32(0)  # ThrottleTimeMs 3+
+
+    def broker(w: Writer, b: tuple) -> None:
+        rack = b[3] if len(b) > 3 else None
+        w.int32(b[0]).string(b[1]).int32(b[2]).nullable_string(rack)  # NodeId Host Port Rack
+        w.tagged_fields()
+
+    def partition(w: Writer, p: FakePartition) -> None:
+        w.int16(p.error).int32(p.index).int32(p.leader)
+        if version >= 7:
+            w.int32(0)  # LeaderEpoch 7+
+        replicas = list(p.replicas or (p.leader,))
+        w.array(replicas, Writer.int32)  # ReplicaNodes
+        w.array(replicas, Writer.int32)  # IsrNodes
+        if version >= 5:
+            w.array([], Writer.int32)  # OfflineReplicas 5+
+        w.tagged_fields()
+
+    def topic(w: Writer, t: FakeTopic) -> None:
+        w.int16(t.error).string(t.name)
+        if version >= 10:
+            w.buf += t.topic_id  # TopicId 10+
+        w.boolean(t.internal)  # IsInternal 1+
+        w.array(t.partitions, partition)
+        if version >= 8:
+            w.int32(-(2**31))  # TopicAuthorizedOperations 8+
+        w.tagged_fields()
+
+    writer.array(brokers, broker)
+    if version >= 2:
+        writer.nullable_string("fake-cluster")  # ClusterId 2+
+    writer.int32(brokers[0][0])  # ControllerId 1+
+    writer.array(topics, topic)
+    if 8 <= version <= 10:
+        writer.int32(-(2**31))  # ClusterAuthorizedOperations 8-10
+    writer.tagged_fields()
+    return writer.getvalue()
+
+
+def read_list_offsets_request(body: bytes, version: int) -> tuple[int, list[tuple[str, int, int]]]:
+    """(isolation level, [(topic, partition, timestamp)]) of a ListOffsetsRequest v1-v8."""
+    reader = Reader(body, flexible=version >= 6)
+    assert reader.int32() == -1  # ReplicaId: a consumer
+    isolation = reader.int8() if version >= 2 else 0
+
+    def topic(r: Reader) -> list[tuple[str, int, int]]:
+        name = r.string()
+
+        def partition(p: Reader) -> tuple[str, int, int]:
+            index = p.int32()
+            if version >= 4:
+                assert p.int32() == -1  # CurrentLeaderEpoch
+            timestamp = p.int64()
+            p.tagged_fields()
+            return name, index, timestamp
+
+        found = r.array(partition)
+        r.tagged_fields()
+        return found
+
+    items = [x for t in reader.array(topic) for x in t]
+    reader.tagged_fields()
+    reader.expect_end()
+    return isolation, items
+
+
+def list_offsets_body(version: int, answers: list[tuple[str, int, int, int, int]]) -> bytes:
+    """A ListOffsetsResponse v1-v8 body from [(topic, partition, error, timestamp, offset)]."""
+    writer = Writer(flexible=version >= 6)
+    if version >= 2:
+        writer.int32(0)  # ThrottleTimeMs 2+
+    by_topic: dict[str, list[tuple[int, int, int, int]]] = {}
+    for topic, partition, error, timestamp, offset in answers:
+        by_topic.setdefault(topic, []).append((partition, error, timestamp, offset))
+
+    def partition(w: Writer, item: tuple[int, int, int, int]) -> None:
+        w.int32(item[0]).int16(item[1]).int64(item[2]).int64(item[3])
+        if version >= 4:
+            w.int32(0)  # LeaderEpoch 4+
+        w.tagged_fields()
+
+    def topic(w: Writer, item: tuple[str, list[tuple[int, int, int, int]]]) -> None:
+        w.string(item[0]).array(item[1], partition).tagged_fields()
+
+    writer.array(by_topic.items(), topic)
+    writer.tagged_fields()
     return writer.getvalue()

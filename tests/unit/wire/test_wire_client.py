@@ -62,7 +62,7 @@ class Cluster:
 
     def handler(self, api: int, version: int, body: bytes) -> bytes:
         if api == m.METADATA.key:
-            return metadata_body([(b.node_id, "127.0.0.1", b.port) for b in self.brokers])
+            return metadata_body([(b.node_id, "127.0.0.1", b.port) for b in self.brokers], version)
         if api == m.FIND_COORDINATOR.key:
             return self.find_coordinator(version, body)
         if api == m.DESCRIBE_GROUPS.key:
@@ -591,7 +591,7 @@ def sasl_broker(password: str, seen: list[bytes]) -> FakeBroker:
                 writer.int64(0)
             return writer.tagged_fields().getvalue()
         if api == m.METADATA.key:
-            return metadata_body([(1, "127.0.0.1", broker.port)])
+            return metadata_body([(1, "127.0.0.1", broker.port)], version)
         raise AssertionError(api)
 
     broker = FakeBroker(handler)
@@ -697,7 +697,7 @@ def test_sasl_scram_sha256_exchange_with_rfc7677_messages(monkeypatch) -> None:
             if version >= 1:
                 writer.int64(0)
             return writer.tagged_fields().getvalue()
-        return metadata_body([(1, "127.0.0.1", broker.port)])
+        return metadata_body([(1, "127.0.0.1", broker.port)], version)
 
     broker = FakeBroker(handler)
     config = ClusterConfig(

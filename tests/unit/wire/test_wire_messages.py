@@ -396,4 +396,227 @@ def test_error_names() -> None:
     assert m.error_name(69) == "GROUP_ID_NOT_FOUND"
     assert m.error_name(88) == "UNSTABLE_OFFSET_COMMIT"
     assert m.error_name(3) == "UNKNOWN_TOPIC_OR_PARTITION"
+    assert m.error_name(5) == "LEADER_NOT_AVAILABLE"
+    assert m.error_name(6) == "NOT_LEADER_OR_FOLLOWER"
+    assert m.error_name(78) == "OFFSET_NOT_AVAILABLE"
     assert m.error_name(999) == "UNKNOWN_ERROR_CODE_999"
+
+
+# --- Metadata with topics and ListOffsets --------------------------------------------------------
+
+TOPIC_ID = "0123456789abcdef0123456789abcdef"  # 16 bytes
+
+
+def test_metadata_requests_ask_for_all_topics_or_none_and_never_create() -> None:
+    # v1-v3: Topics null (int32 -1) = all topics; [] (int32 0) = none.
+    assert m.encode_metadata_request(1, all_topics=True) == h("ffffffff")
+    assert m.encode_metadata_request(3, all_topics=False) == h("00000000")
+    # v4: AllowAutoTopicCreation false.
+    assert m.encode_metadata_request(4, all_topics=True) == h("ffffffff", "00")
+    # v8: IncludeClusterAuthorizedOperations (8-10), IncludeTopicAuthorizedOperations (8+).
+    assert m.encode_metadata_request(8, all_topics=True) == h("ffffffff", "00", "00", "00")
+    # v9 flexible: compact null is 0x00; then both flags and the tag section.
+    assert m.encode_metadata_request(9, all_topics=True) == h("00", "00", "00", "00", "00")
+    assert m.encode_metadata_request(10, all_topics=False) == h("01", "00", "00", "00", "00")
+    # v11+: no IncludeClusterAuthorizedOperations.
+    assert m.encode_metadata_request(12, all_topics=True) == h("00", "00", "00", "00")
+    with pytest.raises(ValueError):
+        m.encode_metadata_request(13)
+
+
+def test_metadata_v12_response_with_topic_ids_racks_and_leaders() -> None:
+    body = h(
+        "00000000",  # ThrottleTimeMs (3+)
+        "03",  # Brokers: 2
+        "00000001",  # NodeId
+        cs("b1"),  # Host
+        "00002384",  # Port 9092
+        cs("r1"),  # Rack
+        "00",  # tags
+        "00000002",
+        cs("b2"),
+        "00002385",
+        "00",  # Rack: null
+        "00",
+        cs("c-1"),  # ClusterId (2+)
+        "00000001",  # ControllerId (1+)
+        "02",  # Topics: 1
+        "0000",  # ErrorCode
+        cs("orders"),  # Name
+        TOPIC_ID,  # TopicId (10+)
+        "00",  # IsInternal
+        "03",  # Partitions: 2
+        "0000",  # ErrorCode
+        "00000000",  # PartitionIndex
+        "00000001",  # LeaderId
+        "00000007",  # LeaderEpoch (7+)
+        "03",  # ReplicaNodes: [1, 2]
+        "00000001",
+        "00000002",
+        "02",  # IsrNodes: [1]
+        "00000001",
+        "01",  # OfflineReplicas (5+): []
+        "00",  # tags
+        "0005",  # ErrorCode LEADER_NOT_AVAILABLE
+        "00000001",
+        "ffffffff",  # LeaderId: none
+        "ffffffff",
+        "02",
+        "00000002",
+        "01",
+        "01",
+        "00",
+        "80000000",  # TopicAuthorizedOperations (8+)
+        "00",  # topic tags
+        "00",  # top-level tags
+    )
+    result = m.decode_metadata_response(body, 12)
+    assert result.brokers == [
+        m.MetadataBroker(1, "b1", 9092, "r1"),
+        m.MetadataBroker(2, "b2", 9093, None),
+    ]
+    assert (result.cluster_id, result.controller_id) == ("c-1", 1)
+    (topic,) = result.topics
+    assert (topic.name, topic.error_code, topic.is_internal) == ("orders", 0, False)
+    assert topic.topic_id == bytes.fromhex(TOPIC_ID)
+    assert topic.partitions == [
+        m.MetadataPartition(0, 0, 1, 7, (1, 2), (1,), ()),
+        m.MetadataPartition(5, 1, -1, -1, (2,), (), ()),
+    ]
+
+
+def test_metadata_v9_response_has_cluster_operations_and_no_topic_id() -> None:
+    body = h(
+        "00000000",  # ThrottleTimeMs
+        "02",  # Brokers: 1
+        "0000006f",
+        cs("h"),
+        "00002384",
+        "00",
+        "00",
+        "00",  # ClusterId: null
+        "0000006f",  # ControllerId
+        "02",  # Topics: 1
+        "0003",  # UNKNOWN_TOPIC_OR_PARTITION
+        cs("gone"),
+        "00",  # IsInternal
+        "01",  # Partitions: []
+        "80000000",  # TopicAuthorizedOperations
+        "00",
+        "80000000",  # ClusterAuthorizedOperations (8-10)
+        "00",
+    )
+    result = m.decode_metadata_response(body, 9)
+    assert result.cluster_id is None
+    assert result.topics == [m.MetadataTopic(3, "gone", None, False, [])]
+
+
+def test_metadata_v5_response_classic_with_offline_replicas() -> None:
+    body = h(
+        "00000000",  # ThrottleTimeMs (3+)
+        "00000001",  # Brokers
+        "00000001",
+        s16("h"),
+        "00002384",
+        "ffff",  # Rack null
+        s16("c"),  # ClusterId (2+)
+        "00000001",  # ControllerId
+        "00000001",  # Topics
+        "0000",
+        s16("__consumer_offsets"),
+        "01",  # IsInternal
+        "00000001",  # Partitions
+        "0000",
+        "00000000",
+        "00000001",  # LeaderId (no LeaderEpoch before 7)
+        "00000002",
+        "00000001",
+        "00000003",  # ReplicaNodes [1, 3]
+        "00000001",
+        "00000001",  # IsrNodes [1]
+        "00000001",
+        "00000003",  # OfflineReplicas [3] (5+)
+    )
+    (topic,) = m.decode_metadata_response(body, 5).topics
+    assert topic.is_internal
+    assert topic.partitions == [m.MetadataPartition(0, 0, 1, -1, (1, 3), (1,), (3,))]
+
+
+def test_metadata_null_topic_name_before_v12_is_a_protocol_error() -> None:
+    body = h("00000000", "01", "00", "00000001", "02", "0000", "00", TOPIC_ID, "00", "01")
+    with pytest.raises(ProtocolError, match=r"Topics\.Name"):
+        m.decode_metadata_response(body + h("80000000", "00", "00"), 11)
+
+
+def test_list_offsets_requests() -> None:
+    topics = [("t", [(0, -2), (1, -1)])]
+    # v7 flexible: ReplicaId -1, IsolationLevel 1, CurrentLeaderEpoch -1 (4+), tags everywhere.
+    assert m.encode_list_offsets_request(7, topics, m.READ_COMMITTED) == h(
+        "ffffffff",  # ReplicaId
+        "01",  # IsolationLevel (2+): READ_COMMITTED
+        "02",  # Topics: 1
+        cs("t"),
+        "03",  # Partitions: 2
+        "00000000",
+        "ffffffff",  # CurrentLeaderEpoch
+        "fffffffffffffffe",  # Timestamp: EARLIEST (-2)
+        "00",
+        "00000001",
+        "ffffffff",
+        "ffffffffffffffff",  # Timestamp: LATEST (-1)
+        "00",
+        "00",  # topic tags
+        "00",  # top-level tags
+    )
+    # v3 classic: no CurrentLeaderEpoch (4+).
+    assert m.encode_list_offsets_request(3, [("t", [(2, 1000)])]) == h(
+        "ffffffff", "00", "00000001", s16("t"), "00000001", "00000002", "00000000000003e8"
+    )
+    # v1: no IsolationLevel, which therefore cannot be read_committed.
+    assert m.encode_list_offsets_request(1, [("t", [(0, -1)])]) == h(
+        "ffffffff", "00000001", s16("t"), "00000001", "00000000", "ffffffffffffffff"
+    )
+    with pytest.raises(ValueError):
+        m.encode_list_offsets_request(1, topics, m.READ_COMMITTED)
+    with pytest.raises(ValueError):
+        m.encode_list_offsets_request(0, topics)
+
+
+def test_list_offsets_v6_response_with_an_offset_and_an_error() -> None:
+    body = h(
+        "00000000",  # ThrottleTimeMs (2+)
+        "02",  # Topics: 1
+        cs("t"),
+        "03",  # Partitions: 2
+        "00000000",  # PartitionIndex
+        "0000",  # ErrorCode
+        "ffffffffffffffff",  # Timestamp -1 (EARLIEST/LATEST carry none)
+        "0000000000000005",  # Offset 5
+        "00000003",  # LeaderEpoch (4+)
+        "00",
+        "00000001",
+        "001d",  # TOPIC_AUTHORIZATION_FAILED
+        "ffffffffffffffff",
+        "ffffffffffffffff",
+        "ffffffff",
+        "00",
+        "00",
+        "00",
+    )
+    assert m.decode_list_offsets_response(body, 6) == [
+        m.ListedOffset("t", 0, 0, -1, 5, 3),
+        m.ListedOffset("t", 1, 29, -1, -1, -1),
+    ]
+
+
+def test_list_offsets_v1_response() -> None:
+    body = h(
+        "00000001",  # Topics (no ThrottleTimeMs before 2)
+        s16("t"),
+        "00000001",
+        "00000002",  # PartitionIndex
+        "0000",
+        "00000000000003e8",  # Timestamp 1000 (1+)
+        "0000000000000007",  # Offset 7 (1+)
+    )
+    assert m.decode_list_offsets_response(body, 1) == [m.ListedOffset("t", 2, 0, 1000, 7, -1)]

@@ -57,7 +57,7 @@ def tls_broker(certificate: tuple[Path, Path]) -> Iterator[FakeBroker]:
 
     def handler(api: int, version: int, body: bytes) -> bytes:
         assert api == m.METADATA.key
-        return metadata_body([(1, "localhost", broker.port)])
+        return metadata_body([(1, "localhost", broker.port)], version)
 
     broker = FakeBroker(handler, tls=context)
     yield broker
