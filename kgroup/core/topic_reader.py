@@ -15,9 +15,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kgroup.core.admin import GroupAdmin, _as_exception, _rdkafka_config_error
-from kgroup.core.errors import NotFoundError
+from kgroup.core.errors import NotFoundError, UnreachableError
 
 READER_GROUP_ID = "kgroup-decode-reader"  # required by librdkafka; never joined or committed
 
@@ -148,3 +149,107 @@ class TopicReader:
                     pending.pop(p, None)
         finally:
             consumer.close()
+
+
+# ---------------------------------------------------------------- offset ranges (Spark source)
+
+
+def _range_consumer(props: dict[str, str], read_committed: bool) -> Any:
+    from confluent_kafka import Consumer
+
+    conf: dict[str, Any] = dict(props)
+    conf.update(
+        {
+            "group.id": READER_GROUP_ID,
+            "enable.auto.commit": False,
+            "enable.auto.offset.store": False,
+            "enable.partition.eof": True,
+            "isolation.level": "read_committed" if read_committed else "read_uncommitted",
+            "auto.offset.reset": "earliest",
+            "enable.metrics.push": False,
+        }
+    )
+    try:
+        return Consumer(conf)
+    except Exception as exc:
+        raise UnreachableError(f"cannot create a Kafka consumer: {exc}") from exc
+
+
+def partition_ranges(
+    props: dict[str, str], topic: str, partitions: Sequence[int] | None, timeout_s: float
+) -> list[tuple[int, int, int]]:
+    """(partition, low, high watermark) of each non-empty partition of `topic`.
+
+    `props` are plain librdkafka properties (`ClusterConfig.client_properties()`), so the
+    Spark source can ship them to executors; all partitions when `partitions` is None.
+    """
+    from confluent_kafka import TopicPartition as RdTopicPartition
+
+    consumer = _range_consumer(props, True)
+    try:
+        if partitions is None:
+            meta = consumer.list_topics(topic, timeout=timeout_s).topics.get(topic)
+            if meta is None or meta.error is not None or not meta.partitions:
+                raise NotFoundError(f"topic {topic} does not exist")
+            partitions = sorted(meta.partitions)
+        out = []
+        for p in partitions:
+            try:
+                low, high = consumer.get_watermark_offsets(
+                    RdTopicPartition(topic, p), timeout=timeout_s
+                )
+            except Exception as exc:
+                raise UnreachableError(f"cannot read the watermarks of {topic}-{p}: {exc}") from exc
+            if high > low:
+                out.append((p, low, high))
+        return out
+    finally:
+        consumer.close()
+
+
+def read_range(
+    props: dict[str, str],
+    topic: str,
+    partition: int,
+    start: int,
+    end: int,
+    *,
+    timeout_s: float,
+    read_committed: bool = True,
+) -> Iterator[RawMessage]:
+    """The records of offsets [start, end) of one partition (what one Spark task reads).
+
+    read_committed: aborted records are skipped and an open transaction holds the read back
+    below `end`; the read then stops after `timeout_s` without progress, like `TopicReader`.
+    """
+    from confluent_kafka import KafkaError
+    from confluent_kafka import TopicPartition as RdTopicPartition
+
+    if end <= start:
+        return
+    consumer = _range_consumer(props, read_committed)
+    try:
+        consumer.assign([RdTopicPartition(topic, partition, start)])
+        last_progress = time.monotonic()
+        while True:
+            message = consumer.poll(0.5)
+            if message is None:
+                if time.monotonic() - last_progress > timeout_s:
+                    return
+                continue
+            last_progress = time.monotonic()
+            error = message.error()
+            if error is not None:
+                if error.code() == KafkaError._PARTITION_EOF:
+                    return
+                raise UnreachableError(f"cannot read {topic}-{partition}: {error.str()}")
+            offset = message.offset()
+            if offset >= end:
+                return
+            _kind, ts = message.timestamp()
+            headers = tuple(message.headers() or ())
+            yield RawMessage(topic, partition, offset, ts, message.key(), message.value(), headers)
+            if offset + 1 >= end:
+                return
+    finally:
+        consumer.close()

@@ -237,6 +237,35 @@ class LocalEngine:
                     yield from self._batch_records(entry, item)
             self.stats.bytes += item.size
 
+    def segment_range_records(
+        self, item: SegmentInput, start: int, end: int
+    ) -> Iterator[dec.DecodedRecord]:
+        """Like `segment_records` for the batches in bytes [start, end) of one file.
+
+        `start` must be a batch boundary (the Spark engine splits large segments at boundaries
+        found by `kgroup.scan.ranges`); positions stay those of the whole file.
+        """
+        with open(item.path, "rb") as fh:
+            fh.seek(start)
+            left = end - start
+
+            def read(n: int) -> bytes:
+                nonlocal left
+                chunk = fh.read(min(n, left))
+                left -= len(chunk)
+                if self.on_progress is not None:
+                    self.on_progress(len(chunk))
+                return chunk
+
+            for entry in seg.read_batches(read, item.source, chunk_size=self.chunk_size):
+                if isinstance(entry, seg.Problem):
+                    pos = None if entry.position is None else entry.position + start
+                    self._problem(seg.Problem(entry.source, pos, entry.kind, entry.message))
+                    continue
+                entry.position += start
+                yield from self._batch_records(entry, item)
+        self.stats.bytes += end - start
+
     def _batch_records(self, batch: Batch, item: SegmentInput) -> Iterator[dec.DecodedRecord]:
         self.stats.batches += 1
         try:

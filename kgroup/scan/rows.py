@@ -1,0 +1,259 @@
+"""Decoded records as flat rows: the Arrow/Spark schema both scan engines share.
+
+Source of truth: CLI.md "decode output records" (the JSON object of one record, which
+`DecodedRecord.to_dict` builds); this module flattens it into columns and back, losslessly:
+`row_to_record(record_row(rec))` renders the same JSON as `rec`. README.md "Spark engine"
+documents the columns.
+
+Pure: no I/O. pyarrow is imported inside the functions that build Arrow data, so the local
+engine never needs it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kgroup.offsets.decode import DecodedRecord, _dumps
+
+PROBLEM = "problem"  # rows that carry a reading problem instead of a record
+OPEN_TRANSACTION = "open_transaction"  # rows that report a transaction without a marker
+
+# (name, Spark SQL type, pyarrow type name). Order is the column order of every output.
+COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("source", "string", "string"),
+    ("log_partition", "int", "int32"),
+    ("file_index", "int", "int32"),
+    ("position", "bigint", "int64"),
+    ("offset", "bigint", "int64"),
+    ("timestamp", "bigint", "int64"),
+    ("key_type", "int", "int32"),
+    ("record_type", "string", "string"),
+    ("group", "string", "string"),
+    ("topic", "string", "string"),
+    ("partition", "int", "int32"),
+    ("committed_offset", "bigint", "int64"),
+    ("leader_epoch", "int", "int32"),
+    ("metadata", "string", "string"),
+    ("commit_timestamp", "bigint", "int64"),
+    ("expire_timestamp", "bigint", "int64"),
+    ("value_version", "int", "int32"),
+    ("tombstone", "boolean", "bool_"),
+    ("producer_id", "bigint", "int64"),
+    ("transactional", "boolean", "bool_"),
+    ("control", "boolean", "bool_"),
+    ("key_json", "string", "string"),
+    ("value_json", "string", "string"),
+    ("key_raw_base64", "string", "string"),
+    ("value_raw_base64", "string", "string"),
+    ("layout", "string", "string"),
+    ("error", "string", "string"),
+)
+NAMES: tuple[str, ...] = tuple(c[0] for c in COLUMNS)
+DDL = ", ".join(f"`{name}` {sql}" for name, sql, _ in COLUMNS)
+
+_OFFSET_TYPES = (0, 1)
+
+
+def arrow_schema() -> Any:
+    """The pyarrow schema of a record batch (every column nullable)."""
+    import pyarrow as pa
+
+    return pa.schema([pa.field(name, getattr(pa, t)()) for name, _sql, t in COLUMNS])
+
+
+def _b64(raw: bytes | None) -> str | None:
+    return None if raw is None else base64.b64encode(raw).decode("ascii")
+
+
+class RowBuilder:
+    """Collect records column by column; `batch()` turns them into one Arrow record batch."""
+
+    def __init__(self, file_index: int | None = None) -> None:
+        self.file_index = file_index
+        self.cols: list[list[Any]] = [[] for _ in COLUMNS]
+        self._key_json: dict[tuple[Any, ...], str] = {}
+
+    def __len__(self) -> int:
+        return len(self.cols[0])
+
+    def add(self, rec: DecodedRecord, file_index: int | None = None) -> None:
+        (
+            source,
+            log_partition,
+            findex,
+            position,
+            offset,
+            timestamp,
+            key_type,
+            record_type,
+            group,
+            topic,
+            partition,
+            committed,
+            leader_epoch,
+            metadata,
+            commit_ts,
+            expire_ts,
+            value_version,
+            tombstone,
+            producer_id,
+            transactional,
+            control,
+            key_json,
+            value_json,
+            key_raw,
+            value_raw,
+            layout,
+            error,
+        ) = self.cols
+        value = rec.value  # decodes a deferred value; record_type/error are final after this
+        key = rec.key
+        kt = rec.key_type
+        source.append(rec.source)
+        log_partition.append(rec.partition)
+        findex.append(self.file_index if file_index is None else file_index)
+        position.append(rec.position)
+        offset.append(rec.offset)
+        timestamp.append(rec.timestamp)
+        key_type.append(kt)
+        record_type.append(rec.record_type)
+        group.append(rec.group if not rec.control else None)
+        if kt in _OFFSET_TYPES and key is not None and not rec.control:
+            topic.append(key.get("topic"))
+            partition.append(key.get("partition"))
+            if value is not None:
+                committed.append(value.get("offset"))
+                leader_epoch.append(value.get("leader_epoch"))
+                metadata.append(value.get("metadata"))
+                commit_ts.append(value.get("commit_timestamp"))
+                expire_ts.append(value.get("expire_timestamp"))
+            else:
+                committed.append(None)
+                leader_epoch.append(None)
+                metadata.append(None)
+                commit_ts.append(None)
+                expire_ts.append(None)
+        else:
+            for col in (topic, partition, committed, leader_epoch, metadata, commit_ts, expire_ts):
+                col.append(None)
+        value_version.append(rec.value_version)
+        tombstone.append(rec.tombstone)
+        producer_id.append(rec.producer_id)
+        transactional.append(rec.transactional)
+        control.append(rec.control)
+        if key is None:
+            key_json.append(None)
+        else:
+            cache_key = (kt, rec.control, *key.values())
+            text = self._key_json.get(cache_key)
+            if text is None:
+                text = _dumps(key)
+                if len(self._key_json) < 100_000:
+                    self._key_json[cache_key] = text
+            key_json.append(text)
+        value_json.append(None if value is None else _dumps(value))
+        key_raw.append(_b64(rec.key_raw))
+        value_raw.append(_b64(rec.value_raw))
+        layout.append(rec.layout)
+        error.append(rec.error)
+
+    def add_note(
+        self,
+        record_type: str,
+        source: str,
+        position: int | None,
+        text: str,
+        *,
+        log_partition: int | None = None,
+        producer_id: int = -1,
+        count: int | None = None,
+    ) -> None:
+        """A row that carries a problem or an open transaction instead of a record."""
+        row: dict[str, Any] = dict.fromkeys(NAMES)
+        row.update(
+            source=source,
+            log_partition=log_partition,
+            file_index=self.file_index,
+            position=position,
+            record_type=record_type,
+            producer_id=producer_id,
+            offset=count,
+            error=text,
+            tombstone=False,
+            transactional=False,
+            control=False,
+        )
+        for col, name in zip(self.cols, NAMES, strict=True):
+            col.append(row[name])
+
+    def batch(self) -> Any:
+        """The collected rows as a pyarrow.RecordBatch; the builder starts empty again."""
+        import pyarrow as pa
+
+        schema = arrow_schema()
+        arrays = [
+            pa.array(col, type=field.type) for col, field in zip(self.cols, schema, strict=True)
+        ]
+        self.cols = [[] for _ in COLUMNS]
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def records_to_batch(recs: Iterable[DecodedRecord], file_index: int | None = None) -> Any:
+    """Decoded records -> one Arrow record batch with the documented schema."""
+    builder = RowBuilder(file_index)
+    for rec in recs:
+        builder.add(rec)
+    return builder.batch()
+
+
+def row_to_record(row: dict[str, Any]) -> DecodedRecord:
+    """A row (a dict keyed by column name) back to a DecodedRecord that renders identically."""
+    rec = DecodedRecord(
+        row["source"],
+        row["log_partition"],
+        row["position"],
+        row["offset"],
+        row["timestamp"],
+        row["producer_id"] if row["producer_id"] is not None else -1,
+        -1,
+        bool(row["transactional"]),
+    )
+    rec.control = bool(row["control"])
+    rec.key_type = row["key_type"]
+    rec.record_type = row["record_type"]
+    if row["key_json"] is not None:
+        rec.key = json.loads(row["key_json"])
+    rec.value_version = row["value_version"]
+    if row["value_json"] is not None:
+        rec.value = json.loads(row["value_json"])
+    if row["key_raw_base64"] is not None:
+        rec.key_raw = base64.b64decode(row["key_raw_base64"])
+    if row["value_raw_base64"] is not None:
+        rec.value_raw = base64.b64decode(row["value_raw_base64"])
+    rec.layout = row["layout"]
+    rec.error = row["error"]
+    return rec
+
+
+def table_rows(table: Any) -> list[dict[str, Any]]:
+    """An Arrow table or record batch as a list of row dicts."""
+    return table.to_pylist()
+
+
+def split_notes(
+    rows: Sequence[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """(record rows, problem rows, open-transaction rows)."""
+    records, problems, open_txns = [], [], []
+    for row in rows:
+        kind = row["record_type"]
+        if kind == PROBLEM and row["key_type"] is None and row["key_json"] is None:
+            problems.append(row)
+        elif kind == OPEN_TRANSACTION and row["key_type"] is None and row["key_json"] is None:
+            open_txns.append(row)
+        else:
+            records.append(row)
+    return records, problems, open_txns
