@@ -20,6 +20,7 @@ from kgroup.core.errors import UsageError
 
 if TYPE_CHECKING:
     from kgroup.offsets.decode import DecodedRecord
+    from kgroup.scan.api import Scan
     from kgroup.scan.local import LocalEngine
 
 DEFAULT_OFFSETS_TOPIC = "__consumer_offsets"
@@ -63,10 +64,27 @@ def decode(
     until: str | None = typer.Option(
         None, "--until", metavar="TIME", help="Only records written at or before TIME."
     ),
-    engine: str = typer.Option("auto", "--engine", metavar="auto|local|spark"),
-    spark_master: str | None = typer.Option(None, "--spark-master", metavar="URL"),
+    summary: bool = typer.Option(
+        False, "--summary", help="One row per group: type, protocol, commits, members, deleted."
+    ),
+    engine: str = typer.Option(
+        "auto",
+        "--engine",
+        metavar="auto|local|spark",
+        help="local: in process; spark: PySpark (pip install 'kgroup[spark]'); auto: Spark for "
+        "segment inputs of 512 MiB or more.",
+    ),
+    spark_master: str | None = typer.Option(
+        None, "--spark-master", metavar="URL", help="Run on this Spark master (default local[*])."
+    ),
+    spark_conf: list[str] | None = typer.Option(
+        None, "--spark-conf", metavar="KEY=VALUE", help="A Spark setting (repeatable)."
+    ),
     out: str | None = typer.Option(
-        None, "--out", metavar="DIR", help="Write the records as JSONL files into DIR."
+        None,
+        "--out",
+        metavar="DIR",
+        help="Write the results into DIR: Parquet with the Spark engine, JSONL locally.",
     ),
     skip_corrupt: bool = typer.Option(
         False, "--skip-corrupt", help="Report corrupt batches on stderr and continue."
@@ -92,14 +110,13 @@ def decode(
         )
     if engine not in ("auto", "local", "spark"):
         raise UsageError(f"unknown engine {engine!r}", hint="use auto, local or spark")
-    if engine == "spark":
+    if sum((latest, as_of is not None, summary)) > 1:
+        raise UsageError("choose one of --latest, --as-of and --summary")
+    confs = [_spark_conf_pair(c) for c in spark_conf or []]
+    if engine == "local" and (spark_master or confs):
         raise UsageError(
-            "the Spark engine arrives with issue 7", hint="use --engine local (or auto) for now"
+            "--spark-master and --spark-conf need the Spark engine", hint="--engine spark"
         )
-    if spark_master is not None:
-        raise UsageError("--spark-master needs --engine spark, which arrives with issue 7")
-    if latest and as_of is not None:
-        raise UsageError("choose --latest or --as-of, not both")
 
     from kgroup.scan.local import DecodeFilter, LocalEngine, type_ids_for
 
@@ -114,47 +131,194 @@ def decode(
         since=parse_time(since, "--since") if since is not None else None,
         until=parse_time(until, "--until") if until is not None else None,
     )
-    problems_seen: list[str] = []
+    view = (
+        "summary" if summary else "latest" if latest else "as_of" if when is not None else "records"
+    )
 
     def on_problem(problem: Any) -> None:
-        line = f"{'corrupt input, skipped' if problem.fatal else 'note'}: {problem.describe()}"
-        problems_seen.append(line)
-        note(line)
+        note(f"{'corrupt input, skipped' if problem.fatal else 'note'}: {problem.describe()}")
 
-    eng = LocalEngine(flt, skip_corrupt=skip_corrupt, on_problem=on_problem)
+    inputs = None
+    if not live:
+        from kgroup.scan.local import find_segments
+
+        inputs = find_segments(paths or [])
+    use_spark = _choose_engine(engine, inputs, bool(spark_master or confs))
+
     with _Progress(opts.no_color) as progress:
-        if live:
-            recs = _live_records(opts, eng, offsets_topic, group, progress)
+        if use_spark:
+            scan: Scan = _spark_scan(
+                opts,
+                flt,
+                inputs,
+                offsets_topic,
+                group,
+                spark_master,
+                confs,
+                skip_corrupt,
+                on_problem,
+                progress,
+            )
         else:
-            from kgroup.scan.local import find_segments
+            from kgroup.scan.api import LocalScan, live_scope_order, segment_scope_order
 
-            inputs = find_segments(paths or [])
-            progress.start_bytes(sum(i.size for i in inputs), "decoding")
-            eng.on_progress = progress.advance
-            recs = eng.segment_records(inputs)
+            eng = LocalEngine(flt, skip_corrupt=skip_corrupt, on_problem=on_problem)
+            if inputs is None:
+                recs = _live_records(opts, eng, offsets_topic, group, progress)
+                scan = LocalScan(eng, lambda: recs, live_scope_order)
+            else:
+                progress.start_bytes(sum(i.size for i in inputs), "decoding")
+                eng.on_progress = progress.advance
+                items = inputs
+                scan = LocalScan(
+                    eng, lambda: eng.segment_records(items), segment_scope_order(items)
+                )
 
-        if latest:
-            selected: Iterable[DecodedRecord] = eng.latest(recs)
-        elif when is not None:
-            selected = eng.as_of(recs, when)
-        else:
-            selected = eng.plain(recs)
-
-        if out is not None:
-            path = _write_jsonl_dir(out, selected)
+        if out is not None and use_spark:
+            path = scan.write(out, view, when)  # type: ignore[attr-defined]
             progress.stop()
-            _print_summary(opts, eng, path)
-        elif opts.output == "jsonl":
-            _stream_jsonl(selected)
-        else:
-            rows = list(selected)
+            _print_out_summary(opts, scan, path)
+        elif view == "summary":
+            groups = scan.summary()
             progress.stop()
-            _render(opts, rows, eng)
-    for scope, producer_id, held in eng.stats.open_transactions:
+            if out is not None:
+                path = _write_jsonl_dir(out, (json.dumps(r) for r in groups))
+                _print_out_summary(opts, scan, path)
+            else:
+                _render_summary(opts, groups, scan)
+        else:
+            if view == "latest":
+                selected: Iterable[DecodedRecord] = scan.latest()
+            elif view == "as_of":
+                selected = scan.as_of(when)  # type: ignore[arg-type]
+            else:
+                selected = scan.records()
+            if out is not None:
+                path = _write_jsonl_dir(out, (r.to_json() for r in selected))
+                progress.stop()
+                _print_out_summary(opts, scan, path)
+            elif opts.output == "jsonl":
+                _stream_jsonl(selected)
+            else:
+                rows = list(selected)
+                progress.stop()
+                _render(opts, rows, scan)
+    for scope, producer_id, held in scan.stats.open_transactions:
         note(
             f"transaction of producer {producer_id} in {scope} has no COMMIT/ABORT marker yet "
             f"({held} records held back as open/unknown)"
         )
+
+
+# ---------------------------------------------------------------- engines
+
+
+def _spark_conf_pair(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise UsageError(
+            f"--spark-conf {text!r}: expected KEY=VALUE",
+            hint="--spark-conf spark.executor.memory=4g",
+        )
+    return key.strip(), value
+
+
+def spark_missing() -> str | None:
+    """Why the Spark engine cannot run here (pyspark or Java missing), or None."""
+    import importlib.util
+    import shutil
+
+    if importlib.util.find_spec("pyspark") is None or importlib.util.find_spec("pyarrow") is None:
+        return "pyspark"
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        return None if os.access(os.path.join(home, "bin", "java"), os.X_OK) else "java"
+    return None if shutil.which("java") else "java"
+
+
+def _choose_engine(engine: str, inputs: list[Any] | None, spark_named: bool) -> bool:
+    """True for Spark; auto: Spark for segment inputs of SPARK_AUTO_BYTES or more (on stderr)."""
+    from kgroup.scan.api import SPARK_AUTO_BYTES
+
+    if engine == "local":
+        return False
+    if engine == "spark" or spark_named:
+        missing = spark_missing()
+        if missing == "pyspark":
+            raise UsageError(
+                "the Spark engine needs pyspark and pyarrow, which are not installed",
+                hint="pip install 'kgroup[spark]'",
+            )
+        if missing == "java":
+            raise UsageError(
+                "the Spark engine needs Java 17: set JAVA_HOME to a JDK 17 (or put java on PATH)"
+            )
+        return True
+    if inputs is None:
+        return False
+    size = sum(i.size for i in inputs)
+    if size < SPARK_AUTO_BYTES:
+        return False
+    mib = size / 2**20
+    missing = spark_missing()
+    if missing is not None:
+        note(
+            f"engine auto: {mib:,.0f} MiB of segments; Spark would be faster but "
+            + (
+                "pyspark is not installed (pip install 'kgroup[spark]')"
+                if missing == "pyspark"
+                else "Java 17 is missing (JAVA_HOME)"
+            )
+            + "; using the local engine"
+        )
+        return False
+    note(
+        f"engine auto: {mib:,.0f} MiB of segments (>= {SPARK_AUTO_BYTES // 2**20} MiB): using Spark"
+    )
+    return True
+
+
+def _spark_scan(
+    opts: Any,
+    flt: Any,
+    inputs: list[Any] | None,
+    topic: str,
+    groups: list[str] | None,
+    master: str | None,
+    confs: list[tuple[str, str]],
+    skip_corrupt: bool,
+    on_problem: Callable[[Any], None],
+    progress: _Progress,
+) -> Scan:
+    from kgroup.scan.api import LiveSpec
+    from kgroup.scan.spark import SparkScan, start_session
+
+    live = None
+    if inputs is None:
+        from kgroup.core.topic_reader import TopicReader
+        from kgroup.offsets.replay import partition_for
+
+        cluster = opts.cluster()
+        partitions = None
+        if groups:
+            count = TopicReader(opts.admin(), topic).partition_count()
+            partitions = tuple(sorted({partition_for(g, count) for g in groups}))
+        live = LiveSpec(dict(cluster.client_properties()), topic, partitions, cluster.timeout_s)
+    spark = start_session(master, confs, app_name="kgroup decode")
+    console = None
+    if progress.enabled:
+        from kgroup.render import stderr_console
+
+        console = stderr_console(opts.no_color)
+    return SparkScan(
+        spark,
+        flt,
+        inputs=inputs,
+        live=live,
+        skip_corrupt=skip_corrupt,
+        on_problem=on_problem,
+        console=console,
+    )
 
 
 # ---------------------------------------------------------------- inputs
@@ -195,18 +359,18 @@ def _stream_jsonl(recs: Iterable[DecodedRecord]) -> None:
         write("\n")
 
 
-def _write_jsonl_dir(directory: str, recs: Iterable[DecodedRecord]) -> str:
+def _write_jsonl_dir(directory: str, lines: Iterable[str]) -> str:
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, "part-00000.jsonl")
     with open(path, "w", encoding="utf-8") as fh:
-        for rec in recs:
-            fh.write(rec.to_json())
+        for line in lines:
+            fh.write(line)
             fh.write("\n")
     return path
 
 
-def _summary_document(eng: LocalEngine) -> dict[str, Any]:
-    stats = eng.stats
+def _summary_document(scan: Scan) -> dict[str, Any]:
+    stats = scan.stats
     return {
         "files": stats.files,
         "bytes": stats.bytes,
@@ -224,10 +388,10 @@ def _summary_document(eng: LocalEngine) -> dict[str, Any]:
     }
 
 
-def _print_summary(opts: Any, eng: LocalEngine, path: str) -> None:
+def _print_out_summary(opts: Any, scan: Scan, path: str) -> None:
     from kgroup.render import Column, Output, render
 
-    doc = _summary_document(eng)
+    doc = _summary_document(scan)
     row = {"path": path, "records": doc["records"], "records_read": doc["records_read"]}
     row["problems"] = len(doc["problems"])
     output = Output(
@@ -243,6 +407,44 @@ def _print_summary(opts: Any, eng: LocalEngine, path: str) -> None:
     render(output, opts.output, no_color=opts.no_color)
 
 
+SUMMARY_COLUMNS = (
+    ("group", "GROUP", "left"),
+    ("type", "TYPE", "left"),
+    ("protocol", "PROTOCOL", "left"),
+    ("last_commit", "LAST COMMIT", "left"),
+    ("commits", "COMMITS", "right"),
+    ("topics", "TOPICS", "left"),
+    ("partitions", "PARTITIONS", "right"),
+    ("generation", "GENERATION", "right"),
+    ("members", "MEMBERS", "right"),
+    ("deleted", "DELETED", "left"),
+)
+
+
+def _render_summary(opts: Any, groups: list[dict[str, Any]], scan: Scan) -> None:
+    """`--summary`: one row per group; JSON keeps epoch ms and topic lists."""
+    from kgroup.render import Column, Output, render
+
+    rows = [
+        {
+            **g,
+            "last_commit": format_ms(g["last_commit"]),
+            "topics": ",".join(g["topics"]) or None,
+            "deleted": "yes" if g["deleted"] else "no",
+        }
+        for g in groups
+    ]
+    output = Output(
+        columns=[Column(k, h, j) for k, h, j in SUMMARY_COLUMNS],
+        rows=rows,
+        document={"groups": groups, "summary": _summary_document(scan)},
+        jsonl_items=groups,
+        footer=[f"{len(groups)} groups"],
+        empty_message="no groups",
+    )
+    render(output, opts.output, no_color=opts.no_color)
+
+
 COLUMNS = (
     ("source", "SOURCE", "left"),
     ("offset", "OFFSET", "right"),
@@ -254,15 +456,15 @@ COLUMNS = (
 )
 
 
-def _render(opts: Any, recs: list[DecodedRecord], eng: LocalEngine) -> None:
+def _render(opts: Any, recs: list[DecodedRecord], scan: Scan) -> None:
     from kgroup.render import Column, Output, render
 
     rows = [_row(r) for r in recs]
     items = [r.to_dict() for r in recs] if opts.output == "json" else []
-    doc = {"records": items, "summary": _summary_document(eng)}
+    doc = {"records": items, "summary": _summary_document(scan)}
     footer = [f"{len(rows)} records"]
-    if eng.stats.problems:
-        footer.append(f"{len(eng.stats.problems)} problems reported on stderr")
+    if scan.stats.problems:
+        footer.append(f"{len(scan.stats.problems)} problems reported on stderr")
     output = Output(
         columns=[Column(k, h, j) for k, h, j in COLUMNS],
         rows=rows,
