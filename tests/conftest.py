@@ -106,3 +106,21 @@ def isolated_state(tmp_path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.delenv("KGROUP_BOOTSTRAP_SERVERS", raising=False)
     return tmp_path / "state"
+
+
+@pytest.fixture(scope="session")
+def spark_session():
+    """One quiet local[2] SparkSession for every Spark test (TEST_ENVIRONMENT.md settings)."""
+    pytest.importorskip("pyspark")
+    pytest.importorskip("pyarrow")
+    from kgroup.scan.spark import java_problem, start_session
+
+    if java_problem():
+        pytest.skip(java_problem() or "")
+    spark = start_session(
+        "local[2]",
+        [("spark.sql.shuffle.partitions", "2"), ("spark.default.parallelism", "2")],
+        app_name="kgroup-tests",
+    )
+    yield spark
+    spark.stop()

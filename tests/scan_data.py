@@ -83,7 +83,7 @@ def write_segments(root: Path, target_bytes: int = 3 * 1024 * 1024, seed: int = 
             pid = 1000 + step
             n = rng.randint(1, 3)
             commits = [
-                enc.offset_commit(group, "orders", q, rng.randint(0, 10**6), commit_timestamp=ts)
+                enc.offset_commit(group, "refunds", q, rng.randint(0, 10**6), commit_timestamp=ts)
                 for q in range(n)
             ]
             batches = [

@@ -148,7 +148,7 @@ def test_batch_boundaries_cut_only_at_batch_starts(tmp_path: Path) -> None:
         _batch([enc.offset_commit("g", "t", 0, i, commit_timestamp=T0)], i, T0) for i in range(10)
     ]
     size = len(batches[0])  # every batch has the same length here
-    d = _log(tmp_path, batches + [b"\x00" * 40])  # zero padding stays in the last range
+    d = _log(tmp_path, [*batches, b"\x00" * 40])  # zero padding stays in the last range
     path = str(d / "00000000000000000000.log")
     assert batch_boundaries(path, 3 * size) == [3 * size, 6 * size, 9 * size]
     assert batch_boundaries(path, 3 * size + 1) == [4 * size, 8 * size]
