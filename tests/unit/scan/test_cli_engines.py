@@ -1,0 +1,65 @@
+"""`kgroup decode --engine`: missing pyspark or Java exit 2 with the hint; the Spark engine's
+output on stdout is the local engine's, with Spark's noise kept off it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from kgroup.cli.app import run
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from scripts.sample_offsets import write_sample
+
+    d = tmp_path_factory.mktemp("sample")
+    write_sample(str(d))
+    return str(d)
+
+
+def test_spark_without_pyspark_exits_2_with_the_install_hint(
+    sample: str, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "pyspark" else real(name, *a)
+    )
+    assert run(["decode", "--segments", sample, "--engine", "spark"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "pip install 'kgroup[spark]'" in captured.err
+
+
+def test_spark_without_java_names_java_home(
+    sample: str, capsys, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
+    assert run(["decode", "--segments", sample, "--engine", "spark", "--summary"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "JAVA_HOME" in err
+
+
+def test_spark_conf_needs_key_value(sample: str, capsys) -> None:
+    assert run(["decode", sample, "--engine", "spark", "--spark-conf", "novalue"]) == 2
+    assert "KEY=VALUE" in capsys.readouterr().err
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize(
+    "view", [[], ["--latest"], ["--summary"], ["--as-of", "2026-01-01T00:01:10Z"]]
+)
+def test_spark_output_equals_local_output(spark_session, sample: str, capsys, view) -> None:
+    outputs = []
+    for engine in ("local", "spark"):
+        assert run(["decode", "--segments", sample, "--engine", engine, "-o", "json", *view]) == 0
+        captured = capsys.readouterr()
+        doc = json.loads(captured.out)
+        doc["summary"].pop("records_read")  # the local engine counts records read, Spark not
+        doc["summary"].pop("batches")
+        outputs.append(doc)
+        assert captured.err == ""
+    assert outputs[0] == outputs[1]
