@@ -132,3 +132,22 @@ def test_live_missing_topic_exits_3(kafka_broker, unique: str) -> None:
     )
     assert f"no-such-offsets-{unique} does not exist" in result.stderr
     assert result.stdout == ""
+
+
+@pytest.mark.spark
+def test_live_spark_source_equals_local_engine(offsets_copy, spark_session, capsys) -> None:
+    from kgroup.cli.app import run
+
+    bootstrap, topic, groups = offsets_copy
+    for view in ([], ["--latest"], ["--summary"]):
+        docs = []
+        for engine in ("local", "spark"):
+            args = ["-b", bootstrap, "-o", "json", "decode", "--live", "--offsets-topic", topic]
+            assert run([*args, "--engine", engine, *view]) == 0
+            doc = json.loads(capsys.readouterr().out)
+            if "records" in doc:
+                doc["records"].sort(key=lambda r: (r["partition"], r["offset"]))
+            docs.append(doc.get("records", doc.get("groups")))
+        assert docs[0] == docs[1]
+        assert docs[0]
+    assert {g["group"] for g in docs[1]} == set(groups)
