@@ -15,7 +15,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[test,sandbox]'
+	$(BIN)/python -m pip install --quiet -e '.[test,sandbox,spark]'
 	touch $@
 
 venv: $(VENV)/.installed

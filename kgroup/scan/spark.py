@@ -449,8 +449,9 @@ def start_session(
     with open(log4j, "w", encoding="utf-8") as fh:
         fh.write(LOG4J)
     settings = dict(QUIET_CONF)
-    settings["spark.driver.extraJavaOptions"] += f" -Dlog4j2.configurationFile=file:{log4j}"
     settings.update(conf)
+    java_opts = "spark.driver.extraJavaOptions"
+    settings[java_opts] = f"{settings[java_opts]} -Dlog4j2.configurationFile=file:{log4j}".strip()
 
     from pyspark.sql import SparkSession
 

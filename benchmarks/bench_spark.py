@@ -1,0 +1,176 @@
+"""Spark engine vs local engine on generated `__consumer_offsets` segments (issue 7).
+
+Inputs: the log directories of benchmarks/bench_decode.py (same realistic mix: 90 % offset
+commits v3, 10 % group metadata with 3-10 members; generated once under benchmarks/out/).
+
+For each size, each run a fresh `kgroup decode` process (so start-up is counted end to end):
+- `records`: the record stream, `--out DIR` (local: JSONL, spark: Parquet);
+- `summary`: `--summary -o json`.
+The local engine runs with `--engine local`; Spark with `--engine spark --spark-master local[2]`.
+Spark's start-up (a cold `getOrCreate` plus the first Python data source query, whose worker
+processes import pyarrow) is measured separately in its own process and subtracted to give the
+throughput after start-up. Peak RSS is sampled from /proc for the whole process tree (driver
+Python + JVM + Python workers). Results must be identical: the summaries compare equal and the
+Parquet output has as many rows as the JSONL output has lines.
+Target: on >= 1 GB Spark beats local end to end and reaches >= 1.7x its throughput after
+start-up.
+
+Usage: python benchmarks/bench_spark.py [SIZE_MB ...]   (default: 1024 2048)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import bench_decode  # noqa: E402
+
+OUT = os.path.join(ROOT, "benchmarks", "out")
+SPARK = ["--engine", "spark", "--spark-master", "local[2]"]
+LOCAL = ["--engine", "local"]
+
+
+def _tree_rss_mb(pid: int) -> float:
+    """Resident memory of a process and all its descendants, from /proc (MB)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    total = 0
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        stack.extend(children.get(p, ()))
+        try:
+            with open(f"/proc/{p}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+def run(args: list[str], stdout: int | None = subprocess.DEVNULL) -> dict:
+    """Run a command, sampling its process tree's RSS; wall seconds, peak RSS, stdout."""
+    env = dict(os.environ, PYTHONPATH=ROOT, KGROUP_NO_PROGRESS="1")
+    started = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    peak = 0.0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.wait(0.5):
+            peak = max(peak, _tree_rss_mb(proc.pid))
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    out, err = proc.communicate()
+    seconds = time.perf_counter() - started
+    done.set()
+    thread.join()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed:\n{err.decode()[-2000:]}")
+    return {"seconds": seconds, "rss_mb": peak, "stdout": out.decode()}
+
+
+_STARTUP = """
+import json, time, sys
+sys.path.insert(0, {root!r})
+t = time.perf_counter()
+from kgroup.scan.spark import start_session
+spark = start_session("local[2]")
+session = time.perf_counter() - t
+from kgroup.scan.local import find_segments
+from kgroup.scan.spark import SparkScan
+from kgroup.scan.local import DecodeFilter
+inputs = find_segments([{path!r}])[:1]
+t2 = time.perf_counter()
+SparkScan(spark, DecodeFilter(type_ids=frozenset({{99}})), inputs=inputs).frame().count()
+first = time.perf_counter() - t2
+print(json.dumps({{"session": session, "first_query": first}}))
+"""
+
+
+def kgroup(*args: str) -> list[str]:
+    return [sys.executable, "-m", "kgroup", *args]
+
+
+def main() -> None:
+    sizes = [int(a) for a in sys.argv[1:]] or [1024, 2048]
+    print(f"machine: {os.cpu_count()} cores; Spark local[2]; each figure one fresh process")
+    for size in sizes:
+        path, records = bench_decode.generate(size)
+        mb = (
+            sum(
+                os.path.getsize(os.path.join(d, f))
+                for d, _, fs in os.walk(path)
+                for f in fs
+                if f.endswith(".log")
+            )
+            / 1e6
+        )
+        print(f"== {size} MiB: {records:,} records, {mb:,.0f} MB")
+        # a tiny input (one file, a filter that matches nothing): start-up + first query
+        startup = json.loads(
+            run([sys.executable, "-c", _STARTUP.format(root=ROOT, path=path)], None)["stdout"]
+        )
+        fixed = startup["session"] + startup["first_query"]
+        print(
+            f"spark start-up: session {startup['session']:.1f} s + first query "
+            f"{startup['first_query']:.1f} s = {fixed:.1f} s"
+        )
+        results = {}
+        for name, engine in (("local", LOCAL), ("spark", SPARK)):
+            out_dir = os.path.join(OUT, f"bench-spark-{name}-{size}")
+            shutil.rmtree(out_dir, ignore_errors=True)
+            rec = run(kgroup("decode", "--segments", path, *engine, "--out", out_dir))
+            summ = run(kgroup("-o", "json", "decode", "--segments", path, *engine, "--summary"))
+            if name == "local":
+                with open(os.path.join(out_dir, "part-00000.jsonl"), "rb") as fh:
+                    rows = sum(1 for _ in fh)
+            else:
+                import pyarrow.parquet as pq
+
+                rows = pq.read_table(out_dir, columns=["offset"]).num_rows
+            shutil.rmtree(out_dir, ignore_errors=True)
+            results[name] = (rec, summ, rows, json.loads(summ["stdout"])["groups"])
+            for label, r in (
+                ("records -> " + ("JSONL" if name == "local" else "Parquet"), rec),
+                ("--summary", summ),
+            ):
+                after = r["seconds"] - (fixed if name == "spark" else 0.0)
+                print(
+                    f"{name:5} {label:18}: {r['seconds']:7.1f} s end to end "
+                    f"({mb / r['seconds']:5.1f} MB/s; after start-up {mb / after:5.1f} MB/s)  "
+                    f"peak RSS {r['rss_mb']:6.0f} MB"
+                )
+        lrec, lsum, lrows, lgroups = results["local"]
+        srec, ssum, srows, sgroups = results["spark"]
+        same = lrows == srows and lgroups == sgroups
+        for label, lr, sr in (("records", lrec, srec), ("summary", lsum, ssum)):
+            end_to_end = lr["seconds"] / sr["seconds"]
+            after = lr["seconds"] / max(sr["seconds"] - fixed, 1e-9)
+            print(f"speed-up {label}: {end_to_end:.2f}x end to end, {after:.2f}x after start-up")
+        print(f"identical results: {same} (rows {lrows:,} / {srows:,}; {len(lgroups)} groups)")
+    print("target: >= 1 GB: Spark faster end to end and >= 1.7x after start-up; results identical")
+
+
+if __name__ == "__main__":
+    main()
