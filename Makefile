@@ -34,6 +34,7 @@ demo: $(VENV)/.installed
 	rm -rf build/demo-offsets && $(BIN)/python scripts/sample_offsets.py build/demo-offsets
 	$(BIN)/kgroup decode --segments build/demo-offsets
 	$(BIN)/kgroup decode --segments build/demo-offsets --latest --type offset
+	$(BIN)/kgroup decode --segments build/demo-offsets --summary
 	@echo "The sandbox keeps running; stop it with: $(BIN)/kgroup sandbox stop"
 
 ## test: install test extras and run the whole suite (unit, cli, integration on the sandbox)

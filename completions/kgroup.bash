@@ -23,7 +23,7 @@ _kgroup() {
     local words=""
     case "${path}" in
         "") words="--bootstrap-server --command-config --timeout --output --no-color --verbose --version --install-completion --show-completion decode delete delete-offsets describe list reset-offsets sandbox simulate-assign undo" ;;
-        "decode") words="--live --segments --group --topic --type --latest --as-of --since --until --engine --spark-master --out --skip-corrupt --offsets-topic" ;;
+        "decode") words="--live --segments --group --topic --type --latest --as-of --since --until --summary --engine --spark-master --spark-conf --out --skip-corrupt --offsets-topic" ;;
         "delete") words="" ;;
         "delete-offsets") words="--topic" ;;
         "describe") words="--all-groups --match --offsets --members --state --topic --lag-time --read-committed --fail-on-lag --watch" ;;
