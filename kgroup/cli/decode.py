@@ -72,7 +72,7 @@ def decode(
         "--engine",
         metavar="auto|local|spark",
         help="local: in process; spark: PySpark (pip install 'kgroup[spark]'); auto: Spark for "
-        "segment inputs of 512 MiB or more.",
+        "segment inputs of 1 GiB or more.",
     ),
     spark_master: str | None = typer.Option(
         None, "--spark-master", metavar="URL", help="Run on this Spark master (default local[*])."

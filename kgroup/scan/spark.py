@@ -37,6 +37,7 @@ driver (`spark_errors`).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -468,6 +469,7 @@ def start_session(
             hint=f"Spark's log: {log}",
         ) from exc
     spark.sparkContext.setLogLevel("ERROR")
+    atexit.register(shutil.rmtree, logdir, True)  # the log matters only when start-up fails
     if not local:
         _ship_kgroup(spark, logdir)
     spark.dataSource.register(SegmentSource)

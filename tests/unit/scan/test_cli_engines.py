@@ -63,3 +63,21 @@ def test_spark_output_equals_local_output(spark_session, sample: str, capsys, vi
         outputs.append(doc)
         assert captured.err == ""
     assert outputs[0] == outputs[1]
+
+
+def test_auto_picks_spark_from_the_threshold_and_says_so(capsys) -> None:
+    from kgroup.cli.decode import _choose_engine, spark_missing
+    from kgroup.scan.api import SPARK_AUTO_BYTES
+    from kgroup.scan.local import SegmentInput
+
+    def files(size: int) -> list[SegmentInput]:
+        return [SegmentInput("/x", "p-0/x.log", 0, size)]
+
+    assert _choose_engine("auto", files(SPARK_AUTO_BYTES - 1), False) is False
+    assert _choose_engine("auto", None, False) is False  # --live: local
+    assert capsys.readouterr().err == ""
+    picked = _choose_engine("auto", files(SPARK_AUTO_BYTES), False)
+    err = capsys.readouterr().err
+    assert picked is (spark_missing() is None)
+    assert "engine auto: 1,024 MiB" in err
+    assert _choose_engine("local", files(10 * SPARK_AUTO_BYTES), False) is False

@@ -24,6 +24,14 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return [str(write_segments(tmp_path_factory.mktemp("scan") / "logs"))]
 
 
+@pytest.fixture(scope="module")
+def generated_records(generated: list[str]) -> list[dict]:
+    """The local engine's record stream of the generated segments (computed once)."""
+    inputs = find_segments(generated)
+    eng = LocalEngine(skip_corrupt=True)
+    return [r.to_dict() for r in eng.plain(eng.segment_records(inputs))]
+
+
 def _pair(
     spark_session, paths: list[str], flt: DecodeFilter = DecodeFilter(), split: int = 1 << 20
 ):
@@ -40,9 +48,11 @@ def _dicts(recs) -> list[dict]:
     return [r.to_dict() for r in recs]
 
 
-def test_generated_segments_all_views(spark_session, generated: list[str]) -> None:
+def test_generated_segments_all_views(
+    spark_session, generated: list[str], generated_records: list[dict]
+) -> None:
     local, spark = _pair(spark_session, generated, split=256 * 1024)
-    records = _dicts(local.records())
+    records = generated_records
     assert len(records) > 40_000
     assert _dicts(spark.records()) == records
     latest = _dicts(local.latest())
@@ -77,13 +87,12 @@ def test_real_fixtures_all_views(spark_session) -> None:
 
 
 def test_parquet_out_holds_the_record_stream(
-    spark_session, generated: list[str], tmp_path: Path
+    spark_session, generated: list[str], generated_records: list[dict], tmp_path: Path
 ) -> None:
-    local, spark = _pair(spark_session, generated)
-    out = spark.write(str(tmp_path / "out"), "records")
-    table = spark_session.read.parquet(out).orderBy("file_index", "position", "offset").toArrow()
-    expected = _dicts(local.records())
     from kgroup.scan.rows import row_to_record
 
-    assert [row_to_record(r).to_dict() for r in table.to_pylist()] == expected
-    assert spark.stats.emitted == len(expected)
+    _local, spark = _pair(spark_session, generated)
+    out = spark.write(str(tmp_path / "out"), "records")
+    table = spark_session.read.parquet(out).orderBy("file_index", "position", "offset").toArrow()
+    assert [row_to_record(r).to_dict() for r in table.to_pylist()] == generated_records
+    assert spark.stats.emitted == len(generated_records)
