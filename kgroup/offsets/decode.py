@@ -233,7 +233,27 @@ def _bytes_default(obj: Any) -> str:
     raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
 
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_bytes_default).encode
+def _json_dumps() -> Any:
+    """Compact JSON (UTF-8 kept, bytes as base64): orjson when installed, else the stdlib.
+
+    Both give the same text for what records hold (str, int, bool, None, lists, dicts; no
+    floats are decoded from any table): tests/unit/offsets/test_offsets_speedups.py checks it.
+    """
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - orjson is a dependency; keep working without it
+        return json.JSONEncoder(
+            ensure_ascii=False, separators=(",", ":"), default=_bytes_default
+        ).encode
+    dumps = orjson.dumps
+
+    def _orjson_dumps(obj: Any) -> str:
+        return dumps(obj, default=_bytes_default).decode()
+
+    return _orjson_dumps
+
+
+_dumps = _json_dumps()
 
 
 def jsonable(obj: Any) -> Any:
@@ -479,13 +499,20 @@ def _versioned(msg: Message, data: bytes) -> dict[str, Any]:
     if len(data) < 2:
         raise DecodeError("shorter than its int16 version", 0, "version")
     version = INT16.unpack_from(data, 0)[0]
-    if version < 0:
-        raise DecodeError(f"negative version {version}", 0, "version")
-    read_version = min(version, msg.valid[1])
-    fields, _pos = codec.read_message(msg, read_version, data, 2, lenient=True)
+    reader = _EMBEDDED.get((msg, version))
+    if reader is None:
+        if version < 0:
+            raise DecodeError(f"negative version {version}", 0, "version")
+        read_version = min(version, msg.valid[1])
+        reader = codec.get_reader(msg.struct, read_version, msg.flexible(read_version), True)
+        _EMBEDDED[(msg, version)] = reader
+    fields, _pos = reader(data, 2, len(data))
     out: dict[str, Any] = {"version": version}
     out.update(fields)
     return out
+
+
+_EMBEDDED: dict[tuple[Message, int], codec.Reader] = {}
 
 
 def _raw(data: bytes | None, error: str | None = None) -> dict[str, Any] | None:

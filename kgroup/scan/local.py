@@ -254,6 +254,7 @@ class LocalEngine:
         source = item.source
         partition = item.partition
         decode_key = dec.decode_key
+        key_cache_get = dec._KEY_CACHE.get
         record = dec.DecodedRecord
         names = self.topic_names
         key_filter = flt.key_ok if flt.type_ids or flt.groups or flt.topics else None
@@ -278,7 +279,8 @@ class LocalEngine:
                 elif wants_unknown:
                     yield dec.decode_kv(key, value, rec)
                 continue
-            key_type, rt, key_fields, _error = decode_key(key)
+            hit = key_cache_get(key)  # decode_key's own cache, looked up inline: hot loop
+            key_type, rt, key_fields, _error = hit if hit is not None else decode_key(key)
             if rt is None:
                 if wants_unknown:
                     rec = record(
