@@ -17,7 +17,7 @@ import base64
 import json
 from typing import Any
 
-from kgroup.offsets import codec, schema
+from kgroup.offsets import codec, native, schema
 from kgroup.offsets.schema import RECORD_TYPES, Message, RecordType
 from kgroup.offsets.wire import INT16, INT32, DecodeError
 
@@ -339,6 +339,13 @@ ValueResult = tuple[int | None, dict[str, Any] | None, str | None, str | None]
 
 def decode_value(rt: RecordType, value: bytes) -> ValueResult:
     """(value version, fields, error, layout note) for a non-null value of a known type."""
+    fast_values = _NATIVE.get("values", _UNSET)
+    if fast_values is _UNSET:
+        fast_values = _native_values()
+    if fast_values is not None and type(value) is bytes:
+        got = fast_values(rt.type_id, value)  # C: tables + consumer members, or None
+        if got is not None:
+            return got[0], got[1], None, None
     end = len(value)
     if end >= 2:
         version = INT16.unpack_from(value, 0)[0]
@@ -357,6 +364,103 @@ def decode_value(rt: RecordType, value: bytes) -> ValueResult:
 
 
 _FAST: dict[int, codec.Reader] = {}
+
+
+# ---------------------------------------------------------------- compiled paths
+
+_UNSET: Any = object()
+_NATIVE: dict[str, Any] = {}
+"""The extension's ValueDecoder ("values") and Scanner ("scanner"), built on first use from
+the tables in schema.py (None when the extension is not built or switched off)."""
+
+# DecodedRecord's slots in the order _speedups.Scanner fills them (keep in step with the
+# S_* enum in _speedups.c); the scanner is not built unless these are exactly its slots.
+_SCANNER_SLOTS = (
+    "source",
+    "partition",
+    "position",
+    "offset",
+    "timestamp",
+    "producer_id",
+    "producer_epoch",
+    "transactional",
+    "control",
+    "key_type",
+    "_record_type",
+    "key",
+    "_value_version",
+    "_value",
+    "_error",
+    "key_raw",
+    "value_raw",
+    "_layout",
+    "_pending",
+)
+SCANNER_TYPES = (0, 1, 2)
+"""Key types the compiled scanner takes; it leaves batches with any other to the Python loop."""
+
+
+def _native_values() -> Any:
+    """`_speedups.ValueDecoder` over every value table and the ConsumerProtocol tables."""
+    ext = native.get()
+    vd = None
+    if ext is not None:
+        values: list[Any] = [None] * (max(RECORD_TYPES) + 1)
+        for type_id, rt in RECORD_TYPES.items():
+            lo, hi = rt.value.valid
+            versions: list[Any] = [None] * (hi + 1)
+            for version in range(lo, hi + 1):
+                flexible = rt.value.flexible(version)
+                try:
+                    program = codec.c_program(rt.value.struct, version, flexible)
+                except codec.Unsupported:
+                    continue
+                versions[version] = (program, flexible)
+            values[type_id] = tuple(versions)
+        embedded = []
+        for msg in (schema.CONSUMER_PROTOCOL_SUBSCRIPTION, schema.CONSUMER_PROTOCOL_ASSIGNMENT):
+            lo, hi = msg.valid
+            assert lo == 0 and not any(msg.flexible(v) for v in range(hi + 1))
+            embedded.append(tuple(codec.c_program(msg.struct, v, False) for v in range(hi + 1)))
+        vd = ext.ValueDecoder(tuple(values), embedded[0], embedded[1])
+    _NATIVE["values"] = vd
+    return vd
+
+
+def native_scanner() -> Any:
+    """The compiled batch scanner (`_speedups.Scanner`), or None (not built, switched off).
+
+    `scanner.scan(buf, p, base, limit, source, partition, since, until, type_ids, groups,
+    topics)` takes the run of ordinary batches at buf[p:] (up to about `limit` records) and
+    returns (p after them, batches, records read, [DecodedRecord, ...]); scan/local.py reads
+    whatever it stops at in Python.
+    """
+    scanner = _NATIVE.get("scanner", _UNSET)
+    if scanner is not _UNSET:
+        return scanner
+    ext = native.get()
+    values = _NATIVE.get("values", _UNSET)
+    if values is _UNSET:
+        values = _native_values()
+    scanner = None
+    if ext is not None and values is not None and set(_SCANNER_SLOTS) == set(
+        DecodedRecord.__slots__
+    ):
+        import crc32c
+
+        scanner = ext.Scanner(
+            DecodedRecord,
+            _SCANNER_SLOTS,
+            _KEY_CACHE,
+            decode_key,
+            crc32c.crc32c,
+            tuple(RECORD_TYPES[t].name for t in SCANNER_TYPES),
+            values,
+            # offset commits are cheap: decoded at once; group values (members) when read
+            tuple(t in (0, 1) for t in SCANNER_TYPES),
+        )
+    _NATIVE["scanner"] = scanner
+    return scanner
 
 
 def _decode_value(rt: RecordType, value: bytes) -> ValueResult:
