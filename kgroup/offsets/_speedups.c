@@ -221,6 +221,11 @@ static int read_value(Ctx *c, PyObject *op, Py_ssize_t *pp, Py_ssize_t e, PyObje
             }
             PyList_SET_ITEM(list, i, x);
         }
+        /* A list of ints, strings, bytes or None holds no reference the garbage collector
+         * could need (as CPython does for such tuples): keep it out of its generations.
+         * Decoded values are not extended afterwards. */
+        long elem = code == OP_ARRAY_FIXED ? OP_FIXED : PyLong_AsLong(PyTuple_GET_ITEM(arg, 0));
+        if (elem == OP_FIXED || elem == OP_STR || elem == OP_BYTES) PyObject_GC_UnTrack(list);
         *pp = p;
         *out = list;
         return 0;
@@ -324,10 +329,21 @@ bail:
     return BAIL;
 }
 
+/* A dict sized for n entries (no resizing while the fields go in). */
+static inline PyObject *new_dict(Py_ssize_t n)
+{
+#if PY_VERSION_HEX < 0x030E0000
+    return _PyDict_NewPresized(n);
+#else
+    (void)n;
+    return PyDict_New();
+#endif
+}
+
 /* prog run into a new dict (*out). */
 static int run_struct(Ctx *c, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, PyObject **out)
 {
-    PyObject *d = PyDict_New();
+    PyObject *d = new_dict(PyTuple_GET_SIZE(PyTuple_GET_ITEM(prog, 0)));
     if (d == NULL) {
         PyErr_Clear();
         return BAIL;
@@ -602,7 +618,7 @@ static int read_versioned(PyObject **progs, int nprogs, const uint8_t *b, Py_ssi
     int read_version = version < nprogs ? version : nprogs - 1;
     PyObject *prog = progs[read_version];
     if (prog == NULL) return BAIL;
-    PyObject *d = PyDict_New();
+    PyObject *d = new_dict(1 + PyTuple_GET_SIZE(PyTuple_GET_ITEM(prog, 0)));
     PyObject *v = PyLong_FromLong(version);
     if (d == NULL || v == NULL || PyDict_SetItem(d, K_VERSION, v)) {
         Py_XDECREF(d);

@@ -186,45 +186,42 @@ class DecodedRecord:
 
     def to_json(self) -> str:
         """`to_dict()` as one compact JSON line; bytes become base64 while serialising."""
-        return _dumps(self._fields(_same))
+        return _dumps(self._fields(None))
 
     def _fields(self, convert: Any) -> dict[str, Any]:
+        # hot for JSON Lines: resolve once, then read the slots (not the properties)
+        if self._pending is not None:
+            self._resolve()
         out: dict[str, Any] = {"source": self.source}
         if self.partition is not None:
             out["partition"] = self.partition
-        out.update(
-            {
-                "position": self.position,
-                "offset": self.offset,
-                "timestamp": self.timestamp,
-                "producer_id": self.producer_id,
-                "transactional": self.transactional,
-                "control": self.control,
-                "key_type": self.key_type,
-                "record_type": self.record_type,
-            }
-        )
-        if self.key is not None:
-            out["key"] = convert(self.key)
+        out["position"] = self.position
+        out["offset"] = self.offset
+        out["timestamp"] = self.timestamp
+        out["producer_id"] = self.producer_id
+        out["transactional"] = self.transactional
+        out["control"] = self.control
+        out["key_type"] = self.key_type
+        out["record_type"] = self._record_type
+        key = self.key
+        if key is not None:
+            out["key"] = key if convert is None else convert(key)
         if self.key_raw is not None:
             out["key_raw_base64"] = _b64(self.key_raw)
-        out["value_version"] = self.value_version
-        out["value"] = convert(self.value) if self.value is not None else None
+        out["value_version"] = self._value_version
+        value = self._value
+        out["value"] = value if value is None or convert is None else convert(value)
         if self.value_raw is not None:
             out["value_raw_base64"] = _b64(self.value_raw)
-        if self.layout is not None:
-            out["layout"] = self.layout
-        if self.error is not None:
-            out["error"] = self.error
+        if self._layout is not None:
+            out["layout"] = self._layout
+        if self._error is not None:
+            out["error"] = self._error
         return out
 
 
 def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
-
-
-def _same(obj: Any) -> Any:
-    return obj
 
 
 def _bytes_default(obj: Any) -> str:
