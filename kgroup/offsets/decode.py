@@ -440,8 +440,10 @@ def native_scanner() -> Any:
     if values is _UNSET:
         values = _native_values()
     scanner = None
-    if ext is not None and values is not None and set(_SCANNER_SLOTS) == set(
-        DecodedRecord.__slots__
+    if (
+        ext is not None
+        and values is not None
+        and set(_SCANNER_SLOTS) == set(DecodedRecord.__slots__)
     ):
         import crc32c
 

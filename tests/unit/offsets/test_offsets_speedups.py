@@ -655,6 +655,7 @@ def test_scanner_on_random_bytes_never_crashes(payload: bytes, p: int, limit: in
         after, batches, read, recs = scanner.scan(payload, p, 0, *args)
         assert p <= after <= len(payload)
         assert (after == p) == (batches == 0)
+        assert read >= len(recs)
         assert all(type(r) is dec.DecodedRecord for r in recs)
         for r in recs:
             r.to_json()
