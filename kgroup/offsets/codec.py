@@ -11,7 +11,7 @@ thousands of records a second; it is generated from the tables, so there is stil
 place that knows the layouts. Every bounds check names the field and byte position.
 
 When the compiled extension is built (`native.py`), each reader is wrapped in a
-`_speedups.Reader` that runs a program compiled from the same tables (`_c_program`) and hands
+`_speedups.Reader` that runs a program compiled from the same tables (`c_program`) and hands
 the bytes to the Python reader whenever it gives up, so errors always come from the Python
 code below.
 
@@ -56,8 +56,8 @@ def get_reader(struct: Struct, version: int, flexible: bool, lenient: bool = Fal
         ext = native.get()
         if ext is not None:
             try:
-                program = _c_program(struct, version, flexible)
-            except _Unsupported:
+                program = c_program(struct, version, flexible)
+            except Unsupported:
                 pass
             else:
                 fn = ext.Reader(program, fn, flexible, lenient)
@@ -358,11 +358,11 @@ _OP_FIXED, _OP_STR, _OP_BYTES, _OP_ARRAY_FIXED, _OP_ARRAY, _OP_STRUCT = 1, 2, 3,
 _KINDS = {"int8": 0, "int16": 1, "uint16": 2, "int32": 3, "int64": 4, "bool": 5, "uuid": 6}
 
 
-class _Unsupported(Exception):
+class Unsupported(Exception):
     """A table the C reader does not cover (float64): the Python reader is used alone."""
 
 
-def _c_program(struct: Struct, version: int, flexible: bool) -> tuple[Any, ...]:
+def c_program(struct: Struct, version: int, flexible: bool) -> tuple[Any, ...]:
     """`struct` at `version` as (plain ops, ((tag, op), ...)), in the order the Python reader
     reads them (tagged fields only in flexible versions)."""
     plain: list[tuple[Any, ...]] = []
@@ -386,7 +386,7 @@ def _c_op(key: str | None, typ: Any, version: int, flexible: bool, nullable: boo
             return (_OP_STR, key, None)
         if typ == "bytes":
             return (_OP_BYTES, key, None)
-        raise _Unsupported(typ)
+        raise Unsupported(typ)
     if isinstance(typ, Array):
         el = typ.of
         if isinstance(el, str) and el in _KINDS and el != "uuid":
@@ -394,8 +394,8 @@ def _c_op(key: str | None, typ: Any, version: int, flexible: bool, nullable: boo
         # elements: structs without a null marker, other types as the Python reader reads them
         return (_OP_ARRAY, key, _c_op(None, el, version, flexible, not isinstance(el, Struct)))
     if isinstance(typ, Struct):
-        return (_OP_STRUCT, key, (nullable, _c_program(typ, version, flexible)))
-    raise _Unsupported(repr(typ))
+        return (_OP_STRUCT, key, (nullable, c_program(typ, version, flexible)))
+    raise Unsupported(repr(typ))
 
 
 def _is_fixed(fd: Field) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from kgroup.core.errors import CorruptInputError, NotFoundError, UsageError
 from kgroup.offsets import decode as dec
@@ -25,6 +26,7 @@ from kgroup.offsets.schema import RECORD_TYPES, RecordType
 OFFSET_TYPES = frozenset({0, 1})
 GROUP_TYPES = frozenset(t for t in RECORD_TYPES if t not in OFFSET_TYPES)
 NAME_TYPES = frozenset({4, 9, 15, 18})  # values that pair topic ids with names
+SCAN_RUN = 256  # records per call of the compiled scanner: short runs let records die young
 
 
 def type_ids_for(kind: str) -> frozenset[int] | None:
@@ -223,19 +225,53 @@ class LocalEngine:
 
     def segment_records(self, inputs: Iterable[SegmentInput]) -> Iterator[dec.DecodedRecord]:
         """Decoded records of the segment files that pass the filter (control records too)."""
+        scanner = dec.native_scanner()
         for item in inputs:
             self.stats.files += 1
             with open(item.path, "rb") as fh:
                 read = fh.read
                 if self.on_progress is not None:
                     read = _counting(fh.read, self.on_progress)
-
-                for entry in seg.read_batches(read, item.source, chunk_size=self.chunk_size):
+                fast = self._fast_hook(scanner, item) if scanner is not None else None
+                for entry in seg.read_batches(
+                    read, item.source, chunk_size=self.chunk_size, fast=fast
+                ):
+                    if type(entry) is list:  # records of the batches the C scanner took
+                        yield from entry
+                        continue
                     if isinstance(entry, seg.Problem):
                         self._problem(entry)
                         continue
                     yield from self._batch_records(entry, item)
             self.stats.bytes += item.size
+
+    def _fast_hook(self, scanner: Any, item: SegmentInput) -> seg.FastHook:
+        """`read_batches`' hook: the compiled scanner takes runs of ordinary batches (offset
+        commits and group metadata, uncompressed, no control records) with this engine's
+        filter; it stops at anything else, which `_batch_records` reads."""
+        flt = self.filter
+        keyed = bool(flt.type_ids or flt.groups or flt.topics)  # as _batch_records' key_filter
+        args = (
+            item.source,
+            item.partition,
+            flt.since,
+            flt.until,
+            flt.type_ids if keyed else None,
+            flt.groups if keyed else None,
+            flt.topics if keyed else None,
+        )
+        scan = scanner.scan
+        stats = self.stats
+
+        def fast(buf: bytes, p: int, base: int) -> tuple[int, list[dec.DecodedRecord]] | None:
+            after, batches, read, recs = scan(buf, p, base, SCAN_RUN, *args)
+            if after == p:
+                return None
+            stats.batches += batches
+            stats.records += read
+            return after, recs
+
+        return fast
 
     def _batch_records(self, batch: Batch, item: SegmentInput) -> Iterator[dec.DecodedRecord]:
         self.stats.batches += 1

@@ -25,7 +25,7 @@ from kgroup.offsets import decode as dec
 from kgroup.offsets import encode as enc
 from kgroup.offsets import segments as seg
 from kgroup.offsets.schema import RECORD_TYPES, Array, Message, Struct
-from kgroup.scan.local import LocalEngine, find_segments
+from kgroup.scan.local import DecodeFilter, LocalEngine, find_segments
 
 _NEEDS_EXT = pytest.mark.skipif(
     not native.available(),
@@ -40,6 +40,7 @@ _CACHES: list[dict[Any, Any]] = [
     dec._FAST,
     dec._EMBEDDED,
     dec._KEY_CACHE,
+    dec._NATIVE,
 ]
 
 
@@ -343,3 +344,368 @@ def test_json_lines_text_is_the_stdlib_text(obj: Any) -> None:
         ensure_ascii=False, separators=(",", ":"), default=dec._bytes_default
     ).encode
     assert dec._dumps(obj) == stdlib(obj)
+
+
+# ---------------------------------------------------------------- the batch scanner
+
+
+class _Spy:
+    """Counts the batches the compiled scanner takes (so parity is not reached by falling
+    back to Python everywhere)."""
+
+    def __init__(self, scanner: Any) -> None:
+        self.scanner = scanner
+        self.batches = 0
+
+    def scan(self, *args: Any) -> Any:
+        got = self.scanner.scan(*args)
+        self.batches += got[1]
+        return got
+
+
+@contextmanager
+def spied() -> Iterator[_Spy]:
+    with compiled(True):
+        scanner = dec.native_scanner()
+        assert scanner is not None, "the compiled scanner was not built"
+        spy = _Spy(scanner)
+        dec._NATIVE["scanner"] = spy
+        yield spy
+
+
+def _engine_output(paths: list[str], flt: DecodeFilter | None = None) -> Any:
+    eng = LocalEngine(flt, skip_corrupt=True)
+    lines = [r.to_json() for r in eng.plain(eng.segment_records(find_segments(paths)))]
+    stats = eng.stats
+    problems = [(p.source, p.position, p.kind, p.message) for p in stats.problems]
+    return lines, (stats.batches, stats.records, stats.emitted), problems
+
+
+def _fixture_filters() -> list[DecodeFilter]:
+    with compiled(False):
+        lines, _stats, _problems = _engine_output(_fixture_dirs())
+    rows = [json.loads(line) for line in lines]
+    groups = sorted({r["key"]["group"] for r in rows if r["key_type"] in (1, 2)})
+    topics = sorted({r["key"]["topic"] for r in rows if r["key_type"] == 1})
+    stamps = sorted(r["timestamp"] for r in rows)
+    middle = stamps[len(stamps) // 3], stamps[2 * len(stamps) // 3]
+    return [
+        DecodeFilter(groups=frozenset(groups[:2])),
+        DecodeFilter(topics=frozenset(topics[:1])),
+        DecodeFilter(type_ids=frozenset({2})),
+        DecodeFilter(type_ids=frozenset({1}), groups=frozenset()),
+        DecodeFilter(since=middle[0], until=middle[1]),
+        DecodeFilter(groups=frozenset(groups[1:3]), since=middle[0]),
+    ]
+
+
+@_NEEDS_EXT
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="fixtures not present")
+def test_the_scanner_gives_the_python_loop_output_on_every_fixture_and_filter() -> None:
+    for flt in [None, *_fixture_filters()]:
+        with compiled(False):
+            pure = _engine_output(_fixture_dirs(), flt)
+        with spied() as spy:
+            fast = _engine_output(_fixture_dirs(), flt)
+        assert spy.batches > 50, f"the scanner took only {spy.batches} batches with {flt}"
+        assert fast == pure, f"differs with {flt}"
+
+
+def _group_value_strategy() -> st.SearchStrategy[dict[str, Any]]:
+    tp = st.fixed_dictionaries(
+        {"topic": st.text(max_size=6), "partitions": st.lists(st.integers(-5, 300), max_size=4)}
+    )
+    user_data = st.one_of(
+        st.none(),
+        st.just(b""),
+        st.binary(max_size=6),
+        st.builds(lambda g: struct.pack(">i", g), st.integers(-5, 5)),
+    )
+    subscription = st.fixed_dictionaries(
+        {
+            "version": st.integers(0, 5),
+            "topics": st.lists(st.text(max_size=6), max_size=3),
+            "user_data": user_data,
+            "owned_partitions": st.lists(tp, max_size=2),
+            "generation_id": st.integers(-1, 9),
+            "rack_id": st.one_of(st.none(), st.text(max_size=4)),
+        }
+    )
+    assignment = st.fixed_dictionaries(
+        {
+            "version": st.integers(0, 5),
+            "assigned_partitions": st.lists(tp, max_size=3),
+            "user_data": user_data,
+        }
+    )
+    embedded = st.one_of(st.none(), st.just({}), st.just(b"\x00"), st.binary(max_size=5))
+    member = st.fixed_dictionaries(
+        {
+            "member_id": st.text(max_size=8),
+            "group_instance_id": st.one_of(st.none(), st.text(max_size=4)),
+            "client_id": st.text(max_size=8),
+            "client_host": st.text(max_size=8),
+            "rebalance_timeout": st.integers(-1, 10**6),
+            "session_timeout": st.integers(0, 10**6),
+            "subscription": st.one_of(subscription, embedded),
+            "assignment": st.one_of(assignment, embedded),
+        }
+    )
+    return st.fixed_dictionaries(
+        {
+            "protocol_type": st.sampled_from(["consumer", "consumer", "consumer", "connect", ""]),
+            "generation": st.integers(-1, 99),
+            "protocol": st.sampled_from(
+                [None, "range", "roundrobin", "sticky", "cooperative-sticky", ""]
+            ),
+            "leader": st.one_of(st.none(), st.text(max_size=6)),
+            "current_state_timestamp": st.integers(-1, 2**41),
+            "members": st.one_of(st.none(), st.lists(member, max_size=4)),
+        }
+    )
+
+
+def _group_value(data: st.DataObject) -> bytes:
+    fields = data.draw(_group_value_strategy())
+    if fields["members"] is None:
+        fields["members"] = []
+    # consumer-protocol dicts are encoded by the encoder; connect groups get raw bytes
+    if fields["protocol_type"] != "consumer":
+        for m in fields["members"]:
+            for k in ("subscription", "assignment"):
+                if isinstance(m[k], dict):
+                    m[k] = (
+                        enc.encode_versioned(
+                            schema.CONSUMER_PROTOCOL_SUBSCRIPTION
+                            if k == "subscription"
+                            else schema.CONSUMER_PROTOCOL_ASSIGNMENT,
+                            m[k],
+                        )
+                        if m[k]
+                        else b""
+                    )
+    raw = enc.encode_value(2, data.draw(st.integers(0, 4)), fields)
+    assert raw is not None
+    return raw
+
+
+def _pure_value(rt: Any, raw: bytes) -> Any:
+    with compiled(False):
+        return dec.decode_value(rt, raw)
+
+
+@_NEEDS_EXT
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_value_decoder_equals_the_interpreter_on_group_metadata(data: st.DataObject) -> None:
+    rt = RECORD_TYPES[2]
+    raw = _group_value(data)
+    expect = _pure_value(rt, raw)
+    with compiled(True):
+        vd = dec._native_values()
+        got = vd(2, raw)
+        if got is not None:
+            assert (got[0], got[1], None, None) == expect
+            assert json.dumps(got[1], default=repr) == json.dumps(expect[1], default=repr)
+        assert dec.decode_value(rt, raw) == expect
+    # cut and flipped: the same, or the C path gives up
+    cut = data.draw(st.integers(0, len(raw)))
+    mutated = bytearray(raw[:cut])
+    for where, mask in data.draw(
+        st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)), max_size=3)
+    ):
+        if mutated:
+            mutated[where % len(mutated)] ^= mask
+    expect = _pure_value(rt, bytes(mutated))
+    with compiled(True):
+        got = dec._native_values()(2, bytes(mutated))
+        if got is not None:
+            assert (got[0], got[1], None, None) == expect
+        assert dec.decode_value(rt, bytes(mutated)) == expect
+
+
+@_NEEDS_EXT
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(type_id=st.sampled_from(sorted(RECORD_TYPES)), data=st.data())
+def test_value_decoder_equals_the_interpreter_on_every_value_table(
+    type_id: int, data: st.DataObject
+) -> None:
+    rt = RECORD_TYPES[type_id]
+    lo, hi = rt.value.valid
+    version = data.draw(st.integers(lo, hi))
+    if type_id == 2:
+        raw = _group_value(data)
+    else:
+        fields = data.draw(_struct(rt.value.struct, version))
+        raw = wire.INT16.pack(version) + codec.encode_message(rt.value, version, fields)
+    raw += data.draw(st.sampled_from([b"", b"\x00", b"\x01\x02"]))  # trailing bytes: Python
+    expect = _pure_value(rt, raw)
+    with compiled(True):
+        got = dec._native_values()(type_id, raw)
+        if got is not None:
+            assert (got[0], got[1], None, None) == expect
+        assert dec.decode_value(rt, raw) == expect
+
+
+def _segment(data: st.DataObject) -> bytes:
+    """A few batches of offset commits, group metadata (with members) and tombstones."""
+    out = bytearray()
+    offset = 0
+    for _ in range(data.draw(st.integers(1, 4))):
+        entries: list[tuple[bytes | None, bytes | None]] = []
+        for _ in range(data.draw(st.integers(1, 4))):
+            kind = data.draw(st.sampled_from(["commit", "commit", "group", "tombstone"]))
+            group = data.draw(st.sampled_from(["g1", "g2", "gr\u00fcppe"]))
+            if kind == "commit":
+                entries.append(
+                    enc.offset_commit(
+                        group,
+                        data.draw(st.sampled_from(["t", "u"])),
+                        data.draw(st.integers(0, 3)),
+                        data.draw(st.integers(0, 2**40)),
+                        version=data.draw(st.sampled_from([0, 1, 3, 4])),
+                    )
+                )
+            elif kind == "group":
+                entries.append((enc.encode_key(2, {"group": group}), _group_value(data)))
+            else:
+                type_id = data.draw(st.sampled_from([1, 2]))
+                key = {"group": group, "topic": "t", "partition": 0} if type_id == 1 else {}
+                entries.append((enc.encode_key(type_id, {"group": group, **key}), None))
+        batch = enc.encode_batch(
+            entries,
+            base_offset=offset,
+            timestamp=1_700_000_000_000 + offset,
+            transactional=data.draw(st.booleans()),
+            producer_id=data.draw(st.sampled_from([-1, 7])),
+        )
+        offset += len(entries)
+        out += batch
+    return bytes(out)
+
+
+def _both_ways(raw: bytes, tmp_path: Path, flt: DecodeFilter | None = None) -> int:
+    """Assert the scan engine's output is the same with and without the scanner; returns
+    the batches the scanner took."""
+    part = tmp_path / "__consumer_offsets-3"
+    part.mkdir(exist_ok=True)
+    (part / "00000000000000000000.log").write_bytes(raw)
+
+    def run() -> Any:
+        try:
+            return _engine_output([str(part)], flt)
+        except KgroupError as exc:
+            return type(exc), str(exc)
+
+    with compiled(False):
+        pure = run()
+    with spied() as spy:
+        fast = run()
+    assert fast == pure
+    return spy.batches
+
+
+@_NEEDS_EXT
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_scanner_on_generated_and_mutated_segments(data: st.DataObject, tmp_path: Path) -> None:
+    raw = bytearray(_segment(data))
+    assert _both_ways(bytes(raw), tmp_path) > 0, "the scanner took none of a valid segment"
+    # flipped bytes (CRC recomputed or not), cuts: the Python loop's output every time
+    for where, mask in data.draw(
+        st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)), min_size=1, max_size=3)
+    ):
+        raw[where % len(raw)] ^= mask
+    if data.draw(st.booleans()) and len(raw) >= 61 and raw[16] == 2:
+        length = struct.unpack_from(">i", raw, 8)[0]
+        end = min(len(raw), 12 + max(length, 49))
+        struct.pack_into(">I", raw, 17, records.crc32c(bytes(raw[21:end])))
+    raw = raw[: len(raw) - data.draw(st.integers(0, 30))]
+    _both_ways(
+        bytes(raw),
+        tmp_path,
+        data.draw(
+            st.sampled_from(
+                [
+                    None,
+                    DecodeFilter(groups=frozenset({"g1"})),
+                    DecodeFilter(since=1_700_000_000_002),
+                ]
+            )
+        ),
+    )
+
+
+@_NEEDS_EXT
+@settings(max_examples=300, deadline=None)
+@given(payload=st.binary(max_size=400), p=st.integers(-2, 420), limit=st.integers(0, 5))
+def test_scanner_on_random_bytes_never_crashes(payload: bytes, p: int, limit: int) -> None:
+    with compiled(True):
+        scanner = dec.native_scanner()
+        assert scanner is not None
+        args = (limit, "s", 0, None, None, None, None, None)
+        if not 0 <= p <= len(payload):
+            with pytest.raises(ValueError):
+                scanner.scan(payload, p, 0, *args)
+            return
+        after, batches, read, recs = scanner.scan(payload, p, 0, *args)
+        assert p <= after <= len(payload)
+        assert (after == p) == (batches == 0)
+        assert read >= len(recs)
+        assert all(type(r) is dec.DecodedRecord for r in recs)
+        for r in recs:
+            r.to_json()
+
+
+@_NEEDS_EXT
+def test_the_scanner_covers_every_slot_of_a_record() -> None:
+    # a new DecodedRecord slot must be added to _SCANNER_SLOTS (and _speedups.c) too
+    assert sorted(dec._SCANNER_SLOTS) == sorted(dec.DecodedRecord.__slots__)
+    with compiled(True):
+        assert dec.native_scanner() is not None
+
+
+@_NEEDS_EXT
+@pytest.mark.parametrize(
+    ("protocol", "user_data", "decoded"),
+    [
+        ("cooperative-sticky", struct.pack(">i", 5), {"generation": 5}),
+        (
+            "sticky",
+            enc.encode_sticky_user_data([{"topic": "t", "partitions": [0, 2]}], 4),
+            {"previous_assignment": [{"topic": "t", "partitions": [0, 2]}], "generation": 4},
+        ),
+        ("range", struct.pack(">i", 5), None),
+    ],
+)
+def test_assignor_user_data_is_decoded_the_same_with_the_extension(
+    protocol: str, user_data: bytes, decoded: dict[str, Any] | None
+) -> None:
+    sub = {"version": 1, "topics": ["t"], "user_data": user_data, "owned_partitions": []}
+    member = {
+        "member_id": "m",
+        "client_id": "c",
+        "client_host": "/h",
+        "session_timeout": 1,
+        "subscription": sub,
+        "assignment": {"version": 0, "assigned_partitions": [], "user_data": None},
+    }
+    fields = {
+        "protocol_type": "consumer",
+        "generation": 1,
+        "protocol": protocol,
+        "leader": "m",
+        "members": [member],
+    }
+    raw = enc.encode_value(2, 3, fields)
+    assert raw is not None
+    rt = RECORD_TYPES[2]
+    with compiled(True):
+        _version, value, _error, _layout = dec.decode_value(rt, raw)
+    assert value is not None
+    assert value["members"][0]["subscription"].get("user_data_decoded") == decoded
+    assert (_version, value, _error, _layout) == _pure_value(rt, raw)
