@@ -18,7 +18,10 @@ Prints records/s, MB/s and peak RSS, plus a calibration figure for this machine'
 Targets: >= 300,000 records/s on one core for `scan`, and
 RSS flat (<= 300 MB) whatever the input size, checked by running at two sizes.
 
-Usage: python benchmarks/bench_decode.py [SIZE_MB ...]   (default: 50 200)
+The C fast path (kgroup/offsets/_speedups.c) is used when built (`pip install -e .` or
+`python setup.py build_ext --inplace`); `--pure` measures the pure-Python codec instead.
+
+Usage: python benchmarks/bench_decode.py [--pure] [SIZE_MB ...]   (default: 50 200)
 """
 
 from __future__ import annotations
@@ -169,6 +172,8 @@ def generate(size_mb: int) -> tuple[str, int]:
 _SCAN = """
 import resource, sys, time, json
 sys.path.insert(0, {root!r})
+from kgroup.offsets import native
+native.set_enabled({native})
 from kgroup.scan.local import DecodeFilter, LocalEngine, find_segments
 inputs = find_segments([{path!r}])
 flt = DecodeFilter(groups=frozenset({groups!r})) if {groups!r} else None
@@ -190,17 +195,27 @@ print(json.dumps({{"seconds": dt, "emitted": n, "read": eng.stats.records,
 """
 
 
+NATIVE = True
+
+
 def run_scan(path: str, groups: list[str], *, values: bool = False, runs: int = 3) -> dict:
-    code = _SCAN.format(root=ROOT, path=path, groups=groups, values=values, runs=runs)
+    code = _SCAN.format(
+        root=ROOT, path=path, groups=groups, values=values, runs=runs, native=NATIVE
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
 def run_cli_jsonl(path: str) -> dict:
     started = time.perf_counter()
+    code = (
+        f"import sys; sys.path.insert(0, {ROOT!r}); from kgroup.offsets import native; "
+        f"native.set_enabled({NATIVE}); from kgroup.cli.app import main; "
+        f"sys.argv = ['kgroup', 'decode', '--segments', {path!r}, '-o', 'jsonl']; main()"
+    )
     with open(os.devnull, "w") as devnull:
         proc = subprocess.run(
-            [sys.executable, "-m", "kgroup", "decode", "--segments", path, "-o", "jsonl"],
+            [sys.executable, "-c", code],
             stdout=devnull,
             stderr=subprocess.PIPE,
             text=True,
@@ -216,9 +231,15 @@ def run_cli_jsonl(path: str) -> dict:
 def main() -> None:
     import timeit
 
-    sizes = [int(a) for a in sys.argv[1:]] or [50, 200]
+    global NATIVE
+    args = sys.argv[1:]
+    from kgroup.offsets import native
+
+    NATIVE = "--pure" not in args and native.available()
+    sizes = [int(a) for a in args if a != "--pure"] or [50, 200]
     calib = min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
     print(f"calibration: sum(range(1000)) = {calib:.1f} us on this core")
+    print(f"compiled fast path: {'on' if NATIVE else 'off (pure Python)'}")
     for size in sizes:
         t = time.perf_counter()
         path, records = generate(size)

@@ -404,9 +404,17 @@ class GroupAdmin:
             described = self.wire.describe_groups(group_ids)
             retry = [g for g, d in described.items() if d.error_code == "GROUP_ID_NOT_FOUND"]
             if retry:
-                for group_id, again in self._describe_with_librdkafka(retry).items():
-                    if again.error is None and (again.members or again.state != "Empty"):
+                # KIP-848 groups: ConsumerGroupDescribe over the wire (epochs, target
+                # assignments); librdkafka for brokers that do not offer it.
+                for group_id, again in self.wire.describe_consumer_groups(retry).items():
+                    if again.error is None:
                         described[group_id] = again
+                    elif again.error_code == "UNSUPPORTED_VERSION":
+                        fallback = self._describe_with_librdkafka([group_id])[group_id]
+                        if fallback.error is None and (
+                            fallback.members or fallback.state != "Empty"
+                        ):
+                            described[group_id] = fallback
             return described
         return self._describe_with_librdkafka(group_ids)
 

@@ -56,6 +56,7 @@ class MemberDescription:
     rack: str | None = None
     raw_metadata: bytes | None = None
     raw_assignment: bytes | None = None
+    member_epoch: int | None = None  # KIP-848 consumer groups
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,8 @@ class GroupDescription:
     members: tuple[MemberDescription, ...] = ()
     error: str | None = None
     error_code: str | None = None
+    group_epoch: int | None = None  # KIP-848 consumer groups
+    assignment_epoch: int | None = None
 
     @property
     def is_active(self) -> bool:

@@ -10,6 +10,11 @@ into one precompiled `Struct`). This is the fast path the decoder needs to read 
 thousands of records a second; it is generated from the tables, so there is still exactly one
 place that knows the layouts. Every bounds check names the field and byte position.
 
+When the compiled extension is built (`native.py`), each reader is wrapped in a
+`_speedups.Reader` that runs a program compiled from the same tables (`c_program`) and hands
+the bytes to the Python reader whenever it gives up, so errors always come from the Python
+code below.
+
 Writing walks the same tables directly (speed does not matter there).
 
 Unknown tagged fields are kept as `_tag<N>: bytes`, so data from a newer Kafka is not lost.
@@ -21,7 +26,7 @@ import struct as _struct
 from collections.abc import Callable
 from typing import Any
 
-from kgroup.offsets import wire
+from kgroup.offsets import native, wire
 from kgroup.offsets.schema import Array, Field, Message, Struct
 from kgroup.offsets.wire import DecodeError
 
@@ -39,15 +44,34 @@ _FIXED = {
 Reader = Callable[[bytes, int, int], tuple[dict[str, Any], int]]
 
 _READERS: dict[tuple[Any, ...], Reader] = {}
+_PY_READERS: dict[tuple[Any, ...], Reader] = {}
 
 
 def get_reader(struct: Struct, version: int, flexible: bool, lenient: bool = False) -> Reader:
-    """The compiled reader for `struct` at `version` (cached)."""
+    """The compiled reader for `struct` at `version` (cached): C when built, else Python."""
     cache_key = (struct, version, flexible, lenient)
     fn = _READERS.get(cache_key)
     if fn is None:
-        fn = _Compiler(version, flexible, lenient).compile(struct)
+        fn = get_py_reader(struct, version, flexible, lenient)
+        ext = native.get()
+        if ext is not None:
+            try:
+                program = c_program(struct, version, flexible)
+            except Unsupported:
+                pass
+            else:
+                fn = ext.Reader(program, fn, flexible, lenient)
         _READERS[cache_key] = fn
+    return fn
+
+
+def get_py_reader(struct: Struct, version: int, flexible: bool, lenient: bool = False) -> Reader:
+    """The pure-Python reader for `struct` at `version` (cached)."""
+    cache_key = (struct, version, flexible, lenient)
+    fn = _PY_READERS.get(cache_key)
+    if fn is None:
+        fn = _Compiler(version, flexible, lenient).compile(struct)
+        _PY_READERS[cache_key] = fn
     return fn
 
 
@@ -325,6 +349,53 @@ class _Compiler:
             body.append("            else:")
             body.append("                d['_tag%d' % tag] = bytes(b[p:qt])")
         body.append("            p = qt")
+
+
+# ---------------------------------------------------------------- program for the C reader
+# Opcodes and fixed kinds: keep in step with _speedups.c. An op is (opcode, key, argument).
+
+_OP_FIXED, _OP_STR, _OP_BYTES, _OP_ARRAY_FIXED, _OP_ARRAY, _OP_STRUCT = 1, 2, 3, 4, 5, 6
+_KINDS = {"int8": 0, "int16": 1, "uint16": 2, "int32": 3, "int64": 4, "bool": 5, "uuid": 6}
+
+
+class Unsupported(Exception):
+    """A table the C reader does not cover (float64): the Python reader is used alone."""
+
+
+def c_program(struct: Struct, version: int, flexible: bool) -> tuple[Any, ...]:
+    """`struct` at `version` as (plain ops, ((tag, op), ...)), in the order the Python reader
+    reads them (tagged fields only in flexible versions)."""
+    plain: list[tuple[Any, ...]] = []
+    tagged: list[tuple[int, tuple[Any, ...]]] = []
+    for fd in struct.fields:
+        if not fd.present(version):
+            continue
+        if fd.tag is not None and flexible:
+            tagged.append((fd.tag, _c_op(fd.key, fd.type, version, flexible, True)))
+        else:
+            plain.append(_c_op(fd.key, fd.type, version, flexible, fd.nullable_in(version)))
+    tagged.sort(key=lambda item: item[0])
+    return tuple(plain), tuple(tagged)
+
+
+def _c_op(key: str | None, typ: Any, version: int, flexible: bool, nullable: bool) -> tuple:
+    if isinstance(typ, str):
+        if typ in _KINDS:
+            return (_OP_FIXED, key, _KINDS[typ])
+        if typ == "string":
+            return (_OP_STR, key, None)
+        if typ == "bytes":
+            return (_OP_BYTES, key, None)
+        raise Unsupported(typ)
+    if isinstance(typ, Array):
+        el = typ.of
+        if isinstance(el, str) and el in _KINDS and el != "uuid":
+            return (_OP_ARRAY_FIXED, key, _KINDS[el])
+        # elements: structs without a null marker, other types as the Python reader reads them
+        return (_OP_ARRAY, key, _c_op(None, el, version, flexible, not isinstance(el, Struct)))
+    if isinstance(typ, Struct):
+        return (_OP_STRUCT, key, (nullable, c_program(typ, version, flexible)))
+    raise Unsupported(repr(typ))
 
 
 def _is_fixed(fd: Field) -> bool:

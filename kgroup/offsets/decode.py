@@ -17,7 +17,7 @@ import base64
 import json
 from typing import Any
 
-from kgroup.offsets import codec, schema
+from kgroup.offsets import codec, native, schema
 from kgroup.offsets.schema import RECORD_TYPES, Message, RecordType
 from kgroup.offsets.wire import INT16, INT32, DecodeError
 
@@ -186,45 +186,42 @@ class DecodedRecord:
 
     def to_json(self) -> str:
         """`to_dict()` as one compact JSON line; bytes become base64 while serialising."""
-        return _dumps(self._fields(_same))
+        return _dumps(self._fields(None))
 
     def _fields(self, convert: Any) -> dict[str, Any]:
+        # hot for JSON Lines: resolve once, then read the slots (not the properties)
+        if self._pending is not None:
+            self._resolve()
         out: dict[str, Any] = {"source": self.source}
         if self.partition is not None:
             out["partition"] = self.partition
-        out.update(
-            {
-                "position": self.position,
-                "offset": self.offset,
-                "timestamp": self.timestamp,
-                "producer_id": self.producer_id,
-                "transactional": self.transactional,
-                "control": self.control,
-                "key_type": self.key_type,
-                "record_type": self.record_type,
-            }
-        )
-        if self.key is not None:
-            out["key"] = convert(self.key)
+        out["position"] = self.position
+        out["offset"] = self.offset
+        out["timestamp"] = self.timestamp
+        out["producer_id"] = self.producer_id
+        out["transactional"] = self.transactional
+        out["control"] = self.control
+        out["key_type"] = self.key_type
+        out["record_type"] = self._record_type
+        key = self.key
+        if key is not None:
+            out["key"] = key if convert is None else convert(key)
         if self.key_raw is not None:
             out["key_raw_base64"] = _b64(self.key_raw)
-        out["value_version"] = self.value_version
-        out["value"] = convert(self.value) if self.value is not None else None
+        out["value_version"] = self._value_version
+        value = self._value
+        out["value"] = value if value is None or convert is None else convert(value)
         if self.value_raw is not None:
             out["value_raw_base64"] = _b64(self.value_raw)
-        if self.layout is not None:
-            out["layout"] = self.layout
-        if self.error is not None:
-            out["error"] = self.error
+        if self._layout is not None:
+            out["layout"] = self._layout
+        if self._error is not None:
+            out["error"] = self._error
         return out
 
 
 def _b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
-
-
-def _same(obj: Any) -> Any:
-    return obj
 
 
 def _bytes_default(obj: Any) -> str:
@@ -233,7 +230,27 @@ def _bytes_default(obj: Any) -> str:
     raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
 
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_bytes_default).encode
+def _json_dumps() -> Any:
+    """Compact JSON (UTF-8 kept, bytes as base64): orjson when installed, else the stdlib.
+
+    Both give the same text for what records hold (str, int, bool, None, lists, dicts; no
+    floats are decoded from any table): tests/unit/offsets/test_offsets_speedups.py checks it.
+    """
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - orjson is a dependency; keep working without it
+        return json.JSONEncoder(
+            ensure_ascii=False, separators=(",", ":"), default=_bytes_default
+        ).encode
+    dumps = orjson.dumps
+
+    def _orjson_dumps(obj: Any) -> str:
+        return dumps(obj, default=_bytes_default).decode()
+
+    return _orjson_dumps
+
+
+_dumps = _json_dumps()
 
 
 def jsonable(obj: Any) -> Any:
@@ -319,6 +336,13 @@ ValueResult = tuple[int | None, dict[str, Any] | None, str | None, str | None]
 
 def decode_value(rt: RecordType, value: bytes) -> ValueResult:
     """(value version, fields, error, layout note) for a non-null value of a known type."""
+    fast_values = _NATIVE.get("values", _UNSET)
+    if fast_values is _UNSET:
+        fast_values = _native_values()
+    if fast_values is not None and type(value) is bytes:
+        got = fast_values(rt.type_id, value)  # C: tables + consumer members, or None
+        if got is not None:
+            return got[0], got[1], None, None
     end = len(value)
     if end >= 2:
         version = INT16.unpack_from(value, 0)[0]
@@ -337,6 +361,105 @@ def decode_value(rt: RecordType, value: bytes) -> ValueResult:
 
 
 _FAST: dict[int, codec.Reader] = {}
+
+
+# ---------------------------------------------------------------- compiled paths
+
+_UNSET: Any = object()
+_NATIVE: dict[str, Any] = {}
+"""The extension's ValueDecoder ("values") and Scanner ("scanner"), built on first use from
+the tables in schema.py (None when the extension is not built or switched off)."""
+
+# DecodedRecord's slots in the order _speedups.Scanner fills them (keep in step with the
+# S_* enum in _speedups.c); the scanner is not built unless these are exactly its slots.
+_SCANNER_SLOTS = (
+    "source",
+    "partition",
+    "position",
+    "offset",
+    "timestamp",
+    "producer_id",
+    "producer_epoch",
+    "transactional",
+    "control",
+    "key_type",
+    "_record_type",
+    "key",
+    "_value_version",
+    "_value",
+    "_error",
+    "key_raw",
+    "value_raw",
+    "_layout",
+    "_pending",
+)
+SCANNER_TYPES = (0, 1, 2)
+"""Key types the compiled scanner takes; it leaves batches with any other to the Python loop."""
+
+
+def _native_values() -> Any:
+    """`_speedups.ValueDecoder` over every value table and the ConsumerProtocol tables."""
+    ext = native.get()
+    vd = None
+    if ext is not None:
+        values: list[Any] = [None] * (max(RECORD_TYPES) + 1)
+        for type_id, rt in RECORD_TYPES.items():
+            lo, hi = rt.value.valid
+            versions: list[Any] = [None] * (hi + 1)
+            for version in range(lo, hi + 1):
+                flexible = rt.value.flexible(version)
+                try:
+                    program = codec.c_program(rt.value.struct, version, flexible)
+                except codec.Unsupported:
+                    continue
+                versions[version] = (program, flexible)
+            values[type_id] = tuple(versions)
+        embedded = []
+        for msg in (schema.CONSUMER_PROTOCOL_SUBSCRIPTION, schema.CONSUMER_PROTOCOL_ASSIGNMENT):
+            lo, hi = msg.valid
+            assert lo == 0 and not any(msg.flexible(v) for v in range(hi + 1))
+            embedded.append(tuple(codec.c_program(msg.struct, v, False) for v in range(hi + 1)))
+        vd = ext.ValueDecoder(tuple(values), embedded[0], embedded[1])
+    _NATIVE["values"] = vd
+    return vd
+
+
+def native_scanner() -> Any:
+    """The compiled batch scanner (`_speedups.Scanner`), or None (not built, switched off).
+
+    `scanner.scan(buf, p, base, limit, source, partition, since, until, type_ids, groups,
+    topics)` takes the run of ordinary batches at buf[p:] (up to about `limit` records) and
+    returns (p after them, batches, records read, [DecodedRecord, ...]); scan/local.py reads
+    whatever it stops at in Python.
+    """
+    scanner = _NATIVE.get("scanner", _UNSET)
+    if scanner is not _UNSET:
+        return scanner
+    ext = native.get()
+    values = _NATIVE.get("values", _UNSET)
+    if values is _UNSET:
+        values = _native_values()
+    scanner = None
+    if (
+        ext is not None
+        and values is not None
+        and set(_SCANNER_SLOTS) == set(DecodedRecord.__slots__)
+    ):
+        import crc32c
+
+        scanner = ext.Scanner(
+            DecodedRecord,
+            _SCANNER_SLOTS,
+            _KEY_CACHE,
+            decode_key,
+            crc32c.crc32c,
+            tuple(RECORD_TYPES[t].name for t in SCANNER_TYPES),
+            values,
+            # offset commits are cheap: decoded at once; group values (members) when read
+            tuple(t in (0, 1) for t in SCANNER_TYPES),
+        )
+    _NATIVE["scanner"] = scanner
+    return scanner
 
 
 def _decode_value(rt: RecordType, value: bytes) -> ValueResult:
@@ -479,13 +602,20 @@ def _versioned(msg: Message, data: bytes) -> dict[str, Any]:
     if len(data) < 2:
         raise DecodeError("shorter than its int16 version", 0, "version")
     version = INT16.unpack_from(data, 0)[0]
-    if version < 0:
-        raise DecodeError(f"negative version {version}", 0, "version")
-    read_version = min(version, msg.valid[1])
-    fields, _pos = codec.read_message(msg, read_version, data, 2, lenient=True)
+    reader = _EMBEDDED.get((msg, version))
+    if reader is None:
+        if version < 0:
+            raise DecodeError(f"negative version {version}", 0, "version")
+        read_version = min(version, msg.valid[1])
+        reader = codec.get_reader(msg.struct, read_version, msg.flexible(read_version), True)
+        _EMBEDDED[(msg, version)] = reader
+    fields, _pos = reader(data, 2, len(data))
     out: dict[str, Any] = {"version": version}
     out.update(fields)
     return out
+
+
+_EMBEDDED: dict[tuple[Message, int], codec.Reader] = {}
 
 
 def _raw(data: bytes | None, error: str | None = None) -> dict[str, Any] | None:

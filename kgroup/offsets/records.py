@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kgroup.core.errors import CorruptInputError
-from kgroup.offsets import wire
+from kgroup.offsets import native, wire
 
 # attributes bits (magic 2)
 CODEC_MASK = 0x07
@@ -184,10 +184,23 @@ def _records_v2(batch: Batch) -> list[Record]:
     else:
         buf = data
         pos = V2_HEADER
+    log_time = batch.max_timestamp if batch.attributes & TIMESTAMP_TYPE_BIT else None
+    ext = native.get()
+    if ext is not None and type(buf) is bytes:
+        # the compiled framing; None = something unusual, which the Python loop handles
+        fast = ext.records_v2(
+            buf, pos, batch.records_count, batch.base_offset, batch.base_timestamp, log_time
+        )
+        if fast is not None:
+            return fast  # type: ignore[no-any-return]
+    return _records_v2_py(batch, buf, pos, log_time)
+
+
+def _records_v2_py(batch: Batch, buf: Any, pos: int, log_time: int | None) -> list[Record]:
+    """The records of a magic-2 batch from buf[pos:] (decompressed payload or batch bytes)."""
     end = len(buf)
     base_offset = batch.base_offset
     base_ts = batch.base_timestamp
-    log_time = batch.max_timestamp if batch.attributes & TIMESTAMP_TYPE_BIT else None
     out: list[Record] = []
     append = out.append
     read_varint = wire.read_varint

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from kgroup.offsets import records
 from kgroup.offsets.records import Batch, BatchError
@@ -65,18 +66,31 @@ def partition_of_dir(name: str) -> tuple[str, int] | None:
     return m.group("topic"), int(m.group("partition"))
 
 
+FastHook = Callable[[bytes, int, int], "tuple[int, Any] | None"]
+
+
 def read_batches(
-    read: Callable[[int], bytes], source: str, *, chunk_size: int = CHUNK_SIZE
-) -> Iterator[Batch | Problem]:
+    read: Callable[[int], bytes],
+    source: str,
+    *,
+    chunk_size: int = CHUNK_SIZE,
+    fast: FastHook | None = None,
+) -> Iterator[Batch | Problem | Any]:
     """Batches of one segment file, in order, interleaved with the problems found.
 
     CRC mismatches and unreadable batches are yielded as `corrupt` problems (the batch is then
     skipped); a bad batch length stops the file (there is no way to find the next batch).
+
+    `fast(buf, p, base)` (the compiled scanner, see scan/local.py) may take the complete
+    batches at buf[p:] (buf[0] is at file position `base`) itself: it returns (position after
+    them, item) and the item is yielded in their place, or None to leave the batch at p to
+    this loop.
     """
     buf = b""
     base = 0  # file position of buf[0]
     p = 0
     eof = False
+    fast_tried = (-1, -1)  # (file position, bytes available) of the last refused fast call
 
     def refill(need: int) -> None:
         nonlocal buf, base, p, eof
@@ -97,6 +111,13 @@ def read_batches(
         if left < records.HEADER_MIN:
             yield _tail_problem(buf[p:], source, base + p)
             return
+        if fast is not None and fast_tried != (base + p, left):
+            got = fast(buf, p, base)
+            if got is not None:
+                p, item = got
+                yield item
+                continue
+            fast_tried = (base + p, left)
         length = records._I32.unpack_from(buf, p + 8)[0]
         magic = buf[p + 16]
         minimum = records.V2_MIN_LENGTH if magic == 2 else records.LEGACY_MIN_LENGTH

@@ -110,6 +110,8 @@ def _member_json(member: MemberDescription, verbose: bool) -> dict[str, Any]:
         "client_id": member.client_id,
         "partitions": len(member.assignment),
     }
+    if member.member_epoch is not None:  # KIP-848 consumer groups only
+        item["member_epoch"] = member.member_epoch
     if verbose:
         item["assignment"] = format_partitions(member.assignment)
         if member.target_assignment is not None:
@@ -126,6 +128,8 @@ def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Outp
         Column("client_id"),
         Column("partitions", justify="right"),
     ]
+    if any(m.member_epoch is not None for g in groups for m in g.description.members):
+        columns.append(Column("member_epoch", justify="right"))
     if verbose:
         columns.append(Column("assignment"))
         if any(m.target_assignment is not None for g in groups for m in g.description.members):
@@ -174,11 +178,19 @@ def state_output(groups: Sequence[GroupLag]) -> Output:
             "members": None if missing else len(d.members),
             "type": None if missing else d.type,
             "protocol_type": None if missing else d.protocol_type,
+            # KIP-848 consumer groups: the group epoch and the epoch of its target assignment.
+            "group_epoch": d.group_epoch,
+            "assignment_epoch": d.assignment_epoch,
         }
         rows.append({**base, "coordinator": _coordinator_text(d.coordinator)})
         documents.append({**base, "coordinator": _coordinator(d.coordinator), "error": group.error})
         if group.error:
             footer.append(f"{group.group}: error: {group.error}")
+    if any(g.description.group_epoch is not None for g in groups):
+        columns += [
+            Column("group_epoch", justify="right"),
+            Column("assignment_epoch", justify="right"),
+        ]
     return Output(
         columns=columns,
         rows=rows,

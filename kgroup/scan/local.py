@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from kgroup.core.errors import CorruptInputError, NotFoundError, UsageError
 from kgroup.offsets import decode as dec
@@ -25,6 +26,7 @@ from kgroup.offsets.schema import RECORD_TYPES, RecordType
 OFFSET_TYPES = frozenset({0, 1})
 GROUP_TYPES = frozenset(t for t in RECORD_TYPES if t not in OFFSET_TYPES)
 NAME_TYPES = frozenset({4, 9, 15, 18})  # values that pair topic ids with names
+SCAN_RUN = 256  # records per call of the compiled scanner: short runs let records die young
 
 
 def type_ids_for(kind: str) -> frozenset[int] | None:
@@ -223,14 +225,20 @@ class LocalEngine:
 
     def segment_records(self, inputs: Iterable[SegmentInput]) -> Iterator[dec.DecodedRecord]:
         """Decoded records of the segment files that pass the filter (control records too)."""
+        scanner = dec.native_scanner()
         for item in inputs:
             self.stats.files += 1
             with open(item.path, "rb") as fh:
                 read = fh.read
                 if self.on_progress is not None:
                     read = _counting(fh.read, self.on_progress)
-
-                for entry in seg.read_batches(read, item.source, chunk_size=self.chunk_size):
+                fast = self._fast_hook(scanner, item) if scanner is not None else None
+                for entry in seg.read_batches(
+                    read, item.source, chunk_size=self.chunk_size, fast=fast
+                ):
+                    if type(entry) is list:  # records of the batches the C scanner took
+                        yield from entry
+                        continue
                     if isinstance(entry, seg.Problem):
                         self._problem(entry)
                         continue
@@ -257,7 +265,18 @@ class LocalEngine:
                     self.on_progress(len(chunk))
                 return chunk
 
-            for entry in seg.read_batches(read, item.source, chunk_size=self.chunk_size):
+            scanner = dec.native_scanner()
+            fast = None
+            if scanner is not None:
+                whole_file = self._fast_hook(scanner, item)
+
+                def fast(buf: bytes, p: int, base: int) -> Any:
+                    return whole_file(buf, p, base + start)  # positions in the whole file
+
+            for entry in seg.read_batches(read, item.source, chunk_size=self.chunk_size, fast=fast):
+                if type(entry) is list:  # records of the batches the C scanner took
+                    yield from entry
+                    continue
                 if isinstance(entry, seg.Problem):
                     pos = None if entry.position is None else entry.position + start
                     self._problem(seg.Problem(entry.source, pos, entry.kind, entry.message))
@@ -265,6 +284,34 @@ class LocalEngine:
                 entry.position += start
                 yield from self._batch_records(entry, item)
         self.stats.bytes += end - start
+
+    def _fast_hook(self, scanner: Any, item: SegmentInput) -> seg.FastHook:
+        """`read_batches`' hook: the compiled scanner takes runs of ordinary batches (offset
+        commits and group metadata, uncompressed, no control records) with this engine's
+        filter; it stops at anything else, which `_batch_records` reads."""
+        flt = self.filter
+        keyed = bool(flt.type_ids or flt.groups or flt.topics)  # as _batch_records' key_filter
+        args = (
+            item.source,
+            item.partition,
+            flt.since,
+            flt.until,
+            flt.type_ids if keyed else None,
+            flt.groups if keyed else None,
+            flt.topics if keyed else None,
+        )
+        scan = scanner.scan
+        stats = self.stats
+
+        def fast(buf: bytes, p: int, base: int) -> tuple[int, list[dec.DecodedRecord]] | None:
+            after, batches, read, recs = scan(buf, p, base, SCAN_RUN, *args)
+            if after == p:
+                return None
+            stats.batches += batches
+            stats.records += read
+            return after, recs
+
+        return fast
 
     def _batch_records(self, batch: Batch, item: SegmentInput) -> Iterator[dec.DecodedRecord]:
         self.stats.batches += 1
@@ -283,6 +330,7 @@ class LocalEngine:
         source = item.source
         partition = item.partition
         decode_key = dec.decode_key
+        key_cache_get = dec._KEY_CACHE.get
         record = dec.DecodedRecord
         names = self.topic_names
         key_filter = flt.key_ok if flt.type_ids or flt.groups or flt.topics else None
@@ -307,7 +355,8 @@ class LocalEngine:
                 elif wants_unknown:
                     yield dec.decode_kv(key, value, rec)
                 continue
-            key_type, rt, key_fields, _error = decode_key(key)
+            hit = key_cache_get(key)  # decode_key's own cache, looked up inline: hot loop
+            key_type, rt, key_fields, _error = hit if hit is not None else decode_key(key)
             if rt is None:
                 if wants_unknown:
                     rec = record(

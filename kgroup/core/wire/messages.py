@@ -51,6 +51,7 @@ LIST_GROUPS = Api(16, "ListGroups", (0, 1, 2, 3, 4, 5), 3)
 SASL_HANDSHAKE = Api(17, "SaslHandshake", (1,), None)
 API_VERSIONS = Api(18, "ApiVersions", (0,), 3)
 SASL_AUTHENTICATE = Api(36, "SaslAuthenticate", (0, 1, 2), 2)
+CONSUMER_GROUP_DESCRIBE = Api(69, "ConsumerGroupDescribe", (0,), 0)  # KIP-848
 
 APIS = {
     api.key: api
@@ -64,6 +65,7 @@ APIS = {
         SASL_HANDSHAKE,
         API_VERSIONS,
         SASL_AUTHENTICATE,
+        CONSUMER_GROUP_DESCRIBE,
     )
 }
 
@@ -526,6 +528,111 @@ def decode_describe_groups_response(body: bytes, version: int) -> list[Described
         r.tagged_fields()
         return DescribedGroup(
             error_code, group_id, state, protocol_type, protocol_data, members, operations
+        )
+
+    groups = reader.array(group, "Groups")  # 0+
+    reader.tagged_fields()
+    return groups
+
+
+# --- ConsumerGroupDescribe v0 (KIP-848; ConsumerGroupDescribe{Request,Response}.json) -------------
+
+
+@dataclass(frozen=True)
+class ConsumerGroupMember:
+    """A member of a KIP-848 consumer group as ConsumerGroupDescribe reports it."""
+
+    member_id: str
+    instance_id: str | None
+    rack_id: str | None
+    member_epoch: int
+    client_id: str
+    client_host: str
+    subscribed_topic_names: tuple[str, ...]
+    subscribed_topic_regex: str | None
+    assignment: tuple[tuple[str, int], ...]
+    target_assignment: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class ConsumerGroupDescribed:
+    """One group of a ConsumerGroupDescribe response."""
+
+    error_code: int
+    error_message: str | None
+    group_id: str
+    state: str
+    group_epoch: int
+    assignment_epoch: int
+    assignor: str
+    members: tuple[ConsumerGroupMember, ...]
+
+
+def encode_consumer_group_describe_request(version: int, group_ids: Sequence[str]) -> bytes:
+    writer = Writer(flexible=True)
+    writer.array(group_ids, Writer.string)  # GroupIds 0+
+    writer.boolean(False)  # IncludeAuthorizedOperations 0+
+    writer.tagged_fields()
+    return writer.getvalue()
+
+
+def _cg_assignment(r: Reader) -> tuple[tuple[str, int], ...]:
+    def topic(t: Reader) -> list[tuple[str, int]]:
+        t.uuid("TopicPartitions.TopicId")  # 0+
+        name = t.string("TopicPartitions.TopicName")  # 0+
+        partitions = t.array(lambda x: x.int32("Partitions"), "TopicPartitions.Partitions")
+        t.tagged_fields()
+        return [(name, p) for p in partitions]
+
+    pairs = [pair for chunk in r.array(topic, "Assignment.TopicPartitions") for pair in chunk]
+    r.tagged_fields()
+    return tuple(sorted(pairs))
+
+
+def decode_consumer_group_describe_response(
+    body: bytes, version: int
+) -> list[ConsumerGroupDescribed]:
+    reader = Reader(body, flexible=True)
+    reader.int32("ThrottleTimeMs")  # 0+
+
+    def member(r: Reader) -> ConsumerGroupMember:
+        result = ConsumerGroupMember(
+            member_id=r.string("Members.MemberId"),  # 0+
+            instance_id=r.nullable_string("Members.InstanceId"),  # 0+
+            rack_id=r.nullable_string("Members.RackId"),  # 0+
+            member_epoch=r.int32("Members.MemberEpoch"),  # 0+
+            client_id=r.string("Members.ClientId"),  # 0+
+            client_host=r.string("Members.ClientHost"),  # 0+
+            subscribed_topic_names=tuple(
+                r.array(lambda x: x.string("SubscribedTopicNames"), "Members.SubscribedTopicNames")
+            ),  # 0+
+            subscribed_topic_regex=r.nullable_string("Members.SubscribedTopicRegex"),  # 0+
+            assignment=_cg_assignment(r),  # 0+
+            target_assignment=_cg_assignment(r),  # 0+
+        )
+        r.tagged_fields()
+        return result
+
+    def group(r: Reader) -> ConsumerGroupDescribed:
+        error_code = r.int16("Groups.ErrorCode")  # 0+
+        error_message = r.nullable_string("Groups.ErrorMessage")  # 0+
+        group_id = r.string("Groups.GroupId")  # 0+
+        state = r.string("Groups.GroupState")  # 0+
+        group_epoch = r.int32("Groups.GroupEpoch")  # 0+
+        assignment_epoch = r.int32("Groups.AssignmentEpoch")  # 0+
+        assignor = r.string("Groups.AssignorName")  # 0+
+        members = tuple(r.array(member, "Groups.Members"))  # 0+
+        r.int32("Groups.AuthorizedOperations")  # 0+
+        r.tagged_fields()
+        return ConsumerGroupDescribed(
+            error_code,
+            error_message,
+            group_id,
+            state,
+            group_epoch,
+            assignment_epoch,
+            assignor,
+            members,
         )
 
     groups = reader.array(group, "Groups")  # 0+

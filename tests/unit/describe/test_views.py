@@ -212,3 +212,44 @@ def test_every_view_renders_in_every_mode_even_when_empty(mode: str, build) -> N
     assert text(build([]), mode) is not None
     out = text(build(groups()), mode)
     assert "pay" in out
+
+
+def test_kip848_epochs_and_target_assignment() -> None:
+    member = MemberDescription(
+        "m-1",
+        client_id="app",
+        assignment=(T("orders", 0),),
+        target_assignment=(T("orders", 0), T("orders", 1)),
+        member_epoch=9,
+    )
+    group = GroupDescription(
+        "kip848",
+        "Reconciling",
+        "consumer",
+        "consumer",
+        "uniform",
+        COORDINATOR,
+        (member,),
+        group_epoch=10,
+        assignment_epoch=10,
+    )
+    lag = build_group_lag(GroupInput(group, {}), [], {})
+    state = json.loads(text(state_output([lag]), "json"))["groups"][0]
+    assert (state["group_epoch"], state["assignment_epoch"], state["type"]) == (10, 10, "consumer")
+    assert text(state_output([lag]), "table").splitlines()[0].split()[-2:] == [
+        "GROUP_EPOCH",
+        "ASSIGNMENT_EPOCH",
+    ]
+    members = json.loads(text(members_output([lag], verbose=True), "json"))["groups"][0]["members"]
+    assert members == [
+        {
+            "consumer_id": "m-1",
+            "group_instance_id": None,
+            "host": None,
+            "client_id": "app",
+            "partitions": 1,
+            "member_epoch": 9,
+            "assignment": "orders:0",
+            "target_assignment": "orders:0,1",
+        }
+    ]

@@ -620,3 +620,77 @@ def test_list_offsets_v1_response() -> None:
         "0000000000000007",  # Offset 7 (1+)
     )
     assert m.decode_list_offsets_response(body, 1) == [m.ListedOffset("t", 2, 0, 1000, 7, -1)]
+
+
+def test_consumer_group_describe_v0_request_and_response() -> None:
+    """ConsumerGroupDescribe v0 (KIP-848): one consumer group with one member whose current
+    assignment is orders:0,1 and whose target assignment adds orders:2."""
+    assert m.encode_consumer_group_describe_request(0, ["g"]) == h(
+        "02",
+        cs("g"),  # GroupIds: compact array of 1
+        "00",  # IncludeAuthorizedOperations: false
+        "00",  # tags
+    )
+    topic_id = "30a5f1d5f224432d89f635c784af26d7"  # MKXx1fIkQy2J9jXHhK8m1w
+
+    def assignment(*partitions: int) -> str:
+        return (
+            "02"  # TopicPartitions: 1
+            + topic_id  # TopicId
+            + cs("orders")  # TopicName
+            + f"{len(partitions) + 1:02x}"  # Partitions: compact array
+            + "".join(f"{p:08x}" for p in partitions)
+            + "00"  # TopicPartitions tags
+            + "00"  # Assignment tags
+        )
+
+    body = h(
+        "00000000",  # ThrottleTimeMs
+        "02",  # Groups: 1
+        "0000",  # ErrorCode
+        "00",  # ErrorMessage: null
+        cs("payments"),  # GroupId
+        cs("reconciling"),  # GroupState
+        "0000000c",  # GroupEpoch 12
+        "0000000b",  # AssignmentEpoch 11
+        cs("uniform"),  # AssignorName
+        "02",  # Members: 1
+        cs("m-1"),  # MemberId
+        cs("pod-1"),  # InstanceId
+        cs("r1"),  # RackId
+        "0000000b",  # MemberEpoch 11
+        cs("app"),  # ClientId
+        cs("/10.0.0.7"),  # ClientHost
+        "02",
+        cs("orders"),  # SubscribedTopicNames: ["orders"]
+        "00",  # SubscribedTopicRegex: null
+        assignment(0, 1),  # Assignment
+        assignment(0, 1, 2),  # TargetAssignment
+        "00",  # member tags
+        "80000000",  # AuthorizedOperations
+        "00",  # group tags
+        "00",  # top-level tags
+    )
+    (group,) = m.decode_consumer_group_describe_response(body, 0)
+    assert (
+        group.group_id,
+        group.state,
+        group.group_epoch,
+        group.assignment_epoch,
+        group.assignor,
+    ) == ("payments", "reconciling", 12, 11, "uniform")
+    (member,) = group.members
+    assert member.member_id == "m-1" and member.instance_id == "pod-1" and member.rack_id == "r1"
+    assert member.member_epoch == 11 and member.subscribed_topic_names == ("orders",)
+    assert member.assignment == (("orders", 0), ("orders", 1))
+    assert member.target_assignment == (("orders", 0), ("orders", 1), ("orders", 2))
+
+    from kgroup.core.wire.client import to_consumer_group_description
+
+    described = to_consumer_group_description(group, None)
+    assert described.type == "consumer" and described.state == "Reconciling"
+    assert [str(tp) for tp in described.members[0].target_assignment] == [
+        "orders:0",
+        "orders:1",
+        "orders:2",
+    ]

@@ -1,0 +1,1339 @@
+/* kgroup.offsets._speedups: the compiled fast path beside the pure-Python codec.
+ *
+ * Source of truth: the same as codec.py and records.py -- Kafka's message generator
+ * (`MessageDataGenerator`: classic and compact lengths, tagged fields, KIP-482) and
+ * `DefaultRecord` (magic 2 record framing, zig-zag varints). OFFSETS_FORMAT.md sections 1, 6.1.
+ *
+ * This module knows no layout: `Reader` runs a small program that codec.py compiles from the
+ * tables in schema.py, and `records_v2` frames the records of one magic-2 batch.
+ *
+ * Contract (what keeps it safe and equal to the interpreter):
+ * - every read is bounds-checked against the end the caller gave;
+ * - it never reports an error itself: on anything unusual (truncation, bad length, invalid
+ *   UTF-8, record headers, a varint it does not handle) it gives up and the pure-Python code
+ *   decodes the same bytes, which produces the result or the exact DecodeError/BatchError;
+ * - on success its result is the one the pure-Python code returns
+ *   (tests/unit/offsets/test_offsets_speedups.py checks this on every fixture and on
+ *   hypothesis-generated and mutated input).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdint.h>
+#include <string.h>
+
+/* opcodes: keep in step with codec.py (_CProgram) */
+enum { OP_FIXED = 1, OP_STR = 2, OP_BYTES = 3, OP_ARRAY_FIXED = 4, OP_ARRAY = 5, OP_STRUCT = 6 };
+/* fixed kinds */
+enum { K_INT8 = 0, K_INT16, K_UINT16, K_INT32, K_INT64, K_BOOL, K_UUID };
+static const int KIND_SIZE[] = {1, 2, 2, 4, 8, 1, 16};
+
+#define BAIL (-1)  /* give up: no Python error is left set when a function returns BAIL */
+
+static PyObject *EMPTY_TUPLE;
+static PyObject *EMPTY_STR;
+static PyObject *EMPTY_BYTES;
+
+typedef struct {
+    const uint8_t *b;
+    int flexible;
+    int lenient;
+} Ctx;
+
+static inline int64_t be16s(const uint8_t *p) { return (int16_t)((p[0] << 8) | p[1]); }
+static inline int64_t be16u(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static inline int64_t be32s(const uint8_t *p)
+{
+    return (int32_t)(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) |
+                     (uint32_t)p[3]);
+}
+static inline int64_t be64s(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
+    return (int64_t)v;
+}
+
+/* Unsigned varint of at most 5 bytes (wire.read_uvarint). */
+static inline int read_uvarint(const uint8_t *b, Py_ssize_t *pp, Py_ssize_t e, int64_t *out)
+{
+    Py_ssize_t p = *pp;
+    uint64_t v = 0;
+    for (int shift = 0; shift <= 28; shift += 7) {
+        if (p >= e) return BAIL;
+        uint8_t c = b[p++];
+        v |= (uint64_t)(c & 0x7F) << shift;
+        if (c < 0x80) {
+            *pp = p;
+            *out = (int64_t)v;
+            return 0;
+        }
+    }
+    return BAIL;
+}
+
+/* Zig-zag varint of at most 9 bytes (values below 2**63; longer ones go to Python). */
+static inline int read_varint(const uint8_t *b, Py_ssize_t *pp, Py_ssize_t e, int64_t *out)
+{
+    Py_ssize_t p = *pp;
+    uint64_t v = 0;
+    for (int shift = 0; shift <= 56; shift += 7) {
+        if (p >= e) return BAIL;
+        uint8_t c = b[p++];
+        v |= (uint64_t)(c & 0x7F) << shift;
+        if (c < 0x80) {
+            *pp = p;
+            *out = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+            return 0;
+        }
+    }
+    return BAIL;
+}
+
+/* A length: classic int16 (strings) / int32 (bytes, arrays), or compact uvarint N+1. */
+static inline int read_length(Ctx *c, Py_ssize_t *pp, Py_ssize_t e, int wide, int64_t *out)
+{
+    if (c->flexible) {
+        int64_t n;
+        if (read_uvarint(c->b, pp, e, &n)) return BAIL;
+        *out = n - 1;
+        return 0;
+    }
+    Py_ssize_t p = *pp;
+    int size = wide ? 4 : 2;
+    if (e - p < size) return BAIL;
+    *out = wide ? be32s(c->b + p) : be16s(c->b + p);
+    *pp = p + size;
+    return 0;
+}
+
+static const char B64URL[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/* 16 bytes as Kafka prints a Uuid: base64url without padding (wire.uuid_to_str). */
+static PyObject *uuid_str(const uint8_t *s)
+{
+    char out[22];
+    int o = 0;
+    for (int i = 0; i < 15; i += 3) {
+        uint32_t v = ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8) | s[i + 2];
+        out[o++] = B64URL[(v >> 18) & 63];
+        out[o++] = B64URL[(v >> 12) & 63];
+        out[o++] = B64URL[(v >> 6) & 63];
+        out[o++] = B64URL[v & 63];
+    }
+    uint32_t v = (uint32_t)s[15] << 16;
+    out[o++] = B64URL[(v >> 18) & 63];
+    out[o++] = B64URL[(v >> 12) & 63];
+    return PyUnicode_FromStringAndSize(out, 22);
+}
+
+static PyObject *read_fixed(const uint8_t *p, long kind)
+{
+    switch (kind) {
+    case K_INT8: return PyLong_FromLong((int8_t)p[0]);
+    case K_INT16: return PyLong_FromLongLong(be16s(p));
+    case K_UINT16: return PyLong_FromLongLong(be16u(p));
+    case K_INT32: return PyLong_FromLongLong(be32s(p));
+    case K_INT64: return PyLong_FromLongLong(be64s(p));
+    case K_BOOL: return PyBool_FromLong(p[0] != 0);
+    case K_UUID: return uuid_str(p);
+    }
+    return NULL;
+}
+
+static int run_struct(Ctx *c, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, PyObject **out);
+static int run_struct_into(Ctx *c, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, PyObject *d);
+
+/* Read one value described by `op` (opcode, key, arg); *out gets a new reference. */
+static int read_value(Ctx *c, PyObject *op, Py_ssize_t *pp, Py_ssize_t e, PyObject **out)
+{
+    long code = PyLong_AsLong(PyTuple_GET_ITEM(op, 0));
+    PyObject *arg = PyTuple_GET_ITEM(op, 2);
+    const uint8_t *b = c->b;
+    Py_ssize_t p = *pp;
+    int64_t n;
+    PyObject *v;
+
+    switch (code) {
+    case OP_FIXED: {
+        long kind = PyLong_AsLong(arg);
+        if (kind < 0 || kind > K_UUID || e - p < KIND_SIZE[kind]) return BAIL;
+        v = read_fixed(b + p, kind);
+        if (v == NULL) goto fail;
+        *pp = p + KIND_SIZE[kind];
+        *out = v;
+        return 0;
+    }
+    case OP_STR:
+    case OP_BYTES:
+        if (read_length(c, &p, e, code == OP_BYTES, &n)) return BAIL;
+        if (n < 0) {
+            if (n != -1) return BAIL;
+            Py_INCREF(Py_None);
+            *out = Py_None;
+            *pp = p;
+            return 0;
+        }
+        if (n > e - p) return BAIL;
+        if (n == 0) {
+            v = code == OP_STR ? EMPTY_STR : EMPTY_BYTES;
+            Py_INCREF(v);
+        } else if (code == OP_STR) {
+            v = PyUnicode_DecodeUTF8((const char *)b + p, (Py_ssize_t)n, NULL);
+        } else {
+            v = PyBytes_FromStringAndSize((const char *)b + p, (Py_ssize_t)n);
+        }
+        if (v == NULL) goto fail;
+        *pp = p + (Py_ssize_t)n;
+        *out = v;
+        return 0;
+    case OP_ARRAY_FIXED:
+    case OP_ARRAY: {
+        if (read_length(c, &p, e, 1, &n)) return BAIL;
+        if (n < 0) {
+            if (n != -1) return BAIL;
+            Py_INCREF(Py_None);
+            *out = Py_None;
+            *pp = p;
+            return 0;
+        }
+        if (n > e - p) return BAIL; /* every element takes at least one byte */
+        long kind = 0;
+        if (code == OP_ARRAY_FIXED) {
+            kind = PyLong_AsLong(arg);
+            if (kind < 0 || kind >= K_UUID || n * KIND_SIZE[kind] > e - p) return BAIL;
+        }
+        PyObject *list = PyList_New((Py_ssize_t)n);
+        if (list == NULL) goto fail;
+        for (Py_ssize_t i = 0; i < (Py_ssize_t)n; i++) {
+            PyObject *x;
+            if (code == OP_ARRAY_FIXED) {
+                x = read_fixed(b + p, kind);
+                if (x == NULL) {
+                    Py_DECREF(list);
+                    goto fail;
+                }
+                p += KIND_SIZE[kind];
+            } else if (read_value(c, arg, &p, e, &x)) {
+                Py_DECREF(list);
+                return BAIL;
+            }
+            PyList_SET_ITEM(list, i, x);
+        }
+        /* A list of ints, strings, bytes or None holds no reference the garbage collector
+         * could need (as CPython does for such tuples): keep it out of its generations.
+         * Decoded values are not extended afterwards. */
+        long elem = code == OP_ARRAY_FIXED ? OP_FIXED : PyLong_AsLong(PyTuple_GET_ITEM(arg, 0));
+        if (elem == OP_FIXED || elem == OP_STR || elem == OP_BYTES) PyObject_GC_UnTrack(list);
+        *pp = p;
+        *out = list;
+        return 0;
+    }
+    case OP_STRUCT: {
+        /* arg = (nullable, program) */
+        int nullable = PyObject_IsTrue(PyTuple_GET_ITEM(arg, 0));
+        PyObject *sub = PyTuple_GET_ITEM(arg, 1);
+        if (nullable) {
+            if (p >= e) return BAIL;
+            if (b[p] >= 128) {
+                Py_INCREF(Py_None);
+                *out = Py_None;
+                *pp = p + 1;
+                return 0;
+            }
+            p += 1;
+        }
+        if (run_struct(c, sub, &p, e, out)) return BAIL;
+        *pp = p;
+        return 0;
+    }
+    }
+    return BAIL;
+fail:
+    PyErr_Clear();
+    return BAIL;
+}
+
+static int set_item(PyObject *d, PyObject *key, PyObject *v)
+{
+    int r = PyDict_SetItem(d, key, v);
+    Py_DECREF(v);
+    if (r) {
+        PyErr_Clear();
+        return BAIL;
+    }
+    return 0;
+}
+
+/* prog = (plain ops, tagged ((tag, op), ...)); adds the fields to the dict d (borrowed). */
+static int run_struct_into(Ctx *c, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, PyObject *d)
+{
+    PyObject *plain = PyTuple_GET_ITEM(prog, 0);
+    PyObject *tagged = PyTuple_GET_ITEM(prog, 1);
+    Py_ssize_t p = *pp;
+    Py_ssize_t nops = PyTuple_GET_SIZE(plain);
+    for (Py_ssize_t i = 0; i < nops; i++) {
+        if (c->lenient && p == e) goto done;
+        PyObject *op = PyTuple_GET_ITEM(plain, i);
+        PyObject *v;
+        if (read_value(c, op, &p, e, &v)) goto bail;
+        if (set_item(d, PyTuple_GET_ITEM(op, 1), v)) goto bail;
+    }
+    if (c->flexible) {
+        int64_t nt, tag, size;
+        if (read_uvarint(c->b, &p, e, &nt)) goto bail;
+        Py_ssize_t ntagged = PyTuple_GET_SIZE(tagged);
+        for (int64_t t = 0; t < nt; t++) {
+            if (read_uvarint(c->b, &p, e, &tag)) goto bail;
+            if (read_uvarint(c->b, &p, e, &size)) goto bail;
+            if (size > e - p) goto bail;
+            Py_ssize_t qt = p + (Py_ssize_t)size;
+            PyObject *op = NULL;
+            for (Py_ssize_t j = 0; j < ntagged; j++) {
+                PyObject *pair = PyTuple_GET_ITEM(tagged, j);
+                if (PyLong_AsLongLong(PyTuple_GET_ITEM(pair, 0)) == tag) {
+                    op = PyTuple_GET_ITEM(pair, 1);
+                    break;
+                }
+            }
+            PyObject *v, *key;
+            if (op != NULL) {
+                if (read_value(c, op, &p, qt, &v)) goto bail;
+                if (p != qt) {
+                    Py_DECREF(v);
+                    goto bail;
+                }
+                key = PyTuple_GET_ITEM(op, 1);
+                Py_INCREF(key);
+            } else {
+                v = PyBytes_FromStringAndSize((const char *)c->b + p, qt - p);
+                key = PyUnicode_FromFormat("_tag%lld", (long long)tag);
+                if (v == NULL || key == NULL) {
+                    Py_XDECREF(v);
+                    Py_XDECREF(key);
+                    PyErr_Clear();
+                    goto bail;
+                }
+            }
+            int r = set_item(d, key, v);
+            Py_DECREF(key);
+            if (r) goto bail;
+            p = qt;
+        }
+    }
+done:
+    *pp = p;
+    return 0;
+bail:
+    return BAIL;
+}
+
+/* A dict sized for n entries (no resizing while the fields go in). */
+static inline PyObject *new_dict(Py_ssize_t n)
+{
+#if PY_VERSION_HEX < 0x030E0000
+    return _PyDict_NewPresized(n);
+#else
+    (void)n;
+    return PyDict_New();
+#endif
+}
+
+/* prog run into a new dict (*out). */
+static int run_struct(Ctx *c, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, PyObject **out)
+{
+    PyObject *d = new_dict(PyTuple_GET_SIZE(PyTuple_GET_ITEM(prog, 0)));
+    if (d == NULL) {
+        PyErr_Clear();
+        return BAIL;
+    }
+    if (run_struct_into(c, prog, pp, e, d)) {
+        Py_DECREF(d);
+        return BAIL;
+    }
+    *out = d;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ Reader */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *prog;     /* the struct program */
+    PyObject *fallback; /* the pure-Python reader: fallback(b, p, e) -> (dict, p) */
+    int flexible;
+    int lenient;
+} Reader;
+
+/* (dict, position) or NULL with no error set when the C path gives up. */
+static PyObject *reader_try(Reader *self, PyObject *buf, Py_ssize_t p, Py_ssize_t e)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(buf, &view, PyBUF_SIMPLE)) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *result = NULL;
+    if (p >= 0 && p <= e && e <= view.len) {
+        Ctx c = {(const uint8_t *)view.buf, self->flexible, self->lenient};
+        PyObject *d;
+        if (run_struct(&c, self->prog, &p, e, &d) == 0) {
+            PyObject *pos = PyLong_FromSsize_t(p);
+            if (pos == NULL) {
+                Py_DECREF(d);
+                PyErr_Clear();
+            } else {
+                result = PyTuple_Pack(2, d, pos);
+                Py_DECREF(d);
+                Py_DECREF(pos);
+                if (result == NULL) PyErr_Clear();
+            }
+        }
+    }
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static int parse_bpe(PyObject *args, PyObject **buf, Py_ssize_t *p, Py_ssize_t *e)
+{
+    return PyArg_ParseTuple(args, "Onn", buf, p, e);
+}
+
+static PyObject *Reader_call(Reader *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *buf;
+    Py_ssize_t p, e;
+    if (kwargs != NULL || !parse_bpe(args, &buf, &p, &e)) {
+        PyErr_Clear();
+        return PyObject_Call(self->fallback, args, kwargs);
+    }
+    PyObject *r = reader_try(self, buf, p, e);
+    if (r != NULL) return r;
+    return PyObject_Call(self->fallback, args, NULL);
+}
+
+static PyObject *Reader_try_read(Reader *self, PyObject *args)
+{
+    PyObject *buf;
+    Py_ssize_t p, e;
+    if (!parse_bpe(args, &buf, &p, &e)) return NULL;
+    PyObject *r = reader_try(self, buf, p, e);
+    if (r != NULL) return r;
+    Py_RETURN_NONE;
+}
+
+static int Reader_init(Reader *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *prog, *fallback;
+    int flexible, lenient;
+    static char *kw[] = {"program", "fallback", "flexible", "lenient", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!Opp", kw, &PyTuple_Type, &prog, &fallback,
+                                     &flexible, &lenient))
+        return -1;
+    if (PyTuple_GET_SIZE(prog) != 2) {
+        PyErr_SetString(PyExc_ValueError, "program must be (plain ops, tagged ops)");
+        return -1;
+    }
+    Py_INCREF(prog);
+    Py_INCREF(fallback);
+    Py_XSETREF(self->prog, prog);
+    Py_XSETREF(self->fallback, fallback);
+    self->flexible = flexible;
+    self->lenient = lenient;
+    return 0;
+}
+
+static void Reader_dealloc(Reader *self)
+{
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->prog);
+    Py_CLEAR(self->fallback);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Reader_traverse(Reader *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->prog);
+    Py_VISIT(self->fallback);
+    return 0;
+}
+
+static PyMethodDef Reader_methods[] = {
+    {"try_read", (PyCFunction)Reader_try_read, METH_VARARGS,
+     "try_read(b, p, e) -> (dict, p) or None when the compiled path gives up (tests)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ReaderType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kgroup.offsets._speedups.Reader",
+    .tp_basicsize = sizeof(Reader),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Reader(program, fallback, flexible, lenient): call as reader(b, p, e).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Reader_init,
+    .tp_dealloc = (destructor)Reader_dealloc,
+    .tp_traverse = (traverseproc)Reader_traverse,
+    .tp_call = (ternaryfunc)Reader_call,
+    .tp_methods = Reader_methods,
+};
+
+/* ------------------------------------------------------------------ record framing */
+
+/* records_v2(buf, pos, count, base_offset, base_ts, log_time) -> list of
+ * (offset, timestamp, key, value, ()) or None (let records._records_v2 decide). */
+static PyObject *records_v2(PyObject *mod, PyObject *args)
+{
+    PyObject *buf, *log_time_obj;
+    Py_ssize_t pos;
+    long long count, base_offset, base_ts;
+    if (!PyArg_ParseTuple(args, "O!nLLLO", &PyBytes_Type, &buf, &pos, &count, &base_offset,
+                          &base_ts, &log_time_obj))
+        return NULL;
+    const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(buf);
+    Py_ssize_t end = PyBytes_GET_SIZE(buf);
+    if (pos < 0 || pos > end || count < 0 || count > end - pos) Py_RETURN_NONE;
+    int has_log_time = log_time_obj != Py_None;
+    long long log_time = 0;
+    if (has_log_time) {
+        log_time = PyLong_AsLongLong(log_time_obj);
+        if (log_time == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+    }
+    PyObject *out = PyList_New((Py_ssize_t)count);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < (Py_ssize_t)count; i++) {
+        int64_t length, ts_delta, off_delta, klen, vlen;
+        long long offset, ts;
+        if (read_varint(b, &pos, end, &length)) goto bail;
+        if (length < 6 || length > end - pos) goto bail;
+        Py_ssize_t rec_end = pos + (Py_ssize_t)length;
+        pos += 1; /* attributes (unused) */
+        if (read_varint(b, &pos, rec_end, &ts_delta)) goto bail;
+        if (read_varint(b, &pos, rec_end, &off_delta)) goto bail;
+        if (read_varint(b, &pos, rec_end, &klen)) goto bail;
+        PyObject *key = NULL, *value = NULL;
+        Py_ssize_t kpos = pos;
+        if (klen >= 0) {
+            if (klen > rec_end - pos) goto bail;
+            pos += (Py_ssize_t)klen;
+        }
+        if (read_varint(b, &pos, rec_end, &vlen)) goto bail;
+        Py_ssize_t vpos = pos;
+        if (vlen >= 0) {
+            if (vlen > rec_end - pos) goto bail;
+            pos += (Py_ssize_t)vlen;
+        }
+        /* headers: only a zero count here; records with headers go to Python */
+        if (pos >= rec_end || b[pos] != 0) goto bail;
+        pos += 1;
+        if (pos != rec_end) goto bail;
+        if (__builtin_add_overflow(base_offset, (long long)off_delta, &offset)) goto bail;
+        if (has_log_time) {
+            ts = log_time;
+        } else if (__builtin_add_overflow(base_ts, (long long)ts_delta, &ts)) {
+            goto bail;
+        }
+        if (klen >= 0) {
+            key = PyBytes_FromStringAndSize((const char *)b + kpos, (Py_ssize_t)klen);
+        } else {
+            key = Py_None;
+            Py_INCREF(key);
+        }
+        if (vlen >= 0) {
+            value = PyBytes_FromStringAndSize((const char *)b + vpos, (Py_ssize_t)vlen);
+        } else {
+            value = Py_None;
+            Py_INCREF(value);
+        }
+        PyObject *o = PyLong_FromLongLong(offset);
+        PyObject *t = PyLong_FromLongLong(ts);
+        if (key == NULL || value == NULL || o == NULL || t == NULL) {
+            Py_XDECREF(key);
+            Py_XDECREF(value);
+            Py_XDECREF(o);
+            Py_XDECREF(t);
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyObject *rec = PyTuple_New(5);
+        if (rec == NULL) {
+            Py_DECREF(key);
+            Py_DECREF(value);
+            Py_DECREF(o);
+            Py_DECREF(t);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_INCREF(EMPTY_TUPLE);
+        PyTuple_SET_ITEM(rec, 0, o);
+        PyTuple_SET_ITEM(rec, 1, t);
+        PyTuple_SET_ITEM(rec, 2, key);
+        PyTuple_SET_ITEM(rec, 3, value);
+        PyTuple_SET_ITEM(rec, 4, EMPTY_TUPLE);
+        PyList_SET_ITEM(out, i, rec);
+    }
+    if (pos != end) goto bail;
+    return out;
+bail:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ ValueDecoder */
+
+/* decode.decode_value for values that need nothing but the tables: the value program of
+ * (record type, version), read strictly to the end, plus -- for GroupMetadataValue -- the
+ * expansion of members' ConsumerProtocol subscription/assignment bytes (decode._expand_members).
+ * Anything else (unknown version, trailing bytes, other protocol types, assignor user data to
+ * decode, a bad embedded message) gives up: decode.py then decodes the same bytes itself. */
+
+#define MAX_TYPES 64
+#define MAX_VERSIONS 16
+#define EMB_VERSIONS 16
+#define GROUP_METADATA 2
+
+static PyObject *K_MEMBERS, *K_PROTOCOL_TYPE, *K_PROTOCOL, *K_SUBSCRIPTION, *K_ASSIGNMENT,
+    *K_USER_DATA, *K_VERSION;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *tables;                          /* keeps the programs below alive */
+    PyObject *prog[MAX_TYPES][MAX_VERSIONS];   /* borrowed from tables; NULL = none */
+    char flex[MAX_TYPES][MAX_VERSIONS];
+    PyObject *sub[EMB_VERSIONS];               /* ConsumerProtocolSubscription v0.. (lenient) */
+    PyObject *asg[EMB_VERSIONS];               /* ConsumerProtocolAssignment v0.. (lenient) */
+    int nsub, nasg;
+} ValueDecoder;
+
+/* {"version": v, **fields} of an int16-versioned embedded message (decode._versioned). */
+static int read_versioned(PyObject **progs, int nprogs, const uint8_t *b, Py_ssize_t len,
+                          PyObject **out)
+{
+    if (len < 2) return BAIL;
+    int version = (int)be16s(b);
+    if (version < 0 || nprogs == 0) return BAIL;
+    int read_version = version < nprogs ? version : nprogs - 1;
+    PyObject *prog = progs[read_version];
+    if (prog == NULL) return BAIL;
+    PyObject *d = new_dict(1 + PyTuple_GET_SIZE(PyTuple_GET_ITEM(prog, 0)));
+    PyObject *v = PyLong_FromLong(version);
+    if (d == NULL || v == NULL || PyDict_SetItem(d, K_VERSION, v)) {
+        Py_XDECREF(d);
+        Py_XDECREF(v);
+        PyErr_Clear();
+        return BAIL;
+    }
+    Py_DECREF(v);
+    Ctx c = {b, 0, 1};
+    Py_ssize_t p = 2;
+    if (run_struct_into(&c, prog, &p, len, d)) {
+        Py_DECREF(d);
+        return BAIL;
+    }
+    *out = d;
+    return 0;
+}
+
+/* One member's subscription or assignment bytes for protocol type "consumer". */
+static int consumer_bytes(ValueDecoder *vd, PyObject *data, int is_sub, int sticky, PyObject **out)
+{
+    if (data == NULL || data == Py_None) {
+        Py_INCREF(Py_None);
+        *out = Py_None;
+        return 0;
+    }
+    if (!PyBytes_CheckExact(data)) return BAIL;
+    Py_ssize_t len = PyBytes_GET_SIZE(data);
+    if (len == 0) {
+        *out = PyDict_New();
+        if (*out == NULL) {
+            PyErr_Clear();
+            return BAIL;
+        }
+        return 0;
+    }
+    const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(data);
+    PyObject *d;
+    if (read_versioned(is_sub ? vd->sub : vd->asg, is_sub ? vd->nsub : vd->nasg, b, len, &d))
+        return BAIL;
+    if (is_sub && sticky) {
+        /* decode.decode_user_data would decode non-empty user data: leave that to Python */
+        PyObject *ud = PyDict_GetItemWithError(d, K_USER_DATA);
+        if (ud == NULL && PyErr_Occurred()) PyErr_Clear();
+        if (ud != NULL && PyObject_IsTrue(ud) != 0) {
+            PyErr_Clear();
+            Py_DECREF(d);
+            return BAIL;
+        }
+    }
+    *out = d;
+    return 0;
+}
+
+static int is_ascii(PyObject *s, const char *text)
+{
+    return s != NULL && PyUnicode_CheckExact(s) && PyUnicode_CompareWithASCIIString(s, text) == 0;
+}
+
+/* decode._expand_members for protocol type "consumer"; any other gives up. All members are
+ * decoded before any is replaced, so giving up leaves `value` as the table reader made it. */
+static int expand_members(ValueDecoder *vd, PyObject *value)
+{
+    PyObject *members = PyDict_GetItemWithError(value, K_MEMBERS);
+    if (members == NULL) {
+        if (PyErr_Occurred()) PyErr_Clear();
+        return 0;
+    }
+    if (members == Py_None) return 0;
+    if (!PyList_CheckExact(members)) return BAIL;
+    Py_ssize_t n = PyList_GET_SIZE(members);
+    if (n == 0) return 0;
+    PyObject *ptype = PyDict_GetItemWithError(value, K_PROTOCOL_TYPE);
+    if (!is_ascii(ptype, "consumer")) {
+        PyErr_Clear();
+        return BAIL;
+    }
+    PyObject *protocol = PyDict_GetItemWithError(value, K_PROTOCOL);
+    PyErr_Clear();
+    int sticky = is_ascii(protocol, "sticky") || is_ascii(protocol, "cooperative-sticky");
+    PyObject *made = PyList_New(2 * n);
+    if (made == NULL) {
+        PyErr_Clear();
+        return BAIL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *m = PyList_GET_ITEM(members, i);
+        PyObject *s, *a;
+        if (!PyDict_CheckExact(m)) goto bail;
+        if (consumer_bytes(vd, PyDict_GetItemWithError(m, K_SUBSCRIPTION), 1, sticky, &s))
+            goto bail;
+        PyList_SET_ITEM(made, 2 * i, s);
+        if (consumer_bytes(vd, PyDict_GetItemWithError(m, K_ASSIGNMENT), 0, sticky, &a))
+            goto bail;
+        PyList_SET_ITEM(made, 2 * i + 1, a);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *m = PyList_GET_ITEM(members, i);
+        if (PyDict_SetItem(m, K_SUBSCRIPTION, PyList_GET_ITEM(made, 2 * i)) ||
+            PyDict_SetItem(m, K_ASSIGNMENT, PyList_GET_ITEM(made, 2 * i + 1)))
+            goto bail; /* only on memory errors; the caller drops `value` */
+    }
+    Py_DECREF(made);
+    return 0;
+bail:
+    PyErr_Clear();
+    Py_DECREF(made);
+    return BAIL;
+}
+
+/* The fields of a value of record type `type_id` in b[0:len] (starting with its int16
+ * version), or BAIL. *version gets the version read. */
+static int vd_decode(ValueDecoder *vd, long type_id, const uint8_t *b, Py_ssize_t len,
+                     int *version, PyObject **out)
+{
+    if (type_id < 0 || type_id >= MAX_TYPES || len < 2) return BAIL;
+    int v = (int)be16s(b);
+    if (v < 0 || v >= MAX_VERSIONS) return BAIL;
+    PyObject *prog = vd->prog[type_id][v];
+    if (prog == NULL) return BAIL;
+    Ctx c = {b, vd->flex[type_id][v], 0};
+    Py_ssize_t p = 2;
+    PyObject *d;
+    if (run_struct(&c, prog, &p, len, &d)) return BAIL;
+    if (p != len || (type_id == GROUP_METADATA && expand_members(vd, d))) {
+        Py_DECREF(d);
+        return BAIL;
+    }
+    *version = v;
+    *out = d;
+    return 0;
+}
+
+/* vd(type_id, value_bytes) -> (version, fields) or None (decode.py decodes it itself). */
+static PyObject *ValueDecoder_call(ValueDecoder *self, PyObject *args, PyObject *kwargs)
+{
+    long type_id;
+    PyObject *raw;
+    if (kwargs != NULL || !PyArg_ParseTuple(args, "lO!", &type_id, &PyBytes_Type, &raw))
+        return NULL;
+    int version;
+    PyObject *d;
+    if (vd_decode(self, type_id, (const uint8_t *)PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw),
+                  &version, &d))
+        Py_RETURN_NONE;
+    PyObject *v = PyLong_FromLong(version);
+    if (v == NULL) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    PyObject *r = PyTuple_Pack(2, v, d);
+    Py_DECREF(v);
+    Py_DECREF(d);
+    return r;
+}
+
+static int check_program(PyObject *prog)
+{
+    return PyTuple_Check(prog) && PyTuple_GET_SIZE(prog) == 2;
+}
+
+/* ValueDecoder(values, subscription, assignment):
+ *   values: tuple indexed by record type id of tuples indexed by version of
+ *           (program, flexible) or None;
+ *   subscription, assignment: tuples of (lenient, non-flexible) programs by version. */
+static int ValueDecoder_init(ValueDecoder *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *values, *sub, *asg;
+    static char *kw[] = {"values", "subscription", "assignment", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!", kw, &PyTuple_Type, &values,
+                                     &PyTuple_Type, &sub, &PyTuple_Type, &asg))
+        return -1;
+    if (PyTuple_GET_SIZE(values) > MAX_TYPES || PyTuple_GET_SIZE(sub) > EMB_VERSIONS ||
+        PyTuple_GET_SIZE(asg) > EMB_VERSIONS)
+        goto invalid;
+    memset(self->prog, 0, sizeof(self->prog));
+    memset(self->sub, 0, sizeof(self->sub));
+    memset(self->asg, 0, sizeof(self->asg));
+    for (Py_ssize_t t = 0; t < PyTuple_GET_SIZE(values); t++) {
+        PyObject *versions = PyTuple_GET_ITEM(values, t);
+        if (versions == Py_None) continue;
+        if (!PyTuple_Check(versions) || PyTuple_GET_SIZE(versions) > MAX_VERSIONS) goto invalid;
+        for (Py_ssize_t v = 0; v < PyTuple_GET_SIZE(versions); v++) {
+            PyObject *entry = PyTuple_GET_ITEM(versions, v);
+            if (entry == Py_None) continue;
+            if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 2 ||
+                !check_program(PyTuple_GET_ITEM(entry, 0)))
+                goto invalid;
+            self->prog[t][v] = PyTuple_GET_ITEM(entry, 0);
+            self->flex[t][v] = (char)PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1));
+        }
+    }
+    for (Py_ssize_t v = 0; v < PyTuple_GET_SIZE(sub); v++) {
+        if (!check_program(PyTuple_GET_ITEM(sub, v))) goto invalid;
+        self->sub[v] = PyTuple_GET_ITEM(sub, v);
+    }
+    for (Py_ssize_t v = 0; v < PyTuple_GET_SIZE(asg); v++) {
+        if (!check_program(PyTuple_GET_ITEM(asg, v))) goto invalid;
+        self->asg[v] = PyTuple_GET_ITEM(asg, v);
+    }
+    self->nsub = (int)PyTuple_GET_SIZE(sub);
+    self->nasg = (int)PyTuple_GET_SIZE(asg);
+    PyObject *tables = PyTuple_Pack(3, values, sub, asg);
+    if (tables == NULL) return -1;
+    Py_XSETREF(self->tables, tables);
+    return 0;
+invalid:
+    PyErr_SetString(PyExc_ValueError, "bad ValueDecoder tables");
+    return -1;
+}
+
+static void ValueDecoder_dealloc(ValueDecoder *self)
+{
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->tables);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int ValueDecoder_traverse(ValueDecoder *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->tables);
+    return 0;
+}
+
+static PyTypeObject ValueDecoderType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kgroup.offsets._speedups.ValueDecoder",
+    .tp_basicsize = sizeof(ValueDecoder),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "ValueDecoder(values, subscription, assignment): vd(type_id, raw) -> "
+              "(version, fields) or None.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)ValueDecoder_init,
+    .tp_dealloc = (destructor)ValueDecoder_dealloc,
+    .tp_traverse = (traverseproc)ValueDecoder_traverse,
+    .tp_call = (ternaryfunc)ValueDecoder_call,
+};
+
+/* ------------------------------------------------------------------ Scanner */
+
+/* The scan engine's inner loop (scan/local.py LocalEngine._batch_records) over a run of
+ * complete magic-2 batches in one buffer: header, CRC-32C (through the crc32c package's
+ * function), record framing, keys (decode.decode_key's cache, or decode_key itself), the
+ * filters, and the DecodedRecord objects, created here with their slots filled exactly as
+ * the Python loop fills them. Offset-commit values are decoded at once (cheap); others are
+ * left pending, as the Python loop leaves them.
+ *
+ * It stops before the first batch it does not take whole -- not magic 2, bad length, not
+ * complete in the buffer, CRC mismatch, compressed, control, a record with headers, a key it
+ * does not know, a key type other than 0-2 -- and the Python code reads that batch. Nothing
+ * of a batch it stops on is kept. */
+
+enum {
+    S_SOURCE, S_PARTITION, S_POSITION, S_OFFSET, S_TIMESTAMP, S_PRODUCER_ID, S_PRODUCER_EPOCH,
+    S_TRANSACTIONAL, S_CONTROL, S_KEY_TYPE, S_RECORD_TYPE, S_KEY, S_VALUE_VERSION, S_VALUE,
+    S_ERROR, S_KEY_RAW, S_VALUE_RAW, S_LAYOUT, S_PENDING, NSLOTS
+};
+
+#define SCAN_TYPES 3 /* key types the scanner takes: 0, 1 (offset commits), 2 (group metadata) */
+
+typedef struct {
+    PyObject_HEAD
+    PyTypeObject *cls;         /* DecodedRecord */
+    Py_ssize_t off[NSLOTS];    /* byte offsets of its slots */
+    PyObject *key_cache;       /* decode._KEY_CACHE */
+    PyObject *decode_key;      /* decode.decode_key */
+    PyObject *crc32c;          /* crc32c.crc32c */
+    PyObject *names;           /* record type names by type id (0-2) */
+    ValueDecoder *values;
+    char eager[SCAN_TYPES];    /* decode these values at once */
+} Scanner;
+
+static inline void put(PyObject *o, Py_ssize_t off, PyObject *v) /* steals v */
+{
+    *(PyObject **)((char *)o + off) = v;
+}
+static inline void put_ref(PyObject *o, Py_ssize_t off, PyObject *v)
+{
+    Py_INCREF(v);
+    *(PyObject **)((char *)o + off) = v;
+}
+
+/* A Python exception that must not be swallowed (KeyboardInterrupt, SystemExit...). */
+static int fatal_error(void)
+{
+    return PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception);
+}
+
+static int in_set(PyObject *set, PyObject *item) /* 1 yes, 0 no, -1 error */
+{
+    return PySet_Contains(set, item);
+}
+
+typedef struct {
+    int has_since, has_until;
+    long long since, until;
+    PyObject *type_ids, *groups, *topics; /* NULL = no restriction */
+} Filter;
+
+/* LocalEngine's DecodeFilter.key_ok: 1 keep, 0 drop, BAIL give up. */
+static int key_ok(Filter *f, PyObject *key_type_obj, long key_type, PyObject *key)
+{
+    int r;
+    if (f->type_ids != NULL) {
+        r = in_set(f->type_ids, key_type_obj);
+        if (r <= 0) return r < 0 ? BAIL : 0;
+    }
+    if (f->groups != NULL) {
+        PyObject *g = PyDict_GetItemString(key, "group");
+        if (g == NULL || g == Py_None) g = PyDict_GetItemString(key, "group_id");
+        if (g == NULL) g = Py_None;
+        r = in_set(f->groups, g);
+        if (r <= 0) return r < 0 ? BAIL : 0;
+    }
+    if (f->topics != NULL) {
+        if (key_type != 0 && key_type != 1) return 0;
+        PyObject *t = PyDict_GetItemString(key, "topic");
+        if (t == NULL) t = Py_None;
+        r = in_set(f->topics, t);
+        if (r <= 0) return r < 0 ? BAIL : 0;
+    }
+    return 1;
+}
+
+typedef struct {
+    PyObject *source, *partition, *position, *producer_id, *producer_epoch, *transactional;
+} BatchInfo;
+
+/* The records of one batch appended to `out`; BAIL (nothing appended) to give up. Returns a
+ * negative value other than BAIL with a Python error set for errors to pass on. */
+#define FATAL (-2)
+
+static int scan_records(Scanner *s, const uint8_t *b, Py_ssize_t pos, Py_ssize_t end,
+                        long long count, long long base_offset, long long base_ts,
+                        int has_log_time, long long log_time, BatchInfo *bi, Filter *f,
+                        PyObject *out, Py_ssize_t *nread)
+{
+    Py_ssize_t start_len = PyList_GET_SIZE(out);
+    PyObject *rec = NULL;
+    if (count < 0 || count > end - pos) return BAIL;
+    for (long long i = 0; i < count; i++) {
+        int64_t length, ts_delta, off_delta, klen, vlen;
+        long long offset, ts;
+        if (read_varint(b, &pos, end, &length)) goto bail;
+        if (length < 6 || length > end - pos) goto bail;
+        Py_ssize_t rec_end = pos + (Py_ssize_t)length;
+        pos += 1; /* attributes (unused) */
+        if (read_varint(b, &pos, rec_end, &ts_delta)) goto bail;
+        if (read_varint(b, &pos, rec_end, &off_delta)) goto bail;
+        if (read_varint(b, &pos, rec_end, &klen)) goto bail;
+        Py_ssize_t kpos = pos;
+        if (klen < 0 || klen > rec_end - pos) goto bail; /* null keys: Python */
+        pos += (Py_ssize_t)klen;
+        if (read_varint(b, &pos, rec_end, &vlen)) goto bail;
+        Py_ssize_t vpos = pos;
+        if (vlen >= 0) {
+            if (vlen > rec_end - pos) goto bail;
+            pos += (Py_ssize_t)vlen;
+        }
+        if (pos >= rec_end || b[pos] != 0) goto bail; /* headers: Python */
+        pos += 1;
+        if (pos != rec_end) goto bail;
+        if (__builtin_add_overflow(base_offset, (long long)off_delta, &offset)) goto bail;
+        if (has_log_time) {
+            ts = log_time;
+        } else if (__builtin_add_overflow(base_ts, (long long)ts_delta, &ts)) {
+            goto bail;
+        }
+        if ((f->has_since && ts < f->since) || (f->has_until && ts > f->until)) continue;
+
+        /* key: decode_key's cache, else decode_key (which fills the cache) */
+        PyObject *kbytes = PyBytes_FromStringAndSize((const char *)b + kpos, (Py_ssize_t)klen);
+        if (kbytes == NULL) goto error;
+        PyObject *hit = PyDict_GetItemWithError(s->key_cache, kbytes);
+        if (hit != NULL) {
+            Py_INCREF(hit);
+        } else if (!PyErr_Occurred()) {
+            hit = PyObject_CallOneArg(s->decode_key, kbytes);
+        }
+        Py_DECREF(kbytes);
+        if (hit == NULL) goto error;
+        if (!PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 4) {
+            Py_DECREF(hit);
+            goto bail;
+        }
+        PyObject *key_type_obj = PyTuple_GET_ITEM(hit, 0);
+        PyObject *rt = PyTuple_GET_ITEM(hit, 1);
+        PyObject *key = PyTuple_GET_ITEM(hit, 2);
+        long key_type = PyLong_CheckExact(key_type_obj) ? PyLong_AsLong(key_type_obj) : -1;
+        if (key_type < 0 || key_type >= SCAN_TYPES || rt == Py_None || !PyDict_CheckExact(key)) {
+            PyErr_Clear();
+            Py_DECREF(hit);
+            goto bail; /* unknown keys, other record types: the Python loop */
+        }
+        int keep = key_ok(f, key_type_obj, key_type, key);
+        if (keep != 1) {
+            Py_DECREF(hit);
+            if (keep == BAIL) {
+                if (fatal_error()) goto error;
+                PyErr_Clear();
+                goto bail;
+            }
+            continue;
+        }
+
+        rec = s->cls->tp_alloc(s->cls, 0);
+        if (rec == NULL) {
+            Py_DECREF(hit);
+            goto error;
+        }
+        Py_ssize_t *o = s->off;
+        put_ref(rec, o[S_SOURCE], bi->source);
+        put_ref(rec, o[S_PARTITION], bi->partition);
+        put_ref(rec, o[S_POSITION], bi->position);
+        put_ref(rec, o[S_PRODUCER_ID], bi->producer_id);
+        put_ref(rec, o[S_PRODUCER_EPOCH], bi->producer_epoch);
+        put_ref(rec, o[S_TRANSACTIONAL], bi->transactional);
+        put_ref(rec, o[S_CONTROL], Py_False);
+        put_ref(rec, o[S_KEY_TYPE], key_type_obj);
+        put_ref(rec, o[S_RECORD_TYPE], PyTuple_GET_ITEM(s->names, key_type));
+        put_ref(rec, o[S_KEY], key);
+        put_ref(rec, o[S_ERROR], Py_None);
+        put_ref(rec, o[S_KEY_RAW], Py_None);
+        put_ref(rec, o[S_VALUE_RAW], Py_None);
+        put_ref(rec, o[S_LAYOUT], Py_None);
+        PyObject *version = Py_None, *value = Py_None, *pending = Py_None;
+        Py_INCREF(Py_None);
+        Py_INCREF(Py_None);
+        Py_INCREF(Py_None);
+        if (vlen >= 0) {
+            int v;
+            PyObject *d;
+            if (s->eager[key_type] &&
+                vd_decode(s->values, key_type, b + vpos, (Py_ssize_t)vlen, &v, &d) == 0) {
+                Py_DECREF(value);
+                value = d;
+                Py_DECREF(version);
+                version = PyLong_FromLong(v);
+            } else {
+                PyObject *raw = PyBytes_FromStringAndSize((const char *)b + vpos, (Py_ssize_t)vlen);
+                Py_DECREF(pending);
+                pending = raw == NULL ? NULL : PyTuple_Pack(2, rt, raw);
+                Py_XDECREF(raw);
+            }
+        }
+        Py_DECREF(hit);
+        put(rec, o[S_VALUE_VERSION], version);
+        put(rec, o[S_VALUE], value);
+        put(rec, o[S_PENDING], pending);
+        PyObject *po = PyLong_FromLongLong(offset);
+        PyObject *pt = PyLong_FromLongLong(ts);
+        put(rec, o[S_OFFSET], po);
+        put(rec, o[S_TIMESTAMP], pt);
+        if (version == NULL || pending == NULL || po == NULL || pt == NULL) goto error;
+        int r = PyList_Append(out, rec);
+        Py_CLEAR(rec);
+        if (r) goto error;
+    }
+    if (pos != end) goto bail;
+    *nread = (Py_ssize_t)count;
+    return 0;
+bail:
+    PyErr_Clear();
+    Py_XDECREF(rec);
+    PyList_SetSlice(out, start_len, PyList_GET_SIZE(out), NULL);
+    return BAIL;
+error:
+    /* a NULL slot is left unset (the record is dropped unseen) */
+    Py_XDECREF(rec);
+    PyList_SetSlice(out, start_len, PyList_GET_SIZE(out), NULL);
+    if (fatal_error()) return FATAL;
+    PyErr_Clear();
+    return BAIL;
+}
+
+static PyObject *opt_set(PyObject *o) { return o == Py_None ? NULL : o; }
+
+/* scan(buf, p, base, limit, source, partition, since, until, type_ids, groups, topics) ->
+ *   (p after the batches taken, batches, records read, [DecodedRecord, ...])
+ * buf: bytes of a segment from file position `base`; p: where a batch starts; no batch is
+ * started once `limit` records are kept (short lists let records die young, which keeps the
+ * garbage collector's full collections rare). */
+static PyObject *Scanner_scan(Scanner *self, PyObject *args)
+{
+    PyObject *buf, *source, *partition, *since, *until, *type_ids, *groups, *topics;
+    Py_ssize_t p, limit;
+    long long base;
+    if (!PyArg_ParseTuple(args, "O!nLnOOOOOOO", &PyBytes_Type, &buf, &p, &base, &limit,
+                          &source, &partition, &since, &until, &type_ids, &groups, &topics))
+        return NULL;
+    Filter f = {0, 0, 0, 0, opt_set(type_ids), opt_set(groups), opt_set(topics)};
+    if (since != Py_None) {
+        f.has_since = 1;
+        f.since = PyLong_AsLongLong(since);
+    }
+    if (until != Py_None) {
+        f.has_until = 1;
+        f.until = PyLong_AsLongLong(until);
+    }
+    if (PyErr_Occurred()) return NULL;
+    if ((f.type_ids && !PyAnySet_Check(f.type_ids)) || (f.groups && !PyAnySet_Check(f.groups)) ||
+        (f.topics && !PyAnySet_Check(f.topics))) {
+        PyErr_SetString(PyExc_TypeError, "filters must be sets or None");
+        return NULL;
+    }
+    const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(buf);
+    Py_ssize_t end = PyBytes_GET_SIZE(buf);
+    if (p < 0 || p > end) {
+        PyErr_SetString(PyExc_ValueError, "position outside the buffer");
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    Py_ssize_t batches = 0, nrecords = 0;
+    while (end - p >= 61 && PyList_GET_SIZE(out) < limit) {
+        const uint8_t *h = b + p;
+        int64_t length = be32s(h + 8);
+        if (h[16] != 2 || length < 49 || length > end - p - 12) break;
+        Py_ssize_t total = (Py_ssize_t)length + 12;
+        int attributes = (int)be16s(h + 21);
+        if (attributes & (0x07 | 0x20)) break; /* compressed or control: Python */
+        uint32_t stored = (uint32_t)be32s(h + 17);
+        PyObject *view = PyMemoryView_FromMemory((char *)h + 21, total - 21, PyBUF_READ);
+        if (view == NULL) goto error;
+        PyObject *crc = PyObject_CallOneArg(self->crc32c, view);
+        Py_DECREF(view);
+        if (crc == NULL) goto error;
+        unsigned long computed = PyLong_AsUnsignedLong(crc);
+        Py_DECREF(crc);
+        if (PyErr_Occurred()) goto error;
+        if (computed != stored) break; /* Python reports the mismatch */
+        long long base_offset = be64s(h), base_ts = be64s(h + 27), max_ts = be64s(h + 35);
+        BatchInfo bi = {source, partition, NULL, NULL, NULL,
+                        (attributes & 0x10) ? Py_True : Py_False};
+        bi.position = PyLong_FromLongLong(base + p);
+        bi.producer_id = PyLong_FromLongLong(be64s(h + 43));
+        bi.producer_epoch = PyLong_FromLong((long)be16s(h + 51));
+        Py_ssize_t nread = 0;
+        int r = BAIL;
+        if (bi.position && bi.producer_id && bi.producer_epoch) {
+            r = scan_records(self, b, p + 61, p + total, be32s(h + 57), base_offset, base_ts,
+                             (attributes & 0x08) != 0, max_ts, &bi, &f, out, &nread);
+        }
+        Py_XDECREF(bi.position);
+        Py_XDECREF(bi.producer_id);
+        Py_XDECREF(bi.producer_epoch);
+        if (r == FATAL) goto fatal;
+        if (r != 0) {
+            if (fatal_error()) goto fatal;
+            PyErr_Clear();
+            break;
+        }
+        batches += 1;
+        nrecords += nread;
+        p += total;
+    }
+    return Py_BuildValue("nnnN", p, batches, nrecords, out);
+error:
+    if (fatal_error()) goto fatal;
+    PyErr_Clear();
+    return Py_BuildValue("nnnN", p, batches, nrecords, out);
+fatal:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* Scanner(cls, slot_names, key_cache, decode_key, crc32c, names, values, eager) */
+static int Scanner_init(Scanner *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *cls, *slots, *key_cache, *decode_key, *crc, *names, *values, *eager;
+    static char *kw[] = {"cls", "slots", "key_cache", "decode_key", "crc32c", "names", "values",
+                         "eager", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!OOO!O!O!", kw, &PyType_Type, &cls,
+                                     &PyTuple_Type, &slots, &PyDict_Type, &key_cache, &decode_key,
+                                     &crc, &PyTuple_Type, &names, &ValueDecoderType, &values,
+                                     &PyTuple_Type, &eager))
+        return -1;
+    PyTypeObject *type = (PyTypeObject *)cls;
+    if (PyTuple_GET_SIZE(slots) != NSLOTS || PyTuple_GET_SIZE(names) != SCAN_TYPES ||
+        PyTuple_GET_SIZE(eager) != SCAN_TYPES) {
+        PyErr_SetString(PyExc_ValueError, "Scanner: wrong number of slots, names or flags");
+        return -1;
+    }
+    /* every slot must be a plain object slot of `cls` itself (a __slots__ member) */
+    for (Py_ssize_t i = 0; i < NSLOTS; i++) {
+        PyObject *descr = PyDict_GetItemWithError(type->tp_dict, PyTuple_GET_ITEM(slots, i));
+        if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "Scanner: %R is not a slot of %R",
+                             PyTuple_GET_ITEM(slots, i), cls);
+            return -1;
+        }
+        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & READONLY) || m->offset <= 0 ||
+            m->offset + (Py_ssize_t)sizeof(PyObject *) > type->tp_basicsize) {
+            PyErr_Format(PyExc_ValueError, "Scanner: %R is not an object slot",
+                         PyTuple_GET_ITEM(slots, i));
+            return -1;
+        }
+        self->off[i] = m->offset;
+    }
+    for (int i = 0; i < SCAN_TYPES; i++) {
+        self->eager[i] = (char)PyObject_IsTrue(PyTuple_GET_ITEM(eager, i));
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(names, i))) {
+            PyErr_SetString(PyExc_TypeError, "Scanner: names must be str");
+            return -1;
+        }
+    }
+    Py_INCREF(cls);
+    Py_XSETREF(self->cls, type);
+    Py_INCREF(key_cache);
+    Py_XSETREF(self->key_cache, key_cache);
+    Py_INCREF(decode_key);
+    Py_XSETREF(self->decode_key, decode_key);
+    Py_INCREF(crc);
+    Py_XSETREF(self->crc32c, crc);
+    Py_INCREF(names);
+    Py_XSETREF(self->names, names);
+    Py_INCREF(values);
+    Py_XSETREF(self->values, (ValueDecoder *)values);
+    return 0;
+}
+
+static int Scanner_traverse(Scanner *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->cls);
+    Py_VISIT(self->key_cache);
+    Py_VISIT(self->decode_key);
+    Py_VISIT(self->crc32c);
+    Py_VISIT(self->names);
+    Py_VISIT(self->values);
+    return 0;
+}
+
+static void Scanner_dealloc(Scanner *self)
+{
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->cls);
+    Py_CLEAR(self->key_cache);
+    Py_CLEAR(self->decode_key);
+    Py_CLEAR(self->crc32c);
+    Py_CLEAR(self->names);
+    Py_CLEAR(self->values);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef Scanner_methods[] = {
+    {"scan", (PyCFunction)Scanner_scan, METH_VARARGS,
+     "scan(buf, p, base, limit, source, partition, since, until, type_ids, groups, topics) "
+     "-> "
+     "(p, batches, records read, records)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ScannerType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kgroup.offsets._speedups.Scanner",
+    .tp_basicsize = sizeof(Scanner),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Scanner(cls, slots, key_cache, decode_key, crc32c, names, values, eager).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Scanner_init,
+    .tp_dealloc = (destructor)Scanner_dealloc,
+    .tp_traverse = (traverseproc)Scanner_traverse,
+    .tp_methods = Scanner_methods,
+};
+
+static PyMethodDef module_methods[] = {
+    {"records_v2", records_v2, METH_VARARGS,
+     "records_v2(buf, pos, count, base_offset, base_ts, log_time) -> list of records or None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "kgroup.offsets._speedups",
+    "Compiled fast path of the __consumer_offsets codec (see codec.py, records.py).", -1,
+    module_methods,
+};
+
+PyMODINIT_FUNC PyInit__speedups(void)
+{
+    if (PyType_Ready(&ReaderType) < 0 || PyType_Ready(&ValueDecoderType) < 0 ||
+        PyType_Ready(&ScannerType) < 0)
+        return NULL;
+    K_MEMBERS = PyUnicode_InternFromString("members");
+    K_PROTOCOL_TYPE = PyUnicode_InternFromString("protocol_type");
+    K_PROTOCOL = PyUnicode_InternFromString("protocol");
+    K_SUBSCRIPTION = PyUnicode_InternFromString("subscription");
+    K_ASSIGNMENT = PyUnicode_InternFromString("assignment");
+    K_USER_DATA = PyUnicode_InternFromString("user_data");
+    K_VERSION = PyUnicode_InternFromString("version");
+    if (!K_MEMBERS || !K_PROTOCOL_TYPE || !K_PROTOCOL || !K_SUBSCRIPTION || !K_ASSIGNMENT ||
+        !K_USER_DATA || !K_VERSION)
+        return NULL;
+    EMPTY_TUPLE = PyTuple_New(0);
+    EMPTY_STR = PyUnicode_FromStringAndSize("", 0);
+    EMPTY_BYTES = PyBytes_FromStringAndSize("", 0);
+    if (EMPTY_TUPLE == NULL || EMPTY_STR == NULL || EMPTY_BYTES == NULL) return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL) return NULL;
+    Py_INCREF(&ReaderType);
+    if (PyModule_AddObject(m, "Reader", (PyObject *)&ReaderType) < 0) {
+        Py_DECREF(&ReaderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&ValueDecoderType);
+    if (PyModule_AddObject(m, "ValueDecoder", (PyObject *)&ValueDecoderType) < 0) {
+        Py_DECREF(&ValueDecoderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&ScannerType);
+    if (PyModule_AddObject(m, "Scanner", (PyObject *)&ScannerType) < 0) {
+        Py_DECREF(&ScannerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
