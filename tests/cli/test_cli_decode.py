@@ -121,9 +121,10 @@ def test_out_dir_writes_jsonl(tmp_path: Path) -> None:
     ("args", "needle"),
     [
         (("decode",), "say where to read from"),
-        (("decode", "--engine", "spark", "x"), "issue 7"),
+        (("decode", "x", "--engine", "local", "--spark-master", "local[2]"), "Spark engine"),
         (("decode", "--live", "somewhere"), "takes no PATH"),
-        (("decode", "x", "--latest", "--as-of", "0"), "not both"),
+        (("decode", "x", "--latest", "--as-of", "0"), "one of --latest, --as-of and --summary"),
+        (("decode", "x", "--summary", "--latest"), "one of --latest, --as-of and --summary"),
         (("decode", "x", "--since", "2026-05-01T10:00:00"), "no time zone"),
         (("decode", "x", "--type", "nope"), "unknown record type"),
     ],
