@@ -855,26 +855,7 @@ class WireClient:
         with an error (UNSUPPORTED_VERSION), as do groups that are not consumer groups
         (GROUP_ID_NOT_FOUND).
         """
-        wanted = _unique(group_ids)
-        if not wanted:
-            return {}
-        results, coordinators = self._per_coordinator(wanted, self._consumer_describe_on)
-        described: dict[str, GroupDescription] = {}
-        for group_id in wanted:
-            outcome = results[group_id]
-            if isinstance(outcome, KgroupError):
-                described[group_id] = GroupDescription(
-                    group_id=group_id,
-                    state="Unknown",
-                    type="consumer",
-                    coordinator=coordinators.get(group_id),
-                    error=outcome.one_line(),
-                    error_code=kafka_error_of(outcome),
-                )
-            else:
-                assert isinstance(outcome, GroupDescription)
-                described[group_id] = outcome
-        return described
+        return self._describe_each(group_ids, self._consumer_describe_on, "consumer")
 
     def _consumer_describe_on(
         self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
@@ -916,10 +897,22 @@ class WireClient:
         "Unknown". A group the broker reports as Dead (Kafka's answer for an unknown group
         before DescribeGroups v6) is returned as it is: the caller decides "not found".
         """
+        return self._describe_each(group_ids, self._describe_on, "classic")
+
+    def _describe_each(
+        self,
+        group_ids: Iterable[str],
+        work: Callable[
+            [BrokerConnection, BrokerNode, list[str]],
+            dict[str, GroupDescription | KgroupError | _Retry],
+        ],
+        group_type: str,
+    ) -> dict[str, GroupDescription]:
+        """Run a describe request per coordinator; a failing group carries its error."""
         wanted = _unique(group_ids)
         if not wanted:
             return {}
-        results, coordinators = self._per_coordinator(wanted, self._describe_on)
+        results, coordinators = self._per_coordinator(wanted, work)
         described: dict[str, GroupDescription] = {}
         for group_id in wanted:
             outcome = results[group_id]
@@ -927,6 +920,7 @@ class WireClient:
                 described[group_id] = GroupDescription(
                     group_id=group_id,
                     state="Unknown",
+                    type=group_type,
                     coordinator=coordinators.get(group_id),
                     error=outcome.one_line(),
                     error_code=kafka_error_of(outcome),
