@@ -29,7 +29,7 @@ complete -c kgroup -n '__fish_seen_subcommand_from decode' -l as-of -r -d 'Commi
 complete -c kgroup -n '__fish_seen_subcommand_from decode' -l since -r -d 'Only records written at or after TIME.'
 complete -c kgroup -n '__fish_seen_subcommand_from decode' -l until -r -d 'Only records written at or before TIME.'
 complete -c kgroup -n '__fish_seen_subcommand_from decode' -l summary -d 'One row per group: type, protocol, commits, members, deleted.'
-complete -c kgroup -n '__fish_seen_subcommand_from decode' -l engine -r -d 'local: in process; spark: PySpark (pip install \'kgroup[spark]\'); auto: Spark for segment inputs of'
+complete -c kgroup -n '__fish_seen_subcommand_from decode' -l engine -r -d 'local: in process; spark: PySpark (pip install \'kgroup[spark]\'); auto: Spark for 1 GiB+ of segment'
 complete -c kgroup -n '__fish_seen_subcommand_from decode' -l spark-master -r -d 'Run on this Spark master (default local[*]).'
 complete -c kgroup -n '__fish_seen_subcommand_from decode' -l spark-conf -r -d 'A Spark setting (repeatable).'
 complete -c kgroup -n '__fish_seen_subcommand_from decode' -l out -r -d 'Write the results into DIR: Parquet with the Spark engine, JSONL locally.'

@@ -72,7 +72,7 @@ def decode(
         "--engine",
         metavar="auto|local|spark",
         help="local: in process; spark: PySpark (pip install 'kgroup[spark]'); auto: Spark for "
-        "segment inputs of 1 GiB or more.",
+        "1 GiB+ of segments where Spark should finish sooner on this machine's cores.",
     ),
     spark_master: str | None = typer.Option(
         None, "--spark-master", metavar="URL", help="Run on this Spark master (default local[*])."
@@ -143,7 +143,7 @@ def decode(
         from kgroup.scan.local import find_segments
 
         inputs = find_segments(paths or [])
-    use_spark = _choose_engine(engine, inputs, bool(spark_master or confs))
+    use_spark = _choose_engine(engine, inputs, bool(spark_master or confs), view=view)
 
     with _Progress(opts.no_color) as progress:
         if use_spark:
@@ -236,9 +236,17 @@ def spark_missing() -> str | None:
     return None if shutil.which("java") else "java"
 
 
-def _choose_engine(engine: str, inputs: list[Any] | None, spark_named: bool) -> bool:
-    """True for Spark; auto: Spark for segment inputs of SPARK_AUTO_BYTES or more (on stderr)."""
-    from kgroup.scan.api import SPARK_AUTO_BYTES
+def _choose_engine(
+    engine: str,
+    inputs: list[Any] | None,
+    spark_named: bool,
+    *,
+    view: str = "records",
+    cores: int | None = None,
+) -> bool:
+    """True for Spark; auto: Spark when the measured cost model says it finishes sooner for
+    this input size, view and number of cores (said on stderr)."""
+    from kgroup.scan.api import spark_pays_off
 
     if engine == "local":
         return False
@@ -257,7 +265,8 @@ def _choose_engine(engine: str, inputs: list[Any] | None, spark_named: bool) -> 
     if inputs is None:
         return False
     size = sum(i.size for i in inputs)
-    if size < SPARK_AUTO_BYTES:
+    cores = cores or os.cpu_count() or 1
+    if not spark_pays_off(size, cores, view):
         return False
     mib = size / 2**20
     missing = spark_missing()
@@ -272,9 +281,7 @@ def _choose_engine(engine: str, inputs: list[Any] | None, spark_named: bool) -> 
             + "; using the local engine"
         )
         return False
-    note(
-        f"engine auto: {mib:,.0f} MiB of segments (>= {SPARK_AUTO_BYTES // 2**20} MiB): using Spark"
-    )
+    note(f"engine auto: {mib:,.0f} MiB of segments on {cores} cores: using Spark (faster here)")
     return True
 
 

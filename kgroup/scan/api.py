@@ -16,12 +16,28 @@ from kgroup.scan import summary as sm
 from kgroup.scan.local import LocalEngine, ScanStats, SegmentInput
 
 SPARK_AUTO_BYTES = 1024 * 1024 * 1024
-"""`--engine auto` picks Spark for segment inputs of at least this many bytes (when pyspark and
-Java are there). Measured with benchmarks/bench_spark.py on this project's shared 2-core machine:
-Spark's fixed cost is ~20 s (session ~10 s, first Python data source query ~9 s); after it,
-`--summary` ran 1.37x the local engine's throughput (break-even ~0.75 GB) while the record stream
-to Parquet did not beat the local engine's JSONL. Below 1 GiB the local engine is the better
-bet everywhere; more cores move the threshold down."""
+"""Below this input size `--engine auto` always stays local (Spark's fixed cost dominates)."""
+
+# Measured with benchmarks/bench_spark.py on 1 GB of generated segments on this project's 2-core
+# machine, both engines with the C fast path: Spark's fixed cost (session + first Python data
+# source query) was 20-32 s; throughput in MB of segments per second:
+SPARK_STARTUP_S = 25.0
+LOCAL_MB_PER_S = {"records": 16.8, "replay": 25.9}  # one core
+SPARK_MB_PER_S_PER_CORE = {"records": 5.6, "replay": 30.7}  # local[2] figure / 2
+
+
+def spark_pays_off(size_bytes: int, cores: int, view: str) -> bool:
+    """Whether Spark on `cores` cores should finish `view` over `size_bytes` sooner than the
+    local engine, by the measured rates above (`records` = the record stream; every other view
+    replays per partition). On 2 cores it never does for the record stream, and for the
+    replayed views only past ~1.1 GB; more cores move both down."""
+    if size_bytes < SPARK_AUTO_BYTES or cores < 1:
+        return False
+    kind = "records" if view == "records" else "replay"
+    megabytes = size_bytes / 1e6
+    local_s = megabytes / LOCAL_MB_PER_S[kind]
+    spark_s = SPARK_STARTUP_S + megabytes / (SPARK_MB_PER_S_PER_CORE[kind] * cores)
+    return spark_s < local_s
 
 
 @dataclass(frozen=True)
