@@ -47,7 +47,6 @@ from dataclasses import dataclass
 from kgroup.assign.javaorder import (
     JavaHashTable,
     java_string_key,
-    string_hash,
     string_hashmap_order,
     topic_partition_hash,
 )
@@ -68,11 +67,6 @@ class StickyResult:
 
 def _tp_hash(tp: TP) -> int:
     return topic_partition_hash(tp[0], tp[1])
-
-
-def _pair_hash(pair: tuple[str, str]) -> int:
-    # ConsumerPair.hashCode: 31 * (31 + src.hashCode()) + dst.hashCode()
-    return 31 * (31 + string_hash(pair[0])) + string_hash(pair[1])
 
 
 class _RackInfo:
@@ -416,10 +410,6 @@ class _LoadIndex:
     def deactivate(self, member: str) -> None:
         self.active.discard(member)
 
-    def activate(self, member: str) -> None:
-        self.active.add(member)
-        self.touch(member)
-
     def touch(self, member: str) -> None:
         entry = (self.sizes[member], self.jkey[member], member)
         for g in self.member_groups[member]:
@@ -490,7 +480,6 @@ class _GeneralBuilder:
         self.sorted_topics = sorted(
             topics, key=lambda t: (len(self.topic_consumers[t]), java_string_key(t))
         )
-        self.topic_rank = {t: i for i, t in enumerate(self.sorted_topics)}
         self.sorted_all_partitions = [
             (t, p) for t in self.sorted_topics for p in range(topics[t].partitions)
         ]

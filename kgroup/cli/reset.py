@@ -6,8 +6,6 @@ import typer
 
 from kgroup.cli.app import note, options
 
-TO_CHOICES = ("earliest", "latest", "none", "current")
-
 
 def register(app: typer.Typer) -> None:
     app.command("reset-offsets")(reset_offsets)

@@ -760,17 +760,6 @@ class GroupAdmin:
                 ).one_line()
         return outcome
 
-    def wait_until_reachable(self, deadline_s: float) -> None:
-        """Poll the cluster until it answers or the deadline passes (used by the sandbox)."""
-        end = time.monotonic() + deadline_s
-        while True:
-            try:
-                self.ping()
-                return
-            except UnreachableError:
-                if time.monotonic() >= end:
-                    raise
-
 
 def _uuid_text(uuid: Any) -> str | None:
     """Kafka's printed form of a topic id: unpadded base64url of the 16 bytes."""

@@ -72,10 +72,6 @@ def list_groups_with_state(
     return sorted(rows, key=lambda r: r["group"])
 
 
-def group_ids(rows: Sequence[dict[str, Any]]) -> list[str]:
-    return [r["group"] for r in rows]
-
-
 def delete_inactive_groups(admin: GroupAdmin, group_ids: Sequence[str]) -> list[dict[str, Any]]:
     """Delete each inactive group; active ones are refused, as Kafka does.
 

@@ -75,11 +75,6 @@ class GroupDescription:
     group_epoch: int | None = None  # KIP-848 consumer groups
     assignment_epoch: int | None = None
 
-    @property
-    def is_active(self) -> bool:
-        """True when the group has members (Kafka refuses offset changes then)."""
-        return bool(self.members) or self.state not in {"Empty", "Dead", "Unknown"}
-
 
 @dataclass(frozen=True)
 class CommittedOffset:

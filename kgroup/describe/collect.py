@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import KgroupError, NotFoundError, UsageError
-from kgroup.core.models import GroupDescription, TopicPartition
+from kgroup.core.models import GroupDescription
 from kgroup.describe.engine import (
     GroupInput,
     GroupLag,
@@ -126,8 +126,3 @@ def _note_missing_topics(group: GroupLag, counts: dict[str, int]) -> GroupLag:
         error=f"committed offsets for topic(s) that no longer exist: {names}",
         error_kind="error",
     )
-
-
-def member_partitions(group: GroupLag) -> dict[str, list[TopicPartition]]:
-    """member id -> assigned partitions, sorted."""
-    return {m.member_id: sorted(m.assignment) for m in group.description.members}
