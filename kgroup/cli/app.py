@@ -60,18 +60,18 @@ class GlobalOptions:
             from kgroup.core.config import build_cluster_config
             from kgroup.sandbox.state import running_sandbox_bootstrap
 
-            fallback = None
-            if not self.bootstrap and not _file_names_bootstrap(self.command_config):
-                fallback = running_sandbox_bootstrap()
             self._cluster = build_cluster_config(
                 bootstrap=self.bootstrap,
                 command_config=self.command_config,
                 overrides=self.overrides,
                 timeout_s=self.timeout,
-                fallback_bootstrap=fallback,
+                fallback_bootstrap=running_sandbox_bootstrap,
             )
-            if fallback and self._cluster.bootstrap_servers == fallback[0]:
-                note(f"using the sandbox broker at {fallback[0]} ({fallback[1]})")
+            if self._cluster.used_fallback:
+                note(
+                    f"using the sandbox broker at {self._cluster.bootstrap_servers} "
+                    f"({self._cluster.bootstrap_source})"
+                )
             log = logging.getLogger("kgroup")
             for text in self._cluster.notes:
                 log.debug(text)
@@ -95,16 +95,6 @@ class GlobalOptions:
         if total:
             summary = " ".join(f"{api}={n}" for api, n in sorted(total.items()))
             logging.getLogger("kgroup.requests").debug("requests sent: %s", summary)
-
-
-def _file_names_bootstrap(path: str | None) -> bool:
-    if not path:
-        return False
-    try:
-        with open(os.path.expanduser(path), encoding="utf-8") as handle:
-            return any(line.strip().startswith("bootstrap.servers") for line in handle)
-    except OSError:
-        return False
 
 
 def note(message: str) -> None:

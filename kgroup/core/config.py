@@ -10,7 +10,7 @@ them when the client is built (see `kgroup.core.admin`). Secrets never leave thi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,13 +33,6 @@ def redact(properties: Mapping[str, str]) -> dict[str, str]:
     return {k: (REDACTED if is_secret(k) else v) for k, v in properties.items()}
 
 
-@dataclass(frozen=True)
-class PropertyOrigin:
-    """Where a property came from, for error messages: `file:line` or `-X`."""
-
-    where: str
-
-
 @dataclass
 class ClusterConfig:
     """Everything needed to build a client: bootstrap servers, librdkafka properties, timeout."""
@@ -49,6 +42,7 @@ class ClusterConfig:
     timeout_s: float = DEFAULT_TIMEOUT_S
     origins: dict[str, str] = field(default_factory=dict)
     bootstrap_source: str = "--bootstrap-server"
+    used_fallback: bool = False
     notes: list[str] = field(default_factory=list)
 
     def client_properties(self) -> dict[str, str]:
@@ -422,12 +416,12 @@ def build_cluster_config(
     command_config: str | None,
     overrides: Iterable[str] = (),
     timeout_s: float | None = None,
-    fallback_bootstrap: tuple[str, str] | None = None,
+    fallback_bootstrap: Callable[[], tuple[str, str] | None] | None = None,
 ) -> ClusterConfig:
     """Combine the sources into one ClusterConfig.
 
-    `fallback_bootstrap` is (address, description) of a running sandbox, used only when no
-    other source names the cluster.
+    `fallback_bootstrap` returns (address, description) of a running sandbox, or None; it is
+    called only when no other source names the cluster.
     """
     entries: list[tuple[str, str, str]] = []
     if command_config:
@@ -444,12 +438,16 @@ def build_cluster_config(
         timeout_s = parse_timeout(float(file_timeout_ms) / 1000.0, "default.api.timeout.ms")
 
     source = "--bootstrap-server"
+    used_fallback = False
     servers = bootstrap
     if not servers and "bootstrap.servers" in props:
         servers = props["bootstrap.servers"]
         source = origins.get("bootstrap.servers", "command config")
-    if not servers and fallback_bootstrap:
-        servers, source = fallback_bootstrap
+    if not servers and fallback_bootstrap is not None:
+        found = fallback_bootstrap()
+        if found is not None:
+            servers, source = found
+            used_fallback = True
     if not servers:
         raise ConfigError(
             "no Kafka cluster given",
@@ -470,5 +468,6 @@ def build_cluster_config(
         timeout_s=timeout_s if timeout_s is not None else DEFAULT_TIMEOUT_S,
         origins=origins,
         bootstrap_source=source,
+        used_fallback=used_fallback,
         notes=notes,
     )

@@ -169,12 +169,16 @@ def test_precedence_flag_over_overrides_over_file(tmp_path) -> None:
 
 def test_sandbox_fallback_only_when_nothing_else_names_a_cluster() -> None:
     config = build_cluster_config(
-        bootstrap=None, command_config=None, fallback_bootstrap=("127.0.0.1:1234", "sandbox")
+        bootstrap=None,
+        command_config=None,
+        fallback_bootstrap=lambda: ("127.0.0.1:1234", "sandbox"),
     )
     assert config.bootstrap_servers == "127.0.0.1:1234"
     assert config.bootstrap_source == "sandbox"
     config = build_cluster_config(
-        bootstrap="b:1", command_config=None, fallback_bootstrap=("127.0.0.1:1234", "sandbox")
+        bootstrap="b:1",
+        command_config=None,
+        fallback_bootstrap=lambda: ("127.0.0.1:1234", "sandbox"),
     )
     assert config.bootstrap_servers == "b:1"
 
