@@ -441,31 +441,10 @@ class GroupAdmin:
 
     def committed_offsets(self, group_id: str) -> dict[TopicPartition, CommittedOffset]:
         """The group's committed offsets for every partition it has one for (OffsetFetch)."""
-        from confluent_kafka import ConsumerGroupTopicPartitions
-
-        futures = self.admin.list_consumer_group_offsets(
-            [ConsumerGroupTopicPartitions(group_id)], request_timeout=self.timeout_s
-        )
-        result = self._result(
-            futures[group_id],
-            "fetch committed offsets of group",
-            group_id,
-            acl=f"Describe on Group:{group_id} and Describe on its topics",
-        )
-        offsets: dict[TopicPartition, CommittedOffset] = {}
-        for tp in result.topic_partitions or []:
-            if tp.error is not None:
-                raise self._fail(
-                    _as_exception(tp.error), "fetch committed offset", f"{tp.topic}:{tp.partition}"
-                )
-            if tp.offset < 0:
-                continue
-            offsets[TopicPartition(tp.topic, tp.partition)] = CommittedOffset(
-                offset=tp.offset,
-                leader_epoch=tp.leader_epoch if tp.leader_epoch not in (None, -1) else None,
-                metadata=tp.metadata or "",
-            )
-        return offsets
+        answer = self.committed_offsets_many([group_id])[group_id]
+        if isinstance(answer, KgroupError):
+            raise answer
+        return answer
 
     def committed_offsets_or_none(self, group_id: str) -> dict[TopicPartition, CommittedOffset]:
         """Committed offsets, or {} for a group that does not exist (yet)."""
@@ -531,17 +510,31 @@ class GroupAdmin:
                     raise error from exc
                 result[group_id] = error
                 continue
-            offsets: dict[TopicPartition, CommittedOffset] = {}
-            for tp in answer.topic_partitions or []:
-                if tp.error is not None or tp.offset < 0:
-                    continue
-                offsets[TopicPartition(tp.topic, tp.partition)] = CommittedOffset(
-                    offset=tp.offset,
-                    leader_epoch=tp.leader_epoch if tp.leader_epoch not in (None, -1) else None,
-                    metadata=tp.metadata or "",
-                )
-            result[group_id] = offsets
+            result[group_id] = self._committed_from(group_id, answer.topic_partitions or [])
         return result
+
+    def _committed_from(
+        self, group_id: str, partitions: Iterable[Any]
+    ) -> dict[TopicPartition, CommittedOffset] | KgroupError:
+        """librdkafka's OffsetFetch answer as offsets (-1 = none, left out); a partition error
+        fails the group, as the wire client does."""
+        offsets: dict[TopicPartition, CommittedOffset] = {}
+        for tp in partitions:
+            if tp.error is not None:
+                return self._fail(
+                    _as_exception(tp.error),
+                    "fetch the committed offsets of group",
+                    f"{group_id} ({tp.topic}:{tp.partition})",
+                    acl=f"Describe on Topic:{tp.topic}",
+                )
+            if tp.offset < 0:
+                continue
+            offsets[TopicPartition(tp.topic, tp.partition)] = CommittedOffset(
+                offset=tp.offset,
+                leader_epoch=tp.leader_epoch if tp.leader_epoch not in (None, -1) else None,
+                metadata=tp.metadata or "",
+            )
+        return offsets
 
     def next_records(
         self,
