@@ -72,7 +72,19 @@ def test_python_dash_m_and_version() -> None:
     from kgroup import __version__
 
     assert run_kgroup("--version").stdout.strip() == f"kgroup {__version__}"
-    assert "reset" in run_kgroup("--help").stdout or "list" in run_kgroup("--help").stdout
+    listed = run_kgroup("--help").stdout.split("Commands:")[1].split()
+    for command in (
+        "list",
+        "describe",
+        "reset-offsets",
+        "undo",
+        "simulate-assign",
+        "decode",
+        "sandbox",
+        "delete",
+        "delete-offsets",
+    ):
+        assert command in listed
 
 
 def test_install_completion_writes_a_bash_completion(tmp_path) -> None:
