@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 
@@ -88,3 +89,25 @@ def commit_offsets(bootstrap: str, group: str, offsets: dict[tuple[str, int], in
     commit_as_empty_group(
         admin_for(bootstrap), group, {TopicPartition(t, p): o for (t, p), o in offsets.items()}
     )
+
+
+@contextmanager
+def running_member(broker, group: str, topic: str, commit: dict[int, int]):
+    """A real member of `group` (subscribed to `topic`, having committed `commit`) for the
+    duration of the block; the session's broker decides the tansu-only timing settings."""
+    from kgroup.core.models import TopicPartition
+    from kgroup.sandbox.broker import stop_process
+    from kgroup.sandbox.seed import start_member
+
+    pid = start_member(
+        broker.bootstrap,
+        "tansu" if broker.is_tansu else "docker",
+        group,
+        [topic],
+        {TopicPartition(topic, p): o for p, o in commit.items()},
+        wait_s=60,
+    )
+    try:
+        yield pid
+    finally:
+        stop_process(pid, "kgroup.sandbox.member", grace_s=20)

@@ -86,10 +86,25 @@ def seed(admin, engine: str = "tansu") -> dict[str, object]:
 
 def start_active_member(bootstrap: str, engine: str, wait_s: float = 30.0) -> int:
     """Start the background member of the active group; returns its PID once it committed."""
-    ready = os.path.join(tempfile.mkdtemp(prefix="kgroup-member-"), "ready")
-    commit = ",".join(
-        f"{tp.topic}:{tp.partition}={off}" for tp, off in ACTIVE_GROUP_OFFSETS.items()
+    return start_member(
+        bootstrap, engine, ACTIVE_GROUP, ACTIVE_GROUP_TOPICS, ACTIVE_GROUP_OFFSETS, wait_s=wait_s
     )
+
+
+def start_member(
+    bootstrap: str,
+    engine: str,
+    group: str,
+    topics: list[str],
+    commit: dict[TopicPartition, int],
+    *,
+    wait_s: float = 30.0,
+) -> int:
+    """Start a real member of `group` in the background (`python -m kgroup.sandbox.member`);
+    returns its PID once it joined and committed `commit`."""
+    from kgroup.core.errors import KafkaOperationError
+
+    ready = os.path.join(tempfile.mkdtemp(prefix="kgroup-member-"), "ready")
     process = subprocess.Popen(
         [
             sys.executable,
@@ -98,11 +113,11 @@ def start_active_member(bootstrap: str, engine: str, wait_s: float = 30.0) -> in
             "--bootstrap",
             bootstrap,
             "--group",
-            ACTIVE_GROUP,
+            group,
             "--topics",
-            ",".join(ACTIVE_GROUP_TOPICS),
+            ",".join(topics),
             "--commit",
-            commit,
+            ",".join(f"{tp.topic}:{tp.partition}={o}" for tp, o in commit.items()),
             "--engine",
             engine,
             "--ready-file",
@@ -117,16 +132,12 @@ def start_active_member(bootstrap: str, engine: str, wait_s: float = 30.0) -> in
     while not os.path.exists(ready):
         if process.poll() is not None:
             err = process.stderr.read().decode(errors="replace").strip() if process.stderr else ""
-            from kgroup.core.errors import KafkaOperationError
-
-            raise KafkaOperationError(f"the demo member exited early: {err.splitlines()[-1:]}")
+            raise KafkaOperationError(
+                f"the member of {group} exited early: {err.splitlines()[-1:]}"
+            )
         if time.monotonic() > deadline:
             process.kill()
-            from kgroup.core.errors import KafkaOperationError
-
-            raise KafkaOperationError(
-                f"the demo member did not join {ACTIVE_GROUP} in {wait_s:g} s"
-            )
+            raise KafkaOperationError(f"the member did not join {group} in {wait_s:g} s")
         time.sleep(0.1)
     if process.stderr:
         process.stderr.close()

@@ -9,13 +9,11 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
 
-from tests.helpers import admin_for, commit_offsets, make_topic, run_kgroup
+from tests.helpers import admin_for, commit_offsets, make_topic, run_kgroup, running_member
 
 pytestmark = pytest.mark.integration
 
@@ -214,31 +212,7 @@ def test_active_group_is_refused_and_unchanged(kafka_broker, unique, isolated_st
     topic = f"active-{unique}"
     group = f"active-g-{unique}"
     make_topic(kafka_broker.bootstrap, topic, [4])
-    ready = isolated_state.parent / "ready"
-    member = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kgroup.sandbox.member",
-            "--bootstrap",
-            kafka_broker.bootstrap,
-            "--group",
-            group,
-            "--topics",
-            topic,
-            "--commit",
-            f"{topic}:0=2",
-            "--engine",
-            "tansu" if kafka_broker.is_tansu else "docker",
-            "--ready-file",
-            str(ready),
-        ]
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not ready.exists():
-            assert member.poll() is None and time.monotonic() < deadline, "member did not join"
-            time.sleep(0.1)
+    with running_member(kafka_broker, group, topic, {0: 2}):
         env = {"XDG_STATE_HOME": str(isolated_state)}
         result = run_kgroup(
             "-b",
@@ -256,9 +230,6 @@ def test_active_group_is_refused_and_unchanged(kafka_broker, unique, isolated_st
         assert "active member" in result.stderr and "stop the consumers" in result.stderr
         assert committed(kafka_broker.bootstrap, group) == {(topic, 0): 2}
         assert not (isolated_state / "kgroup" / "backups").exists()
-    finally:
-        member.send_signal(signal.SIGTERM)
-        member.wait(timeout=20)
 
 
 def test_commit_between_plan_and_execute_is_refused(group_with_offsets) -> None:
@@ -441,31 +412,7 @@ def test_several_groups_are_separate_units(kafka_broker, unique, isolated_state)
     calm, busy = f"multi-calm-{unique}", f"multi-busy-{unique}"
     make_topic(kafka_broker.bootstrap, topic, [6])
     commit_offsets(kafka_broker.bootstrap, calm, {(topic, 0): 2})
-    ready = isolated_state.parent / "ready-multi"
-    member = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kgroup.sandbox.member",
-            "--bootstrap",
-            kafka_broker.bootstrap,
-            "--group",
-            busy,
-            "--topics",
-            topic,
-            "--commit",
-            f"{topic}:0=1",
-            "--engine",
-            "tansu" if kafka_broker.is_tansu else "docker",
-            "--ready-file",
-            str(ready),
-        ]
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not ready.exists():
-            assert member.poll() is None and time.monotonic() < deadline, "member did not join"
-            time.sleep(0.1)
+    with running_member(kafka_broker, busy, topic, {0: 1}):
         env = {"XDG_STATE_HOME": str(isolated_state)}
         result = run_kgroup(
             "-b",
@@ -487,6 +434,3 @@ def test_several_groups_are_separate_units(kafka_broker, unique, isolated_state)
         assert status == {calm: "committed", busy: "refused"}
         assert committed(kafka_broker.bootstrap, calm) == {(topic, 0): 6}
         assert committed(kafka_broker.bootstrap, busy) == {(topic, 0): 1}
-    finally:
-        member.send_signal(signal.SIGTERM)
-        member.wait(timeout=20)
