@@ -340,7 +340,6 @@ def _live_records(
 ) -> Iterator[DecodedRecord]:
     from kgroup.core.topic_reader import TopicReader
     from kgroup.offsets.replay import partition_for
-    from kgroup.scan.local import LiveMessage
 
     reader = TopicReader(opts.admin(), topic)
     partitions = None
@@ -349,11 +348,7 @@ def _live_records(
         partitions = sorted({partition_for(g, count) for g in groups})
     progress.start_records("reading " + topic)
 
-    def messages() -> Iterator[LiveMessage]:
-        for m in reader.read(partitions, on_progress=progress.records):
-            yield LiveMessage(m.topic, m.partition, m.offset, m.timestamp, m.key, m.value)
-
-    return eng.live_records(messages())
+    return eng.live_records(reader.read(partitions, on_progress=progress.records))
 
 
 # ---------------------------------------------------------------- outputs

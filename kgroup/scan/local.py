@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from kgroup.core.errors import CorruptInputError, NotFoundError, UsageError
 from kgroup.offsets import decode as dec
@@ -103,9 +103,9 @@ class ScanStats:
     open_transactions: list[tuple[object, int, int]] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class LiveMessage:
-    """A record as a consumer returns it (no batch header: control records never arrive)."""
+class LiveMessage(Protocol):
+    """A record as a consumer returns it (no batch header: control records never arrive);
+    `kgroup.core.topic_reader.RawMessage` is one."""
 
     topic: str
     partition: int
@@ -113,7 +113,6 @@ class LiveMessage:
     timestamp: int
     key: bytes | None
     value: bytes | None
-    headers: tuple = ()
 
 
 def _counting(

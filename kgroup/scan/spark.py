@@ -62,7 +62,7 @@ from kgroup.offsets.decode import DecodedRecord
 from kgroup.scan import rows as rw
 from kgroup.scan import summary as sm
 from kgroup.scan.api import LiveSpec
-from kgroup.scan.local import DecodeFilter, LiveMessage, LocalEngine, ScanStats, SegmentInput
+from kgroup.scan.local import DecodeFilter, LocalEngine, ScanStats, SegmentInput
 from kgroup.scan.ranges import SPLIT_BYTES, Split, plan_scopes, plan_splits
 
 SEGMENTS_FORMAT = "kgroup_segments"
@@ -337,11 +337,8 @@ class TopicReader(DataSourceReader):
             partition.end,
             timeout_s=self.live.timeout_s,
         )
-        messages = (
-            LiveMessage(m.topic, m.partition, m.offset, m.timestamp, m.key, m.value) for m in raw
-        )
         yield from view_batches(
-            eng, eng.live_records(messages), self.opts, partition.partition, problems
+            eng, eng.live_records(raw), self.opts, partition.partition, problems
         )
 
 
