@@ -207,17 +207,9 @@ def _configure_logging(verbose: bool) -> None:
 
 
 def _register_commands() -> None:
-    from kgroup.cli import groups, sandbox
+    from kgroup.cli import assign, decode, describe, groups, reset, sandbox
 
-    groups.register(app)
-    sandbox.register(app)
-    for name in ("describe", "reset", "assign", "decode"):  # registered when present
-        try:
-            module = __import__(f"kgroup.cli.{name}", fromlist=["register"])
-        except ModuleNotFoundError as exc:
-            if exc.name != f"kgroup.cli.{name}":
-                raise
-            continue
+    for module in (groups, describe, reset, assign, decode, sandbox):
         module.register(app)
 
 

@@ -89,9 +89,8 @@ def check_outcome(groups: list[GroupLag], request: DescribeOptions) -> None:
 
 def _watch(opts: Any, request: DescribeOptions) -> None:
     from kgroup.render import render
-    from kgroup.render.output import color_enabled
 
-    clear = color_enabled(opts.no_color, sys.stdout) or sys.stdout.isatty()
+    clear = sys.stdout.isatty()
     while True:
         groups = describe_once(opts, request)
         if clear:
