@@ -1,7 +1,7 @@
-"""Build the optional C fast path of the codec; metadata lives in pyproject.toml.
+"""Build the optional C fast paths (codec, Arrow rows); metadata lives in pyproject.toml.
 
 `optional=True`: without a C compiler or Python headers the build goes on without the
-extension and kgroup runs its pure-Python codec (kgroup/offsets/native.py).
+extensions and kgroup runs its pure-Python code (kgroup/offsets/native.py, kgroup/scan/rows.py).
 """
 
 from setuptools import Extension, setup
@@ -12,6 +12,11 @@ setup(
             "kgroup.offsets._speedups",
             ["kgroup/offsets/_speedups.c"],
             optional=True,
-        )
+        ),
+        Extension(
+            "kgroup.scan._arrow_rows",
+            ["kgroup/scan/_arrow_rows.c"],
+            optional=True,
+        ),
     ]
 )

@@ -775,6 +775,407 @@ static PyObject *ValueDecoder_call(ValueDecoder *self, PyObject *args, PyObject 
     return r;
 }
 
+/* ------------------------------------------------------------------ values as JSON */
+
+/* ValueDecoder.json(type_id, raw): the compact JSON text of what vd(type_id, raw) returns,
+ * written straight from the bytes (no dicts): the text `json.dumps(fields,
+ * separators=(",", ":"), ensure_ascii=False)` gives, bytes as standard base64 -- what
+ * decode._dumps writes. It gives up (None) wherever vd would, and also on any tagged field,
+ * so its text is always that of the decoded fields (tests/unit/offsets/test_offsets_speedups.py
+ * compares them on fixtures and generated values). */
+
+typedef struct {
+    char *p;
+    Py_ssize_t len, cap;
+} JBuf;
+
+enum { ROLE_PLAIN, ROLE_MEMBERS, ROLE_MEMBER, ROLE_STICKY_SUBSCRIPTION };
+
+typedef struct {
+    Ctx c;
+    JBuf *j;
+    ValueDecoder *vd;
+    int group_top;             /* the top level of a GroupMetadataValue */
+    const uint8_t *ptype, *proto; /* its protocol_type / protocol bytes (NULL: null / unseen) */
+    Py_ssize_t ptype_n, proto_n;
+} JCtx;
+
+static int jb_reserve(JBuf *j, Py_ssize_t n)
+{
+    if (j->len + n <= j->cap) return 0;
+    Py_ssize_t cap = j->cap ? j->cap : 1024;
+    while (cap < j->len + n) {
+        if (cap > PY_SSIZE_T_MAX / 2) return BAIL;
+        cap *= 2;
+    }
+    char *p = PyMem_Realloc(j->p, (size_t)cap);
+    if (p == NULL) return BAIL;
+    j->p = p;
+    j->cap = cap;
+    return 0;
+}
+
+static inline int jb_put(JBuf *j, const char *s, Py_ssize_t n)
+{
+    if (jb_reserve(j, n)) return BAIL;
+    memcpy(j->p + j->len, s, (size_t)n);
+    j->len += n;
+    return 0;
+}
+
+static inline int jb_ch(JBuf *j, char ch)
+{
+    if (jb_reserve(j, 1)) return BAIL;
+    j->p[j->len++] = ch;
+    return 0;
+}
+
+static int jb_int(JBuf *j, long long v)
+{
+    char tmp[24];
+    int n = snprintf(tmp, sizeof(tmp), "%lld", v);
+    return jb_put(j, tmp, n);
+}
+
+/* A JSON string of UTF-8 bytes: invalid UTF-8 gives up (as PyUnicode_DecodeUTF8 would fail);
+ * escapes only '"', '\\' and control characters, as orjson and json.dumps do. */
+static int jb_str(JBuf *j, const uint8_t *s, Py_ssize_t n)
+{
+    static const char HEX[] = "0123456789abcdef";
+    int ascii = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s[i] >= 0x80) {
+            ascii = 0;
+            break;
+        }
+    }
+    if (!ascii) {
+        PyObject *check = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
+        if (check == NULL) {
+            PyErr_Clear();
+            return BAIL;
+        }
+        Py_DECREF(check);
+    }
+    if (jb_reserve(j, n * 6 + 2)) return BAIL;
+    char *o = j->p + j->len;
+    *o++ = '"';
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint8_t ch = s[i];
+        if (ch >= 0x20 && ch != '"' && ch != '\\') {
+            *o++ = (char)ch;
+            continue;
+        }
+        *o++ = '\\';
+        switch (ch) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\b': *o++ = 'b'; break;
+        case '\f': *o++ = 'f'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        default:
+            *o++ = 'u';
+            *o++ = '0';
+            *o++ = '0';
+            *o++ = HEX[ch >> 4];
+            *o++ = HEX[ch & 15];
+        }
+    }
+    *o++ = '"';
+    j->len = o - j->p;
+    return 0;
+}
+
+/* bytes as a JSON string of standard base64 with padding (decode._b64) */
+static int jb_b64(JBuf *j, const uint8_t *s, Py_ssize_t n)
+{
+    static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (n > (PY_SSIZE_T_MAX - 8) / 4 * 3 || jb_reserve(j, (n + 2) / 3 * 4 + 2)) return BAIL;
+    char *o = j->p + j->len;
+    *o++ = '"';
+    Py_ssize_t i = 0;
+    for (; i + 3 <= n; i += 3) {
+        uint32_t v = ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8) | s[i + 2];
+        *o++ = B64[(v >> 18) & 63];
+        *o++ = B64[(v >> 12) & 63];
+        *o++ = B64[(v >> 6) & 63];
+        *o++ = B64[v & 63];
+    }
+    if (n - i == 1) {
+        uint32_t v = (uint32_t)s[i] << 16;
+        *o++ = B64[(v >> 18) & 63];
+        *o++ = B64[(v >> 12) & 63];
+        *o++ = '=';
+        *o++ = '=';
+    } else if (n - i == 2) {
+        uint32_t v = ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8);
+        *o++ = B64[(v >> 18) & 63];
+        *o++ = B64[(v >> 12) & 63];
+        *o++ = B64[(v >> 6) & 63];
+        *o++ = '=';
+    }
+    *o++ = '"';
+    j->len = o - j->p;
+    return 0;
+}
+
+static int jb_key(JBuf *j, PyObject *key)
+{
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(key, &n);
+    if (s == NULL) {
+        PyErr_Clear();
+        return BAIL;
+    }
+    if (jb_str(j, (const uint8_t *)s, n)) return BAIL;
+    return jb_ch(j, ':');
+}
+
+static int jb_fixed(JBuf *j, const uint8_t *p, long kind)
+{
+    switch (kind) {
+    case K_INT8: return jb_int(j, (int8_t)p[0]);
+    case K_INT16: return jb_int(j, be16s(p));
+    case K_UINT16: return jb_int(j, be16u(p));
+    case K_INT32: return jb_int(j, be32s(p));
+    case K_INT64: return jb_int(j, be64s(p));
+    case K_BOOL: return p[0] ? jb_put(j, "true", 4) : jb_put(j, "false", 5);
+    case K_UUID: {
+        PyObject *u = uuid_str(p);
+        if (u == NULL) {
+            PyErr_Clear();
+            return BAIL;
+        }
+        int r = jb_ch(j, '"') || jb_put(j, PyUnicode_AsUTF8(u), 22) || jb_ch(j, '"');
+        Py_DECREF(u);
+        return r ? BAIL : 0;
+    }
+    }
+    return BAIL;
+}
+
+static int json_fields(JCtx *x, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, int role, int first);
+static int json_consumer(JCtx *x, const uint8_t *b, Py_ssize_t n, int is_sub);
+
+static int is_text(const uint8_t *s, Py_ssize_t n, const char *text)
+{
+    return s != NULL && (size_t)n == strlen(text) && memcmp(s, text, (size_t)n) == 0;
+}
+
+/* One value described by `op`; `role` says what it is inside a group's metadata. */
+static int json_value(JCtx *x, PyObject *op, Py_ssize_t *pp, Py_ssize_t e, int role)
+{
+    long code = PyLong_AsLong(PyTuple_GET_ITEM(op, 0));
+    PyObject *arg = PyTuple_GET_ITEM(op, 2);
+    const uint8_t *b = x->c.b;
+    JBuf *j = x->j;
+    Py_ssize_t p = *pp;
+    int64_t n;
+
+    switch (code) {
+    case OP_FIXED: {
+        long kind = PyLong_AsLong(arg);
+        if (kind < 0 || kind > K_UUID || e - p < KIND_SIZE[kind]) return BAIL;
+        if (jb_fixed(j, b + p, kind)) return BAIL;
+        *pp = p + KIND_SIZE[kind];
+        return 0;
+    }
+    case OP_STR:
+    case OP_BYTES:
+        if (read_length(&x->c, &p, e, code == OP_BYTES, &n)) return BAIL;
+        if (n < 0) {
+            if (n != -1) return BAIL;
+            *pp = p;
+            return jb_put(j, "null", 4);
+        }
+        if (n > e - p) return BAIL;
+        if (code == OP_STR ? jb_str(j, b + p, (Py_ssize_t)n) : jb_b64(j, b + p, (Py_ssize_t)n))
+            return BAIL;
+        *pp = p + (Py_ssize_t)n;
+        return 0;
+    case OP_ARRAY_FIXED:
+    case OP_ARRAY: {
+        if (read_length(&x->c, &p, e, 1, &n)) return BAIL;
+        if (n < 0) {
+            if (n != -1) return BAIL;
+            *pp = p;
+            return jb_put(j, "null", 4);
+        }
+        if (n > e - p) return BAIL;
+        long kind = 0;
+        if (code == OP_ARRAY_FIXED) {
+            kind = PyLong_AsLong(arg);
+            if (kind < 0 || kind >= K_UUID || n * KIND_SIZE[kind] > e - p) return BAIL;
+        }
+        int elem_role = ROLE_PLAIN;
+        if (role == ROLE_MEMBERS) {
+            /* decode._expand_members: consumer members only (else the Python path) */
+            if (n > 0 && !is_text(x->ptype, x->ptype_n, "consumer")) return BAIL;
+            if (code != OP_ARRAY) return BAIL;
+            elem_role = ROLE_MEMBER;
+        }
+        if (jb_ch(j, '[')) return BAIL;
+        for (Py_ssize_t i = 0; i < (Py_ssize_t)n; i++) {
+            if (i && jb_ch(j, ',')) return BAIL;
+            if (code == OP_ARRAY_FIXED) {
+                if (jb_fixed(j, b + p, kind)) return BAIL;
+                p += KIND_SIZE[kind];
+            } else if (json_value(x, arg, &p, e, elem_role)) {
+                return BAIL;
+            }
+        }
+        *pp = p;
+        return jb_ch(j, ']');
+    }
+    case OP_STRUCT: {
+        int nullable = PyObject_IsTrue(PyTuple_GET_ITEM(arg, 0));
+        PyObject *sub = PyTuple_GET_ITEM(arg, 1);
+        if (nullable) {
+            if (p >= e) return BAIL;
+            if (b[p] >= 128) {
+                if (role == ROLE_MEMBER) return BAIL; /* a null member: the Python path */
+                *pp = p + 1;
+                return jb_put(j, "null", 4);
+            }
+            p += 1;
+        }
+        if (jb_ch(j, '{') || json_fields(x, sub, &p, e, role, 1) || jb_ch(j, '}')) return BAIL;
+        *pp = p;
+        return 0;
+    }
+    }
+    return BAIL;
+}
+
+/* The fields of a struct (no braces); `first`: no comma before the first one. */
+static int json_fields(JCtx *x, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, int role, int first)
+{
+    PyObject *plain = PyTuple_GET_ITEM(prog, 0);
+    JBuf *j = x->j;
+    Py_ssize_t p = *pp;
+    Py_ssize_t nops = PyTuple_GET_SIZE(plain);
+    int group_top = x->group_top;
+    x->group_top = 0; /* nested structs are not the top level */
+    int seen_sub = 0, seen_asg = 0;
+    for (Py_ssize_t i = 0; i < nops; i++) {
+        if (x->c.lenient && p == e) break;
+        PyObject *op = PyTuple_GET_ITEM(plain, i);
+        PyObject *key = PyTuple_GET_ITEM(op, 1);
+        long code = PyLong_AsLong(PyTuple_GET_ITEM(op, 0));
+        if (!first && jb_ch(j, ',')) return BAIL;
+        first = 0;
+        if (jb_key(j, key)) return BAIL;
+        int child = ROLE_PLAIN;
+        if (group_top && code == OP_STR &&
+            (is_ascii(key, "protocol_type") || is_ascii(key, "protocol"))) {
+            /* remember the text: members are expanded by protocol type, sticky user data */
+            Py_ssize_t q = p;
+            int64_t n;
+            if (read_length(&x->c, &q, e, 0, &n) || n < -1 || n > e - q) return BAIL;
+            const uint8_t *s = n < 0 ? NULL : x->c.b + q;
+            if (is_ascii(key, "protocol_type")) {
+                x->ptype = s;
+                x->ptype_n = (Py_ssize_t)n;
+            } else {
+                x->proto = s;
+                x->proto_n = (Py_ssize_t)n;
+            }
+        } else if (group_top && is_ascii(key, "members")) {
+            child = ROLE_MEMBERS;
+        } else if (role == ROLE_MEMBER && code == OP_BYTES &&
+                   (is_ascii(key, "subscription") || is_ascii(key, "assignment"))) {
+            int is_sub = is_ascii(key, "subscription");
+            int64_t n;
+            if (read_length(&x->c, &p, e, 1, &n)) return BAIL;
+            if (n < 0) {
+                if (n != -1 || jb_put(j, "null", 4)) return BAIL;
+            } else {
+                if (n > e - p || json_consumer(x, x->c.b + p, (Py_ssize_t)n, is_sub)) return BAIL;
+                p += (Py_ssize_t)n;
+            }
+            seen_sub |= is_sub;
+            seen_asg |= !is_sub;
+            continue;
+        } else if (role == ROLE_STICKY_SUBSCRIPTION && code == OP_BYTES &&
+                   is_ascii(key, "user_data")) {
+            /* decode.decode_user_data reads non-empty sticky user data: the Python path */
+            Py_ssize_t q = p;
+            int64_t n;
+            if (read_length(&x->c, &q, e, 1, &n) || n > 0) return BAIL;
+        }
+        if (json_value(x, op, &p, e, child)) return BAIL;
+    }
+    if (role == ROLE_MEMBER && !(seen_sub && seen_asg)) return BAIL;
+    if (x->c.flexible) {
+        int64_t nt;
+        if (read_uvarint(x->c.b, &p, e, &nt) || nt != 0) return BAIL; /* tags: Python */
+    }
+    *pp = p;
+    return 0;
+}
+
+/* A member's subscription/assignment bytes for protocol type "consumer" (consumer_bytes). */
+static int json_consumer(JCtx *x, const uint8_t *b, Py_ssize_t n, int is_sub)
+{
+    if (n == 0) return jb_put(x->j, "{}", 2);
+    if (n < 2) return BAIL;
+    int version = (int)be16s(b);
+    int nprogs = is_sub ? x->vd->nsub : x->vd->nasg;
+    if (version < 0 || nprogs == 0) return BAIL;
+    PyObject *prog = (is_sub ? x->vd->sub : x->vd->asg)[version < nprogs ? version : nprogs - 1];
+    if (prog == NULL) return BAIL;
+    int sticky = is_text(x->proto, x->proto_n, "sticky") ||
+                 is_text(x->proto, x->proto_n, "cooperative-sticky");
+    JCtx inner = *x;
+    inner.c.b = b;
+    inner.c.flexible = 0;
+    inner.c.lenient = 1;
+    inner.group_top = 0;
+    Py_ssize_t p = 2;
+    if (jb_put(x->j, "{\"version\":", 11) || jb_int(x->j, version)) return BAIL;
+    if (json_fields(&inner, prog, &p, n, is_sub && sticky ? ROLE_STICKY_SUBSCRIPTION : ROLE_PLAIN,
+                    0))
+        return BAIL;
+    return jb_ch(x->j, '}');
+}
+
+/* vd.json(type_id, raw) -> (version, JSON bytes) or None */
+static PyObject *ValueDecoder_json(ValueDecoder *self, PyObject *args)
+{
+    long type_id;
+    PyObject *raw;
+    if (!PyArg_ParseTuple(args, "lO!", &type_id, &PyBytes_Type, &raw)) return NULL;
+    const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(raw);
+    Py_ssize_t len = PyBytes_GET_SIZE(raw);
+    if (type_id < 0 || type_id >= MAX_TYPES || len < 2) Py_RETURN_NONE;
+    int v = (int)be16s(b);
+    if (v < 0 || v >= MAX_VERSIONS || self->prog[type_id][v] == NULL) Py_RETURN_NONE;
+    JBuf j = {NULL, 0, 0};
+    JCtx x = {{b, self->flex[type_id][v], 0}, &j, self, type_id == GROUP_METADATA,
+              NULL, NULL, 0, 0};
+    Py_ssize_t p = 2;
+    PyObject *out = NULL;
+    if (jb_ch(&j, '{') == 0 && json_fields(&x, self->prog[type_id][v], &p, len, ROLE_PLAIN, 1) == 0 &&
+        p == len && jb_ch(&j, '}') == 0) {
+        PyObject *text = PyBytes_FromStringAndSize(j.p, j.len);
+        out = text == NULL ? NULL : Py_BuildValue("iN", v, text);
+    } else {
+        PyErr_Clear();
+        out = Py_None;
+        Py_INCREF(out);
+    }
+    PyMem_Free(j.p);
+    return out;
+}
+
+static PyMethodDef ValueDecoder_methods[] = {
+    {"json", (PyCFunction)ValueDecoder_json, METH_VARARGS,
+     "json(type_id, raw) -> (version, compact JSON bytes of the fields) or None."},
+    {NULL, NULL, 0, NULL},
+};
+
 static int check_program(PyObject *prog)
 {
     return PyTuple_Check(prog) && PyTuple_GET_SIZE(prog) == 2;
@@ -854,6 +1255,7 @@ static PyTypeObject ValueDecoderType = {
     .tp_dealloc = (destructor)ValueDecoder_dealloc,
     .tp_traverse = (traverseproc)ValueDecoder_traverse,
     .tp_call = (ternaryfunc)ValueDecoder_call,
+    .tp_methods = ValueDecoder_methods,
 };
 
 /* ------------------------------------------------------------------ Scanner */

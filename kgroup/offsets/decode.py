@@ -424,6 +424,16 @@ def _native_values() -> Any:
     return vd
 
 
+def native_value_decoder() -> Any:
+    """The compiled `_speedups.ValueDecoder`, or None (not built, switched off).
+
+    `vd(type_id, raw)` -> (version, fields) and `vd.json(type_id, raw)` -> (version, the
+    compact JSON `_dumps(fields)` gives, as bytes), or None where the Python code decides.
+    """
+    values = _NATIVE.get("values", _UNSET)
+    return _native_values() if values is _UNSET else values
+
+
 def native_scanner() -> Any:
     """The compiled batch scanner (`_speedups.Scanner`), or None (not built, switched off).
 

@@ -68,18 +68,110 @@ def _b64(raw: bytes | None) -> str | None:
     return None if raw is None else base64.b64encode(raw).decode("ascii")
 
 
-class RowBuilder:
-    """Collect records column by column; `batch()` turns them into one Arrow record batch."""
+# the DecodedRecord slots _arrow_rows reads, in the order of its S_* enum
+_NATIVE_SLOTS = (
+    "source",
+    "partition",
+    "position",
+    "offset",
+    "timestamp",
+    "producer_id",
+    "transactional",
+    "control",
+    "key_type",
+    "_record_type",
+    "key",
+    "_value_version",
+    "_value",
+    "_error",
+    "key_raw",
+    "value_raw",
+    "_layout",
+    "_pending",
+)
+_KINDS = {"string": 0, "int32": 1, "int64": 2, "bool_": 3}
 
-    def __init__(self, file_index: int | None = None) -> None:
+
+def _native_columns() -> Any:
+    """A compiled `_arrow_rows.Columns` for COLUMNS, or None when the extension is not built."""
+    try:
+        from kgroup.scan import _arrow_rows
+    except ImportError:  # no compiler at install time: the Python builder does the same
+        return None
+    from kgroup.offsets.decode import native_value_decoder
+
+    values = native_value_decoder()
+    return _arrow_rows.Columns(
+        tuple(_KINDS[t] for _n, _s, t in COLUMNS),
+        NAMES,
+        DecodedRecord,
+        _NATIVE_SLOTS,
+        _dumps_bytes,
+        _b64,
+        None if values is None else values.json,
+    )
+
+
+def _make_dumps_bytes() -> Any:
+    """`_dumps` returning bytes when orjson is there (the C builder copies them as they are)."""
+    try:
+        import orjson
+
+        from kgroup.offsets.decode import _bytes_default
+    except ImportError:  # pragma: no cover - orjson is a dependency
+        return _dumps
+    dumps = orjson.dumps
+
+    def dumps_bytes(obj: Any) -> bytes:
+        return dumps(obj, default=_bytes_default)
+
+    return dumps_bytes
+
+
+_dumps_bytes = _make_dumps_bytes()
+
+
+class RowBuilder:
+    """Collect records column by column; `batch()` turns them into one Arrow record batch.
+
+    With the compiled `_arrow_rows` extension (built when a C compiler was there at install)
+    the cells go straight into Arrow buffers; `native=False` keeps the Python lists (parity
+    tests). Both give the same batches.
+    """
+
+    def __init__(self, file_index: int | None = None, *, native: bool = True) -> None:
         self.file_index = file_index
+        self._native = _native_columns() if native else None
         self.cols: list[list[Any]] = [[] for _ in COLUMNS]
         self._key_json: dict[tuple[Any, ...], str] = {}
 
+    @property
+    def compiled(self) -> bool:
+        """True when the cells go through the compiled builder."""
+        return self._native is not None
+
     def __len__(self) -> int:
+        if self._native is not None:
+            return len(self._native)
         return len(self.cols[0])
 
+    def add_many(self, recs: Sequence[DecodedRecord], *, skip_control: bool = False) -> int:
+        """`add` each record (control records left out with `skip_control`); rows added."""
+        if self._native is not None:
+            return self._native.add_records(recs, self.file_index, skip_control)
+        n = 0
+        for rec in recs:
+            if skip_control and rec.control:
+                continue
+            self.add(rec)
+            n += 1
+        return n
+
     def add(self, rec: DecodedRecord, file_index: int | None = None) -> None:
+        if self._native is not None:
+            findex = self.file_index if file_index is None else file_index
+            self._native.add_records((rec,), findex, False)
+            return
         (
             source,
             log_partition,
@@ -186,6 +278,9 @@ class RowBuilder:
             transactional=False,
             control=False,
         )
+        if self._native is not None:
+            self._native.add_row(tuple(row[name] for name in NAMES))
+            return
         for col, name in zip(self.cols, NAMES, strict=True):
             col.append(row[name])
 
@@ -194,6 +289,24 @@ class RowBuilder:
         import pyarrow as pa
 
         schema = arrow_schema()
+        if self._native is not None:
+            rows, cols = self._native.finish()
+            return pa.RecordBatch.from_arrays(
+                [
+                    pa.Array.from_buffers(
+                        field.type,
+                        rows,
+                        [
+                            None if valid is None else pa.py_buffer(valid),
+                            *(() if offsets is None else (pa.py_buffer(offsets),)),
+                            pa.py_buffer(data),
+                        ],
+                        null_count=nulls,
+                    )
+                    for (nulls, valid, data, offsets), field in zip(cols, schema, strict=True)
+                ],
+                schema=schema,
+            )
         arrays = [
             pa.array(col, type=field.type) for col, field in zip(self.cols, schema, strict=True)
         ]
@@ -204,8 +317,7 @@ class RowBuilder:
 def records_to_batch(recs: Iterable[DecodedRecord], file_index: int | None = None) -> Any:
     """Decoded records -> one Arrow record batch with the documented schema."""
     builder = RowBuilder(file_index)
-    for rec in recs:
-        builder.add(rec)
+    builder.add_many(list(recs))
     return builder.batch()
 
 

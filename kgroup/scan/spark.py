@@ -49,7 +49,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, islice
 from typing import Any
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -157,18 +157,13 @@ def view_batches(
         return
     builder = rw.RowBuilder(order)
     if opts.view == "records":
-        wants_control = opts.flt.wants_control
-        add = builder.add
-        n = 0
-        for rec in recs:
-            if rec.control and not wants_control:
-                continue
-            add(rec)
-            n += 1
-            if n >= BATCH_ROWS:
+        skip_control = not opts.flt.wants_control
+        it = iter(recs)
+        while chunk := list(islice(it, BATCH_ROWS - len(builder))):
+            builder.add_many(chunk, skip_control=skip_control)
+            if len(builder) >= BATCH_ROWS:
                 _problem_rows(builder, problems)
                 yield builder.batch()
-                n = 0
     else:
         selected = eng.latest(recs) if opts.view == "latest" else eng.as_of(recs, opts.as_of or 0)
         for rec in selected:

@@ -709,3 +709,96 @@ def test_assignor_user_data_is_decoded_the_same_with_the_extension(
     assert value is not None
     assert value["members"][0]["subscription"].get("user_data_decoded") == decoded
     assert (_version, value, _error, _layout) == _pure_value(rt, raw)
+
+
+# ---------------------------------------------------------------- values straight to JSON
+
+
+def _stdlib_json(fields: Any) -> bytes:
+    """The record JSON of decoded fields, by the standard library (bytes as base64)."""
+    import base64
+
+    def default(obj: Any) -> str:
+        return base64.b64encode(obj).decode("ascii")
+
+    return json.dumps(fields, separators=(",", ":"), ensure_ascii=False, default=default).encode()
+
+
+def _assert_json_is_the_fields_text(type_id: int, raw: bytes) -> bool:
+    """ValueDecoder.json gives the text of what the interpreter decodes, or nothing; True
+    when it gave text."""
+    expect = _pure_value(RECORD_TYPES[type_id], raw)
+    with compiled(True):
+        vd = dec.native_value_decoder()
+        got = vd.json(type_id, raw)
+        decoded = vd(type_id, raw)
+    if got is None:
+        return False
+    version, fields, error, layout = expect
+    assert (error, layout) == (None, None)
+    assert decoded is not None  # never text where the compiled decoder gives up
+    assert got == (version, _stdlib_json(fields))
+    return True
+
+
+@_NEEDS_EXT
+def test_value_json_by_hand() -> None:
+    # OffsetCommitValue v1: offset, metadata, commit_timestamp, expire_timestamp
+    meta = 'q"\\\n\x01\u00e9'.encode()
+    raw = struct.pack(">hq", 1, 5) + struct.pack(">h", len(meta)) + meta + struct.pack(">qq", 7, -1)
+    with compiled(True):
+        got = dec.native_value_decoder().json(1, raw)
+    assert got == (
+        1,
+        b'{"offset":5,"metadata":"q\\"\\\\\\n\\u0001\xc3\xa9",'
+        b'"commit_timestamp":7,"expire_timestamp":-1}',
+    )
+    with compiled(True):
+        vd = dec.native_value_decoder()
+        assert vd.json(1, raw[:-1]) is None  # cut short: the Python path says what is wrong
+        bad_utf8 = struct.pack(">hqh", 1, 5, 1) + b"\xff" + struct.pack(">qq", 7, -1)
+        assert vd.json(1, bad_utf8) is None
+
+
+@_NEEDS_EXT
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="fixtures not present")
+def test_value_json_on_every_fixture_value() -> None:
+    written = 0
+    for rec in LocalEngine(skip_corrupt=True).segment_records(find_segments(_fixture_dirs())):
+        raw = rec._pending[1] if rec._pending is not None else None
+        if raw is None or rec.key_type is None:
+            continue
+        written += _assert_json_is_the_fields_text(rec.key_type, raw)
+    assert written > 0
+
+
+@_NEEDS_EXT
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_value_json_on_group_metadata_and_mutations(data: st.DataObject) -> None:
+    raw = _group_value(data)
+    _assert_json_is_the_fields_text(2, raw)
+    cut = data.draw(st.integers(0, len(raw)))
+    mutated = bytearray(raw[:cut])
+    for where, mask in data.draw(
+        st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)), max_size=3)
+    ):
+        if mutated:
+            mutated[where % len(mutated)] ^= mask
+    _assert_json_is_the_fields_text(2, bytes(mutated))
+
+
+@_NEEDS_EXT
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(type_id=st.sampled_from(sorted(RECORD_TYPES)), data=st.data())
+def test_value_json_on_every_value_table(type_id: int, data: st.DataObject) -> None:
+    rt = RECORD_TYPES[type_id]
+    lo, hi = rt.value.valid
+    version = data.draw(st.integers(lo, hi))
+    if type_id == 2:
+        raw = _group_value(data)
+    else:
+        fields = data.draw(_struct(rt.value.struct, version))
+        raw = wire.INT16.pack(version) + codec.encode_message(rt.value, version, fields)
+    raw += data.draw(st.sampled_from([b"", b"", b"\x00"]))
+    _assert_json_is_the_fields_text(type_id, raw)
