@@ -185,12 +185,21 @@ class DecodedRecord:
         return self._fields(jsonable)
 
     def to_json(self) -> str:
-        """`to_dict()` as one compact JSON line; bytes become base64 while serialising."""
+        """`to_dict()` as one compact JSON line; bytes become base64 while serialising.
+
+        A value still pending (group metadata and the like) is written as JSON straight from
+        its bytes by the compiled codec when it can (the same text as decoding it first).
+        """
+        pending = self._pending
+        if pending is not None and self.key_type is not None:
+            direct = _direct_value_json(self.key_type, pending[1])
+            if direct is not None:
+                return _dumps(self._fields(None, direct))
         return _dumps(self._fields(None))
 
-    def _fields(self, convert: Any) -> dict[str, Any]:
+    def _fields(self, convert: Any, direct: tuple[int, Any] | None = None) -> dict[str, Any]:
         # hot for JSON Lines: resolve once, then read the slots (not the properties)
-        if self._pending is not None:
+        if direct is None and self._pending is not None:
             self._resolve()
         out: dict[str, Any] = {"source": self.source}
         if self.partition is not None:
@@ -208,6 +217,9 @@ class DecodedRecord:
             out["key"] = key if convert is None else convert(key)
         if self.key_raw is not None:
             out["key_raw_base64"] = _b64(self.key_raw)
+        if direct is not None:  # decoded without error or layout note
+            out["value_version"], out["value"] = direct
+            return out
         out["value_version"] = self._value_version
         value = self._value
         out["value"] = value if value is None or convert is None else convert(value)
@@ -251,6 +263,31 @@ def _json_dumps() -> Any:
 
 
 _dumps = _json_dumps()
+
+
+def _direct_value_json(type_id: int, raw: bytes) -> tuple[int, Any] | None:
+    """(version, the value's JSON as an orjson.Fragment) from the compiled codec, or None
+    (no orjson, extension not built or switched off, or a value it leaves to Python)."""
+    fn = _NATIVE.get("json", _UNSET)
+    if fn is _UNSET:
+        fn = None
+        values = native_value_decoder()
+        try:
+            import orjson
+        except ImportError:  # pragma: no cover - orjson is a dependency
+            orjson = None
+        if values is not None and orjson is not None and _dumps.__name__ == "_orjson_dumps":
+            vjson = values.json
+            fragment = orjson.Fragment
+
+            def fn(type_id: int, raw: bytes) -> tuple[int, Any] | None:
+                got = vjson(type_id, raw)
+                return None if got is None else (got[0], fragment(got[1]))
+
+        _NATIVE["json"] = fn
+    if fn is None or type(raw) is not bytes:
+        return None
+    return fn(type_id, raw)
 
 
 def jsonable(obj: Any) -> Any:
