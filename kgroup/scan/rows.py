@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 from typing import Any
 
 from kgroup.offsets.decode import DecodedRecord, _dumps
@@ -312,6 +313,25 @@ class RowBuilder:
         ]
         self.cols = [[] for _ in COLUMNS]
         return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def record_batches(
+    recs: Iterable[DecodedRecord],
+    *,
+    file_index: int | None = None,
+    skip_control: bool = False,
+    rows: int = 8192,
+) -> Iterator[Any]:
+    """Decoded records -> Arrow record batches of at most `rows` rows (control records left
+    out with `skip_control`)."""
+    builder = RowBuilder(file_index)
+    it = iter(recs)
+    while chunk := list(islice(it, rows - len(builder))):
+        builder.add_many(chunk, skip_control=skip_control)
+        if len(builder) >= rows:
+            yield builder.batch()
+    if len(builder):
+        yield builder.batch()
 
 
 def records_to_batch(recs: Iterable[DecodedRecord], file_index: int | None = None) -> Any:

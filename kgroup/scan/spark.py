@@ -256,9 +256,7 @@ class SegmentReader(DataSourceReader):
         eng = LocalEngine(
             self.opts.flt, skip_corrupt=self.opts.skip_corrupt, on_problem=problems.append
         )
-        recs = chain.from_iterable(
-            eng.segment_range_records(s.item, s.start, s.end) for s in partition.splits
-        )
+        recs = partition_records(eng, partition, None)
         yield from view_batches(eng, recs, self.opts, partition.order, problems)
 
 
@@ -320,21 +318,10 @@ class TopicReader(DataSourceReader):
         return out
 
     def read(self, partition: TopicPartitionRange) -> Iterator[Any]:  # type: ignore[override]
-        from kgroup.core.topic_reader import read_range
-
         problems: list[seg.Problem] = []
         eng = LocalEngine(self.opts.flt, on_problem=problems.append)
-        raw = read_range(
-            self.live.props,
-            partition.topic,
-            partition.partition,
-            partition.start,
-            partition.end,
-            timeout_s=self.live.timeout_s,
-        )
-        yield from view_batches(
-            eng, eng.live_records(raw), self.opts, partition.partition, problems
-        )
+        recs = partition_records(eng, partition, self.live)
+        yield from view_batches(eng, recs, self.opts, partition.partition, problems)
 
 
 class TopicSource(DataSource):
@@ -364,6 +351,86 @@ class TopicSource(DataSource):
 
     def reader(self, schema: Any) -> TopicReader:
         return TopicReader(self.live, self.opts, self.split_records)
+
+
+def partition_records(
+    eng: LocalEngine, part: SegmentPartition | TopicPartitionRange, live: LiveSpec | None
+) -> Iterator[DecodedRecord]:
+    """The decoded records of one input partition (segment byte ranges, or a topic range)."""
+    if isinstance(part, SegmentPartition):
+        return chain.from_iterable(
+            eng.segment_range_records(s.item, s.start, s.end) for s in part.splits
+        )
+    from kgroup.core.topic_reader import read_range
+
+    assert live is not None
+    raw = read_range(
+        live.props, part.topic, part.partition, part.start, part.end, timeout_s=live.timeout_s
+    )
+    return eng.live_records(raw)
+
+
+PART_STATS_DDL = "`index` int, `path` string, `rows` bigint, `problems` string"
+
+
+def parquet_part_task(
+    parts: list[SegmentPartition] | list[TopicPartitionRange],
+    opts: ViewOptions,
+    live: LiveSpec | None,
+    stage: str,
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """The mapInArrow function of `SparkScan.write` for the record stream: for each input
+    partition index it gets, decode that partition and write its rows as one staged Parquet
+    file (kgroup.scan.parquet_out); yields (index, staged path | None, rows, problems JSON).
+    A fatal problem without --skip-corrupt raises, which fails the job."""
+
+    def run(ids: Iterator[Any]) -> Iterator[Any]:
+        import uuid
+
+        import pyarrow as pa
+
+        from kgroup.scan import parquet_out as po
+
+        fs, stage_path = po.resolve(stage)
+        fs.create_dir(stage_path, recursive=True)
+        schema = rw.arrow_schema()
+        for batch in ids:
+            for index in batch.column(0).to_pylist():
+                problems: list[seg.Problem] = []
+                eng = LocalEngine(
+                    opts.flt, skip_corrupt=opts.skip_corrupt, on_problem=problems.append
+                )
+                part = parts[index]
+                recs = partition_records(eng, part, live)
+                path = f"{stage_path}/part-{index:05d}-{uuid.uuid4().hex[:12]}.parquet"
+                batches = rw.record_batches(
+                    recs,
+                    file_index=part.order if isinstance(part, SegmentPartition) else part.partition,
+                    skip_control=not opts.flt.wants_control,
+                    rows=BATCH_ROWS,
+                )
+                rows = po.write_part(batches, fs, path, schema)
+                doc = json.dumps([[p.source, p.position, p.kind, p.message] for p in problems])
+                yield pa.RecordBatch.from_pylist(
+                    [
+                        {
+                            "index": index,
+                            "path": path if rows else None,
+                            "rows": rows,
+                            "problems": doc,
+                        }
+                    ],
+                    schema=pa.schema(
+                        [
+                            pa.field("index", pa.int32()),
+                            pa.field("path", pa.string()),
+                            pa.field("rows", pa.int64()),
+                            pa.field("problems", pa.string()),
+                        ]
+                    ),
+                )
+
+    return run
 
 
 # ---------------------------------------------------------------- session
@@ -718,33 +785,19 @@ class SparkScan:
     # ------------------------------------------------------------ --out
 
     def write(self, out: str, view: str, as_of: int | None = None) -> str:
-        """Write a view as Parquet into the directory `out` (new, or empty)."""
+        """Write a view as Parquet into the directory `out` (new, or empty).
+
+        The record stream is written by the scan tasks themselves (`parquet_out`); the
+        replayed views (latest, as-of, summary) come to the driver first, as for printing.
+        """
+        if view == "records":
+            return self._write_records(out)
         if os.path.isdir(out):
             if os.listdir(out):
                 raise UsageError(f"--out {out} is not empty", hint="name a new or empty directory")
             os.rmdir(out)
         elif os.path.exists(out):
             raise UsageError(f"--out {out} is a file", hint="name a new or empty directory")
-        if view == "records":
-            from pyspark.sql import Observation
-            from pyspark.sql import functions as F
-
-            obs = Observation("kgroup")
-            is_problem = (F.col("record_type") == rw.PROBLEM) & F.col("key_json").isNull()
-            df = self.frame("records").observe(
-                obs,
-                F.count(F.lit(1)).alias("rows"),
-                F.collect_list(
-                    F.when(is_problem, F.to_json(F.struct("source", "position", "error")))
-                ).alias("problems"),
-            )
-            with spark_errors(), TaskProgress(self.spark, self.console):
-                df.where(~is_problem).write.parquet(out)
-            metrics = obs.get
-            problems = [json.loads(p) for p in metrics.get("problems") or []]
-            self._report(problems)
-            self.stats.emitted += int(metrics.get("rows", 0)) - len(problems)
-            return out
         import pyarrow as pa
 
         if view == "summary":
@@ -754,6 +807,38 @@ class SparkScan:
             table = pa.Table.from_pylist(self._rows, schema=rw.arrow_schema())
         with spark_errors():
             self.spark.createDataFrame(table).coalesce(1).write.parquet(out)
+        return out
+
+    def _write_records(self, out: str) -> str:
+        import uuid
+
+        from kgroup.scan import parquet_out as po
+
+        opts = ViewOptions("records", self.flt, None, self.skip_corrupt)
+        parts: list[Any]
+        if self.live is not None:
+            parts = TopicReader(self.live, opts, SPLIT_RECORDS).partitions()
+        else:
+            parts = SegmentReader(self.inputs or [], opts, self.split_bytes).partitions()
+        fs, root, created = po.prepare(out)
+        stage = po.stage_dir(out.rstrip("/") if "://" in out else root, uuid.uuid4().hex)
+        task = parquet_part_task(parts, opts, self.live, stage)
+        ids = self.spark.range(0, len(parts), 1, max(len(parts), 1))
+        try:
+            with spark_errors(), TaskProgress(self.spark, self.console):
+                results = ids.mapInArrow(task, PART_STATS_DDL).collect() if parts else []
+            staged = [(r["index"], r["path"]) for r in results if r["path"] is not None]
+            po.commit(fs, root, staged, rw.arrow_schema())
+        except BaseException:
+            po.abort(fs, root, remove_root=created)
+            raise
+        for r in sorted(results, key=lambda r: r["index"]):
+            for source, position, kind, message in json.loads(r["problems"]):
+                problem = seg.Problem(source, position, kind, message)
+                self.stats.problems.append(problem)
+                if self.on_problem is not None:
+                    self.on_problem(problem)
+            self.stats.emitted += r["rows"]
         return out
 
 

@@ -96,3 +96,41 @@ def test_parquet_out_holds_the_record_stream(
     table = spark_session.read.parquet(out).orderBy("file_index", "position", "offset").toArrow()
     assert [row_to_record(r).to_dict() for r in table.to_pylist()] == generated_records
     assert spark.stats.emitted == len(generated_records)
+
+
+def test_parquet_out_of_corrupt_input(spark_session, generated: list[str], tmp_path: Path) -> None:
+    """A flipped byte: without --skip-corrupt the job fails naming file and byte, and --out is
+    left as it was; with it, the problem is reported and every other record is written."""
+    import shutil
+
+    from kgroup.core.errors import CorruptInputError
+    from kgroup.scan.spark import SparkScan
+
+    logs = tmp_path / "logs"
+    shutil.copytree(generated[0], logs)
+    victim = sorted(logs.glob("__consumer_offsets-*/*.log"))[0]
+    data = bytearray(victim.read_bytes())
+    data[200] ^= 0xFF  # inside the first batch's records: its CRC no longer matches
+    victim.write_bytes(bytes(data))
+    inputs = find_segments([str(logs)])
+
+    strict = SparkScan(spark_session, DecodeFilter(), inputs=inputs)
+    with pytest.raises(CorruptInputError) as caught:
+        strict.write(str(tmp_path / "strict"), "records")
+    assert victim.name in caught.value.message and "CRC-32C" in caught.value.message
+    assert not (tmp_path / "strict").exists()
+
+    eng = LocalEngine(skip_corrupt=True)
+    expected = [r.to_dict() for r in eng.plain(eng.segment_records(inputs))]
+    lenient = SparkScan(spark_session, DecodeFilter(), inputs=inputs, skip_corrupt=True)
+    out = lenient.write(str(tmp_path / "lenient"), "records")
+    assert [p.describe() for p in lenient.stats.problems] == [
+        p.describe() for p in eng.stats.problems
+    ]
+    assert lenient.stats.emitted == len(expected)
+    import pyarrow.parquet as pq
+
+    from kgroup.scan.rows import row_to_record
+
+    table = pq.read_table(out)  # part-00000.parquet, ... hold the records in input order
+    assert [row_to_record(r).to_dict() for r in table.to_pylist()] == expected
