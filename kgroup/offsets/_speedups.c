@@ -800,9 +800,15 @@ typedef struct {
     Py_ssize_t ptype_n, proto_n;
 } JCtx;
 
-static int jb_reserve(JBuf *j, Py_ssize_t n)
+static int jb_grow(JBuf *j, Py_ssize_t n);
+
+static inline int jb_reserve(JBuf *j, Py_ssize_t n)
 {
-    if (j->len + n <= j->cap) return 0;
+    return j->len + n <= j->cap ? 0 : jb_grow(j, n);
+}
+
+static int jb_grow(JBuf *j, Py_ssize_t n)
+{
     Py_ssize_t cap = j->cap ? j->cap : 1024;
     while (cap < j->len + n) {
         if (cap > PY_SSIZE_T_MAX / 2) return BAIL;
@@ -833,8 +839,14 @@ static inline int jb_ch(JBuf *j, char ch)
 static int jb_int(JBuf *j, long long v)
 {
     char tmp[24];
-    int n = snprintf(tmp, sizeof(tmp), "%lld", v);
-    return jb_put(j, tmp, n);
+    char *e = tmp + sizeof(tmp), *o = e;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--o = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--o = '-';
+    return jb_put(j, o, e - o);
 }
 
 /* A JSON string of UTF-8 bytes: invalid UTF-8 gives up (as PyUnicode_DecodeUTF8 would fail);
@@ -842,26 +854,13 @@ static int jb_int(JBuf *j, long long v)
 static int jb_str(JBuf *j, const uint8_t *s, Py_ssize_t n)
 {
     static const char HEX[] = "0123456789abcdef";
-    int ascii = 1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (s[i] >= 0x80) {
-            ascii = 0;
-            break;
-        }
-    }
-    if (!ascii) {
-        PyObject *check = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
-        if (check == NULL) {
-            PyErr_Clear();
-            return BAIL;
-        }
-        Py_DECREF(check);
-    }
-    if (jb_reserve(j, n * 6 + 2)) return BAIL;
+    if (n > (PY_SSIZE_T_MAX - 2) / 6 || jb_reserve(j, n * 6 + 2)) return BAIL;
     char *o = j->p + j->len;
     *o++ = '"';
+    uint8_t high = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         uint8_t ch = s[i];
+        high |= ch;
         if (ch >= 0x20 && ch != '"' && ch != '\\') {
             *o++ = (char)ch;
             continue;
@@ -882,6 +881,14 @@ static int jb_str(JBuf *j, const uint8_t *s, Py_ssize_t n)
             *o++ = HEX[ch >> 4];
             *o++ = HEX[ch & 15];
         }
+    }
+    if (high & 0x80) { /* not ASCII: valid UTF-8 only, as PyUnicode_DecodeUTF8 decides */
+        PyObject *check = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
+        if (check == NULL) {
+            PyErr_Clear();
+            return BAIL;
+        }
+        Py_DECREF(check);
     }
     *o++ = '"';
     j->len = o - j->p;
@@ -921,8 +928,32 @@ static int jb_b64(JBuf *j, const uint8_t *s, Py_ssize_t n)
     return 0;
 }
 
+/* `"key":` -- field names are plain ASCII identifiers (schema.py), written as they are;
+ * anything else goes through jb_str. */
 static int jb_key(JBuf *j, PyObject *key)
 {
+    if (PyUnicode_IS_COMPACT_ASCII(key)) {
+        Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+        const char *s = (const char *)PyUnicode_DATA(key);
+        int plain = 1;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (s[i] < 0x20 || s[i] == '"' || s[i] == '\\') {
+                plain = 0;
+                break;
+            }
+        }
+        if (plain) {
+            if (jb_reserve(j, n + 3)) return BAIL;
+            char *o = j->p + j->len;
+            *o++ = '"';
+            memcpy(o, s, (size_t)n);
+            o += n;
+            *o++ = '"';
+            *o++ = ':';
+            j->len = o - j->p;
+            return 0;
+        }
+    }
     Py_ssize_t n;
     const char *s = PyUnicode_AsUTF8AndSize(key, &n);
     if (s == NULL) {

@@ -83,6 +83,7 @@ typedef struct {
     PyObject *b64;      /* bytes -> str */
     PyObject *key_json; /* {id(key dict): (key dict, JSON)} */
     PyObject *value_json; /* (type id, raw value) -> (version, JSON) | None, or NULL */
+    Buf scratch;          /* the JSON of a flat value dict, until its row is appended */
 } Columns;
 
 static PyObject *S_RESOLVE, *K_GROUP, *K_GROUP_ID, *K_TOPIC, *K_PARTITION, *K_OFFSET,
@@ -262,6 +263,96 @@ static PyObject *dict_get(PyObject *d, PyObject *k) /* borrowed; NULL (no error)
     return PyDict_GetItemWithError(d, k);
 }
 
+/* The compact JSON of a flat dict (str keys; None, bool, int or str values) written into
+ * `out` -- the text orjson and json.dumps(separators=(",", ":"), ensure_ascii=False) give --
+ * or 1 (nothing written) for anything else, which `dumps` then serialises. Offset commit
+ * values are such dicts; this spares a call into Python per record. */
+static int put_json_str(Buf *out, const char *s, Py_ssize_t n)
+{
+    static const char HEX[] = "0123456789abcdef";
+    if (n > (PY_SSIZE_T_MAX - 2) / 6 || buf_reserve(out, n * 6 + 2)) return -1;
+    char *o = out->p + out->len;
+    *o++ = '"';
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x20 && ch != '"' && ch != '\\') {
+            *o++ = (char)ch;
+            continue;
+        }
+        *o++ = '\\';
+        switch (ch) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\b': *o++ = 'b'; break;
+        case '\f': *o++ = 'f'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        default:
+            *o++ = 'u';
+            *o++ = '0';
+            *o++ = '0';
+            *o++ = HEX[ch >> 4];
+            *o++ = HEX[ch & 15];
+        }
+    }
+    *o++ = '"';
+    out->len = o - out->p;
+    return 0;
+}
+
+static int flat_json(PyObject *d, Buf *out)
+{
+    out->len = 0;
+    if (buf_put(out, "{", 1)) return -1;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    int first = 1;
+    while (PyDict_Next(d, &pos, &k, &v)) {
+        Py_ssize_t n;
+        const char *ks;
+        if (!PyUnicode_CheckExact(k)) return 1;
+        ks = PyUnicode_AsUTF8AndSize(k, &n);
+        if (ks == NULL) {
+            PyErr_Clear();
+            return 1;
+        }
+        if ((!first && buf_put(out, ",", 1)) || put_json_str(out, ks, n) || buf_put(out, ":", 1))
+            return -1;
+        first = 0;
+        if (v == Py_None) {
+            if (buf_put(out, "null", 4)) return -1;
+        } else if (v == Py_True || v == Py_False) {
+            if (v == Py_True ? buf_put(out, "true", 4) : buf_put(out, "false", 5)) return -1;
+        } else if (PyLong_CheckExact(v)) {
+            int overflow;
+            long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+            if (overflow || (x == -1 && PyErr_Occurred())) {
+                PyErr_Clear();
+                return 1;
+            }
+            char tmp[24], *e = tmp + sizeof(tmp), *o = e;
+            unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+            do {
+                *--o = (char)('0' + u % 10);
+                u /= 10;
+            } while (u);
+            if (x < 0) *--o = '-';
+            if (buf_put(out, o, e - o)) return -1;
+        } else if (PyUnicode_CheckExact(v)) {
+            const char *vs = PyUnicode_AsUTF8AndSize(v, &n);
+            if (vs == NULL) {
+                PyErr_Clear();
+                return 1;
+            }
+            if (put_json_str(out, vs, n)) return -1;
+        } else {
+            return 1;
+        }
+    }
+    return buf_put(out, "}", 1);
+}
+
 /* JSON text of a key dict, shared by every record holding that same (cached) dict. */
 static PyObject *key_json(Columns *self, PyObject *key)
 {
@@ -429,7 +520,18 @@ static int gather_record(Columns *self, PyObject *rec, PyObject *file_index, Cel
     else if (value == Py_None)
         CELL(R_VALUE_JSON, Py_None);
     else
-        CELL_NEW(R_VALUE_JSON, PyObject_CallOneArg(self->dumps, value));
+    {
+        int r = flat_json(value, &self->scratch);
+        if (r < 0) goto fail;
+        if (r == 0) { /* the cell points into the scratch buffer until the row is appended */
+            memset(&cells[R_VALUE_JSON], 0, sizeof(Cell));
+            cells[R_VALUE_JSON].s = self->scratch.p;
+            cells[R_VALUE_JSON].n = self->scratch.len;
+            n = R_VALUE_JSON + 1;
+        } else {
+            CELL_NEW(R_VALUE_JSON, PyObject_CallOneArg(self->dumps, value));
+        }
+    }
     PyObject *kraw = SLOT(rec, S_KEY_RAW), *vraw = SLOT(rec, S_VALUE_RAW);
     if (kraw == Py_None)
         CELL(R_KEY_RAW, Py_None);
@@ -702,6 +804,7 @@ static void Columns_dealloc(Columns *self)
     PyObject_GC_UnTrack(self);
     Columns_clear(self);
     for (int i = 0; i < MAX_COLS; i++) column_free(&self->col[i]);
+    PyMem_Free(self->scratch.p);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 

@@ -370,6 +370,15 @@ def partition_records(
     return eng.live_records(raw)
 
 
+def _settle_worker() -> None:
+    """Keep the garbage collector off what a Python worker has loaded (pyspark, pyarrow,
+    pandas: ~50 k objects it would otherwise walk at every full collection while records are
+    decoded); objects made later are collected as usual."""
+    import gc
+
+    gc.freeze()
+
+
 def read_task(
     reader: SegmentReader | TopicReader, parts: list[Any]
 ) -> Callable[[Iterator[Any]], Iterator[Any]]:
@@ -377,6 +386,7 @@ def read_task(
     partition whose index it gets."""
 
     def run(ids: Iterator[Any]) -> Iterator[Any]:
+        _settle_worker()
         for batch in ids:
             for index in batch.column(0).to_pylist():
                 yield from reader.read(parts[index])
@@ -405,6 +415,7 @@ def parquet_part_task(
 
         from kgroup.scan import parquet_out as po
 
+        _settle_worker()
         fs, stage_path = po.resolve(stage)
         fs.create_dir(stage_path, recursive=True)
         schema = rw.arrow_schema()
