@@ -92,3 +92,22 @@ def test_auto_picks_spark_only_where_it_finishes_sooner(capsys) -> None:
     assert picked is (spark_missing() is None)
     assert "engine auto: 2,048 MiB" in err
     assert _choose_engine("local", files(10 * SPARK_AUTO_BYTES), False) is False
+
+
+def test_spark_class_archive_location_and_switch(monkeypatch, tmp_path) -> None:
+    pytest.importorskip("pyspark")
+    from kgroup.scan import spark as sp
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("KGROUP_SPARK_CDS", raising=False)
+    path = sp.cds_archive_path()
+    if sp._jdk_tool("jcmd") is None:
+        assert path is None  # a JRE without jcmd: no archive, Spark starts as usual
+    else:
+        assert path is not None and path.startswith(str(tmp_path / "kgroup" / "spark-cds"))
+        assert path.endswith(".jsa") and sp.cds_archive_path() == path  # stable per install
+    monkeypatch.setenv("KGROUP_SPARK_CDS", "0")
+    assert sp.cds_archive_path() is None
+    monkeypatch.delenv("KGROUP_SPARK_CDS")
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
+    assert sp.cds_archive_path() is None
