@@ -143,7 +143,10 @@ def decode(
         from kgroup.scan.local import find_segments
 
         inputs = find_segments(paths or [])
-    use_spark = _choose_engine(engine, inputs, bool(spark_master or confs), view=view)
+    # the record stream printed here comes through the driver row by row: only --out lets the
+    # tasks write it in parallel, so only then can Spark pay off for it
+    cost_view = "stream" if view == "records" and out is None else view
+    use_spark = _choose_engine(engine, inputs, bool(spark_master or confs), view=cost_view)
 
     with _Progress(opts.no_color) as progress:
         if use_spark:

@@ -19,19 +19,21 @@ SPARK_AUTO_BYTES = 1024 * 1024 * 1024
 """Below this input size `--engine auto` always stays local (Spark's fixed cost dominates)."""
 
 # Measured with benchmarks/bench_spark.py on 1 GB of generated segments on this project's 2-core
-# machine, both engines with the C fast path: Spark's fixed cost (session + first Python data
-# source query) was 20-32 s; throughput in MB of segments per second:
-SPARK_STARTUP_S = 25.0
-LOCAL_MB_PER_S = {"records": 16.8, "replay": 25.9}  # one core
-SPARK_MB_PER_S_PER_CORE = {"records": 5.6, "replay": 30.7}  # local[2] figure / 2
+# machine (median of 3 fresh processes, both engines with the C fast path, Spark's class archive
+# in place): Spark's fixed cost (session + first query) was 10 s; throughput in MB of segments
+# per second, the record stream written with --out (JSON Lines locally, Parquet by Spark's tasks)
+# and the replayed views (--summary):
+SPARK_STARTUP_S = 10.0
+LOCAL_MB_PER_S = {"records": 43.1, "replay": 38.7}  # one core
+SPARK_MB_PER_S_PER_CORE = {"records": 31.3, "replay": 27.0}  # local[2] figure / 2
 
 
 def spark_pays_off(size_bytes: int, cores: int, view: str) -> bool:
     """Whether Spark on `cores` cores should finish `view` over `size_bytes` sooner than the
-    local engine, by the measured rates above (`records` = the record stream; every other view
-    replays per partition). On 2 cores it never does for the record stream, and for the
-    replayed views only past ~1.1 GB; more cores move both down."""
-    if size_bytes < SPARK_AUTO_BYTES or cores < 1:
+    local engine, by the measured rates above. `records` is the record stream written with
+    --out; `stream` the record stream printed (it comes through the driver: never Spark);
+    every other view replays per partition. On 2 cores both pay off from ~1.4 GB."""
+    if size_bytes < SPARK_AUTO_BYTES or cores < 1 or view == "stream":
         return False
     kind = "records" if view == "records" else "replay"
     megabytes = size_bytes / 1e6
