@@ -252,6 +252,14 @@ class LocalEngine:
         `start` must be a batch boundary (the Spark engine splits large segments at boundaries
         found by `kgroup.scan.ranges`); positions stay those of the whole file.
         """
+        for chunk in self.segment_range_chunks(item, start, end):
+            yield from chunk
+
+    def segment_range_chunks(
+        self, item: SegmentInput, start: int, end: int
+    ) -> Iterator[list[dec.DecodedRecord]]:
+        """`segment_range_records` as lists (the compiled scanner's runs of batches, one list
+        per batch otherwise), for consumers that take records in bulk."""
         with open(item.path, "rb") as fh:
             fh.seek(start)
             left = end - start
@@ -274,14 +282,14 @@ class LocalEngine:
 
             for entry in seg.read_batches(read, item.source, chunk_size=self.chunk_size, fast=fast):
                 if type(entry) is list:  # records of the batches the C scanner took
-                    yield from entry
+                    yield entry
                     continue
                 if isinstance(entry, seg.Problem):
                     pos = None if entry.position is None else entry.position + start
                     self._problem(seg.Problem(entry.source, pos, entry.kind, entry.message))
                     continue
                 entry.position += start
-                yield from self._batch_records(entry, item)
+                yield list(self._batch_records(entry, item))
         self.stats.bytes += end - start
 
     def _fast_hook(self, scanner: Any, item: SegmentInput) -> seg.FastHook:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import islice
 from typing import Any
 
 from kgroup.offsets.decode import DecodedRecord, _dumps
@@ -315,18 +314,17 @@ class RowBuilder:
         return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-def record_batches(
-    recs: Iterable[DecodedRecord],
+def chunk_batches(
+    chunks: Iterable[Sequence[DecodedRecord]],
     *,
     file_index: int | None = None,
     skip_control: bool = False,
     rows: int = 8192,
 ) -> Iterator[Any]:
-    """Decoded records -> Arrow record batches of at most `rows` rows (control records left
-    out with `skip_control`)."""
+    """Lists of decoded records -> Arrow record batches of about `rows` rows (a batch ends
+    after the list that fills it); control records left out with `skip_control`."""
     builder = RowBuilder(file_index)
-    it = iter(recs)
-    while chunk := list(islice(it, rows - len(builder))):
+    for chunk in chunks:
         builder.add_many(chunk, skip_control=skip_control)
         if len(builder) >= rows:
             yield builder.batch()

@@ -394,6 +394,19 @@ def read_task(
     return run
 
 
+def partition_chunks(
+    eng: LocalEngine, part: SegmentPartition | TopicPartitionRange, live: LiveSpec | None
+) -> Iterator[list[DecodedRecord]]:
+    """`partition_records` as lists of records (for the bulk row builder)."""
+    if isinstance(part, SegmentPartition):
+        for s in part.splits:
+            yield from eng.segment_range_chunks(s.item, s.start, s.end)
+        return
+    it = partition_records(eng, part, live)
+    while chunk := list(islice(it, BATCH_ROWS)):
+        yield chunk
+
+
 PART_STATS_DDL = "`index` int, `path` string, `rows` bigint, `problems` string"
 
 
@@ -426,10 +439,9 @@ def parquet_part_task(
                     opts.flt, skip_corrupt=opts.skip_corrupt, on_problem=problems.append
                 )
                 part = parts[index]
-                recs = partition_records(eng, part, live)
                 path = f"{stage_path}/part-{index:05d}-{uuid.uuid4().hex[:12]}.parquet"
-                batches = rw.record_batches(
-                    recs,
+                batches = rw.chunk_batches(
+                    partition_chunks(eng, part, live),
                     file_index=part.order if isinstance(part, SegmentPartition) else part.partition,
                     skip_control=not opts.flt.wants_control,
                     rows=BATCH_ROWS,
