@@ -11,11 +11,13 @@ setup(
         Extension(
             "kgroup.offsets._speedups",
             ["kgroup/offsets/_speedups.c"],
+            depends=["kgroup/offsets/json_text.h"],
             optional=True,
         ),
         Extension(
             "kgroup.scan._arrow_rows",
             ["kgroup/scan/_arrow_rows.c"],
+            depends=["kgroup/offsets/json_text.h"],
             optional=True,
         ),
     ]

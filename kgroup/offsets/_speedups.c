@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "json_text.h"
+
 /* opcodes: keep in step with codec.py (_CProgram) */
 enum { OP_FIXED = 1, OP_STR = 2, OP_BYTES = 3, OP_ARRAY_FIXED = 4, OP_ARRAY = 5, OP_STRUCT = 6 };
 /* fixed kinds */
@@ -838,50 +840,18 @@ static inline int jb_ch(JBuf *j, char ch)
 
 static int jb_int(JBuf *j, long long v)
 {
-    char tmp[24];
-    char *e = tmp + sizeof(tmp), *o = e;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        *--o = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) *--o = '-';
-    return jb_put(j, o, e - o);
+    if (jb_reserve(j, JSON_INT_MAX)) return BAIL;
+    j->len = json_put_int(j->p + j->len, v) - j->p;
+    return 0;
 }
 
 /* A JSON string of UTF-8 bytes: invalid UTF-8 gives up (as PyUnicode_DecodeUTF8 would fail);
  * escapes only '"', '\\' and control characters, as orjson and json.dumps do. */
 static int jb_str(JBuf *j, const uint8_t *s, Py_ssize_t n)
 {
-    static const char HEX[] = "0123456789abcdef";
-    if (n > (PY_SSIZE_T_MAX - 2) / 6 || jb_reserve(j, n * 6 + 2)) return BAIL;
-    char *o = j->p + j->len;
-    *o++ = '"';
-    uint8_t high = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        uint8_t ch = s[i];
-        high |= ch;
-        if (ch >= 0x20 && ch != '"' && ch != '\\') {
-            *o++ = (char)ch;
-            continue;
-        }
-        *o++ = '\\';
-        switch (ch) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '\b': *o++ = 'b'; break;
-        case '\f': *o++ = 'f'; break;
-        case '\n': *o++ = 'n'; break;
-        case '\r': *o++ = 'r'; break;
-        case '\t': *o++ = 't'; break;
-        default:
-            *o++ = 'u';
-            *o++ = '0';
-            *o++ = '0';
-            *o++ = HEX[ch >> 4];
-            *o++ = HEX[ch & 15];
-        }
-    }
+    uint8_t high;
+    if (n > (PY_SSIZE_T_MAX - 2) / 6 || jb_reserve(j, JSON_STR_MAX(n))) return BAIL;
+    char *end = json_put_str(j->p + j->len, s, n, &high);
     if (high & 0x80) { /* not ASCII: valid UTF-8 only, as PyUnicode_DecodeUTF8 decides */
         PyObject *check = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
         if (check == NULL) {
@@ -890,8 +860,7 @@ static int jb_str(JBuf *j, const uint8_t *s, Py_ssize_t n)
         }
         Py_DECREF(check);
     }
-    *o++ = '"';
-    j->len = o - j->p;
+    j->len = end - j->p;
     return 0;
 }
 

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../offsets/json_text.h"
+
 enum { COL_STR = 0, COL_I32 = 1, COL_I64 = 2, COL_BOOL = 3 };
 #define MAX_COLS 64
 
@@ -269,35 +271,9 @@ static PyObject *dict_get(PyObject *d, PyObject *k) /* borrowed; NULL (no error)
  * values are such dicts; this spares a call into Python per record. */
 static int put_json_str(Buf *out, const char *s, Py_ssize_t n)
 {
-    static const char HEX[] = "0123456789abcdef";
-    if (n > (PY_SSIZE_T_MAX - 2) / 6 || buf_reserve(out, n * 6 + 2)) return -1;
-    char *o = out->p + out->len;
-    *o++ = '"';
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch >= 0x20 && ch != '"' && ch != '\\') {
-            *o++ = (char)ch;
-            continue;
-        }
-        *o++ = '\\';
-        switch (ch) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '\b': *o++ = 'b'; break;
-        case '\f': *o++ = 'f'; break;
-        case '\n': *o++ = 'n'; break;
-        case '\r': *o++ = 'r'; break;
-        case '\t': *o++ = 't'; break;
-        default:
-            *o++ = 'u';
-            *o++ = '0';
-            *o++ = '0';
-            *o++ = HEX[ch >> 4];
-            *o++ = HEX[ch & 15];
-        }
-    }
-    *o++ = '"';
-    out->len = o - out->p;
+    uint8_t high;
+    if (n > (PY_SSIZE_T_MAX - 2) / 6 || buf_reserve(out, JSON_STR_MAX(n))) return -1;
+    out->len = json_put_str(out->p + out->len, (const uint8_t *)s, n, &high) - out->p;
     return 0;
 }
 
@@ -331,14 +307,8 @@ static int flat_json(PyObject *d, Buf *out)
                 PyErr_Clear();
                 return 1;
             }
-            char tmp[24], *e = tmp + sizeof(tmp), *o = e;
-            unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
-            do {
-                *--o = (char)('0' + u % 10);
-                u /= 10;
-            } while (u);
-            if (x < 0) *--o = '-';
-            if (buf_put(out, o, e - o)) return -1;
+            if (buf_reserve(out, JSON_INT_MAX)) return -1;
+            out->len = json_put_int(out->p + out->len, x) - out->p;
         } else if (PyUnicode_CheckExact(v)) {
             const char *vs = PyUnicode_AsUTF8AndSize(v, &n);
             if (vs == NULL) {
