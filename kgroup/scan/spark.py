@@ -33,6 +33,12 @@ Examples:
 Partition descriptors are small picklable objects; files and Kafka connections are opened
 inside `read()`. Exceptions raised in executors are translated back into kgroup errors on the
 driver (`spark_errors`).
+
+`SparkScan` (the engine behind `kgroup decode --engine spark`) plans the same input partitions
+on the driver and runs the readers' `read()` through `range(n).mapInArrow(...)`, one input
+partition per task: the rows of the data sources without their per-query planning round
+trips. With `--out`, the record stream's tasks write Parquet part files themselves
+(`kgroup.scan.parquet_out`) instead of sending rows to Spark's JVM writer.
 """
 
 from __future__ import annotations

@@ -151,3 +151,29 @@ def test_live_spark_source_equals_local_engine(offsets_copy, spark_session, caps
         assert docs[0] == docs[1]
         assert docs[0]
     assert {g["group"] for g in docs[1]} == set(groups)
+
+
+@pytest.mark.spark
+def test_live_spark_out_writes_the_records_as_parquet(
+    offsets_copy, spark_session, capsys, tmp_path
+) -> None:
+    """--live --out with Spark: the tasks read the topic with confluent-kafka and write the
+    same records the local engine prints, as committed Parquet part files."""
+    import pyarrow.parquet as pq
+
+    from kgroup.cli.app import run
+    from kgroup.scan.rows import row_to_record
+
+    bootstrap, topic, _groups = offsets_copy
+    args = ["-b", bootstrap, "-o", "json", "decode", "--live", "--offsets-topic", topic]
+    assert run([*args, "--engine", "local"]) == 0
+    expected = json.loads(capsys.readouterr().out)["records"]
+    out = tmp_path / "live-out"
+    assert run([*args, "--engine", "spark", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert (out / "_SUCCESS").exists() and not (out / "_temporary").exists()
+    table = pq.read_table(out)
+    got = [row_to_record(r).to_dict() for r in table.to_pylist()]
+    key = lambda r: (r["partition"], r["offset"])  # noqa: E731
+    assert sorted(got, key=key) == sorted(expected, key=key)
+    assert len(got) == len(expected) > 0
