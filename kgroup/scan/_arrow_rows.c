@@ -399,7 +399,8 @@ static int gather_record(Columns *self, PyObject *rec, PyObject *file_index, Cel
     PyObject *pending = SLOT(rec, S_PENDING);
     PyObject *direct = NULL; /* (version, JSON) */
     if (pending != Py_None) {
-        if (self->value_json != NULL && !offset_type && PyTuple_CheckExact(pending) &&
+        if (self->value_json != NULL && PyLong_CheckExact(kt) && !offset_type &&
+            PyTuple_CheckExact(pending) &&
             PyTuple_GET_SIZE(pending) == 2 && PyBytes_CheckExact(PyTuple_GET_ITEM(pending, 1))) {
             direct = PyObject_CallFunctionObjArgs(self->value_json, kt,
                                                   PyTuple_GET_ITEM(pending, 1), NULL);
@@ -423,16 +424,17 @@ static int gather_record(Columns *self, PyObject *rec, PyObject *file_index, Cel
             }
         }
     }
+    kt = SLOT(rec, S_KEY_TYPE); /* read again: _resolve ran Python code */
     PyObject *key = SLOT(rec, S_KEY);
     PyObject *value = SLOT(rec, S_VALUE);
     int control = SLOT(rec, S_CONTROL) == Py_True;
     if (key != Py_None && !PyDict_Check(key)) {
         PyErr_SetString(PyExc_TypeError, "record key is not a dict");
-        return -1;
+        goto fail;
     }
     if (value != Py_None && !PyDict_Check(value)) {
         PyErr_SetString(PyExc_TypeError, "record value is not a dict");
-        return -1;
+        goto fail;
     }
 
     CELL(R_SOURCE, SLOT(rec, S_SOURCE));
@@ -634,13 +636,15 @@ static PyObject *Columns_finish(Columns *self, PyObject *Py_UNUSED(ignored))
             Py_INCREF(offs);
         }
         data = PyBytes_FromStringAndSize(c->data.p, c->data.len);
-        PyObject *item = (valid && offs && data)
-                             ? Py_BuildValue("nNNN", c->nulls, valid, data, offs)
-                             : NULL;
-        if (item == NULL) {
+        if (valid == NULL || offs == NULL || data == NULL) {
             Py_XDECREF(valid);
             Py_XDECREF(offs);
             Py_XDECREF(data);
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyObject *item = Py_BuildValue("nNNN", c->nulls, valid, data, offs); /* steals all */
+        if (item == NULL) {
             Py_DECREF(out);
             return NULL;
         }

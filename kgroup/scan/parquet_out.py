@@ -60,8 +60,19 @@ def prepare(out: str) -> tuple[Any, str, bool]:
 
 
 def stage_dir(root: str, job: str) -> str:
-    """Where the tasks of job `job` write their attempts."""
+    """Where the tasks of job `job` write their attempts (`root` a path of `resolve`)."""
     return f"{root}/{TEMPORARY}/{job}"
+
+
+def stage_uri(out: str, job: str) -> str:
+    """`stage_dir` as the tasks resolve it: for a URI the path part is extended (a query
+    string such as `?region=...` stays a query string)."""
+    if "://" not in out:
+        return stage_dir(os.path.abspath(out), job)
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(out)
+    return urlunsplit(parts._replace(path=stage_dir(parts.path.rstrip("/"), job)))
 
 
 def write_part(batches: Iterable[Any], fs: Any, path: str, schema: Any) -> int:
@@ -103,30 +114,49 @@ def write_part(batches: Iterable[Any], fs: Any, path: str, schema: Any) -> int:
     return rows
 
 
-def commit(fs: Any, root: str, parts: list[tuple[int, str]], schema: Any) -> list[str]:
+def commit(fs: Any, root: str, job: str, parts: list[tuple[int, str]], schema: Any) -> list[str]:
     """Move the staged files (index, path) to `part-NNNNN.parquet` in index order, write
-    `_SUCCESS`, drop `_temporary`; the final paths. No parts: one empty file with the schema."""
+    `_SUCCESS`, drop the job's stage; the final paths. No parts: one empty file with the
+    schema. On any failure the files already moved are removed again, then it raises."""
     import pyarrow.parquet as pq
 
-    final = []
-    for n, (_index, path) in enumerate(sorted(parts)):
-        target = f"{root}/part-{n:05d}.parquet"
-        fs.move(path, target)
-        final.append(target)
-    if not final:
-        target = f"{root}/part-00000.parquet"
-        pq.ParquetWriter(target, schema, filesystem=fs, compression="snappy").close()
-        final.append(target)
-    abort(fs, root)
-    with fs.open_output_stream(f"{root}/_SUCCESS"):
-        pass
+    final: list[str] = []
+    try:
+        for n, (_index, path) in enumerate(sorted(parts)):
+            target = f"{root}/part-{n:05d}.parquet"
+            fs.move(path, target)
+            final.append(target)
+        if not final:
+            target = f"{root}/part-00000.parquet"
+            final.append(target)
+            pq.ParquetWriter(target, schema, filesystem=fs, compression="snappy").close()
+        with fs.open_output_stream(f"{root}/_SUCCESS"):
+            pass
+    except BaseException:
+        for target in final:
+            try:
+                fs.delete_file(target)
+            except OSError:
+                pass
+        raise
+    abort(fs, root, job)
     return final
 
 
-def abort(fs: Any, root: str, *, remove_root: bool = False) -> None:
-    """Remove what the tasks staged (`_temporary`), and `root` itself with `remove_root`."""
+def abort(fs: Any, root: str, job: str, *, remove_root: bool = False) -> None:
+    """Remove what job `job` staged (and `_temporary` when nothing else is in it); with
+    `remove_root`, `root` itself (a directory this job created)."""
     import pyarrow.fs as pafs
 
-    target = root if remove_root else f"{root}/{TEMPORARY}"
-    if fs.get_file_info(target).type == pafs.FileType.Directory:
-        fs.delete_dir(target)
+    if remove_root:
+        if fs.get_file_info(root).type == pafs.FileType.Directory:
+            fs.delete_dir(root)
+        return
+    stage = stage_dir(root, job)
+    if fs.get_file_info(stage).type == pafs.FileType.Directory:
+        fs.delete_dir(stage)
+    tmp = f"{root}/{TEMPORARY}"
+    if fs.get_file_info(tmp).type == pafs.FileType.Directory and not fs.get_file_info(
+        pafs.FileSelector(tmp, recursive=False)
+    ):
+        fs.delete_dir(tmp)

@@ -436,7 +436,6 @@ def parquet_part_task(
 
         _settle_worker()
         fs, stage_path = po.resolve(stage)
-        fs.create_dir(stage_path, recursive=True)
         schema = rw.arrow_schema()
         for batch in ids:
             for index in batch.column(0).to_pylist():
@@ -961,17 +960,20 @@ class SparkScan:
 
         opts = ViewOptions("records", self.flt, None, self.skip_corrupt)
         parts: list[Any] = self._reader(opts).partitions()
+        job = uuid.uuid4().hex
         fs, root, created = po.prepare(out)
-        stage = po.stage_dir(out.rstrip("/") if "://" in out else root, uuid.uuid4().hex)
-        task = parquet_part_task(parts, opts, self.live, stage)
-        ids = self.spark.range(0, len(parts), 1, max(len(parts), 1))
         try:
+            # the driver makes the stage; tasks only write files into it, so a task still
+            # running after a failed job cannot make it again once it is removed
+            fs.create_dir(po.stage_dir(root, job), recursive=True)
+            task = parquet_part_task(parts, opts, self.live, po.stage_uri(out, job))
+            ids = self.spark.range(0, len(parts), 1, max(len(parts), 1))
             with spark_errors(), TaskProgress(self.spark, self.console):
                 results = ids.mapInArrow(task, PART_STATS_DDL).collect() if parts else []
             staged = [(r["index"], r["path"]) for r in results if r["path"] is not None]
-            po.commit(fs, root, staged, rw.arrow_schema())
+            po.commit(fs, root, job, staged, rw.arrow_schema())
         except BaseException:
-            po.abort(fs, root, remove_root=created)
+            po.abort(fs, root, job, remove_root=created)
             raise
         for r in sorted(results, key=lambda r: r["index"]):
             for source, position, kind, message in json.loads(r["problems"]):

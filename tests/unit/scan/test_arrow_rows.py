@@ -241,3 +241,29 @@ def test_int32_columns_refuse_what_does_not_fit() -> None:
     with pytest.raises(OverflowError, match="int32"):
         builder._native.add_row(tuple(row[n] for n in rw.NAMES))
     assert len(builder) == 0
+
+
+def test_a_pending_value_without_a_key_type_is_built_as_in_python() -> None:
+    from kgroup.offsets.schema import RECORD_TYPES
+
+    raw = enc.encode_value(
+        2,
+        3,
+        {
+            "protocol_type": "consumer",
+            "generation": 1,
+            "protocol": None,
+            "leader": None,
+            "current_state_timestamp": 0,
+            "members": [],
+        },
+    )
+    batches = []
+    for native in (True, False):
+        rec = DecodedRecord("x.log", 3, 0, 5, T0)
+        rec.defer_value(RECORD_TYPES[2], raw)  # key_type left None
+        builder = rw.RowBuilder(0, native=native)
+        builder.add_many([rec])
+        batches.append(builder.batch())
+    _assert_same(*batches)
+    assert batches[0].column("value_json").to_pylist()[0].startswith('{"protocol_type":"consumer"')

@@ -47,7 +47,7 @@ def test_parts_commit_in_index_order_with_large_row_groups(tmp_path: Path, monke
     empty = f"{stage}/part-00002-c.parquet"
     assert po.write_part(iter([]), fs, empty, SCHEMA) == 0
     assert not Path(empty).exists()  # no rows, no file
-    final = po.commit(fs, root, [(1, p1), (0, p0)], SCHEMA)
+    final = po.commit(fs, root, "job1", [(1, p1), (0, p0)], SCHEMA)
     assert [Path(f).name for f in final] == ["part-00000.parquet", "part-00001.parquet"]
     names = sorted(p.name for p in Path(root).iterdir())
     assert names == ["_SUCCESS", "part-00000.parquet", "part-00001.parquet"]
@@ -59,7 +59,7 @@ def test_parts_commit_in_index_order_with_large_row_groups(tmp_path: Path, monke
 
 def test_no_rows_still_gives_a_readable_directory(tmp_path: Path) -> None:
     fs, root, _created = po.prepare(str(tmp_path / "out"))
-    po.commit(fs, root, [], SCHEMA)
+    po.commit(fs, root, "job", [], SCHEMA)
     table = pq.read_table(root)
     assert table.num_rows == 0 and table.schema.names == ["n", "s"]
 
@@ -82,17 +82,39 @@ def test_abort_leaves_out_as_it_was(tmp_path: Path) -> None:
     stage = po.stage_dir(root, "j")
     fs.create_dir(stage)
     po.write_part(iter(_batches(0, 1, 10)), fs, f"{stage}/part-00000-x.parquet", SCHEMA)
-    po.abort(fs, root, remove_root=created)
+    po.abort(fs, root, "j", remove_root=created)
     assert not Path(root).exists()
     existing = tmp_path / "empty"
     existing.mkdir()
     fs, root, created = po.prepare(str(existing))
     assert not created
     fs.create_dir(po.stage_dir(root, "j"))
-    po.abort(fs, root, remove_root=created)
+    po.abort(fs, root, "j", remove_root=created)
     assert existing.is_dir() and not any(existing.iterdir())
 
 
 def test_file_uri_is_a_local_directory(tmp_path: Path) -> None:
     _fs, root, _created = po.prepare((tmp_path / "via-uri").as_uri())
     assert Path(root) == tmp_path / "via-uri" and Path(root).is_dir()
+
+
+def test_a_failed_commit_takes_back_what_it_moved(tmp_path: Path) -> None:
+    fs, root, _created = po.prepare(str(tmp_path / "out"))
+    stage = po.stage_dir(root, "j")
+    fs.create_dir(stage)
+    p0 = f"{stage}/part-00000-a.parquet"
+    po.write_part(iter(_batches(0, 1, 10)), fs, p0, SCHEMA)
+    missing = f"{stage}/part-00001-gone.parquet"  # a staged file that is not there
+    with pytest.raises(OSError):
+        po.commit(fs, root, "j", [(0, p0), (1, missing)], SCHEMA)
+    assert not (Path(root) / "part-00000.parquet").exists()
+    assert not (Path(root) / "_SUCCESS").exists()
+    po.abort(fs, root, "j")
+    assert not any(Path(root).iterdir())  # as prepare found it: empty
+
+
+def test_stage_of_a_uri_keeps_its_query_string() -> None:
+    assert po.stage_uri("s3://bucket/dir/?region=us-east-1", "j1") == (
+        "s3://bucket/dir/_temporary/j1?region=us-east-1"
+    )
+    assert po.stage_uri("/data/out/", "j2") == "/data/out/_temporary/j2"
