@@ -707,7 +707,17 @@ class GroupAdmin:
     def alter_offsets(
         self, group_id: str, offsets: Mapping[TopicPartition, CommittedOffset]
     ) -> None:
-        """Commit `offsets` for the group in one AlterConsumerGroupOffsets request."""
+        """Commit `offsets` for the group in one request: OffsetCommit through kgroup's own
+        client when it can reach the cluster, else librdkafka's AlterConsumerGroupOffsets.
+
+        Own client first because librdkafka can abort the whole process when a broker answers
+        a coordinator request it has given up on (confluentinc/librdkafka#4605), which a reset
+        of several groups would meet after a timed-out commit.
+        """
+        wire = self.wire
+        if wire is not None:
+            wire.commit_offsets(group_id, offsets)
+            return
         from confluent_kafka import ConsumerGroupTopicPartitions
         from confluent_kafka import TopicPartition as RdTopicPartition
 

@@ -26,7 +26,7 @@ import base64
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
@@ -38,6 +38,7 @@ from kgroup.core.errors import (
     KafkaOperationError,
     KgroupError,
     NotFoundError,
+    SafetyRefusal,
     UnreachableError,
 )
 from kgroup.core.models import (
@@ -969,6 +970,52 @@ class WireClient:
         results, _ = self._per_coordinator(wanted, self._fetch_on)
         return {g: results[g] for g in wanted}  # type: ignore[misc]
 
+    def commit_offsets(
+        self, group_id: str, offsets: Mapping[TopicPartition, CommittedOffset]
+    ) -> None:
+        """Commit `offsets` for an empty group in one OffsetCommit request to its coordinator.
+
+        An administrative commit (generation -1, no member), as Admin.alterConsumerGroupOffsets
+        sends it. Retried once only on coordinator errors that mean nothing was written
+        (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, ...); a lost answer is not retried.
+        Raises the KgroupError of the first partition the coordinator refused.
+        """
+        rows = [
+            (
+                tp.topic,
+                tp.partition,
+                value.offset,
+                value.leader_epoch if value.leader_epoch is not None else -1,
+                value.metadata or "",
+            )
+            for tp, value in sorted(offsets.items())
+        ]
+
+        def work(
+            connection: BrokerConnection, node: BrokerNode, groups: list[str]
+        ) -> dict[str, bool | KgroupError | _Retry]:
+            version = self._version(connection, m.OFFSET_COMMIT)
+            (body,) = connection.pipeline(
+                [
+                    (
+                        m.OFFSET_COMMIT,
+                        version,
+                        m.encode_offset_commit_request(version, group_id, rows),
+                    )
+                ]
+            )
+            for topic, partition, code in m.decode_offset_commit_response(body, version):
+                if code != m.NONE:
+                    error = commit_error(code, group_id, TopicPartition(topic, partition))
+                    retriable = code in m.RETRIABLE_COORDINATOR_ERRORS
+                    return {group_id: _Retry(error) if retriable else error}
+            return {group_id: True}
+
+        results, _ = self._per_coordinator([group_id], work)
+        outcome = results[group_id]
+        if isinstance(outcome, KgroupError):
+            raise outcome
+
     def _fetch_on(
         self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, dict[TopicPartition, CommittedOffset] | KgroupError | _Retry]:
@@ -985,6 +1032,29 @@ class WireClient:
             for group in m.decode_offset_fetch_response(body, version, batch):
                 out[group.group_id] = to_committed_offsets(group)
         return out
+
+
+def commit_error(code: int, group_id: str, tp: TopicPartition) -> KgroupError:
+    """The KgroupError for a partition-level OffsetCommit error code."""
+    name = m.error_name(code)
+    if code in (m.TOPIC_AUTHORIZATION_FAILED, m.GROUP_AUTHORIZATION_FAILED):
+        error: KgroupError = AuthorizationError(
+            f"not authorized to commit offsets for group {group_id} ({tp}: {name})",
+            hint=f"ask for an ACL granting Read on Group:{group_id} and Read on its topics",
+        )
+    elif code == m.UNKNOWN_TOPIC_OR_PARTITION:
+        error = NotFoundError(
+            f"cannot commit an offset of group {group_id} for {tp}: it does not exist ({name})",
+            hint="check the topic list",
+        )
+    elif code in (m.UNKNOWN_MEMBER_ID, m.ILLEGAL_GENERATION, m.REBALANCE_IN_PROGRESS):
+        error = SafetyRefusal(
+            f"group {group_id} is not empty: the coordinator refused the commit ({name})",
+            hint="stop the group's consumers first",
+        )
+    else:
+        error = KafkaOperationError(f"cannot commit offsets of group {group_id} for {tp}: {name}")
+    return _tag(error, name)
 
 
 def to_committed_offsets(

@@ -44,6 +44,7 @@ class Api:
 
 LIST_OFFSETS = Api(2, "ListOffsets", (1, 2, 3, 4, 5, 6, 7, 8), 6)
 METADATA = Api(3, "Metadata", (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12), 9)
+OFFSET_COMMIT = Api(8, "OffsetCommit", (2, 3, 4, 5, 6, 7, 8), 8)
 OFFSET_FETCH = Api(9, "OffsetFetch", (2, 3, 4, 5, 6, 7, 8), 6)
 FIND_COORDINATOR = Api(10, "FindCoordinator", (1, 2, 3, 4), 3)
 DESCRIBE_GROUPS = Api(15, "DescribeGroups", (1, 2, 3, 4, 5), 5)
@@ -58,6 +59,7 @@ APIS = {
     for api in (
         LIST_OFFSETS,
         METADATA,
+        OFFSET_COMMIT,
         OFFSET_FETCH,
         FIND_COORDINATOR,
         DESCRIBE_GROUPS,
@@ -132,7 +134,10 @@ REPLICA_NOT_AVAILABLE = 9
 COORDINATOR_LOAD_IN_PROGRESS = 14
 COORDINATOR_NOT_AVAILABLE = 15
 NOT_COORDINATOR = 16
+ILLEGAL_GENERATION = 22
 INVALID_GROUP_ID = 24
+UNKNOWN_MEMBER_ID = 25
+REBALANCE_IN_PROGRESS = 27
 TOPIC_AUTHORIZATION_FAILED = 29
 GROUP_AUTHORIZATION_FAILED = 30
 CLUSTER_AUTHORIZATION_FAILED = 31
@@ -638,6 +643,75 @@ def decode_consumer_group_describe_response(
     groups = reader.array(group, "Groups")  # 0+
     reader.tagged_fields()
     return groups
+
+
+# --- OffsetCommit v2-v8 --------------------------------------------------------------------------
+
+
+def encode_offset_commit_request(
+    version: int, group_id: str, offsets: Sequence[tuple[str, int, int, int, str | None]]
+) -> bytes:
+    """OffsetCommitRequest as an administrative commit: generation -1 and no member id, as
+    Kafka's Admin.alterConsumerGroupOffsets sends it (AlterConsumerGroupOffsetsHandler); the
+    coordinator refuses it (UNKNOWN_MEMBER_ID) while the group has members.
+
+    `offsets`: (topic, partition, offset, leader epoch or -1, metadata), in the order to send.
+    v2-v4 carry RetentionTimeMs (-1: the broker's default); v6+ the leader epoch; v7+ the
+    group instance id (null here); v8 is flexible.
+    """
+    writer = Writer(flexible=OFFSET_COMMIT.flexible(version))
+    writer.string(group_id)  # GroupId
+    writer.int32(-1)  # GenerationIdOrMemberEpoch 1+
+    writer.string("")  # MemberId 1+
+    if version >= 7:
+        writer.nullable_string(None)  # GroupInstanceId 7+
+    if 2 <= version <= 4:
+        writer.int64(-1)  # RetentionTimeMs 2-4
+    topics: dict[str, list[tuple[int, int, int, str | None]]] = {}
+    for topic, partition, offset, epoch, metadata in offsets:
+        topics.setdefault(topic, []).append((partition, offset, epoch, metadata))
+
+    def partition(w: Writer, row: tuple[int, int, int, str | None]) -> None:
+        index, offset, epoch, metadata = row
+        w.int32(index)  # PartitionIndex
+        w.int64(offset)  # CommittedOffset
+        if version >= 6:
+            w.int32(epoch)  # CommittedLeaderEpoch 6+
+        w.nullable_string(metadata)  # CommittedMetadata
+        w.tagged_fields()
+
+    def topic(w: Writer, item: tuple[str, list[tuple[int, int, int, str | None]]]) -> None:
+        w.string(item[0])  # Name
+        w.array(item[1], partition)  # Partitions
+        w.tagged_fields()
+
+    writer.array(list(topics.items()), topic)  # Topics
+    writer.tagged_fields()
+    return writer.getvalue()
+
+
+def decode_offset_commit_response(body: bytes, version: int) -> list[tuple[str, int, int]]:
+    """(topic, partition, error code) for every partition of the request."""
+    reader = Reader(body, flexible=OFFSET_COMMIT.flexible(version))
+    if version >= 3:
+        reader.int32("ThrottleTimeMs")  # 3+
+
+    def topic(r: Reader) -> list[tuple[str, int, int]]:
+        name = r.string("Topics.Name")
+
+        def partition(p: Reader) -> tuple[str, int, int]:
+            index = p.int32("Partitions.PartitionIndex")
+            code = p.int16("Partitions.ErrorCode")
+            p.tagged_fields()
+            return name, index, code
+
+        rows = r.array(partition, "Topics.Partitions")
+        r.tagged_fields()
+        return rows
+
+    topics = reader.array(topic, "Topics")
+    reader.tagged_fields()
+    return [row for rows in topics for row in rows]
 
 
 # --- OffsetFetch v2-v8 ---------------------------------------------------------------------------

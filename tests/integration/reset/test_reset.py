@@ -476,3 +476,18 @@ def test_several_groups_are_separate_units(kafka_broker, unique, isolated_state)
         assert status == {calm: "committed", busy: "refused"}
         assert committed(kafka_broker.bootstrap, calm) == {(topic, 0): 6}
         assert committed(kafka_broker.bootstrap, busy) == {(topic, 0): 1}
+
+
+def test_commit_goes_in_one_offset_commit_request(group_with_offsets) -> None:
+    """The reset's commit is one OffsetCommit to the coordinator through kgroup's own client
+    (not librdkafka's AlterConsumerGroupOffsets, which can abort the process on a late
+    answer, librdkafka#4605), and it lands."""
+    from kgroup.core.models import CommittedOffset, TopicPartition
+
+    bootstrap, topic, group, _env = group_with_offsets
+    admin = admin_for(bootstrap)
+    admin.alter_offsets(
+        group, {TopicPartition(topic, p): CommittedOffset(offset=p + 1) for p in range(3)}
+    )
+    assert admin.wire is not None and admin.wire.request_counts["OffsetCommit"] == 1
+    assert committed(bootstrap, group) == {(topic, 0): 1, (topic, 1): 2, (topic, 2): 3}

@@ -694,3 +694,71 @@ def test_consumer_group_describe_v0_request_and_response() -> None:
         "orders:1",
         "orders:2",
     ]
+
+
+def test_offset_commit_request_v2_by_hand() -> None:
+    # OffsetCommitRequest.json v2: GroupId, GenerationId, MemberId, RetentionTimeMs, Topics
+    body = m.encode_offset_commit_request(2, "g", [("t", 0, 5, 7, "")])
+    assert body == bytes.fromhex(
+        "0001"
+        "67"  # GroupId "g"
+        "ffffffff"  # GenerationId -1: an administrative commit
+        "0000"  # MemberId ""
+        "ffffffffffffffff"  # RetentionTimeMs -1 (2-4): the broker's default
+        "00000001"
+        "0001"
+        "74"  # Topics: 1, Name "t"
+        "00000001"
+        "00000000"
+        "0000000000000005"  # Partitions: 1, index 0, offset 5
+        "0000"  # CommittedMetadata "" (no leader epoch before v6)
+    )
+
+
+def test_offset_commit_request_v8_by_hand() -> None:
+    body = m.encode_offset_commit_request(8, "g", [("t", 0, 5, 3, "m"), ("t", 1, 6, -1, None)])
+    assert body == bytes.fromhex(
+        "02"
+        "67"  # GroupId (compact)
+        "ffffffff"  # GenerationIdOrMemberEpoch -1
+        "01"  # MemberId ""
+        "00"  # GroupInstanceId null (7+)
+        "02"
+        "02"
+        "74"  # Topics: 1, Name "t"
+        "03"  # Partitions: 2
+        "00000000"
+        "0000000000000005"
+        "00000003"
+        "02"
+        "6d"
+        "00"  # epoch 3, "m", no tags
+        "00000001"
+        "0000000000000006"
+        "ffffffff"
+        "00"
+        "00"  # epoch -1, null metadata
+        "00"  # topic tags
+        "00"  # request tags
+    )
+
+
+def test_offset_commit_response_v8_by_hand() -> None:
+    body = bytes.fromhex(
+        "00000000"  # ThrottleTimeMs
+        "02"
+        "02"
+        "74"  # Topics: 1, Name "t"
+        "03"
+        "00000000"
+        "0000"
+        "00"
+        "00000001"
+        "0019"
+        "00"  # p0 NONE, p1 UNKNOWN_MEMBER_ID (25)
+        "00"
+        "00"
+    )
+    assert m.decode_offset_commit_response(body, 8) == [("t", 0, 0), ("t", 1, 25)]
+    v2 = bytes.fromhex("0000000100017400000001000000030010")
+    assert m.decode_offset_commit_response(v2, 2) == [("t", 3, 16)]
