@@ -762,3 +762,17 @@ def test_offset_commit_response_v8_by_hand() -> None:
     assert m.decode_offset_commit_response(body, 8) == [("t", 0, 0), ("t", 1, 25)]
     v2 = bytes.fromhex("0000000100017400000001000000030010")
     assert m.decode_offset_commit_response(v2, 2) == [("t", 3, 16)]
+
+
+def test_commit_refused_because_the_group_has_members_is_a_safety_refusal() -> None:
+    from kgroup.core.errors import AuthorizationError, KafkaOperationError, SafetyRefusal
+    from kgroup.core.models import TopicPartition
+    from kgroup.core.wire.client import commit_error
+
+    tp = TopicPartition("orders", 0)
+    refused = commit_error(25, "billing", tp)  # UNKNOWN_MEMBER_ID: members joined meanwhile
+    assert isinstance(refused, SafetyRefusal) and refused.exit_code == 4
+    assert "billing is not empty" in refused.message and "UNKNOWN_MEMBER_ID" in refused.message
+    assert isinstance(commit_error(30, "billing", tp), AuthorizationError)
+    other = commit_error(12, "billing", tp)  # OFFSET_METADATA_TOO_LARGE
+    assert isinstance(other, KafkaOperationError) and "orders" in other.message
