@@ -115,17 +115,6 @@ class LiveMessage(Protocol):
     value: bytes | None
 
 
-def _counting(
-    read: Callable[[int], bytes], progress: Callable[[int], None]
-) -> Callable[[int], bytes]:
-    def counted(n: int) -> bytes:
-        chunk = read(n)
-        progress(len(chunk))
-        return chunk
-
-    return counted
-
-
 def find_segments(paths: Iterable[str]) -> list[SegmentInput]:
     """Expand files, partition directories and log directories into ordered segment files."""
     out: list[SegmentInput] = []
@@ -224,25 +213,10 @@ class LocalEngine:
 
     def segment_records(self, inputs: Iterable[SegmentInput]) -> Iterator[dec.DecodedRecord]:
         """Decoded records of the segment files that pass the filter (control records too)."""
-        scanner = dec.native_scanner()
         for item in inputs:
             self.stats.files += 1
-            with open(item.path, "rb") as fh:
-                read = fh.read
-                if self.on_progress is not None:
-                    read = _counting(fh.read, self.on_progress)
-                fast = self._fast_hook(scanner, item) if scanner is not None else None
-                for entry in seg.read_batches(
-                    read, item.source, chunk_size=self.chunk_size, fast=fast
-                ):
-                    if type(entry) is list:  # records of the batches the C scanner took
-                        yield from entry
-                        continue
-                    if isinstance(entry, seg.Problem):
-                        self._problem(entry)
-                        continue
-                    yield from self._batch_records(entry, item)
-            self.stats.bytes += item.size
+            for chunk in self.segment_range_chunks(item, 0, None):
+                yield from chunk
 
     def segment_range_records(
         self, item: SegmentInput, start: int, end: int
@@ -256,18 +230,20 @@ class LocalEngine:
             yield from chunk
 
     def segment_range_chunks(
-        self, item: SegmentInput, start: int, end: int
+        self, item: SegmentInput, start: int, end: int | None
     ) -> Iterator[list[dec.DecodedRecord]]:
         """`segment_range_records` as lists (the compiled scanner's runs of batches, one list
-        per batch otherwise), for consumers that take records in bulk."""
+        per batch otherwise), for consumers that take records in bulk. `end` None: to the end
+        of the file as it is when read (a segment still being written included)."""
         with open(item.path, "rb") as fh:
             fh.seek(start)
-            left = end - start
+            left = -1 if end is None else end - start
 
             def read(n: int) -> bytes:
                 nonlocal left
-                chunk = fh.read(min(n, left))
-                left -= len(chunk)
+                chunk = fh.read(n if left < 0 else min(n, left))
+                if left >= 0:
+                    left -= len(chunk)
                 if self.on_progress is not None:
                     self.on_progress(len(chunk))
                 return chunk
@@ -290,7 +266,7 @@ class LocalEngine:
                     continue
                 entry.position += start
                 yield list(self._batch_records(entry, item))
-        self.stats.bytes += end - start
+        self.stats.bytes += (item.size if end is None else end) - start
 
     def _fast_hook(self, scanner: Any, item: SegmentInput) -> seg.FastHook:
         """`read_batches`' hook: the compiled scanner takes runs of ordinary batches (offset
