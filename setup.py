@@ -11,13 +11,13 @@ setup(
         Extension(
             "kgroup.offsets._speedups",
             ["kgroup/offsets/_speedups.c"],
-            depends=["kgroup/offsets/json_text.h"],
+            depends=["kgroup/offsets/json_text.h", "kgroup/offsets/record_slots.h"],
             optional=True,
         ),
         Extension(
             "kgroup.scan._arrow_rows",
             ["kgroup/scan/_arrow_rows.c"],
-            depends=["kgroup/offsets/json_text.h"],
+            depends=["kgroup/offsets/json_text.h", "kgroup/offsets/record_slots.h"],
             optional=True,
         ),
     ]

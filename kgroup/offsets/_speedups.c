@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "json_text.h"
+#include "record_slots.h"
 
 /* opcodes: keep in step with codec.py (_CProgram) */
 enum { OP_FIXED = 1, OP_STR = 2, OP_BYTES = 3, OP_ARRAY_FIXED = 4, OP_ARRAY = 5, OP_STRUCT = 6 };
@@ -1272,12 +1273,6 @@ static PyTypeObject ValueDecoderType = {
  * does not know, a key type other than 0-2 -- and the Python code reads that batch. Nothing
  * of a batch it stops on is kept. */
 
-enum {
-    S_SOURCE, S_PARTITION, S_POSITION, S_OFFSET, S_TIMESTAMP, S_PRODUCER_ID, S_PRODUCER_EPOCH,
-    S_TRANSACTIONAL, S_CONTROL, S_KEY_TYPE, S_RECORD_TYPE, S_KEY, S_VALUE_VERSION, S_VALUE,
-    S_ERROR, S_KEY_RAW, S_VALUE_RAW, S_LAYOUT, S_PENDING, NSLOTS
-};
-
 #define SCAN_TYPES 3 /* key types the scanner takes: 0, 1 (offset commits), 2 (group metadata) */
 
 typedef struct {
@@ -1603,24 +1598,7 @@ static int Scanner_init(Scanner *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_ValueError, "Scanner: wrong number of slots, names or flags");
         return -1;
     }
-    /* every slot must be a plain object slot of `cls` itself (a __slots__ member) */
-    for (Py_ssize_t i = 0; i < NSLOTS; i++) {
-        PyObject *descr = PyDict_GetItemWithError(type->tp_dict, PyTuple_GET_ITEM(slots, i));
-        if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_ValueError, "Scanner: %R is not a slot of %R",
-                             PyTuple_GET_ITEM(slots, i), cls);
-            return -1;
-        }
-        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
-        if (m->type != T_OBJECT_EX || (m->flags & READONLY) || m->offset <= 0 ||
-            m->offset + (Py_ssize_t)sizeof(PyObject *) > type->tp_basicsize) {
-            PyErr_Format(PyExc_ValueError, "Scanner: %R is not an object slot",
-                         PyTuple_GET_ITEM(slots, i));
-            return -1;
-        }
-        self->off[i] = m->offset;
-    }
+    if (record_slot_offsets(type, slots, self->off, "Scanner")) return -1;
     for (int i = 0; i < SCAN_TYPES; i++) {
         self->eager[i] = (char)PyObject_IsTrue(PyTuple_GET_ITEM(eager, i));
         if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(names, i))) {

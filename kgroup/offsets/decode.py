@@ -407,8 +407,9 @@ _NATIVE: dict[str, Any] = {}
 """The extension's ValueDecoder ("values") and Scanner ("scanner"), built on first use from
 the tables in schema.py (None when the extension is not built or switched off)."""
 
-# DecodedRecord's slots in the order _speedups.Scanner fills them (keep in step with the
-# S_* enum in _speedups.c); the scanner is not built unless these are exactly its slots.
+# DecodedRecord's slots in the order of the S_* enum in record_slots.h, which the compiled
+# Scanner fills and scan/_arrow_rows reads; the scanner is not built unless these are exactly
+# its slots.
 _SCANNER_SLOTS = (
     "source",
     "partition",

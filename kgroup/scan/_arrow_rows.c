@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "../offsets/json_text.h"
+#include "../offsets/record_slots.h"
 
 enum { COL_STR = 0, COL_I32 = 1, COL_I64 = 2, COL_BOOL = 3 };
 #define MAX_COLS 64
@@ -40,12 +41,6 @@ enum {
     R_CONTROL, R_KEY_JSON, R_VALUE_JSON, R_KEY_RAW, R_VALUE_RAW, R_LAYOUT, R_ERROR, NRECCOLS
 };
 
-/* the DecodedRecord slots read here (names given at construction, checked to be slots) */
-enum {
-    S_SOURCE, S_PARTITION, S_POSITION, S_OFFSET, S_TIMESTAMP, S_PRODUCER_ID, S_TRANSACTIONAL,
-    S_CONTROL, S_KEY_TYPE, S_RECORD_TYPE, S_KEY, S_VALUE_VERSION, S_VALUE, S_ERROR, S_KEY_RAW,
-    S_VALUE_RAW, S_LAYOUT, S_PENDING, NSLOTS
-};
 
 #define KEY_JSON_CACHE 100000
 
@@ -717,24 +712,7 @@ static int Columns_init(Columns *self, PyObject *args, PyObject *kwargs)
         return -1;
     }
     PyTypeObject *type = (PyTypeObject *)cls;
-    /* every slot must be a plain object slot of `cls` itself (a __slots__ member) */
-    for (Py_ssize_t i = 0; i < NSLOTS; i++) {
-        PyObject *descr = PyDict_GetItemWithError(type->tp_dict, PyTuple_GET_ITEM(slots, i));
-        if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_ValueError, "Columns: %R is not a slot of %R",
-                             PyTuple_GET_ITEM(slots, i), cls);
-            return -1;
-        }
-        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
-        if (m->type != T_OBJECT_EX || (m->flags & READONLY) || m->offset <= 0 ||
-            m->offset + (Py_ssize_t)sizeof(PyObject *) > type->tp_basicsize) {
-            PyErr_Format(PyExc_ValueError, "Columns: %R is not an object slot",
-                         PyTuple_GET_ITEM(slots, i));
-            return -1;
-        }
-        self->off[i] = m->offset;
-    }
+    if (record_slot_offsets(type, slots, self->off, "Columns")) return -1;
     PyObject *cache = PyDict_New();
     if (cache == NULL) return -1;
     Py_INCREF(cls);

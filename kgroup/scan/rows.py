@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from kgroup.offsets.decode import DecodedRecord, _dumps
+from kgroup.offsets.decode import _SCANNER_SLOTS, DecodedRecord, _dumps
 
 PROBLEM = "problem"  # rows that carry a reading problem instead of a record
 OPEN_TRANSACTION = "open_transaction"  # rows that report a transaction without a marker
@@ -68,27 +68,6 @@ def _b64(raw: bytes | None) -> str | None:
     return None if raw is None else base64.b64encode(raw).decode("ascii")
 
 
-# the DecodedRecord slots _arrow_rows reads, in the order of its S_* enum
-_NATIVE_SLOTS = (
-    "source",
-    "partition",
-    "position",
-    "offset",
-    "timestamp",
-    "producer_id",
-    "transactional",
-    "control",
-    "key_type",
-    "_record_type",
-    "key",
-    "_value_version",
-    "_value",
-    "_error",
-    "key_raw",
-    "value_raw",
-    "_layout",
-    "_pending",
-)
 _KINDS = {"string": 0, "int32": 1, "int64": 2, "bool_": 3}
 
 
@@ -105,7 +84,7 @@ def _native_columns() -> Any:
         tuple(_KINDS[t] for _n, _s, t in COLUMNS),
         NAMES,
         DecodedRecord,
-        _NATIVE_SLOTS,
+        _SCANNER_SLOTS,  # the slot order of kgroup/offsets/record_slots.h
         _dumps_bytes,
         _b64,
         None if values is None else values.json,

@@ -663,7 +663,7 @@ def test_scanner_on_random_bytes_never_crashes(payload: bytes, p: int, limit: in
 
 @_NEEDS_EXT
 def test_the_scanner_covers_every_slot_of_a_record() -> None:
-    # a new DecodedRecord slot must be added to _SCANNER_SLOTS (and _speedups.c) too
+    # a new DecodedRecord slot must be added to _SCANNER_SLOTS (and record_slots.h) too
     assert sorted(dec._SCANNER_SLOTS) == sorted(dec.DecodedRecord.__slots__)
     with compiled(True):
         assert dec.native_scanner() is not None
