@@ -126,6 +126,19 @@ def _templates(rng: random.Random) -> list[tuple[int, int, bytes]]:
     return out
 
 
+def log_megabytes(path: str) -> float:
+    """MB (10**6 bytes) of the .log segment files below `path`."""
+    return (
+        sum(
+            os.path.getsize(os.path.join(d, f))
+            for d, _, fs in os.walk(path)
+            for f in fs
+            if f.endswith(".log")
+        )
+        / 1e6
+    )
+
+
 def generate(size_mb: int) -> tuple[str, int]:
     """A log directory of about `size_mb` MiB; returns (path, record count)."""
     path = os.path.join(OUT, f"decode-{size_mb}mb")
@@ -244,15 +257,7 @@ def main() -> None:
         t = time.perf_counter()
         path, records = generate(size)
         gen = time.perf_counter() - t
-        mb = (
-            sum(
-                os.path.getsize(os.path.join(d, f))
-                for d, _, fs in os.walk(path)
-                for f in fs
-                if f.endswith(".log")
-            )
-            / 1e6
-        )
+        mb = log_megabytes(path)
         print(f"== {size} MiB input: {records:,} records, {mb:.0f} MB (generated in {gen:.1f} s)")
         scan = run_scan(path, [])
         print(

@@ -169,15 +169,7 @@ def main() -> None:
     print(f"Spark class archive: {archive if archive and os.path.exists(archive) else 'none'}")
     for size in sizes:
         path, records = bench_decode.generate(size)
-        mb = (
-            sum(
-                os.path.getsize(os.path.join(d, f))
-                for d, _, fs in os.walk(path)
-                for f in fs
-                if f.endswith(".log")
-            )
-            / 1e6
-        )
+        mb = bench_decode.log_megabytes(path)
         print(f"== {size} MiB: {records:,} records, {mb:,.0f} MB")
         # a tiny input (one file, a filter that matches nothing): start-up + first query
         probes = sorted(
