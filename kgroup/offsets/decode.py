@@ -242,8 +242,9 @@ def _bytes_default(obj: Any) -> str:
     raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
 
 
-def _json_dumps() -> Any:
-    """Compact JSON (UTF-8 kept, bytes as base64): orjson when installed, else the stdlib.
+def _json_dumps() -> tuple[Any, Any]:
+    """Compact JSON (UTF-8 kept, bytes as base64) as str and as UTF-8 bytes (str where orjson
+    is missing): orjson when installed, else the stdlib.
 
     Both give the same text for what records hold (str, int, bool, None, lists, dicts; no
     floats are decoded from any table): tests/unit/offsets/test_offsets_speedups.py checks it.
@@ -251,18 +252,22 @@ def _json_dumps() -> Any:
     try:
         import orjson
     except ImportError:  # pragma: no cover - orjson is a dependency; keep working without it
-        return json.JSONEncoder(
+        encode = json.JSONEncoder(
             ensure_ascii=False, separators=(",", ":"), default=_bytes_default
         ).encode
+        return encode, encode
     dumps = orjson.dumps
 
     def _orjson_dumps(obj: Any) -> str:
         return dumps(obj, default=_bytes_default).decode()
 
-    return _orjson_dumps
+    def _orjson_dumps_bytes(obj: Any) -> bytes:
+        return dumps(obj, default=_bytes_default)
+
+    return _orjson_dumps, _orjson_dumps_bytes
 
 
-_dumps = _json_dumps()
+_dumps, _dumps_bytes = _json_dumps()
 
 
 def _direct_value_json(type_id: int, raw: bytes) -> tuple[int, Any] | None:

@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from kgroup.offsets.decode import _SCANNER_SLOTS, DecodedRecord, _dumps
+from kgroup.offsets.decode import _SCANNER_SLOTS, DecodedRecord, _dumps, _dumps_bytes
 
 PROBLEM = "problem"  # rows that carry a reading problem instead of a record
 OPEN_TRANSACTION = "open_transaction"  # rows that report a transaction without a marker
@@ -89,25 +89,6 @@ def _native_columns() -> Any:
         _b64,
         None if values is None else values.json,
     )
-
-
-def _make_dumps_bytes() -> Any:
-    """`_dumps` returning bytes when orjson is there (the C builder copies them as they are)."""
-    try:
-        import orjson
-
-        from kgroup.offsets.decode import _bytes_default
-    except ImportError:  # pragma: no cover - orjson is a dependency
-        return _dumps
-    dumps = orjson.dumps
-
-    def dumps_bytes(obj: Any) -> bytes:
-        return dumps(obj, default=_bytes_default)
-
-    return dumps_bytes
-
-
-_dumps_bytes = _make_dumps_bytes()
 
 
 class RowBuilder:
