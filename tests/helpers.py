@@ -9,6 +9,9 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+# Settings of the test session's broker that every kgroup run needs (conftest.kafka_broker).
+KEPT_ENV = ("KGROUP_FENCE_SESSION_TIMEOUT_MS",)
+
 
 @dataclass
 class Result:
@@ -31,7 +34,7 @@ def run_kgroup(
 
     Fails the test on an unexpected exit code (pass `expect=None` to accept any).
     """
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("KGROUP_")}
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("KGROUP_") or k in KEPT_ENV}
     full_env.pop("NO_COLOR", None)
     full_env.update(env or {})
     started = time.monotonic()

@@ -704,6 +704,16 @@ class GroupAdmin:
             for tp in wanted
         }
 
+    def group_fence(self, group_id: str) -> Any:
+        """A broker-side fence for `group_id` (kgroup.core.wire.fence.GroupFence, not yet
+        acquired), or None when the wire client cannot serve this configuration."""
+        wire = self.wire
+        if wire is None:
+            return None
+        from kgroup.core.wire.fence import GroupFence
+
+        return GroupFence(wire, group_id)
+
     def alter_offsets(
         self, group_id: str, offsets: Mapping[TopicPartition, CommittedOffset]
     ) -> None:

@@ -111,7 +111,9 @@ def execution_output(plans: Sequence[GroupPlan], report: ExecutionReport) -> Out
                 "status": outcome.status if outcome else "not_run",
                 "backup": outcome.backup if outcome else None,
                 "verified_partitions": outcome.verified if outcome else 0,
-                "error": outcome.message if outcome else None,
+                "fenced": outcome.fenced if outcome else False,
+                "error": outcome.message if outcome and outcome.status != "committed" else None,
+                "note": outcome.message if outcome and outcome.status == "committed" else None,
                 "partitions": [_row_json(r) for r in plan.rows],
             }
         )

@@ -14,7 +14,6 @@ batches, and execute a group's plan as one unit:
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Sequence
@@ -29,7 +28,7 @@ from kgroup.core.errors import (
     UnreachableError,
     UsageError,
 )
-from kgroup.core.models import GroupDescription, TopicPartition
+from kgroup.core.models import CommittedOffset, GroupDescription, TopicPartition
 from kgroup.reset.model import GroupPlan, stale_offsets
 from kgroup.reset.planfile import read_plan_file, write_plan_file
 from kgroup.reset.planner import (
@@ -67,6 +66,7 @@ class GroupOutcome:
     message: str | None = None
     exit_code: int = 0
     verified: int = 0
+    fenced: bool = False
 
 
 @dataclass
@@ -165,6 +165,13 @@ def active_member_refusal(description: GroupDescription) -> SafetyRefusal | None
             f"cannot tell whether group {description.group_id} is active: {description.error}",
             hint="retry when the group can be described",
         )
+    fences = [m for m in description.members if _is_kgroup_fence(m.member_id, m.client_id)]
+    if fences and len(fences) == len(description.members):
+        return SafetyRefusal(
+            f"another kgroup run is changing the offsets of group {description.group_id} "
+            f"right now (member {fences[0].member_id})",
+            hint="wait for it to finish, then make a new plan and check it",
+        )
     if description.members:
         names = ", ".join(
             m.member_id + (f" (client {m.client_id}, host {m.host})" if m.client_id else "")
@@ -186,8 +193,17 @@ def active_member_refusal(description: GroupDescription) -> SafetyRefusal | None
     return None
 
 
+def _is_kgroup_fence(member_id: str, client_id: str | None) -> bool:
+    from kgroup.core.wire.fence import CLIENT_ID_PREFIX
+
+    return member_id.startswith(CLIENT_ID_PREFIX) or (client_id or "").startswith(CLIENT_ID_PREFIX)
+
+
 def choose_backup_path(group: str, requested: str | None, several: bool, now_ms: int) -> Path:
-    """Where a group's backup goes: --backup FILE, --backup DIR, or the default directory."""
+    """Where a group's backup goes: --backup FILE, --backup DIR, or the default directory.
+
+    A named FILE that exists already is refused (exit 4): a backup is never overwritten.
+    """
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now_ms / 1000)) + f"{now_ms % 1000:03d}Z"
     name = f"{_safe_name(group)}-{stamp}.json"
     if requested:
@@ -204,28 +220,63 @@ def choose_backup_path(group: str, requested: str | None, several: bool, now_ms:
                 f"backup file {requested} must end in .json",
                 hint="backups keep metadata and removals, which CSV cannot hold",
             )
+        if path.exists() or path.is_symlink():
+            raise SafetyRefusal(
+                f"backup file {requested} exists already; kgroup never overwrites a backup",
+                hint="choose a new file name, or give --backup a directory (each backup gets "
+                "its own name there)",
+            )
+        if not path.parent.is_dir():
+            raise UsageError(
+                f"cannot write backup {requested}: its directory does not exist",
+                hint="create the directory or choose another path",
+            )
         return path
-    directory = backup_dir()
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return directory / name
+    return backup_dir() / name  # made when the backup is written
 
 
-def execute_plan(
-    admin: GroupAdmin,
+def write_backup(path: Path, plan: GroupPlan, current: dict, now_ms: int, *, named: bool) -> Path:
+    """Write the backup durably (temp file, fsync, link into place, directory fsync), never
+    replacing a file: a generated name that exists gets a numbered suffix; a named one refuses."""
+    candidate = path
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for attempt in range(1, 1000):
+        try:
+            return write_plan_file(
+                candidate,
+                [backup_plan(plan, current)],
+                kind="backup",
+                created_at_ms=now_ms,
+                exclusive=True,
+                mode=0o600,
+            )
+        except FileExistsError:
+            if named:
+                raise SafetyRefusal(
+                    f"backup file {path} exists already; kgroup never overwrites a backup",
+                    hint="choose a new file name, or give --backup a directory",
+                ) from None
+            candidate = path.with_name(f"{path.stem}-{attempt + 1}{path.suffix}")
+    raise SafetyRefusal(f"cannot find a free backup file name next to {path}")
+
+
+# After a commit that no broker-side fence protected, wait this long and read again, so that a
+# writer racing just behind this one is seen, and reported, instead of claimed as verified.
+SETTLE_S = 1.0
+
+
+def _attach_backup(exc: KgroupError, backup_path: Path | None) -> KgroupError:
+    exc.backup_path = str(backup_path) if backup_path is not None else None  # type: ignore[attr-defined]
+    return exc
+
+
+def check_current(
+    group: str,
+    current: dict[TopicPartition, CommittedOffset],
     plan: GroupPlan,
-    *,
-    backup: str | None,
-    several: bool,
-    now_ms: int,
-    expected: dict[TopicPartition, int | None] | None = None,
-) -> GroupOutcome:
-    """Execute one group's plan with every safety check; never a partial change."""
-    group = plan.group
-    description = admin.describe_groups([group])[group]
-    refusal = active_member_refusal(description)
-    if refusal is not None:
-        raise refusal
-    current = admin.committed_offsets_or_none(group)
+    expected: dict[TopicPartition, int | None] | None,
+) -> None:
+    """Compare-and-set: refuse (exit 4) if the committed offsets differ from what was planned."""
     if expected is not None:
         from kgroup.reset.model import StaleOffset
 
@@ -243,47 +294,152 @@ def execute_plan(
             f"group {group}: committed offsets changed since the plan was made: {listed}{more}",
             hint="something committed in between; make a new plan and check it",
         )
-    backup_path = choose_backup_path(group, backup, several, now_ms)
-    write_plan_file(backup_path, [backup_plan(plan, current)], kind="backup", created_at_ms=now_ms)
-    os.chmod(backup_path, 0o600)
-    to_commit = plan.offsets_to_commit()
-    if to_commit:
+
+
+def preflight(
+    admin: GroupAdmin,
+    plan: GroupPlan,
+    expected: dict[TopicPartition, int | None] | None = None,
+) -> dict[TopicPartition, CommittedOffset]:
+    """The checks --execute makes before it changes anything (a dry run can make them too):
+    no active member, and the committed offsets still those the plan was made from."""
+    description = admin.describe_groups([plan.group])[plan.group]
+    refusal = active_member_refusal(description)
+    if refusal is not None:
+        raise refusal
+    current = admin.committed_offsets_or_none(plan.group)
+    check_current(plan.group, current, plan, expected)
+    return current
+
+
+def execute_plan(
+    admin: GroupAdmin,
+    plan: GroupPlan,
+    *,
+    backup: str | None,
+    several: bool,
+    now_ms: int,
+    expected: dict[TopicPartition, int | None] | None = None,
+) -> GroupOutcome:
+    """Execute one group's plan with every safety check; never a partial change.
+
+    One writer per group: this host's lock on the group (kgroup.reset.exclusive), then the
+    broker-side fence (kgroup.core.wire.fence) for the whole compare-and-set, commit and
+    read-back; see README "One writer per group".
+    """
+    from kgroup.core.wire.fence import FenceUnavailable
+    from kgroup.reset.exclusive import group_lock
+
+    group = plan.group
+    backup_target = choose_backup_path(group, backup, several, now_ms)
+    with group_lock(group):
+        preflight(admin, plan, expected)  # refuse early, before joining the group
+        fence = admin.group_fence(group)
+        unfenced_reason: str | None = None
+        if fence is None:
+            unfenced_reason = "this client configuration cannot join groups (librdkafka path)"
+        else:
+            try:
+                fence.acquire()
+            except FenceUnavailable as exc:
+                fence, unfenced_reason = None, exc.message
         try:
-            admin.alter_offsets(group, to_commit)
-        except UnreachableError as exc:
-            # The request may have reached the broker: whether it applied is unknown, but a
-            # group's commit is one batch in Kafka, so it is all of the plan or none of it.
-            exc.message += (
-                f"; whether the commit of {group} applied is unknown (all of it or "
-                f"none): check with `kgroup describe {group}`; backup kept at "
-                f"{backup_path}"
+            outcome = _commit_checked(admin, plan, fence, backup_target, backup, now_ms, expected)
+        finally:
+            if fence is not None:
+                fence.release()
+        if unfenced_reason is not None:
+            outcome = _settle(admin, plan, outcome, unfenced_reason)
+    return outcome
+
+
+def _commit_checked(
+    admin: GroupAdmin,
+    plan: GroupPlan,
+    fence,
+    backup_target: Path,
+    backup: str | None,
+    now_ms: int,
+    expected: dict[TopicPartition, int | None] | None,
+) -> GroupOutcome:
+    group = plan.group
+    current = admin.committed_offsets_or_none(group)
+    check_current(group, current, plan, expected)
+    backup_path = write_backup(
+        backup_target,
+        plan,
+        current,
+        now_ms,
+        named=bool(backup and not Path(backup).expanduser().is_dir()),
+    )
+    to_commit = plan.offsets_to_commit()
+    try:
+        if to_commit:
+            try:
+                if fence is not None:
+                    fence.commit(to_commit)
+                else:
+                    admin.alter_offsets(group, to_commit)
+            except UnreachableError as exc:
+                # The request may have reached the broker: whether it applied is unknown, but a
+                # group's commit is one batch in Kafka, so it is all of the plan or none of it.
+                exc.message += (
+                    f"; whether the commit of {group} applied is unknown (all of it or "
+                    f"none): check with `kgroup describe {group}`; backup kept at "
+                    f"{backup_path}"
+                )
+                raise
+            except KgroupError as exc:
+                exc.message += f" (nothing was committed for {group}; backup kept at {backup_path})"
+                raise
+        to_delete = plan.offsets_to_delete()
+        if to_delete:
+            admin.delete_offsets(group, to_delete)
+        after = admin.committed_offsets_or_none(group)
+        wrong = [
+            tp
+            for tp, value in to_commit.items()
+            if tp not in after or after[tp].offset != value.offset
+        ]
+        wrong += [tp for tp in to_delete if tp in after]
+        if wrong:
+            raise KafkaOperationError(
+                f"group {group}: the cluster accepted the commit but reading back shows "
+                f"different offsets for {', '.join(map(str, wrong[:5]))}",
+                hint=f"inspect with `kgroup describe {group}`; the previous offsets are in "
+                f"{backup_path} (kgroup undo {group})",
             )
-            raise
-        except KgroupError as exc:
-            exc.message += f" (nothing was committed for {group}; backup kept at {backup_path})"
-            raise
-    to_delete = plan.offsets_to_delete()
-    if to_delete:
-        admin.delete_offsets(group, to_delete)
-    after = admin.committed_offsets_or_none(group)
-    wrong = [
-        tp for tp, value in to_commit.items() if tp not in after or after[tp].offset != value.offset
-    ]
-    wrong += [tp for tp in to_delete if tp in after]
-    if wrong:
-        raise KafkaOperationError(
-            f"group {group}: the cluster accepted the commit but reading back shows different "
-            f"offsets for {', '.join(map(str, wrong[:5]))}",
-            hint=f"inspect with `kgroup describe {group}`; the previous offsets are in "
-            f"{backup_path} (kgroup undo {group})",
-        )
+    except KgroupError as exc:
+        raise _attach_backup(exc, backup_path) from None
     return GroupOutcome(
         group=group,
         status="committed",
         partitions=len(plan.rows),
         backup=str(backup_path),
         verified=len(to_commit) + len(to_delete),
+        fenced=fence is not None,
     )
+
+
+def _settle(admin: GroupAdmin, plan: GroupPlan, outcome: GroupOutcome, reason: str) -> GroupOutcome:
+    """Without a broker-side fence: read again after SETTLE_S and report a later overwrite."""
+    time.sleep(SETTLE_S)
+    after = admin.committed_offsets_or_none(plan.group)
+    to_commit = plan.offsets_to_commit()
+    moved = [tp for tp, v in to_commit.items() if tp not in after or after[tp].offset != v.offset]
+    if moved:
+        raise _attach_backup(
+            SafetyRefusal(
+                f"group {plan.group}: the commit landed but another writer changed "
+                f"{', '.join(map(str, moved[:5]))} right after it (not fenced: {reason})",
+                hint=f"check with `kgroup describe {plan.group}` and stop the other writer",
+            ),
+            Path(outcome.backup) if outcome.backup else None,
+        )
+    outcome.message = (
+        f"not fenced against other hosts ({reason}); offsets re-read after {SETTLE_S:g} s"
+    )
+    return outcome
 
 
 def execute_plans(
@@ -305,7 +461,11 @@ def execute_plans(
             status = "refused" if isinstance(exc, SafetyRefusal) else "failed"
             report.outcomes.append(
                 GroupOutcome(
-                    group=plan.group, status=status, message=exc.one_line(), exit_code=exc.exit_code
+                    group=plan.group,
+                    status=status,
+                    message=exc.one_line(),
+                    exit_code=exc.exit_code,
+                    backup=getattr(exc, "backup_path", None),
                 )
             )
     return report

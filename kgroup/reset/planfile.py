@@ -425,11 +425,16 @@ def write_plan_file(
     *,
     kind: Kind = "plan",
     created_at_ms: int,
+    exclusive: bool = False,
+    mode: int | None = None,
 ) -> Path:
     """Write plans to `path` (format by extension), atomically: a complete file or none.
 
     The text goes to a temporary file in the same directory, is flushed to disk, then renamed
-    over `path`. The directory must exist. Returns the path written.
+    over `path`. The directory must exist. Returns the path written. With `exclusive`, an
+    existing `path` is never replaced: the file is linked into place (FileExistsError when
+    `path` exists, even if another process made it a moment ago) and the directory is synced,
+    so the file survives a crash right after this returns (backups).
     """
     target = Path(path)
     text = render_plans(plans, format_for_path(target), kind=kind, created_at_ms=created_at_ms)
@@ -437,14 +442,37 @@ def write_plan_file(
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
         try:
+            if mode is not None:
+                os.fchmod(fd, mode)
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, target)
+            if exclusive:
+                os.link(tmp, target)  # fails if target exists: never overwrites
+                Path(tmp).unlink()
+                _sync_directory(directory)
+            else:
+                os.replace(tmp, target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+    except FileExistsError:
+        raise
     except OSError as e:
         raise UsageError(f"cannot write plan file {target}: {e.strerror or e}") from e
     return target
+
+
+def _sync_directory(directory: Path) -> None:
+    """fsync a directory so a new entry in it is durable (POSIX; a no-op where unsupported)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -47,6 +47,9 @@ METADATA = Api(3, "Metadata", (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12), 9)
 OFFSET_COMMIT = Api(8, "OffsetCommit", (2, 3, 4, 5, 6, 7, 8), 8)
 OFFSET_FETCH = Api(9, "OffsetFetch", (2, 3, 4, 5, 6, 7, 8), 6)
 FIND_COORDINATOR = Api(10, "FindCoordinator", (1, 2, 3, 4), 3)
+JOIN_GROUP = Api(11, "JoinGroup", (2, 3, 4, 5, 6, 7, 8, 9), 6)
+LEAVE_GROUP = Api(13, "LeaveGroup", (1, 2, 3, 4, 5), 4)
+SYNC_GROUP = Api(14, "SyncGroup", (1, 2, 3, 4, 5), 4)
 DESCRIBE_GROUPS = Api(15, "DescribeGroups", (1, 2, 3, 4, 5), 5)
 LIST_GROUPS = Api(16, "ListGroups", (0, 1, 2, 3, 4, 5), 3)
 SASL_HANDSHAKE = Api(17, "SaslHandshake", (1,), None)
@@ -62,6 +65,9 @@ APIS = {
         OFFSET_COMMIT,
         OFFSET_FETCH,
         FIND_COORDINATOR,
+        JOIN_GROUP,
+        LEAVE_GROUP,
+        SYNC_GROUP,
         DESCRIBE_GROUPS,
         LIST_GROUPS,
         SASL_HANDSHAKE,
@@ -101,8 +107,10 @@ ERROR_NAMES: dict[int, str] = {
     16: "NOT_COORDINATOR",
     17: "INVALID_TOPIC_EXCEPTION",
     22: "ILLEGAL_GENERATION",
+    23: "INCONSISTENT_GROUP_PROTOCOL",
     24: "INVALID_GROUP_ID",
     25: "UNKNOWN_MEMBER_ID",
+    26: "INVALID_SESSION_TIMEOUT",
     27: "REBALANCE_IN_PROGRESS",
     29: "TOPIC_AUTHORIZATION_FAILED",
     30: "GROUP_AUTHORIZATION_FAILED",
@@ -120,6 +128,8 @@ ERROR_NAMES: dict[int, str] = {
     74: "FENCED_LEADER_EPOCH",
     75: "UNKNOWN_LEADER_EPOCH",
     78: "OFFSET_NOT_AVAILABLE",
+    79: "MEMBER_ID_REQUIRED",
+    81: "GROUP_MAX_SIZE_REACHED",
     82: "FENCED_INSTANCE_ID",
     88: "UNSTABLE_OFFSET_COMMIT",
     89: "THROTTLING_QUOTA_EXCEEDED",
@@ -135,8 +145,10 @@ COORDINATOR_LOAD_IN_PROGRESS = 14
 COORDINATOR_NOT_AVAILABLE = 15
 NOT_COORDINATOR = 16
 ILLEGAL_GENERATION = 22
+INCONSISTENT_GROUP_PROTOCOL = 23
 INVALID_GROUP_ID = 24
 UNKNOWN_MEMBER_ID = 25
+INVALID_SESSION_TIMEOUT = 26
 REBALANCE_IN_PROGRESS = 27
 TOPIC_AUTHORIZATION_FAILED = 29
 GROUP_AUTHORIZATION_FAILED = 30
@@ -148,6 +160,7 @@ GROUP_ID_NOT_FOUND = 69
 FENCED_LEADER_EPOCH = 74
 UNKNOWN_LEADER_EPOCH = 75
 OFFSET_NOT_AVAILABLE = 78
+MEMBER_ID_REQUIRED = 79
 UNSTABLE_OFFSET_COMMIT = 88
 
 # Errors after which asking (the right) coordinator again can succeed.
@@ -649,11 +662,17 @@ def decode_consumer_group_describe_response(
 
 
 def encode_offset_commit_request(
-    version: int, group_id: str, offsets: Sequence[tuple[str, int, int, int, str | None]]
+    version: int,
+    group_id: str,
+    offsets: Sequence[tuple[str, int, int, int, str | None]],
+    *,
+    generation: int = -1,
+    member_id: str = "",
 ) -> bytes:
-    """OffsetCommitRequest as an administrative commit: generation -1 and no member id, as
-    Kafka's Admin.alterConsumerGroupOffsets sends it (AlterConsumerGroupOffsetsHandler); the
-    coordinator refuses it (UNKNOWN_MEMBER_ID) while the group has members.
+    """OffsetCommitRequest; by default an administrative commit: generation -1 and no member
+    id, as Kafka's Admin.alterConsumerGroupOffsets sends it (AlterConsumerGroupOffsetsHandler);
+    the coordinator refuses that (UNKNOWN_MEMBER_ID) while the group has members. A member's
+    commit (`generation`, `member_id`) is accepted only for the group's current generation.
 
     `offsets`: (topic, partition, offset, leader epoch or -1, metadata), in the order to send.
     v2-v4 carry RetentionTimeMs (-1: the broker's default); v6+ the leader epoch; v7+ the
@@ -661,8 +680,8 @@ def encode_offset_commit_request(
     """
     writer = Writer(flexible=OFFSET_COMMIT.flexible(version))
     writer.string(group_id)  # GroupId
-    writer.int32(-1)  # GenerationIdOrMemberEpoch 1+
-    writer.string("")  # MemberId 1+
+    writer.int32(generation)  # GenerationIdOrMemberEpoch 1+
+    writer.string(member_id)  # MemberId 1+
     if version >= 7:
         writer.nullable_string(None)  # GroupInstanceId 7+
     if 2 <= version <= 4:
@@ -712,6 +731,167 @@ def decode_offset_commit_response(body: bytes, version: int) -> list[tuple[str, 
     topics = reader.array(topic, "Topics")
     reader.tagged_fields()
     return [row for rows in topics for row in rows]
+
+
+# --- JoinGroup v2-v9, SyncGroup v1-v5, LeaveGroup v1-v5 (classic group membership) ---------------
+# Field layouts from Kafka's JoinGroup/SyncGroup/LeaveGroup{Request,Response}.json. kgroup joins a
+# group only to fence it while it changes the group's offsets (kgroup.core.wire.fence).
+
+
+@dataclass(frozen=True)
+class JoinResult:
+    """JoinGroupResponse: the generation, the leader, and (for the leader) every member."""
+
+    error_code: int
+    generation: int
+    protocol_name: str | None
+    leader: str
+    member_id: str
+    members: tuple[tuple[str, bytes], ...]  # (member id, metadata); empty unless leader
+
+
+def encode_join_group_request(
+    version: int,
+    group_id: str,
+    member_id: str,
+    *,
+    session_timeout_ms: int,
+    rebalance_timeout_ms: int,
+    protocol_type: str,
+    protocols: Sequence[tuple[str, bytes]],
+    reason: str | None = None,
+) -> bytes:
+    writer = Writer(flexible=JOIN_GROUP.flexible(version))
+    writer.string(group_id)  # GroupId
+    writer.int32(session_timeout_ms)  # SessionTimeoutMs
+    writer.int32(rebalance_timeout_ms)  # RebalanceTimeoutMs 1+
+    writer.string(member_id)  # MemberId
+    if version >= 5:
+        writer.nullable_string(None)  # GroupInstanceId 5+
+
+    def protocol(w: Writer, item: tuple[str, bytes]) -> None:
+        w.string(item[0])  # Name
+        w.bytes_(item[1])  # Metadata
+        w.tagged_fields()
+
+    writer.string(protocol_type)  # ProtocolType
+    writer.array(protocols, protocol)  # Protocols
+    if version >= 8:
+        writer.nullable_string(reason)  # Reason 8+
+    writer.tagged_fields()
+    return writer.getvalue()
+
+
+def decode_join_group_response(body: bytes, version: int) -> JoinResult:
+    reader = Reader(body, flexible=JOIN_GROUP.flexible(version))
+    reader.int32("ThrottleTimeMs")  # 2+
+    error_code = reader.int16("ErrorCode")
+    generation = reader.int32("GenerationId")
+    if version >= 7:
+        reader.nullable_string("ProtocolType")  # 7+
+        protocol_name = reader.nullable_string("ProtocolName")  # nullable 7+
+    else:
+        protocol_name = reader.string("ProtocolName")
+    leader = reader.string("Leader")
+    if version >= 9:
+        reader.boolean("SkipAssignment")  # 9+
+    member_id = reader.string("MemberId")
+
+    def member(r: Reader) -> tuple[str, bytes]:
+        mid = r.string("Members.MemberId")
+        if version >= 5:
+            r.nullable_string("Members.GroupInstanceId")  # 5+
+        metadata = r.bytes_("Members.Metadata")
+        r.tagged_fields()
+        return mid, metadata
+
+    members = tuple(reader.array(member, "Members"))
+    reader.tagged_fields()
+    return JoinResult(error_code, generation, protocol_name, leader, member_id, members)
+
+
+def encode_sync_group_request(
+    version: int,
+    group_id: str,
+    generation: int,
+    member_id: str,
+    *,
+    protocol_type: str,
+    protocol_name: str | None,
+    assignments: Sequence[tuple[str, bytes]],
+) -> bytes:
+    writer = Writer(flexible=SYNC_GROUP.flexible(version))
+    writer.string(group_id)  # GroupId
+    writer.int32(generation)  # GenerationId
+    writer.string(member_id)  # MemberId
+    if version >= 3:
+        writer.nullable_string(None)  # GroupInstanceId 3+
+    if version >= 5:
+        writer.nullable_string(protocol_type)  # ProtocolType 5+
+        writer.nullable_string(protocol_name)  # ProtocolName 5+
+
+    def assignment(w: Writer, item: tuple[str, bytes]) -> None:
+        w.string(item[0])  # MemberId
+        w.bytes_(item[1])  # Assignment
+        w.tagged_fields()
+
+    writer.array(assignments, assignment)  # Assignments
+    writer.tagged_fields()
+    return writer.getvalue()
+
+
+def decode_sync_group_response(body: bytes, version: int) -> tuple[int, bytes]:
+    """(error code, this member's assignment bytes)."""
+    reader = Reader(body, flexible=SYNC_GROUP.flexible(version))
+    reader.int32("ThrottleTimeMs")  # 1+
+    error_code = reader.int16("ErrorCode")
+    if version >= 5:
+        reader.nullable_string("ProtocolType")  # 5+
+        reader.nullable_string("ProtocolName")  # 5+
+    assignment = reader.bytes_("Assignment")
+    reader.tagged_fields()
+    return error_code, assignment
+
+
+def encode_leave_group_request(
+    version: int, group_id: str, member_id: str, reason: str | None = None
+) -> bytes:
+    writer = Writer(flexible=LEAVE_GROUP.flexible(version))
+    writer.string(group_id)  # GroupId
+    if version <= 2:
+        writer.string(member_id)  # MemberId 0-2
+    else:
+
+        def identity(w: Writer, mid: str) -> None:
+            w.string(mid)  # MemberId
+            w.nullable_string(None)  # GroupInstanceId
+            if version >= 5:
+                w.nullable_string(reason)  # Reason 5+
+            w.tagged_fields()
+
+        writer.array([member_id], identity)  # Members 3+
+    writer.tagged_fields()
+    return writer.getvalue()
+
+
+def decode_leave_group_response(body: bytes, version: int) -> int:
+    """The first error: the top-level code, else the member's (v3+)."""
+    reader = Reader(body, flexible=LEAVE_GROUP.flexible(version))
+    reader.int32("ThrottleTimeMs")  # 1+
+    error_code = reader.int16("ErrorCode")
+    codes: list[int] = []
+    if version >= 3:
+
+        def member(r: Reader) -> int:
+            r.string("Members.MemberId")
+            r.nullable_string("Members.GroupInstanceId")
+            code = r.int16("Members.ErrorCode")
+            r.tagged_fields()
+            return code
+
+        codes = reader.array(member, "Members")
+    reader.tagged_fields()
+    return error_code or next((c for c in codes if c), 0)
 
 
 # --- OffsetFetch v2-v8 ---------------------------------------------------------------------------

@@ -361,13 +361,14 @@ bootstrap, pid, topic, group, backup = sys.argv[1:6]
 admin = admin_for(bootstrap, timeout_s=2)
 now_ms = int(time.time() * 1000)
 (plan,) = build_plans(admin, ResetScope([group], topics=[topic]), parse_to("latest"), now_ms)
-real_alter = admin.alter_offsets
+from kgroup.core.wire.fence import GroupFence
+real_commit = GroupFence.commit
 
-def freeze_then_alter(*args, **kwargs):
+def freeze_then_commit(*args, **kwargs):  # the commit goes through the group's fence
     os.kill(int(pid), signal.SIGSTOP)
-    return real_alter(*args, **kwargs)
+    return real_commit(*args, **kwargs)
 
-admin.alter_offsets = freeze_then_alter
+GroupFence.commit = freeze_then_commit
 started = time.monotonic()
 try:
     execute_plan(admin, plan, backup=backup, several=False, now_ms=now_ms)

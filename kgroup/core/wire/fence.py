@@ -1,0 +1,277 @@
+"""A broker-side fence: kgroup holds a classic group as its only member while it commits.
+
+Kafka's group coordinator accepts an administrative offset commit (generation -1, no member
+id) only while a classic group is Empty, and a member's commit only for the group's current
+generation (ClassicGroup.validateOffsetCommit). So a writer that has joined the group (JoinGroup,
+then SyncGroup as leader) and found itself the only member can commit with its member id and
+generation, while the coordinator itself refuses:
+- every administrative commit (another kgroup run, kafka-consumer-groups.sh, Admin clients):
+  the group is not Empty;
+- every other joiner's effect on us: a member joining bumps the generation, so our commit with
+  the old generation fails (REBALANCE_IN_PROGRESS / ILLEGAL_GENERATION) and nothing is written.
+Whatever the interleaving, at most one writer's commit lands per generation, and a writer whose
+commit landed held the group alone from its compare-and-set read to its read-back.
+
+The member offers the consumer protocol with an empty subscription under the usual assignor
+names, so a consumer starting meanwhile joins normally (and wins: kgroup then refuses).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from kgroup.core.errors import (
+    AuthorizationError,
+    KafkaOperationError,
+    KgroupError,
+    SafetyRefusal,
+)
+from kgroup.core.models import CommittedOffset, TopicPartition
+from kgroup.core.wire import messages as m
+
+PROTOCOL_TYPE = "consumer"
+PROTOCOL_NAMES = ("range", "roundrobin", "sticky", "cooperative-sticky")
+# Kafka's default group.min.session.timeout.ms: the shortest session a default broker accepts.
+# If kgroup dies while holding the group, the coordinator drops the member after this long.
+DEFAULT_SESSION_TIMEOUT_MS = 6000
+SESSION_TIMEOUT_ENV = "KGROUP_FENCE_SESSION_TIMEOUT_MS"
+# The fencing member's client id (Kafka makes member ids "<client id>-<uuid>"): other kgroup runs
+# recognise it in DescribeGroups and say "another kgroup run" instead of "active member".
+CLIENT_ID_PREFIX = "kgroup-reset-offsets"
+
+
+class FenceUnavailable(KgroupError):
+    """The broker cannot fence this group (no classic membership for it); not a refusal."""
+
+
+def session_timeout_ms(env: Mapping[str, str] | None = None) -> int:
+    raw = (env if env is not None else os.environ).get(SESSION_TIMEOUT_ENV, "")
+    if raw.strip():
+        try:
+            value = int(raw)
+        except ValueError:
+            value = -1
+        if value > 0:
+            return value
+        from kgroup.core.errors import UsageError
+
+        raise UsageError(
+            f"{SESSION_TIMEOUT_ENV}={raw!r} is not a positive number of milliseconds",
+            hint=f"unset it, or set it to e.g. {DEFAULT_SESSION_TIMEOUT_MS}",
+        )
+    return DEFAULT_SESSION_TIMEOUT_MS
+
+
+@dataclass
+class FenceHold:
+    """What the coordinator gave kgroup: its member id in the group's current generation."""
+
+    member_id: str
+    generation: int
+
+
+class GroupFence:
+    """Join `group_id` alone on a dedicated connection to its coordinator; see module doc."""
+
+    def __init__(self, client, group_id: str, *, session_ms: int | None = None) -> None:
+        self.client = client
+        self.group_id = group_id
+        self.session_ms = session_ms if session_ms is not None else session_timeout_ms()
+        self.hold: FenceHold | None = None
+        self._connection = None
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def __enter__(self) -> GroupFence:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def _open(self):
+        found = self.client.find_coordinators([self.group_id])[self.group_id]
+        if isinstance(found, KgroupError):
+            raise found
+        label = f"{CLIENT_ID_PREFIX} pid {os.getpid()} on {socket.gethostname()}"
+        connection = self.client._new_connection(found.host, found.port)
+        connection.client_id = label
+        return connection.open()
+
+    def acquire(self) -> FenceHold:
+        """Become the group's only member, or raise SafetyRefusal naming who else is there."""
+        self._connection = self._open()
+        try:
+            self.hold = self._join()
+        except BaseException:
+            self.release()
+            raise
+        return self.hold
+
+    def _join(self) -> FenceHold:
+        connection = self._connection
+        version = connection.version_for(m.JOIN_GROUP)
+        sync_version = connection.version_for(m.SYNC_GROUP)
+        if version is None or sync_version is None:
+            raise FenceUnavailable(
+                f"the coordinator of group {self.group_id} offers no usable JoinGroup/SyncGroup"
+            )
+        metadata = m.encode_subscription(m.Subscription(0, []))
+        protocols = [(name, metadata) for name in PROTOCOL_NAMES]
+        member_id = ""
+        for _attempt in range(3):
+            body = connection.call(
+                m.JOIN_GROUP,
+                version,
+                m.encode_join_group_request(
+                    version,
+                    self.group_id,
+                    member_id,
+                    session_timeout_ms=self.session_ms,
+                    rebalance_timeout_ms=self.session_ms,
+                    protocol_type=PROTOCOL_TYPE,
+                    protocols=protocols,
+                    reason="kgroup fences the group while it changes committed offsets",
+                ),
+            )
+            joined = m.decode_join_group_response(body, version)
+            if joined.error_code == m.MEMBER_ID_REQUIRED:  # KIP-394: join again with this id
+                member_id = joined.member_id
+                continue
+            break
+        self._raise_join_error(joined.error_code)
+        member_id = joined.member_id
+        # Noted before the checks below, so that release() leaves the group on a refusal.
+        self.hold = FenceHold(member_id, joined.generation)
+        others = sorted({mid for mid, _ in joined.members if mid != member_id})
+        if joined.leader != member_id:
+            others = sorted({*others, joined.leader})
+        if others:
+            listed = ", ".join(others[:5]) + (
+                f" and {len(others) - 5} more" if len(others) > 5 else ""
+            )
+            raise SafetyRefusal(
+                f"group {self.group_id} is not empty: member(s) {listed} joined it "
+                "(another kgroup run or a consumer)",
+                hint="nothing was committed; stop the other writer or consumers, then retry",
+            )
+        body = connection.call(
+            m.SYNC_GROUP,
+            sync_version,
+            m.encode_sync_group_request(
+                sync_version,
+                self.group_id,
+                joined.generation,
+                member_id,
+                protocol_type=PROTOCOL_TYPE,
+                protocol_name=joined.protocol_name,
+                assignments=[(member_id, m.encode_assignment(m.Assignment(0, [])))],
+            ),
+        )
+        code, _assignment = m.decode_sync_group_response(body, sync_version)
+        if code != m.NONE:
+            self._raise_lost(code)
+        return self.hold
+
+    def _raise_join_error(self, code: int) -> None:
+        if code == m.NONE:
+            return
+        name = m.error_name(code)
+        if code == m.INCONSISTENT_GROUP_PROTOCOL:
+            raise SafetyRefusal(
+                f"group {self.group_id} has active members of another protocol ({name})",
+                hint="stop the group's members first, then retry",
+            )
+        if code == m.GROUP_AUTHORIZATION_FAILED:
+            raise AuthorizationError(
+                f"not authorized to join group {self.group_id} to fence it ({name})",
+                hint=f"ask for an ACL granting Read on Group:{self.group_id}",
+            )
+        if code == m.INVALID_SESSION_TIMEOUT:
+            raise FenceUnavailable(
+                f"the coordinator refused a fence session of {self.session_ms} ms ({name})",
+                hint=f"set {SESSION_TIMEOUT_ENV} within the broker's group.min/max.session."
+                "timeout.ms",
+            )
+        if code in (m.UNKNOWN_MEMBER_ID, m.ILLEGAL_GENERATION, m.REBALANCE_IN_PROGRESS):
+            self._raise_lost(code)
+        raise FenceUnavailable(f"cannot join group {self.group_id} to fence it ({name})")
+
+    def _raise_lost(self, code: int) -> None:
+        raise SafetyRefusal(
+            f"another member joined group {self.group_id} while kgroup was fencing it "
+            f"({m.error_name(code)})",
+            hint="nothing was committed; stop the other writer or consumers, then retry",
+        )
+
+    def commit(self, offsets: Mapping[TopicPartition, CommittedOffset]) -> None:
+        """Commit as the fencing member: the coordinator refuses it if anyone joined since."""
+        if self.hold is None or self._connection is None:
+            raise KafkaOperationError(f"group {self.group_id} is not fenced")
+        connection = self._connection
+        version = connection.version_for(m.OFFSET_COMMIT)
+        if version is None:
+            raise KafkaOperationError(
+                f"the coordinator of group {self.group_id} offers no usable OffsetCommit"
+            )
+        rows = [
+            (
+                tp.topic,
+                tp.partition,
+                value.offset,
+                value.leader_epoch if value.leader_epoch is not None else -1,
+                value.metadata or "",
+            )
+            for tp, value in sorted(offsets.items())
+        ]
+        body = connection.call(
+            m.OFFSET_COMMIT,
+            version,
+            m.encode_offset_commit_request(
+                version,
+                self.group_id,
+                rows,
+                generation=self.hold.generation,
+                member_id=self.hold.member_id,
+            ),
+        )
+        for topic, partition, code in m.decode_offset_commit_response(body, version):
+            if code == m.NONE:
+                continue
+            if code in (m.UNKNOWN_MEMBER_ID, m.ILLEGAL_GENERATION, m.REBALANCE_IN_PROGRESS):
+                self._raise_lost(code)
+            from kgroup.core.wire.client import commit_error
+
+            raise commit_error(code, self.group_id, TopicPartition(topic, partition))
+
+    def release(self) -> None:
+        """Leave the group (best effort: an expired session leaves it as well)."""
+        connection, self._connection = self._connection, None
+        hold, self.hold = self.hold, None
+        if connection is None:
+            return
+        try:
+            version = connection.version_for(m.LEAVE_GROUP)
+            if hold is not None and version is not None:
+                connection.call(
+                    m.LEAVE_GROUP,
+                    version,
+                    m.encode_leave_group_request(
+                        version, self.group_id, hold.member_id, "kgroup is done"
+                    ),
+                )
+        except (KgroupError, OSError):
+            pass  # the session expires after session_ms; the commit outcome stands
+        finally:
+            connection.close()
+
+
+__all__ = [
+    "DEFAULT_SESSION_TIMEOUT_MS",
+    "FenceUnavailable",
+    "GroupFence",
+    "session_timeout_ms",
+]

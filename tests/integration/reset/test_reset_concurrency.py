@@ -1,0 +1,144 @@
+"""Concurrent `reset-offsets --execute` runs on one group: never two claims of success that
+overwrite each other (one writer per group: host lock + broker-side fence).
+
+Every run's claim is checked against the backups and the offsets the broker holds at the end:
+the runs that say `committed` must form one chain, each having replaced exactly what the one
+before it committed (a lost update shows as two runs that both replaced the same offsets).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import admin_for, commit_offsets, make_topic, run_kgroup
+
+pytestmark = pytest.mark.integration
+
+PARTITIONS = 2
+START = 2
+
+
+def _committed(bootstrap: str, group: str) -> dict[int, int]:
+    offsets = admin_for(bootstrap).committed_offsets_or_none(group)
+    return {tp.partition: value.offset for tp, value in offsets.items()}
+
+
+def _launch(bootstrap: str, group: str, target: int, state: Path) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KGROUP_")}
+    if "KGROUP_FENCE_SESSION_TIMEOUT_MS" in os.environ:
+        env["KGROUP_FENCE_SESSION_TIMEOUT_MS"] = os.environ["KGROUP_FENCE_SESSION_TIMEOUT_MS"]
+    env["XDG_STATE_HOME"] = str(state)
+    command = [sys.executable, "-m", "kgroup", "-b", bootstrap, "reset-offsets", group]
+    command += ["--all-topics", "--to-offset", str(target), "--execute", "-o", "json"]
+    return subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def _previous_offsets(backup: str) -> dict[int, int | None]:
+    """What a run replaced: the backup's offsets to restore (new_offset in backup rows)."""
+    document = json.loads(Path(backup).read_text())
+    rows = document["groups"][0]["partitions"]
+    return {row["partition"]: row["new_offset"] for row in rows}
+
+
+def test_concurrent_pairs_and_triples_never_lose_an_update(kafka_broker, unique, tmp_path) -> None:
+    bootstrap = kafka_broker.bootstrap
+    topic = f"race-{unique}"
+    make_topic(bootstrap, topic, [20] * PARTITIONS)
+    # 50 groups raced by pairs and 10 by triples; in half of them the runs share a state
+    # directory (same host: the lock decides), in the others each has its own (other hosts:
+    # only the broker-side fence can decide).
+    races: list[tuple[str, int, bool]] = []
+    races += [(f"race-{unique}-p{i}", 2, i % 2 == 0) for i in range(50)]
+    races += [(f"race-{unique}-t{i}", 3, i % 2 == 0) for i in range(10)]
+    for group, _runs, _shared in races:
+        commit_offsets(bootstrap, group, {(topic, p): START for p in range(PARTITIONS)})
+
+    launched: list[tuple[str, int, subprocess.Popen]] = []
+    started = time.monotonic()
+    for index, (group, runs, shared) in enumerate(races):
+        for run in range(runs):
+            state = tmp_path / (f"host-{index}" if shared else f"host-{index}-{run}")
+            target = START + 1 + run * 4 + (index % 3)  # distinct per run of a race
+            launched.append((group, target, _launch(bootstrap, group, target, state)))
+    claims: dict[str, list[dict]] = {}
+    for group, target, process in launched:
+        stdout, stderr = process.communicate(timeout=120)
+        assert process.returncode in (0, 4), (group, process.returncode, stderr)
+        document = json.loads(stdout) if stdout.strip() else None
+        assert document is not None, (group, stderr)
+        outcome = document["groups"][0]
+        if process.returncode == 4:
+            assert outcome["status"] in ("refused", "failed"), outcome
+        claims.setdefault(group, []).append({"target": target, **outcome})
+    elapsed = time.monotonic() - started
+
+    committed_runs = 0
+    for group, runs in claims.items():
+        final = _committed(bootstrap, group)
+        winners = [c for c in runs if c["status"] == "committed"]
+        committed_runs += len(winners)
+        # The committed runs form one chain from START to the final offsets: each replaced
+        # what the one before it left. Two runs that replaced the same offsets = a lost update.
+        previous = {c["target"]: _previous_offsets(c["backup"]) for c in winners}
+        expected = {p: START for p in range(PARTITIONS)}
+        chain = list(winners)
+        while chain:
+            nxt = [c for c in chain if previous[c["target"]] == expected]
+            assert len(nxt) == 1, f"{group}: runs {nxt} both replaced {expected}: {runs}"
+            chain.remove(nxt[0])
+            expected = {p: min(nxt[0]["target"], 20) for p in range(PARTITIONS)}
+        assert final == expected, f"{group}: final {final}, claims {runs}"
+    # Most races end with one winner; both refusing is allowed (a simultaneous join).
+    assert committed_runs >= len(races) // 2, claims
+    assert elapsed < 60, f"{len(launched)} runs took {elapsed:.1f} s"
+
+
+def test_a_run_meeting_another_hosts_fence_refuses_and_names_it(
+    kafka_broker, unique, tmp_path
+) -> None:
+    """A run on another host while kgroup holds the group: refused, naming the holder."""
+    from kgroup.core.wire.fence import GroupFence
+
+    bootstrap = kafka_broker.bootstrap
+    topic = f"fence-{unique}"
+    group = f"fence-g-{unique}"
+    make_topic(bootstrap, topic, [10])
+    commit_offsets(bootstrap, group, {(topic, 0): 3})
+    admin = admin_for(bootstrap)
+    with GroupFence(admin.wire, group):
+        result = run_kgroup(
+            "-b",
+            bootstrap,
+            "reset-offsets",
+            group,
+            "--all-topics",
+            "--to-offset",
+            "8",
+            "--execute",
+            env={"XDG_STATE_HOME": str(tmp_path / "other-host")},
+            expect=4,
+        )
+        assert "another kgroup run" in result.stderr
+        assert _committed(bootstrap, group) == {0: 3}
+    assert _committed(bootstrap, group) == {0: 3}
+    run_kgroup(
+        "-b",
+        bootstrap,
+        "reset-offsets",
+        group,
+        "--all-topics",
+        "--to-offset",
+        "8",
+        "--execute",
+        env={"XDG_STATE_HOME": str(tmp_path / "other-host")},
+    )
+    assert _committed(bootstrap, group) == {0: 8}
