@@ -35,7 +35,7 @@ _kgroup() {
         "sandbox status") words="" ;;
         "sandbox stop") words="" ;;
         "simulate-assign") words="--strategy --compare --scenario --members --topics --from-group --events --rack-aware" ;;
-        "undo") words="--backup --dry-run --execute" ;;
+        "undo") words="--backup --dry-run --execute --list" ;;
     esac
     COMPREPLY=($(compgen -W "${words}" -- "${cur}"))
 }

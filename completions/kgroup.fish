@@ -78,3 +78,4 @@ complete -c kgroup -n '__fish_seen_subcommand_from simulate-assign' -l rack-awar
 complete -c kgroup -n '__fish_seen_subcommand_from undo' -l backup -r -d 'Backup to restore (default: the group\'s latest backup).'
 complete -c kgroup -n '__fish_seen_subcommand_from undo' -l dry-run -d 'Print the plan only (the default).'
 complete -c kgroup -n '__fish_seen_subcommand_from undo' -l execute -d 'Restore the offsets.'
+complete -c kgroup -n '__fish_seen_subcommand_from undo' -l list -d 'List the backups in the default backup directory (GROUP\'s only, if given), oldest first; needs no c'

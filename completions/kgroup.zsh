@@ -34,7 +34,7 @@ _kgroup() {
         "sandbox status") candidates=() ;;
         "sandbox stop") candidates=() ;;
         "simulate-assign") candidates=('--strategy:range, roundrobin, sticky, cooperative-sticky (client side), uniform, server-ran' '--compare:Side by side\: the given strategies, or all six.' '--scenario:YAML or JSON scenario (topics, members, events).' '--members:c1,c2,c3 (every topic) or c1=t1+t2@rackA,c2=t1.' '--topics:orders\:12,payments\:6 (optional @r1+r2 replica racks).' '--from-group:Start from a live group\: its members, subscriptions, racks and current assignme' '--events:Rebalance sequence\: +c4[=t1+t2][@rack], -c1, topic\:orders=24, sub\:c2=t1, rack' '--rack-aware:Give members without a rack one, round-robin over the topics'\'' replica racks.') ;;
-        "undo") candidates=('--backup:Backup to restore (default\: the group'\''s latest backup).' '--dry-run:Print the plan only (the default).' '--execute:Restore the offsets.') ;;
+        "undo") candidates=('--backup:Backup to restore (default\: the group'\''s latest backup).' '--dry-run:Print the plan only (the default).' '--execute:Restore the offsets.' '--list:List the backups in the default backup directory (GROUP'\''s only, if given), ol') ;;
     esac
     _describe 'kgroup' candidates
 }

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from kgroup.cli.app import options
+from kgroup.cli.validate import check_group_names
 
 ALL_STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range")
 
@@ -85,6 +86,7 @@ def simulate_assign(
         )
     default_strategy = "range"
     if from_group is not None:
+        check_group_names(from_group, option="--from-group")
         model, default_strategy = _from_group(opts, from_group, given=bool(strategy) or compare)
     elif scenario is not None:
         try:

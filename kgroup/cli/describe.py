@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from kgroup.cli.app import options
+from kgroup.cli.validate import check_group_names
 
 
 def register(app: typer.Typer) -> None:
@@ -47,6 +48,7 @@ def describe(
     from kgroup.core.errors import UsageError
     from kgroup.describe.run import DescribeOptions, run_describe
 
+    check_group_names(groups)
     opts = options(ctx)
     views = [
         name

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from kgroup.cli.app import options
+from kgroup.cli.validate import check_group_names
 
 
 def register(app: typer.Typer) -> None:
@@ -64,6 +65,7 @@ def delete_groups(
     from kgroup.core.groups import delete_inactive_groups
     from kgroup.render import Column, Output, render
 
+    check_group_names(groups)
     opts = options(ctx)
     rows = delete_inactive_groups(opts.admin(), groups)
     render(
@@ -94,6 +96,7 @@ def delete_offsets(
     from kgroup.core.groups import delete_group_offsets
     from kgroup.render import Column, Output, render
 
+    check_group_names(group)
     opts = options(ctx)
     rows = delete_group_offsets(opts.admin(), group, topic)
     render(

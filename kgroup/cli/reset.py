@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from kgroup.cli.app import note, options
+from kgroup.cli.validate import check_group_names
 
 
 def register(app: typer.Typer) -> None:
@@ -25,34 +26,34 @@ def reset_offsets(
     all_topics: bool = typer.Option(
         False, "--all-topics", help="Every partition the group has committed offsets for."
     ),
-    to: str | None = typer.Option(
+    to: list[str] | None = typer.Option(
         None,
         "--to",
         metavar="earliest|latest|none|current",
         help="Reset to the log start, log end, keep (checked), or current offsets.",
     ),
-    to_datetime: str | None = typer.Option(
+    to_datetime: list[str] | None = typer.Option(
         None,
         "--to-datetime",
         metavar="TIME",
         help="First offset at or after TIME (RFC 3339 with a zone, or epoch s/ms).",
     ),
-    to_timestamp: str | None = typer.Option(
+    to_timestamp: list[str] | None = typer.Option(
         None, "--to-timestamp", metavar="MS", help="First offset at or after epoch MS."
     ),
-    by_duration: str | None = typer.Option(
+    by_duration: list[str] | None = typer.Option(
         None,
         "--by-duration",
         metavar="DURATION",
         help="First offset at or after now minus DURATION (PT30M, 2h, 1d).",
     ),
-    to_offset: str | None = typer.Option(
+    to_offset: list[str] | None = typer.Option(
         None, "--to-offset", metavar="N", help="Offset N, clamped into the log."
     ),
-    shift_by: str | None = typer.Option(
+    shift_by: list[str] | None = typer.Option(
         None, "--shift-by", metavar="N", help="Committed offset plus N (may be negative)."
     ),
-    from_file: str | None = typer.Option(
+    from_file: list[str] | None = typer.Option(
         None,
         "--from-file",
         metavar="FILE",
@@ -73,6 +74,7 @@ def reset_offsets(
     """Plan (and with --execute, commit) new committed offsets for groups."""
     from kgroup.reset.run import ResetOptions, run_reset
 
+    check_group_names(groups)
     run_reset(
         options(ctx),
         ResetOptions(
@@ -98,7 +100,12 @@ def reset_offsets(
 
 def undo(
     ctx: typer.Context,
-    group: str = typer.Argument(..., metavar="GROUP", help="The group to restore."),
+    group: str | None = typer.Argument(
+        None,
+        metavar="GROUP",
+        help="The group to restore (with --list: only its backups).",
+        show_default=False,
+    ),
     backup: str | None = typer.Option(
         None,
         "--backup",
@@ -107,8 +114,62 @@ def undo(
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan only (the default)."),
     execute: bool = typer.Option(False, "--execute", help="Restore the offsets."),
+    list_only: bool = typer.Option(
+        False,
+        "--list",
+        help="List the backups in the default backup directory (GROUP's only, if given), "
+        "oldest first; needs no cluster.",
+    ),
 ) -> None:
     """Restore a group's offsets from a backup written by reset-offsets --execute."""
+    from kgroup.core.errors import UsageError
+
+    check_group_names(group)
+    if list_only:
+        for given, name in ((execute, "--execute"), (backup is not None, "--backup")):
+            if given:
+                raise UsageError(
+                    f"--list and {name} exclude each other",
+                    hint="--list shows the backups in the default directory; restore one with "
+                    "`kgroup undo GROUP [--backup FILE] --execute`",
+                )
+        _list_backups(ctx, group)
+        return
+    if group is None:
+        raise UsageError(
+            "undo needs GROUP (or --list)",
+            hint="`kgroup undo GROUP` plans the restore of GROUP's latest backup; "
+            "`kgroup undo --list` shows the backups",
+        )
     from kgroup.reset.run import run_undo
 
     run_undo(options(ctx), group, backup, dry_run=dry_run, execute=execute, note=note)
+
+
+def _list_backups(ctx: typer.Context, group: str | None) -> None:
+    """`undo --list`: the backups of the default directory, from the files alone."""
+    from kgroup.render import Column, Output, render
+    from kgroup.reset.apply import backup_dir
+    from kgroup.reset.backups import list_backups
+
+    opts = options(ctx)
+    directory = backup_dir()
+    rows = list_backups(directory, group)
+    whose = f" of group {group}" if group is not None else ""
+    render(
+        Output(
+            columns=[
+                Column("created"),
+                Column("group"),
+                Column("partitions", justify="right"),
+                Column("strategy"),
+                Column("file"),
+                Column("error"),
+            ],
+            rows=rows,
+            document={"directory": str(directory), "backups": rows},
+            empty_message=f"No backups{whose} in {directory}.",
+        ),
+        opts.output,
+        no_color=opts.no_color,
+    )

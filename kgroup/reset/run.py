@@ -17,13 +17,15 @@ class ResetOptions:
     all_groups: bool = False
     topics: list[str] = field(default_factory=list)
     all_topics: bool = False
-    to: str | None = None
-    to_datetime: str | None = None
-    to_timestamp: str | None = None
-    by_duration: str | None = None
-    to_offset: str | None = None
-    shift_by: str | None = None
-    from_file: str | None = None
+    # Strategy options: every value given on the command line (the CLI collects repeats so
+    # that giving one twice is refused, not decided by the last one); a str is one value.
+    to: str | list[str] | None = None
+    to_datetime: str | list[str] | None = None
+    to_timestamp: str | list[str] | None = None
+    by_duration: str | list[str] | None = None
+    to_offset: str | list[str] | None = None
+    shift_by: str | list[str] | None = None
+    from_file: str | list[str] | None = None
     dry_run: bool = False
     execute: bool = False
     export: str | None = None
@@ -31,45 +33,45 @@ class ResetOptions:
 
 
 def strategy_from_options(opts: ResetOptions) -> Any:
-    """Exactly one strategy option, parsed."""
+    """Exactly one strategy option, given once, parsed.
+
+    Two values of one option (`--to earliest --to latest`) or of two options are a usage
+    error naming each option with its value, raised before any value is parsed.
+    """
+    import shlex
+
     from kgroup.reset import strategy as s
 
-    given = {
-        name: value
-        for name, value in (
-            ("--to", opts.to),
-            ("--to-datetime", opts.to_datetime),
-            ("--to-timestamp", opts.to_timestamp),
-            ("--by-duration", opts.by_duration),
-            ("--to-offset", opts.to_offset),
-            ("--shift-by", opts.shift_by),
-            ("--from-file", opts.from_file),
-        )
-        if value is not None
-    }
-    if len(given) != 1:
-        listed = ", ".join(given) if given else "none"
-        raise UsageError(
-            f"give exactly one reset strategy (got {listed})",
-            hint="--to earliest|latest|none|current, --to-datetime, --to-timestamp, "
-            "--by-duration, --to-offset, --shift-by or --from-file",
-        )
-    if opts.to is not None:
-        return s.parse_to(opts.to)
-    if opts.to_datetime is not None:
-        return s.to_datetime(opts.to_datetime)
-    if opts.to_timestamp is not None:
-        return s.to_timestamp(opts.to_timestamp)
-    if opts.by_duration is not None:
-        return s.by_duration(opts.by_duration)
-    if opts.to_offset is not None:
-        return s.to_offset(opts.to_offset)
-    if opts.shift_by is not None:
-        return s.shift_by(opts.shift_by)
-    from kgroup.reset.planfile import read_plan_file
+    def from_file(path: str) -> Any:
+        from kgroup.reset.planfile import read_plan_file
 
-    assert opts.from_file is not None
-    return read_plan_file(opts.from_file).strategy()
+        return read_plan_file(path).strategy()
+
+    def values(given: str | list[str] | None) -> list[str]:
+        if given is None:
+            return []
+        return [given] if isinstance(given, str) else list(given)
+
+    parsers: tuple[tuple[str, str | list[str] | None, Callable[[str], Any]], ...] = (
+        ("--to", opts.to, s.parse_to),
+        ("--to-datetime", opts.to_datetime, s.to_datetime),
+        ("--to-timestamp", opts.to_timestamp, s.to_timestamp),
+        ("--by-duration", opts.by_duration, s.by_duration),
+        ("--to-offset", opts.to_offset, s.to_offset),
+        ("--shift-by", opts.shift_by, s.shift_by),
+        ("--from-file", opts.from_file, from_file),
+    )
+    given = [(name, value, parse) for name, option, parse in parsers for value in values(option)]
+    if len(given) != 1:
+        shown = [f"{name} {shlex.quote(value)}" for name, value, _ in given]
+        got = ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else "none"
+        raise UsageError(
+            f"give exactly one reset strategy: got {got}",
+            hint="--to earliest|latest|none|current, --to-datetime, --to-timestamp, "
+            "--by-duration, --to-offset, --shift-by or --from-file, once",
+        )
+    _name, value, parse = given[0]
+    return parse(value)
 
 
 def _mode(dry_run: bool, execute: bool) -> bool:

@@ -1,0 +1,30 @@
+"""Checks of command-line values shared by several commands, run before any broker is asked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kgroup.core.errors import UsageError
+
+
+def check_group_names(names: Iterable[str] | str | None, *, option: str | None = None) -> None:
+    """Refuse (exit 2) an empty or whitespace-only group name.
+
+    Such a name is almost always an unset shell variable rather than a real group, and
+    `reset-offsets ""` would otherwise plan and commit offsets for it.
+    `option` names the option the value came from (`--from-group`), for the message.
+    """
+    if names is None:
+        return
+    where = f"{option}: " if option else ""
+    for name in [names] if isinstance(names, str) else names:
+        if name == "":
+            raise UsageError(
+                f"{where}group name must not be empty",
+                hint="is a shell variable unset? quote the group name you mean",
+            )
+        if not name.strip():
+            raise UsageError(
+                f"{where}group name {name!r} is blank (only whitespace)",
+                hint="is a shell variable unset? quote the group name you mean",
+            )
