@@ -70,6 +70,36 @@ def reset_offsets(
         metavar="FILE",
         help="Where --execute writes the backup (.json file, or a directory).",
     ),
+    allow_new_group: bool = typer.Option(
+        False,
+        "--allow-new-group",
+        help="Let --execute create a group that does not exist (no member, no offsets).",
+    ),
+    wait_empty: str | None = typer.Option(
+        None,
+        "--wait-empty",
+        metavar="TIMEOUT",
+        help="Wait up to TIMEOUT (90s, 5m, PT2M) for the groups to have no member, then plan.",
+    ),
+    max_rewind: str | None = typer.Option(
+        None,
+        "--max-rewind",
+        metavar="N|DURATION",
+        help="Refuse a plan moving any partition back more than N messages or DURATION of "
+        "records (default: reset.properties max.rewind).",
+    ),
+    max_skip: str | None = typer.Option(
+        None,
+        "--max-skip",
+        metavar="N|DURATION",
+        help="Refuse a plan moving any partition forward more than N messages or DURATION "
+        "(default: reset.properties max.skip).",
+    ),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Execute despite --max-rewind/--max-skip and the protected-groups list.",
+    ),
 ) -> None:
     """Plan (and with --execute, commit) new committed offsets for groups."""
     from kgroup.reset.run import ResetOptions, run_reset
@@ -93,6 +123,11 @@ def reset_offsets(
             execute=execute,
             export=export,
             backup=backup,
+            allow_new_group=allow_new_group,
+            force=force,
+            wait_empty=wait_empty,
+            max_rewind=max_rewind,
+            max_skip=max_skip,
         ),
         note,
     )

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kgroup.core.admin import GROUP_STATES, GROUP_TYPES, GroupAdmin
-from kgroup.core.errors import UsageError
+from kgroup.core.errors import SafetyRefusal, UsageError
 
 
 def parse_state_filter(values: Iterable[str]) -> set[str]:
@@ -72,18 +72,29 @@ def list_groups_with_state(
     return sorted(rows, key=lambda r: r["group"])
 
 
-def delete_inactive_groups(admin: GroupAdmin, group_ids: Sequence[str]) -> list[dict[str, Any]]:
+def delete_inactive_groups(
+    admin: GroupAdmin, group_ids: Sequence[str], *, force: bool = False
+) -> list[dict[str, Any]]:
     """Delete each inactive group; active ones are refused, as Kafka does.
 
     The state is checked first because some brokers (tansu) delete active groups too.
+    Groups matching a protected-group pattern (`kgroup.reset.guardrails.protected_patterns`)
+    are refused before the cluster is asked anything, unless `force`.
     """
     from kgroup.describe.engine import is_missing_group
     from kgroup.reset.apply import active_member_refusal
 
-    wanted = list(dict.fromkeys(group_ids))
+    rows: list[dict[str, Any]] = []
+    wanted = []
+    for group_id, refusal in _protection_refusals(group_ids, force=force).items():
+        if refusal is None:
+            wanted.append(group_id)
+        else:
+            rows.append({"group": group_id, "status": "refused", "message": refusal.one_line()})
+    if not wanted:
+        return sorted(rows, key=lambda r: r["group"])
     described = admin.describe_groups(wanted)
     offsets = admin.committed_offsets_many(wanted)
-    rows: list[dict[str, Any]] = []
     deletable = []
     for group_id, description in described.items():
         refusal = active_member_refusal(description)
@@ -111,13 +122,20 @@ def delete_inactive_groups(admin: GroupAdmin, group_ids: Sequence[str]) -> list[
 
 
 def delete_group_offsets(
-    admin: GroupAdmin, group_id: str, topics: Sequence[str]
+    admin: GroupAdmin, group_id: str, topics: Sequence[str], *, force: bool = False
 ) -> list[dict[str, Any]]:
-    """Delete committed offsets (OffsetDelete, KIP-496) of an inactive group."""
+    """Delete committed offsets (OffsetDelete, KIP-496) of an inactive group.
+
+    A group matching a protected-group pattern is refused (SafetyRefusal, exit 4) before
+    the cluster is asked anything, unless `force`.
+    """
     from kgroup.core.errors import NotFoundError
     from kgroup.reset.apply import active_member_refusal
     from kgroup.reset.planner import parse_topic_option, resolve_scope
 
+    protection = _protection_refusals([group_id], force=force)[group_id]
+    if protection is not None:
+        raise protection
     description = admin.describe_groups([group_id])[group_id]
     refusal = active_member_refusal(description)
     if refusal is not None:
@@ -142,6 +160,22 @@ def delete_group_offsets(
         }
         for tp in scope
     ]
+
+
+def _protection_refusals(
+    group_ids: Sequence[str], *, force: bool
+) -> dict[str, SafetyRefusal | None]:
+    """Group -> refusal for protected groups (None: may go on), in first-seen order.
+
+    With `force` the protected-group configuration is not read at all.
+    """
+    from kgroup.reset.guardrails import protected_patterns, protection_refusal
+
+    wanted = list(dict.fromkeys(group_ids))
+    if force:
+        return dict.fromkeys(wanted)
+    patterns = protected_patterns()
+    return {g: protection_refusal(g, patterns) for g in wanted}
 
 
 def raise_for_failures(rows: Sequence[dict[str, Any]], done: str) -> None:

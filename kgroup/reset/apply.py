@@ -17,13 +17,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import (
     KafkaOperationError,
     KgroupError,
+    NotFoundError,
     SafetyRefusal,
     UnreachableError,
     UsageError,
@@ -155,7 +156,135 @@ def build_plans(
         )
         for group in group_ids
     ]
-    return plan_groups(inputs, strategy, now_ms)
+    plans = plan_groups(inputs, strategy, now_ms)
+    if file_strategy is not None and file_strategy.groups():
+        others = [g for g in file_strategy.groups() if g not in group_ids]
+        if others:
+            listed = ", ".join(others[:5]) + (
+                f" and {len(others) - 5} more" if len(others) > 5 else ""
+            )
+            plans = tuple(
+                replace(
+                    p,
+                    notes=(
+                        *p.notes,
+                        f"{file_strategy.source} also has rows for group(s) "
+                        f"not named here, ignored: {listed}",
+                    ),
+                )
+                for p in plans
+            )
+        if not any(p.rows for p in plans):
+            from kgroup.core.errors import CheckFailed
+
+            raise CheckFailed(
+                f"{file_strategy.source} has no rows for {', '.join(group_ids)}"
+                + (f" (only for {', '.join(others[:5])})" if others else ""),
+                hint="name the groups the file holds, or check the file",
+            )
+    return _mark_missing_groups(admin, plans, committed)
+
+
+def _mark_missing_groups(
+    admin: GroupAdmin, plans: tuple[GroupPlan, ...], committed: dict[str, dict]
+) -> tuple[GroupPlan, ...]:
+    """Flag plans of groups that do not exist: no committed offset anywhere and no member."""
+    candidates = [p.group for p in plans if not committed.get(p.group)]
+    if not candidates:
+        return plans
+    described = admin.describe_groups(candidates)
+    missing = {
+        g
+        for g in candidates
+        if not described[g].members
+        and described[g].state in ("Dead", "Empty", "Unknown", "")
+        and (described[g].error is None or described[g].error_code == "GROUP_ID_NOT_FOUND")
+    }
+    return tuple(
+        replace(
+            p,
+            exists=False,
+            notes=(
+                *p.notes,
+                f"group {p.group} does not exist (no member, no committed offset): --execute "
+                "refuses to create it (exit 3) unless --allow-new-group",
+            ),
+        )
+        if p.group in missing
+        else p
+        for p in plans
+    )
+
+
+@dataclass(frozen=True)
+class Guards:
+    """The operator's guardrails for --execute (and the checks a dry run reports)."""
+
+    allow_new_group: bool = False
+    force: bool = False
+    max_rewind: object = None  # guardrails.Limit | None
+    max_skip: object = None  # guardrails.Limit | None
+
+
+def guard_refusal(
+    admin: GroupAdmin, plan: GroupPlan, guards: Guards, now_ms: int
+) -> KgroupError | None:
+    """Why --execute would refuse this plan before touching the group, or None:
+    a protected group, a group that does not exist, a move beyond --max-rewind/--max-skip."""
+    from kgroup.core.errors import NotFoundError
+    from kgroup.reset import guardrails
+
+    refusal = guardrails.protection_refusal(
+        plan.group, guardrails.protected_patterns(), force=guards.force
+    )
+    if refusal is not None:
+        return refusal
+    if not plan.exists and not guards.allow_new_group:
+        return NotFoundError(
+            f"group {plan.group} does not exist (no member, no committed offset); "
+            "a reset would create it",
+            hint="check the group name (kgroup list); to create it with these offsets, add "
+            "--allow-new-group",
+        )
+    if guards.force or (guards.max_rewind is None and guards.max_skip is None):
+        return None
+    needed = guardrails.offsets_needing_times(plan, guards.max_rewind, guards.max_skip)
+    times: dict = {}
+    if needed:
+        found = admin.next_records(sorted(needed))
+        times = {key: (rec.timestamp if rec.consumable else None) for key, rec in found.items()}
+    violations = guardrails.check_limits(
+        plan, guards.max_rewind, guards.max_skip, times, now_ms=now_ms
+    )
+    if violations:
+        more = f" and {len(violations) - 3} more" if len(violations) > 3 else ""
+        return SafetyRefusal(
+            f"group {plan.group}: the plan goes beyond the limits: "
+            f"{'; '.join(violations[:3])}{more}",
+            hint="check the plan; add --force to execute it anyway",
+        )
+    return None
+
+
+def wait_until_empty(admin: GroupAdmin, groups: Sequence[str], timeout_s: float, note=None) -> None:
+    """--wait-empty: poll until every group has no member, or refuse (exit 4) at the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        described = admin.describe_groups(list(groups))
+        busy = {g: d for g, d in described.items() if active_member_refusal(d) is not None}
+        if not busy:
+            return
+        if time.monotonic() >= deadline:
+            names = ", ".join(
+                f"{g} ({d.state}, {len(d.members)} member(s))" for g, d in busy.items()
+            )
+            raise SafetyRefusal(
+                f"still not empty after {timeout_s:g} s: {names}",
+                hint="stop the group's consumers, or wait longer with --wait-empty",
+            )
+        if note is not None:
+            note(f"waiting for {', '.join(sorted(busy))} to become empty")
+        time.sleep(min(2.0, max(0.1, deadline - time.monotonic())))
 
 
 def active_member_refusal(description: GroupDescription) -> SafetyRefusal | None:
@@ -443,7 +572,12 @@ def _settle(admin: GroupAdmin, plan: GroupPlan, outcome: GroupOutcome, reason: s
 
 
 def execute_plans(
-    admin: GroupAdmin, plans: Sequence[GroupPlan], *, backup: str | None, now_ms: int
+    admin: GroupAdmin,
+    plans: Sequence[GroupPlan],
+    *,
+    backup: str | None,
+    now_ms: int,
+    guards: Guards | None = None,
 ) -> ExecutionReport:
     """Each group is its own unit: one failing does not stop the others."""
     report = ExecutionReport()
@@ -452,13 +586,16 @@ def execute_plans(
         choose_backup_path(plans[0].group, backup, several, now_ms)  # validate up front
     for plan in plans:
         try:
+            refusal = guard_refusal(admin, plan, guards or Guards(), now_ms)
+            if refusal is not None:
+                raise refusal
             report.outcomes.append(
                 execute_plan(admin, plan, backup=backup, several=several, now_ms=now_ms)
             )
         except UnreachableError:
             raise
         except KgroupError as exc:
-            status = "refused" if isinstance(exc, SafetyRefusal) else "failed"
+            status = "refused" if isinstance(exc, SafetyRefusal | NotFoundError) else "failed"
             report.outcomes.append(
                 GroupOutcome(
                     group=plan.group,

@@ -100,6 +100,7 @@ class GroupPlan:
     strategy: str
     timestamp_ms: int | None = None
     notes: tuple[str, ...] = ()
+    exists: bool = True  # False: no member and no committed offset (a reset would create it)
 
     @property
     def warnings(self) -> tuple[str, ...]:

@@ -30,6 +30,11 @@ class ResetOptions:
     execute: bool = False
     export: str | None = None
     backup: str | None = None
+    allow_new_group: bool = False
+    force: bool = False
+    wait_empty: str | None = None
+    max_rewind: str | None = None
+    max_skip: str | None = None
 
 
 def strategy_from_options(opts: ResetOptions) -> Any:
@@ -113,28 +118,110 @@ def _finish(report: Any) -> None:
     raise error
 
 
+def _guards(opts: ResetOptions) -> Any:
+    """Guardrails from the command line, over the defaults of reset.properties."""
+    from kgroup.reset.apply import Guards
+    from kgroup.reset.guardrails import configured_limits, parse_limit
+
+    rewind, skip = configured_limits()
+    if opts.max_rewind is not None:
+        rewind = parse_limit(opts.max_rewind, "--max-rewind")
+    if opts.max_skip is not None:
+        skip = parse_limit(opts.max_skip, "--max-skip")
+    return Guards(
+        allow_new_group=opts.allow_new_group, force=opts.force, max_rewind=rewind, max_skip=skip
+    )
+
+
+def _wait_seconds(text: str) -> float:
+    from kgroup.reset.timespec import parse_duration_ms
+
+    try:
+        return parse_duration_ms(text) / 1000
+    except KgroupError as exc:
+        raise UsageError(
+            f"--wait-empty {text}: {exc.message}", hint="e.g. --wait-empty 5m, 90s or PT2M"
+        ) from None
+
+
+def _would_refuse(
+    refusals: list[tuple[str, KgroupError]], note: Callable[[str], None], executing: bool
+) -> None:
+    """Dry run: say which groups --execute would refuse and exit with the code it would."""
+    if not refusals:
+        return
+    for group, error in refusals:
+        note(f"{group}: --execute would refuse: {error.one_line()}")
+    codes = {e.exit_code for _g, e in refusals}
+    from kgroup.core.errors import PartialFailure
+
+    error = PartialFailure(
+        f"dry run: --execute would refuse {len(refusals)} group(s): "
+        + ", ".join(g for g, _e in refusals[:5])
+    )
+    error.exit_code = codes.pop() if len(codes) == 1 else 4
+    raise error
+
+
 def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> None:
     from kgroup.render import render
     from kgroup.render.reset import execution_output, plan_output
-    from kgroup.reset.apply import ResetScope, build_plans, execute_plans
+    from kgroup.reset.apply import (
+        ResetScope,
+        active_member_refusal,
+        build_plans,
+        execute_plans,
+        guard_refusal,
+        resolve_groups,
+        wait_until_empty,
+    )
 
     executing = _mode(opts.dry_run, opts.execute)
     strategy = strategy_from_options(opts)
-    now_ms = int(time.time() * 1000)
+    guards = _guards(opts)
+    wait_s = _wait_seconds(opts.wait_empty) if opts.wait_empty is not None else None
     admin = gopts.admin()
-    plans = build_plans(
-        admin,
-        ResetScope(opts.groups, opts.all_groups, opts.topics, opts.all_topics),
-        strategy,
-        now_ms,
-    )
+    scope = ResetScope(opts.groups, opts.all_groups, opts.topics, opts.all_topics)
+    if wait_s is not None:
+        wait_until_empty(admin, resolve_groups(admin, scope), wait_s, note)
+    now_ms = int(time.time() * 1000)
+    plans = build_plans(admin, scope, strategy, now_ms)
     _export(opts.export, plans, now_ms, note)
     if not executing:
         render(plan_output(plans, executing=False), gopts.output, no_color=gopts.no_color)
+        described = admin.describe_groups([p.group for p in plans]) if plans else {}
+        refusals = []
+        for plan in plans:
+            refusal = guard_refusal(admin, plan, guards, now_ms) or active_member_refusal(
+                described[plan.group]
+            )
+            if refusal is not None:
+                refusals.append((plan.group, refusal))
+        _would_refuse(refusals, note, executing)
         return
-    report = execute_plans(admin, plans, backup=opts.backup, now_ms=now_ms)
+    _warn_if_looks_live(admin, plans, now_ms, note)
+    report = execute_plans(admin, plans, backup=opts.backup, now_ms=now_ms, guards=guards)
     render(execution_output(plans, report), gopts.output, no_color=gopts.no_color)
     _finish(report)
+
+
+def _warn_if_looks_live(admin: Any, plans: Any, now_ms: int, note: Callable[[str], None]) -> None:
+    """A group with no member but recent commits may be consumed with assign(): warn."""
+    try:
+        from kgroup.reset.liveness import last_commit_ms, looks_live
+    except ImportError:
+        return
+    for plan in plans:
+        if not plan.exists:
+            continue
+        last = last_commit_ms(admin, plan.group, min(admin.timeout_s, 5.0))
+        if isinstance(last, int) and looks_live(last, now_ms):
+            age_s = max(0, (now_ms - last) // 1000)
+            note(
+                f"{plan.group}: warning: no member, but an offset was committed {age_s} s ago: a "
+                "consumer using assign() (no group membership) may be running and would "
+                "overwrite this reset"
+            )
 
 
 def run_undo(
@@ -157,7 +244,13 @@ def run_undo(
     admin = gopts.admin()
     plan, expected = undo_plan(admin, group, backup_file, now_ms)
     if not executing:
+        from kgroup.reset.apply import preflight
+
         render(plan_output([plan], executing=False), gopts.output, no_color=gopts.no_color)
+        try:
+            preflight(admin, plan, expected)  # the checks --execute makes first
+        except KgroupError as refusal:
+            _would_refuse([(group, refusal)], note, executing)
         return
     report = ExecutionReport()
     try:

@@ -329,13 +329,15 @@ def test_export_plan_round_trips_through_from_file(group_with_offsets, tmp_path)
     assert committed(bootstrap, group) == {(topic, 0): 7, (topic, 1): 7, (topic, 2): 6}
 
 
-def test_group_that_does_not_exist_yet_can_be_given_offsets(
+def test_a_group_that_does_not_exist_is_refused_unless_allowed(
     kafka_broker, unique, isolated_state
 ) -> None:
+    """A typo must not create a group: the plan says so, --execute refuses (exit 3) and
+    commits nothing; --allow-new-group pre-creates it, as Kafka allows."""
     topic = f"pre-{unique}"
     group = f"pre-g-{unique}"
     make_topic(kafka_broker.bootstrap, topic, [3, 3])
-    run_kgroup(
+    args = [
         "-b",
         kafka_broker.bootstrap,
         "reset-offsets",
@@ -344,9 +346,16 @@ def test_group_that_does_not_exist_yet_can_be_given_offsets(
         topic,
         "--to",
         "latest",
-        "--execute",
-        env={"XDG_STATE_HOME": str(isolated_state)},
-    )
+    ]
+    env = {"XDG_STATE_HOME": str(isolated_state)}
+    dry = run_kgroup(*args, env=env, expect=3)
+    assert f"group {group} does not exist" in dry.stdout + dry.stderr
+    assert "--execute would refuse" in dry.stderr
+    refused = run_kgroup(*args, "--execute", "-o", "json", env=env, expect=3)
+    outcome = json.loads(refused.stdout)["groups"][0]
+    assert outcome["status"] == "refused" and "--allow-new-group" in outcome["error"]
+    assert committed(kafka_broker.bootstrap, group) == {}
+    run_kgroup(*args, "--execute", "--allow-new-group", env=env)
     assert committed(kafka_broker.bootstrap, group) == {(topic, 0): 3, (topic, 1): 3}
 
 
