@@ -24,11 +24,11 @@ _kgroup() {
     case "${path}" in
         "") words="--bootstrap-server --command-config --timeout --output --no-color --verbose --version --install-completion --show-completion decode delete delete-offsets describe list reset-offsets sandbox simulate-assign undo" ;;
         "decode") words="--live --segments --group --topic --type --latest --as-of --since --until --summary --engine --spark-master --spark-conf --out --skip-corrupt --offsets-topic" ;;
-        "delete") words="" ;;
-        "delete-offsets") words="--topic" ;;
+        "delete") words="--force" ;;
+        "delete-offsets") words="--topic --force" ;;
         "describe") words="--all-groups --match --offsets --members --state --topic --lag-time --read-committed --fail-on-lag --watch" ;;
         "list") words="--state --type" ;;
-        "reset-offsets") words="--all-groups --topic --all-topics --to --to-datetime --to-timestamp --by-duration --to-offset --shift-by --from-file --dry-run --execute --export --backup" ;;
+        "reset-offsets") words="--all-groups --topic --all-topics --to --to-datetime --to-timestamp --by-duration --to-offset --shift-by --from-file --dry-run --execute --export --backup --allow-new-group --wait-empty --max-rewind --max-skip --force" ;;
         "sandbox") words="seed start status stop" ;;
         "sandbox seed") words="" ;;
         "sandbox start") words="--engine" ;;

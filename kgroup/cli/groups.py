@@ -52,6 +52,12 @@ def list_groups(
     render(output, opts.output, no_color=opts.no_color)
 
 
+FORCE_HELP = (
+    "Override the protected-groups list "
+    "(KGROUP_PROTECTED_GROUPS, $XDG_CONFIG_HOME/kgroup/protected-groups)."
+)
+
+
 def register_delete(app: typer.Typer) -> None:
     app.command("delete")(delete_groups)
     app.command("delete-offsets")(delete_offsets)
@@ -60,14 +66,15 @@ def register_delete(app: typer.Typer) -> None:
 def delete_groups(
     ctx: typer.Context,
     groups: list[str] = typer.Argument(..., metavar="GROUP...", help="Groups to delete."),
+    force: bool = typer.Option(False, "--force", help=FORCE_HELP),
 ) -> None:
-    """Delete groups (their committed offsets too); refused for active groups (exit 4)."""
+    """Delete groups (their committed offsets too); refused for active or protected groups."""
     from kgroup.core.groups import delete_inactive_groups
     from kgroup.render import Column, Output, render
 
     check_group_names(groups)
     opts = options(ctx)
-    rows = delete_inactive_groups(opts.admin(), groups)
+    rows = delete_inactive_groups(opts.admin(), groups, force=force)
     render(
         Output(
             columns=[Column("group"), Column("status"), Column("message")],
@@ -91,14 +98,15 @@ def delete_offsets(
         metavar="TOPIC[:P,P..]",
         help="Offsets to delete: a topic or some of its partitions.",
     ),
+    force: bool = typer.Option(False, "--force", help=FORCE_HELP),
 ) -> None:
-    """Delete a group's committed offsets for topics or partitions; refused while it is active."""
+    """Delete a group's committed offsets for topics or partitions; refused if active/protected."""
     from kgroup.core.groups import delete_group_offsets
     from kgroup.render import Column, Output, render
 
     check_group_names(group)
     opts = options(ctx)
-    rows = delete_group_offsets(opts.admin(), group, topic)
+    rows = delete_group_offsets(opts.admin(), group, topic, force=force)
     render(
         Output(
             columns=[

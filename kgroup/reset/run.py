@@ -214,7 +214,7 @@ def _warn_if_looks_live(admin: Any, plans: Any, now_ms: int, note: Callable[[str
     for plan in plans:
         if not plan.exists:
             continue
-        last = last_commit_ms(admin, plan.group, min(admin.timeout_s, 5.0))
+        last = last_commit_ms(admin, plan.group, admin.timeout_s)
         if isinstance(last, int) and looks_live(last, now_ms):
             age_s = max(0, (now_ms - last) // 1000)
             note(
