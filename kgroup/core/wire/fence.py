@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -121,9 +122,37 @@ class GroupFence:
             )
         metadata = m.encode_subscription(m.Subscription(0, []))
         protocols = [(name, metadata) for name in PROTOCOL_NAMES]
+        # Runs that joined in the same generation: the leader (the first to join) goes on once
+        # the others (which refuse and leave) are gone; a member that is not a kgroup run ends it.
+        deadline = time.monotonic() + 2 * self.session_ms / 1000
         member_id = ""
+        while True:
+            joined = self._join_once(version, member_id, protocols)
+            self._raise_join_error(joined.error_code)
+            member_id = joined.member_id
+            # Noted before the checks below, so that release() leaves the group on a refusal.
+            self.hold = FenceHold(member_id, joined.generation)
+            if joined.leader != member_id:
+                raise self._occupied([joined.leader])
+            others = sorted({mid for mid, _ in joined.members if mid != member_id})
+            if not others:
+                code = self._sync(sync_version, joined, member_id)
+                if code == m.NONE:
+                    return self.hold
+                if code != m.REBALANCE_IN_PROGRESS or time.monotonic() > deadline:
+                    self._raise_lost(code)
+                continue  # someone left or joined meanwhile: join again and look
+            if not all(mid.startswith(CLIENT_ID_PREFIX) for mid in others):
+                raise self._occupied(others)
+            if time.monotonic() > deadline:
+                raise self._occupied(others)
+            time.sleep(0.2)
+
+    def _join_once(
+        self, version: int, member_id: str, protocols: list[tuple[str, bytes]]
+    ) -> m.JoinResult:
         for _attempt in range(3):
-            body = connection.call(
+            body = self._connection.call(
                 m.JOIN_GROUP,
                 version,
                 m.encode_join_group_request(
@@ -138,27 +167,13 @@ class GroupFence:
                 ),
             )
             joined = m.decode_join_group_response(body, version)
-            if joined.error_code == m.MEMBER_ID_REQUIRED:  # KIP-394: join again with this id
-                member_id = joined.member_id
-                continue
-            break
-        self._raise_join_error(joined.error_code)
-        member_id = joined.member_id
-        # Noted before the checks below, so that release() leaves the group on a refusal.
-        self.hold = FenceHold(member_id, joined.generation)
-        others = sorted({mid for mid, _ in joined.members if mid != member_id})
-        if joined.leader != member_id:
-            others = sorted({*others, joined.leader})
-        if others:
-            listed = ", ".join(others[:5]) + (
-                f" and {len(others) - 5} more" if len(others) > 5 else ""
-            )
-            raise SafetyRefusal(
-                f"group {self.group_id} is not empty: member(s) {listed} joined it "
-                "(another kgroup run or a consumer)",
-                hint="nothing was committed; stop the other writer or consumers, then retry",
-            )
-        body = connection.call(
+            if joined.error_code != m.MEMBER_ID_REQUIRED:
+                return joined
+            member_id = joined.member_id  # KIP-394: join again with the id given
+        return joined
+
+    def _sync(self, sync_version: int, joined: m.JoinResult, member_id: str) -> int:
+        body = self._connection.call(
             m.SYNC_GROUP,
             sync_version,
             m.encode_sync_group_request(
@@ -172,9 +187,20 @@ class GroupFence:
             ),
         )
         code, _assignment = m.decode_sync_group_response(body, sync_version)
-        if code != m.NONE:
-            self._raise_lost(code)
-        return self.hold
+        return code
+
+    def _occupied(self, others: list[str]) -> SafetyRefusal:
+        listed = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+        if all(mid.startswith(CLIENT_ID_PREFIX) for mid in others):
+            return SafetyRefusal(
+                f"another kgroup run is changing the offsets of group {self.group_id} right now "
+                f"(member {listed})",
+                hint="nothing was committed; wait for it to finish, then make a new plan",
+            )
+        return SafetyRefusal(
+            f"group {self.group_id} is not empty: member(s) {listed} joined it",
+            hint="nothing was committed; stop the group's consumers first, then retry",
+        )
 
     def _raise_join_error(self, code: int) -> None:
         if code == m.NONE:

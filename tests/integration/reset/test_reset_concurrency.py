@@ -97,7 +97,11 @@ def test_concurrent_pairs_and_triples_never_lose_an_update(kafka_broker, unique,
             chain.remove(nxt[0])
             expected = {p: min(nxt[0]["target"], 20) for p in range(PARTITIONS)}
         assert final == expected, f"{group}: final {final}, claims {runs}"
-    # Most races end with one winner; both refusing is allowed (a simultaneous join).
+    print(
+        f"{len(launched)} racing runs on {len(races)} groups: {committed_runs} committed, "
+        f"{len(launched) - committed_runs} refused, {elapsed:.1f} s"
+    )
+    # Most races end with one winner; all refusing is allowed (e.g. the fence lost mid-way).
     assert committed_runs >= len(races) // 2, claims
     assert elapsed < 60, f"{len(launched)} runs took {elapsed:.1f} s"
 
