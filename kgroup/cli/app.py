@@ -99,7 +99,9 @@ class GlobalOptions:
 
 def note(message: str) -> None:
     """A diagnostic line on stderr (never stdout)."""
-    sys.stderr.write(f"kgroup: {message}\n")
+    from kgroup.render.safe import terminal_safe
+
+    sys.stderr.write(f"kgroup: {terminal_safe(message)}\n")
 
 
 def options(ctx: typer.Context) -> GlobalOptions:
@@ -290,7 +292,9 @@ def run(args: list[str]) -> int:
             import traceback
 
             traceback.print_exc()
-        sys.stderr.write(f"kgroup: error: {exc.one_line()}\n")
+        from kgroup.render.safe import terminal_safe
+
+        sys.stderr.write(f"kgroup: error: {terminal_safe(exc.one_line())}\n")
         return exc.exit_code
     except typer.Abort:
         sys.stderr.write("kgroup: interrupted\n")
@@ -300,7 +304,9 @@ def run(args: list[str]) -> int:
             import traceback
 
             traceback.print_exc()
-        sys.stderr.write(_usage_error_line(exc) + "\n")
+        from kgroup.render.safe import terminal_safe
+
+        sys.stderr.write(terminal_safe(_usage_error_line(exc)) + "\n")
         return EXIT_USAGE if isinstance(exc, click_exceptions.UsageError) else exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("kgroup: interrupted\n")
@@ -315,8 +321,11 @@ def run(args: list[str]) -> int:
     except Exception as exc:  # a bug: say so in one line, the traceback with --verbose
         if verbose:
             raise
+        from kgroup.render.safe import terminal_safe
+
         sys.stderr.write(
-            f"kgroup: error: unexpected {type(exc).__name__}: {exc}. Hint: rerun with --verbose "
+            f"kgroup: error: unexpected {type(exc).__name__}: {terminal_safe(str(exc))}. Hint: "
+            "rerun with --verbose "
             "for the traceback and report it\n"
         )
         return 1

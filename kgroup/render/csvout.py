@@ -6,6 +6,8 @@ import csv
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
+from kgroup.render.safe import csv_safe
+
 
 def write_csv(columns: Sequence[Any], rows: Iterable[dict[str, Any]], out: TextIO) -> None:
     writer = csv.writer(out, lineterminator="\n")
@@ -17,4 +19,6 @@ def write_csv(columns: Sequence[Any], rows: Iterable[dict[str, Any]], out: TextI
 def _cell(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    if isinstance(value, int | float):
+        return str(value)
+    return csv_safe(str(value))

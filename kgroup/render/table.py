@@ -7,6 +7,7 @@ import shutil
 from typing import Any, TextIO
 
 from kgroup.render.output import Output
+from kgroup.render.safe import terminal_safe
 
 
 def cell_text(value: Any) -> str:
@@ -15,7 +16,7 @@ def cell_text(value: Any) -> str:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return str(value)
+    return terminal_safe(str(value))
 
 
 def write_table(output: Output, out: TextIO, *, color: bool) -> None:
@@ -33,9 +34,9 @@ def write_table(output: Output, out: TextIO, *, color: bool) -> None:
         soft_wrap=not color,
     )
     if output.title:
-        console.print(output.title, style="bold" if color else None, markup=False)
+        console.print(terminal_safe(output.title), style="bold" if color else None, markup=False)
     if not output.rows:
-        console.print(output.empty_message or "(none)", markup=False)
+        console.print(terminal_safe(output.empty_message or "(none)"), markup=False)
     else:
         table = Table(
             box=box.SIMPLE_HEAD if color else None,
@@ -50,6 +51,6 @@ def write_table(output: Output, out: TextIO, *, color: bool) -> None:
             table.add_row(*(cell_text(row.get(c.key)) for c in output.columns))
         console.print(table)
     for line in output.footer:
-        console.print(line, markup=False)
+        console.print(terminal_safe(line), markup=False)
     # rich pads every cell to its column width; trailing blanks only get in the way of pipes.
     out.write("".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines()))

@@ -1,0 +1,32 @@
+"""Untrusted text made safe to print: group ids, client ids, hosts, metadata and topic names
+come from the cluster (or from whoever created them) and may hold terminal control sequences.
+
+Tables, CSV and the lines on stderr show every C0/C1 control character, DEL and the Unicode
+bidirectional controls escaped (`\\x1b`, `\\u202e`), so nothing reaching the terminal can move
+the cursor, set a title or reorder text. JSON and JSON Lines escape them by their own rules.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# OWASP "CSV injection": a cell starting with one of these is a formula to a spreadsheet.
+_FORMULA_START = ("=", "+", "-", "@")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with every control character shown as an escape."""
+    return _UNSAFE.sub(_escaped, text)
+
+
+def csv_safe(text: str) -> str:
+    """A CSV cell that is neither a control sequence nor a spreadsheet formula (a leading
+    `= + - @` gets a `'`, as OWASP recommends; numbers are not text and are left alone)."""
+    text = terminal_safe(text)
+    return "'" + text if text.startswith(_FORMULA_START) else text
