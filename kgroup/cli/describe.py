@@ -65,8 +65,9 @@ def describe(
             hint="use --offsets (default), --members or --state",
         )
     if watch is not None:
-        if watch <= 0:
-            raise UsageError("--watch needs a positive number of seconds", hint="e.g. --watch 5")
+        from kgroup.core.config import checked_seconds
+
+        checked_seconds(watch, "--watch")
         if opts.output != "table":
             raise UsageError("--watch refreshes a table", hint="drop -o, or drop --watch")
     run_describe(

@@ -9,6 +9,7 @@ them when the client is built (see `kgroup.core.admin`). Secrets never leave thi
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -405,8 +406,25 @@ def parse_timeout(value: str | float | None, source: str) -> float | None:
         raise ConfigError(
             f"{source} {value!r} is not a number of seconds", hint="e.g. --timeout 10"
         ) from None
-    if seconds <= 0:
-        raise ConfigError(f"{source} must be positive, got {value}", hint="e.g. --timeout 10")
+    return checked_seconds(seconds, source, value)
+
+
+MAX_SECONDS = 86_400.0  # a day: beyond it the socket and clock APIs overflow, and no one waits
+
+
+def checked_seconds(seconds: float, source: str, given: object = None) -> float:
+    """`seconds` if finite, positive and at most a day; else a usage error naming `source`."""
+    shown = seconds if given is None else given
+    if math.isnan(seconds) or seconds <= 0:
+        raise ConfigError(
+            f"{source} must be a positive number of seconds, got {shown}",
+            hint=f"e.g. {source} 10",
+        )
+    if seconds > MAX_SECONDS:
+        raise ConfigError(
+            f"{source} must be at most {MAX_SECONDS:g} seconds (a day), got {shown}",
+            hint=f"e.g. {source} 60",
+        )
     return seconds
 
 
