@@ -368,7 +368,14 @@ def write_backup(path: Path, plan: GroupPlan, current: dict, now_ms: int, *, nam
     """Write the backup durably (temp file, fsync, link into place, directory fsync), never
     replacing a file: a generated name that exists gets a numbered suffix; a named one refuses."""
     candidate = path
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        raise KgroupError(
+            f"cannot create the backup directory {path.parent}: {exc.strerror or exc}; "
+            "nothing was committed",
+            hint="give --backup a writable directory",
+        ) from None
     for attempt in range(1, 1000):
         try:
             return write_plan_file(
@@ -379,6 +386,11 @@ def write_backup(path: Path, plan: GroupPlan, current: dict, now_ms: int, *, nam
                 exclusive=True,
                 mode=0o600,
             )
+        except UsageError as exc:  # disk full, read-only, permissions: not a usage error
+            raise KgroupError(
+                f"cannot write the backup {candidate}: {exc.message}; nothing was committed",
+                hint="free space or give --backup a writable directory",
+            ) from None
         except FileExistsError:
             if named:
                 raise SafetyRefusal(
@@ -467,12 +479,12 @@ def execute_plan(
         unfenced_reason: str | None = None
         if fence is None:
             unfenced_reason = "this client configuration cannot join groups (librdkafka path)"
-        else:
-            try:
-                fence.acquire()
-            except FenceUnavailable as exc:
-                fence, unfenced_reason = None, exc.message
         try:
+            if fence is not None:
+                try:
+                    fence.acquire()
+                except FenceUnavailable as exc:
+                    fence, unfenced_reason = None, exc.message
             outcome = _commit_checked(admin, plan, fence, backup_target, backup, now_ms, expected)
         finally:
             if fence is not None:
@@ -506,7 +518,7 @@ def _commit_checked(
         if to_commit:
             try:
                 if fence is not None:
-                    fence.commit(to_commit)
+                    _fenced_commit(fence, group, to_commit, current)
                 else:
                     admin.alter_offsets(group, to_commit)
             except UnreachableError as exc:
@@ -519,7 +531,12 @@ def _commit_checked(
                 )
                 raise
             except KgroupError as exc:
-                exc.message += f" (nothing was committed for {group}; backup kept at {backup_path})"
+                if getattr(exc, "written", None):
+                    exc.message += f" (backup kept at {backup_path})"
+                else:
+                    exc.message += (
+                        f" (nothing was committed for {group}; backup kept at {backup_path})"
+                    )
                 raise
         to_delete = plan.offsets_to_delete()
         if to_delete:
@@ -531,6 +548,15 @@ def _commit_checked(
             if tp not in after or after[tp].offset != value.offset
         ]
         wrong += [tp for tp in to_delete if tp in after]
+        if not wrong and fence is not None:
+            changed = fence.still_alone(admin.describe_groups([group])[group])
+            if changed is not None:
+                raise SafetyRefusal(
+                    f"group {group}: the commit landed, but {changed} while kgroup held the "
+                    "group: that consumer may have read the old offsets and may overwrite these",
+                    hint=f"check with `kgroup describe {group}`; the previous offsets are in "
+                    f"{backup_path} (kgroup undo {group})",
+                )
         if wrong:
             raise KafkaOperationError(
                 f"group {group}: the cluster accepted the commit but reading back shows "
@@ -548,6 +574,38 @@ def _commit_checked(
         verified=len(to_commit) + len(to_delete),
         fenced=fence is not None,
     )
+
+
+def _fenced_commit(
+    fence,
+    group: str,
+    to_commit: dict[TopicPartition, CommittedOffset],
+    previous: dict[TopicPartition, CommittedOffset],
+) -> None:
+    """Commit through the fence; if Kafka wrote some partitions and refused others (a topic
+    deleted since the plan, a topic ACL), put the written ones back as they were, so the group
+    is left all-or-nothing, and say so."""
+    try:
+        fence.commit(to_commit)
+    except KgroupError as exc:
+        written = getattr(exc, "written", None)
+        if not written:
+            raise
+        restore = {tp: previous[tp] for tp in written if tp in previous}
+        unrestorable = sorted(tp for tp in written if tp not in previous)
+        if restore:
+            fence.commit(restore)
+        if unrestorable:
+            exc.message += (
+                f"; Kafka wrote {len(written)} partition(s) before refusing; put back all but "
+                f"{', '.join(map(str, unrestorable[:5]))}, which had no committed offset before"
+            )
+        else:
+            exc.message += (
+                f"; Kafka wrote {len(written)} other partition(s), which kgroup put back as "
+                "they were: nothing changed"
+            )
+        raise
 
 
 def _settle(admin: GroupAdmin, plan: GroupPlan, outcome: GroupOutcome, reason: str) -> GroupOutcome:
@@ -592,8 +650,18 @@ def execute_plans(
             report.outcomes.append(
                 execute_plan(admin, plan, backup=backup, several=several, now_ms=now_ms)
             )
-        except UnreachableError:
-            raise
+        except UnreachableError as exc:
+            # Whether this group's commit applied is unknown; the others are not tried.
+            report.outcomes.append(
+                GroupOutcome(
+                    group=plan.group,
+                    status="unknown",
+                    message=exc.one_line(),
+                    exit_code=exc.exit_code,
+                    backup=getattr(exc, "backup_path", None),
+                )
+            )
+            break
         except KgroupError as exc:
             status = "refused" if isinstance(exc, SafetyRefusal | NotFoundError) else "failed"
             report.outcomes.append(

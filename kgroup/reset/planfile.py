@@ -449,8 +449,7 @@ def write_plan_file(
                 f.flush()
                 os.fsync(f.fileno())
             if exclusive:
-                os.link(tmp, target)  # fails if target exists: never overwrites
-                Path(tmp).unlink()
+                _link_new(Path(tmp), target)  # fails if target exists: never overwrites
                 _sync_directory(directory)
             else:
                 os.replace(tmp, target)
@@ -462,6 +461,40 @@ def write_plan_file(
     except OSError as e:
         raise UsageError(f"cannot write plan file {target}: {e.strerror or e}") from e
     return target
+
+
+def _link_new(tmp: Path, target: Path) -> None:
+    """Put `tmp` in place as `target`, which must not exist (FileExistsError otherwise).
+
+    A hard link is atomic and never replaces; file systems without links (FAT, some network
+    and FUSE mounts) get an exclusive create and a copy instead: still never an overwrite.
+    """
+    import errno
+    import shutil
+
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (
+            errno.EPERM,
+            errno.ENOTSUP,
+            errno.EOPNOTSUPP,
+            errno.EXDEV,
+            errno.EMLINK,
+        ):
+            raise
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as out, open(tmp, "rb") as source:
+                shutil.copyfileobj(source, out)
+                out.flush()
+                os.fsync(out.fileno())
+        except BaseException:
+            target.unlink(missing_ok=True)
+            raise
+    tmp.unlink()
 
 
 def _sync_directory(directory: Path) -> None:

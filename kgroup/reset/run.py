@@ -26,6 +26,8 @@ class ResetOptions:
     to_offset: str | list[str] | None = None
     shift_by: str | list[str] | None = None
     from_file: str | list[str] | None = None
+    # Kafka's --to-earliest, --to-latest, --to-current: one entry per flag given, in order.
+    to_aliases: list[str] = field(default_factory=list)
     dry_run: bool = False
     execute: bool = False
     export: str | None = None
@@ -66,14 +68,22 @@ def strategy_from_options(opts: ResetOptions) -> Any:
         ("--shift-by", opts.shift_by, s.shift_by),
         ("--from-file", opts.from_file, from_file),
     )
-    given = [(name, value, parse) for name, option, parse in parsers for value in values(option)]
+    given = [
+        (f"{name} {shlex.quote(value)}", value, parse)
+        for name, option, parse in parsers
+        for value in values(option)
+    ]
+    # kafka-consumer-groups.sh spells `--to earliest` as --to-earliest (ResetOffsets options):
+    # the same strategy, so counted with the others and named as the user wrote it.
+    given += [(flag, flag.removeprefix("--to-"), s.parse_to) for flag in opts.to_aliases]
     if len(given) != 1:
-        shown = [f"{name} {shlex.quote(value)}" for name, value, _ in given]
+        shown = [text for text, _value, _parse in given]
         got = ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else "none"
         raise UsageError(
             f"give exactly one reset strategy: got {got}",
-            hint="--to earliest|latest|none|current, --to-datetime, --to-timestamp, "
-            "--by-duration, --to-offset, --shift-by or --from-file, once",
+            hint="--to earliest|latest|none|current (or --to-earliest, --to-latest, "
+            "--to-current), --to-datetime, --to-timestamp, --by-duration, --to-offset, "
+            "--shift-by or --from-file, once",
         )
     _name, value, parse = given[0]
     return parse(value)
@@ -110,12 +120,19 @@ def _finish(report: Any) -> None:
     failed = report.failed
     if not failed:
         return
-    codes = {o.exit_code for o in failed}
     summary = "; ".join(f"{o.group}: {o.message}" for o in failed[:3])
     error = PartialFailure(f"{len(failed)} of {len(report.outcomes)} group(s) not reset: {summary}")
-    if len(codes) == 1:
-        error.exit_code = codes.pop()
+    error.exit_code = combined_exit_code(o.exit_code for o in failed)
     raise error
+
+
+def combined_exit_code(codes: Any) -> int:
+    """One exit code for several groups' failures, the same for a dry run and --execute: the
+    code they share; 4 when they are all refusals (3 not found, 4 safety); else 1."""
+    distinct = set(codes)
+    if len(distinct) == 1:
+        return distinct.pop()
+    return 4 if distinct <= {3, 4} else 1
 
 
 def _guards(opts: ResetOptions) -> Any:
@@ -152,14 +169,13 @@ def _would_refuse(
         return
     for group, error in refusals:
         note(f"{group}: --execute would refuse: {error.one_line()}")
-    codes = {e.exit_code for _g, e in refusals}
     from kgroup.core.errors import PartialFailure
 
     error = PartialFailure(
         f"dry run: --execute would refuse {len(refusals)} group(s): "
         + ", ".join(g for g, _e in refusals[:5])
     )
-    error.exit_code = codes.pop() if len(codes) == 1 else 4
+    error.exit_code = combined_exit_code(e.exit_code for _g, e in refusals)
     raise error
 
 
@@ -257,6 +273,19 @@ def run_undo(
         report.outcomes.append(
             execute_plan(admin, plan, backup=None, several=False, now_ms=now_ms, expected=expected)
         )
-    except KgroupError:
-        raise
+    except KgroupError as exc:  # rendered like a reset's result (status, backup), then exit
+        from kgroup.core.errors import SafetyRefusal
+        from kgroup.reset.apply import GroupOutcome
+
+        status = "refused" if isinstance(exc, SafetyRefusal) else "failed"
+        report.outcomes.append(
+            GroupOutcome(
+                group=group,
+                status=status,
+                message=exc.one_line(),
+                exit_code=exc.exit_code,
+                backup=getattr(exc, "backup_path", None),
+            )
+        )
     render(execution_output([plan], report), gopts.output, no_color=gopts.no_color)
+    _finish(report)

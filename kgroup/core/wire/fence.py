@@ -39,9 +39,23 @@ PROTOCOL_NAMES = ("range", "roundrobin", "sticky", "cooperative-sticky")
 # If kgroup dies while holding the group, the coordinator drops the member after this long.
 DEFAULT_SESSION_TIMEOUT_MS = 6000
 SESSION_TIMEOUT_ENV = "KGROUP_FENCE_SESSION_TIMEOUT_MS"
+# Leaving after the fence's connection died: a short, separate budget (the coordinator may be
+# the reason it died; an unanswered leave costs at most this, then the session expires).
+RELEASE_TIMEOUT_S = 1.0
 # The fencing member's client id (Kafka makes member ids "<client id>-<uuid>"): other kgroup runs
 # recognise it in DescribeGroups and say "another kgroup run" instead of "active member".
 CLIENT_ID_PREFIX = "kgroup-reset-offsets"
+
+
+# Errors on a whole OffsetCommit request (every partition carries the same code): nothing written.
+_GROUP_LEVEL = frozenset(
+    {
+        m.UNKNOWN_MEMBER_ID,
+        m.ILLEGAL_GENERATION,
+        m.REBALANCE_IN_PROGRESS,
+        m.GROUP_AUTHORIZATION_FAILED,
+    }
+)
 
 
 class FenceUnavailable(KgroupError):
@@ -83,6 +97,7 @@ class GroupFence:
         self.session_ms = session_ms if session_ms is not None else session_timeout_ms()
         self.hold: FenceHold | None = None
         self._connection = None
+        self._node = None  # the coordinator, once found
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -93,14 +108,19 @@ class GroupFence:
     def __exit__(self, *exc: object) -> None:
         self.release()
 
-    def _open(self):
-        found = self.client.find_coordinators([self.group_id])[self.group_id]
-        if isinstance(found, KgroupError):
-            raise found
+    def _open(self, timeout_s: float | None = None):
+        node = self._node
+        if node is None:
+            found = self.client.find_coordinators([self.group_id])[self.group_id]
+            if isinstance(found, KgroupError):
+                raise found
+            node = self._node = found
         label = f"{CLIENT_ID_PREFIX} pid {os.getpid()} on {socket.gethostname()}"
-        connection = self.client._new_connection(found.host, found.port)
+        connection = self.client._new_connection(node.host, node.port)
         connection.client_id = label
-        return connection.open()
+        if timeout_s is not None:
+            connection.timeout_s = min(connection.timeout_s, timeout_s)
+        return connection.open(time.monotonic() + connection.timeout_s)
 
     def acquire(self) -> FenceHold:
         """Become the group's only member, or raise SafetyRefusal naming who else is there."""
@@ -133,7 +153,8 @@ class GroupFence:
             # Noted before the checks below, so that release() leaves the group on a refusal.
             self.hold = FenceHold(member_id, joined.generation)
             if joined.leader != member_id:
-                raise self._occupied([joined.leader])
+                # An empty leader: the group is a KIP-848 consumer group with members.
+                raise self._occupied([joined.leader or "(consumer-protocol members)"])
             others = sorted({mid for mid, _ in joined.members if mid != member_id})
             if not others:
                 code = self._sync(sync_version, joined, member_id)
@@ -167,6 +188,10 @@ class GroupFence:
                 ),
             )
             joined = m.decode_join_group_response(body, version)
+            if joined.member_id:
+                # Known to the coordinator from now on: release() must leave even if the
+                # next call is interrupted (Ctrl-C during the join's rebalance delay).
+                self.hold = FenceHold(joined.member_id, joined.generation)
             if joined.error_code != m.MEMBER_ID_REQUIRED:
                 return joined
             member_id = joined.member_id  # KIP-394: join again with the id given
@@ -217,14 +242,21 @@ class GroupFence:
                 hint=f"ask for an ACL granting Read on Group:{self.group_id}",
             )
         if code == m.INVALID_SESSION_TIMEOUT:
-            raise FenceUnavailable(
+            raise KafkaOperationError(
                 f"the coordinator refused a fence session of {self.session_ms} ms ({name})",
                 hint=f"set {SESSION_TIMEOUT_ENV} within the broker's group.min/max.session."
                 "timeout.ms",
             )
         if code in (m.UNKNOWN_MEMBER_ID, m.ILLEGAL_GENERATION, m.REBALANCE_IN_PROGRESS):
             self._raise_lost(code)
-        raise FenceUnavailable(f"cannot join group {self.group_id} to fence it ({name})")
+        if code == m.UNSUPPORTED_VERSION:
+            raise FenceUnavailable(f"the coordinator cannot fence group {self.group_id} ({name})")
+        # Anything else (coordinator moving or loading, group full, server error) is an error,
+        # never a silent fall back to an unfenced commit.
+        raise KafkaOperationError(
+            f"cannot join group {self.group_id} to fence it for the reset ({name})",
+            hint="nothing was committed; retry in a moment",
+        )
 
     def _raise_lost(self, code: int) -> None:
         raise SafetyRefusal(
@@ -264,22 +296,49 @@ class GroupFence:
                 member_id=self.hold.member_id,
             ),
         )
-        for topic, partition, code in m.decode_offset_commit_response(body, version):
-            if code == m.NONE:
-                continue
-            if code in (m.UNKNOWN_MEMBER_ID, m.ILLEGAL_GENERATION, m.REBALANCE_IN_PROGRESS):
-                self._raise_lost(code)
-            from kgroup.core.wire.client import commit_error
+        answers = m.decode_offset_commit_response(body, version)
+        failed = [(t, p, code) for t, p, code in answers if code != m.NONE]
+        if not failed:
+            return
+        lost = [code for _t, _p, code in failed if code in _GROUP_LEVEL]
+        if lost:
+            self._raise_lost(lost[0])  # the whole request was refused: nothing was written
+        from kgroup.core.wire.client import commit_error
 
-            raise commit_error(code, self.group_id, TopicPartition(topic, partition))
+        topic, partition, code = failed[0]
+        error = commit_error(code, self.group_id, TopicPartition(topic, partition))
+        # Kafka writes the partitions it accepted and refuses the others one by one.
+        error.written = [  # type: ignore[attr-defined]
+            TopicPartition(t, p) for t, p, c in answers if c == m.NONE
+        ]
+        raise error
+
+    def still_alone(self, description) -> str | None:
+        """None if the group is still the classic group kgroup holds alone; else what changed
+        (a member joined, or a KIP-848 consumer converted the group while kgroup held it)."""
+        if self.hold is None:
+            return "kgroup no longer holds the group"
+        if description.type not in (None, "classic"):
+            return f"the group became a {description.type} group (a consumer joined)"
+        others = [m.member_id for m in description.members if m.member_id != self.hold.member_id]
+        if others:
+            return f"member(s) {', '.join(others[:5])} joined it"
+        return None
 
     def release(self) -> None:
-        """Leave the group (best effort: an expired session leaves it as well)."""
+        """Leave the group (best effort: an expired session leaves it as well). On a fresh
+        connection when the old one died mid-call (Ctrl-C, timeout)."""
         connection, self._connection = self._connection, None
         hold, self.hold = self.hold, None
-        if connection is None:
+        if hold is None:
+            if connection is not None:
+                connection.close()
             return
         try:
+            if connection is None or not connection.is_open:
+                if connection is not None:
+                    connection.close()
+                connection = self._open(RELEASE_TIMEOUT_S)
             version = connection.version_for(m.LEAVE_GROUP)
             if hold is not None and version is not None:
                 connection.call(
@@ -292,7 +351,8 @@ class GroupFence:
         except (KgroupError, OSError):
             pass  # the session expires after session_ms; the commit outcome stands
         finally:
-            connection.close()
+            if connection is not None:
+                connection.close()
 
 
 __all__ = [

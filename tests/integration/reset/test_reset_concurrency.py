@@ -146,3 +146,22 @@ def test_a_run_meeting_another_hosts_fence_refuses_and_names_it(
         env={"XDG_STATE_HOME": str(tmp_path / "other-host")},
     )
     assert _committed(bootstrap, group) == {0: 8}
+
+
+def test_the_fence_is_left_even_when_its_connection_died(kafka_broker, unique) -> None:
+    """Ctrl-C or a timeout mid-call closes the fence's connection: release() still leaves the
+    group (on a fresh connection), so it is Empty at once, not after the session expires."""
+    from kgroup.core.wire.fence import GroupFence
+
+    bootstrap = kafka_broker.bootstrap
+    topic, group = f"leave-{unique}", f"leave-g-{unique}"
+    make_topic(bootstrap, topic, [3])
+    commit_offsets(bootstrap, group, {(topic, 0): 1})
+    admin = admin_for(bootstrap)
+    fence = GroupFence(admin.wire, group, session_ms=8_000)  # expiry would take 8 s
+    fence.acquire()
+    assert [m.member_id for m in admin.describe_groups([group])[group].members]
+    fence._connection.close()  # as an interrupted call leaves it
+    fence.release()
+    described = admin.describe_groups([group])[group]
+    assert described.members == () and described.state == "Empty"
