@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -114,6 +114,36 @@ def kafka_error_name(error: Any) -> str:
     return type(error).__name__
 
 
+# librdkafka's connection failures as its error callback reports them (rdkafka_broker.c).
+_RESOLVE_FAILED = re.compile(
+    r"Failed to resolve '(?P<address>[^']*)': (?P<reason>.*?)(?: \(after |$)"
+)
+_CONNECT_REFUSED = re.compile(
+    r"Connect to (?:ipv[46]#)?(?P<address>\S+) failed: Connection refused"
+)
+
+
+def connection_failures(errors: Iterable[tuple[str, str]]) -> list[str] | None:
+    """What librdkafka's error callback said about its connections, as kgroup words it:
+    `connection refused by HOST:PORT`, `cannot resolve HOST (reason)`. None when nothing was
+    reported or something else happened too (a timeout, a TLS or SASL failure): then only the
+    wait is known. `errors` are (error name, text) pairs."""
+    found: list[str] = []
+    for name, text in errors:
+        if name == "_ALL_BROKERS_DOWN":
+            continue
+        resolve = _RESOLVE_FAILED.search(text) if name == "_RESOLVE" else None
+        refused = _CONNECT_REFUSED.search(text) if name == "_TRANSPORT" else None
+        if resolve is not None:
+            host = resolve["address"].rpartition(":")[0] or resolve["address"]
+            found.append(f"cannot resolve {host} ({resolve['reason']})")
+        elif refused is not None:
+            found.append(f"connection refused by {refused['address']}")
+        else:
+            return None
+    return list(dict.fromkeys(found)) or None
+
+
 def map_kafka_error(
     error: BaseException,
     *,
@@ -122,8 +152,13 @@ def map_kafka_error(
     acl: str | None = None,
     timeout_s: float | None = None,
     bootstrap: str = "",
+    transport_errors: Iterable[tuple[str, str]] = (),
 ) -> KgroupError:
-    """Turn a librdkafka exception into the KgroupError a user should see."""
+    """Turn a librdkafka exception into the KgroupError a user should see.
+
+    `transport_errors`: what librdkafka's error callback reported meanwhile, to say why the
+    cluster could not be reached (refused, unknown host) instead of only how long it waited.
+    """
     if isinstance(error, KgroupError):
         return error
     name = kafka_error_name(error)
@@ -131,6 +166,12 @@ def map_kafka_error(
     text = inner.str() if hasattr(inner, "str") else str(error)
     where = f" {subject}" if subject else ""
     if name in _UNREACHABLE:
+        causes = connection_failures(transport_errors)
+        if causes:
+            return UnreachableError(
+                f"cannot reach cluster {bootstrap} to {operation}{where}: {'; '.join(causes)}",
+                hint="check -b/--bootstrap-server and that the brokers are running",
+            )
         waited = f" within {timeout_s:g} s" if timeout_s else ""
         return UnreachableError(
             f"cluster {bootstrap} did not answer{waited} while trying to {operation}{where}"
@@ -204,6 +245,9 @@ class GroupAdmin:
         self._admin: Any = None
         self._wire: Any = None
         self._wire_checked = not use_wire  # use_wire=False: librdkafka does everything
+        # librdkafka's connection errors (error_cb), to say why a cluster was unreachable.
+        self._transport_errors: deque[tuple[str, str]] = deque(maxlen=64)
+        self._no_wire_reason = "" if use_wire else "the admin was made with use_wire=False"
         self.request_counts: Counter[str] = Counter()
         self._protocol_log: logging.Logger | None = None
         if count_requests:
@@ -250,6 +294,7 @@ class GroupAdmin:
             if ok:
                 self._wire = WireClient(self.config)
             else:
+                self._no_wire_reason = reason
                 log.debug("batched group requests off, librdkafka does them: %s", reason)
         return self._wire
 
@@ -263,14 +308,20 @@ class GroupAdmin:
             from confluent_kafka.admin import AdminClient
 
             try:
-                self._admin = AdminClient(self.client_conf())
+                self._admin = AdminClient(self.client_conf(error_cb=self._note_error))
             except Exception as exc:  # librdkafka refuses unknown or invalid properties here
                 raise _rdkafka_config_error(exc, self.config) from exc
         return self._admin
 
+    def _note_error(self, error: Any) -> None:
+        """librdkafka's error callback (served by poll): keep connection errors."""
+        self._transport_errors.append((error.name(), error.str()))
+
     def _fail(
         self, exc: BaseException, operation: str, subject: str = "", acl: str | None = None
     ) -> KgroupError:
+        if self._admin is not None and kafka_error_name(exc) in _UNREACHABLE:
+            self._admin.poll(0)  # serve the error callbacks of the connection attempts
         return map_kafka_error(
             exc,
             operation=operation,
@@ -278,6 +329,7 @@ class GroupAdmin:
             acl=acl,
             timeout_s=self.timeout_s,
             bootstrap=self.config.bootstrap_servers,
+            transport_errors=list(self._transport_errors),
         )
 
     def _result(
@@ -453,28 +505,35 @@ class GroupAdmin:
         except NotFoundError:
             return {}
 
-    def delete_offsets(self, group_id: str, partitions: Sequence[TopicPartition]) -> None:
-        """Remove committed offsets of an inactive group (OffsetDelete, KIP-496)."""
-        from confluent_kafka import ConsumerGroupTopicPartitions
-        from confluent_kafka import TopicPartition as RdTopicPartition
-
-        request = [RdTopicPartition(tp.topic, tp.partition) for tp in sorted(partitions)]
-        futures = self.admin.delete_consumer_group_offsets(
-            [ConsumerGroupTopicPartitions(group_id, request)], request_timeout=self.timeout_s
-        )
-        result = self._result(
-            futures[group_id],
-            "delete committed offsets of group",
-            group_id,
-            acl=f"Delete on Group:{group_id} and Read on its topics",
-        )
-        failed = [tp for tp in result.topic_partitions or [] if tp.error is not None]
-        if failed:
-            raise self._fail(
-                _as_exception(failed[0].error),
-                "delete committed offsets of group",
-                f"{group_id} ({failed[0].topic}:{failed[0].partition})",
+    def check_can_delete_offsets(self, group_id: str) -> None:
+        """Raise when this configuration cannot send OffsetDelete: only kgroup's own client
+        does (confluent-kafka 2.16 exposes no DeleteConsumerGroupOffsets)."""
+        if self.wire is None:
+            raise KafkaOperationError(
+                f"cannot delete committed offsets of group {group_id}: kgroup sends OffsetDelete "
+                f"(KIP-496) with its own Kafka client, which cannot use this configuration "
+                f"({self._no_wire_reason}), and librdkafka offers no OffsetDelete call",
+                hint="use kafka-consumer-groups.sh --delete-offsets for this cluster, or a "
+                "configuration kgroup's client implements (PLAINTEXT, SSL with PEM files, SASL "
+                "PLAIN or SCRAM)",
             )
+
+    def delete_offsets_each(
+        self, group_id: str, partitions: Sequence[TopicPartition]
+    ) -> dict[TopicPartition, KgroupError | None]:
+        """OffsetDelete (KIP-496) in one request to the group's coordinator; the broker decides
+        per partition as Kafka does. Returns partition -> None (deleted) or its error; raises
+        group-level errors (unknown group, NON_EMPTY_GROUP, authorization)."""
+        self.check_can_delete_offsets(group_id)
+        return self.wire.delete_offsets(group_id, partitions)
+
+    def delete_offsets(self, group_id: str, partitions: Sequence[TopicPartition]) -> None:
+        """Remove committed offsets (OffsetDelete, KIP-496); raises the first partition's
+        error if the coordinator kept any."""
+        outcome = self.delete_offsets_each(group_id, partitions)
+        for error in outcome.values():
+            if error is not None:
+                raise error
 
     def committed_offsets_many(
         self, group_ids: Sequence[str]

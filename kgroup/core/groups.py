@@ -124,22 +124,27 @@ def delete_inactive_groups(
 def delete_group_offsets(
     admin: GroupAdmin, group_id: str, topics: Sequence[str], *, force: bool = False
 ) -> list[dict[str, Any]]:
-    """Delete committed offsets (OffsetDelete, KIP-496) of an inactive group.
+    """Delete committed offsets (OffsetDelete, KIP-496); one row per partition in scope.
+
+    Kafka's coordinator decides, as for kafka-consumer-groups.sh --delete-offsets: an empty
+    group loses the offsets; an active consumer group loses those of topics it is not
+    subscribed to, and each partition of a topic it consumes is refused
+    (GROUP_SUBSCRIBED_TO_TOPIC, row status `refused`). kgroup does not refuse active groups up
+    front: only the broker knows the subscriptions for sure (regex subscriptions, KIP-848
+    groups, members joining meanwhile), and it answers per partition in the same request.
+    Group-level refusals (NON_EMPTY_GROUP, unknown group, authorization) raise.
 
     A group matching a protected-group pattern is refused (SafetyRefusal, exit 4) before
-    the cluster is asked anything, unless `force`.
+    the cluster is asked anything, unless `force`; so is a configuration that cannot send
+    OffsetDelete. Partitions without a committed offset are reported `no_offset`, not sent.
     """
-    from kgroup.core.errors import NotFoundError
-    from kgroup.reset.apply import active_member_refusal
+    from kgroup.core.errors import KgroupError, NotFoundError
     from kgroup.reset.planner import parse_topic_option, resolve_scope
 
     protection = _protection_refusals([group_id], force=force)[group_id]
     if protection is not None:
         raise protection
-    description = admin.describe_groups([group_id])[group_id]
-    refusal = active_member_refusal(description)
-    if refusal is not None:
-        raise refusal
+    admin.check_can_delete_offsets(group_id)
     committed = admin.committed_offsets_or_none(group_id)
     if not committed:
         raise NotFoundError(
@@ -149,17 +154,63 @@ def delete_group_offsets(
         [parse_topic_option(t) for t in topics], admin.topics(), committed=committed.keys()
     )
     present = [tp for tp in scope if tp in committed]
-    if present:
-        admin.delete_offsets(group_id, present)
-    return [
-        {
-            "group": group_id,
-            "topic": tp.topic,
-            "partition": tp.partition,
-            "status": "deleted" if tp in committed else "no_offset",
-        }
-        for tp in scope
-    ]
+    outcome = admin.delete_offsets_each(group_id, present) if present else {}
+    rows = []
+    for tp in scope:
+        error = outcome.get(tp)
+        if tp not in committed:
+            status, message = "no_offset", None
+        elif error is None:
+            status, message = "deleted", None
+        else:
+            status = _offset_status(error)
+            message = error.one_line() if isinstance(error, KgroupError) else str(error)
+        rows.append(
+            {
+                "group": group_id,
+                "topic": tp.topic,
+                "partition": tp.partition,
+                "status": status,
+                "message": message,
+            }
+        )
+    return rows
+
+
+def _offset_status(error: Exception) -> str:
+    from kgroup.core.errors import NotFoundError
+
+    if isinstance(error, SafetyRefusal):
+        return "refused"
+    if isinstance(error, NotFoundError):
+        return "not_found"
+    return "failed"
+
+
+def raise_for_offset_failures(rows: Sequence[dict[str, Any]]) -> None:
+    """After the rows are printed: exit non-zero when the broker kept some offsets asked for.
+
+    All refused -> SafetyRefusal (exit 4), all not found -> NotFoundError (3), else exit 1.
+    The message names each distinct reason once (GROUP_SUBSCRIBED_TO_TOPIC names the topic).
+    """
+    from kgroup.core.errors import NotFoundError, PartialFailure
+
+    failed = [r for r in rows if r["status"] not in ("deleted", "no_offset")]
+    if not failed:
+        return
+    split = [str(r["message"]).partition(". Hint: ") for r in failed]
+    reasons = list(dict.fromkeys(reason for reason, _, _ in split))
+    hints = list(dict.fromkeys(hint for _, _, hint in split if hint))
+    text = f"{len(failed)} of {len(rows)} partitions not deleted: " + "; ".join(reasons[:3])
+    if len(reasons) > 3:
+        text += f"; and {len(reasons) - 3} more"
+    hint = "; ".join(hints[:2]) or None
+    kinds = {r["status"] for r in failed}
+    if kinds == {"refused"}:
+        raise SafetyRefusal(text, hint=hint)
+    if kinds == {"not_found"}:
+        raise NotFoundError(text, hint=hint)
+    raise PartialFailure(text, hint=hint)
 
 
 def _protection_refusals(

@@ -56,6 +56,7 @@ from kgroup.core.wire.codec import ProtocolError
 from kgroup.core.wire.connection import (
     SECURITY_PROTOCOLS,
     BrokerConnection,
+    BrokerTimeout,
     ConnectionLost,
     build_ssl_context,
     security_from_properties,
@@ -124,6 +125,26 @@ def _tag(error: KgroupError, kafka_error: str) -> KgroupError:
     """Attach Kafka's error name to an error returned for one group."""
     error.kafka_error = kafka_error  # type: ignore[attr-defined]
     return error
+
+
+def unreachable_cluster(
+    bootstrap: str, timeout_s: float, failures: Sequence[UnreachableError]
+) -> UnreachableError:
+    """One error for a cluster none of whose bootstrap servers could be used: what happened to
+    each; "did not answer within" and the --timeout hint only when one of them timed out (a
+    refused connection or an unknown host fails at once, and waiting longer would not help)."""
+    reasons = "; ".join(f.message for f in failures)
+    if any(isinstance(f, BrokerTimeout) for f in failures):
+        return UnreachableError(
+            f"cluster {bootstrap} did not answer within {timeout_s:g} s ({reasons})",
+            hint="check -b/--bootstrap-server, the network and the security settings, or raise "
+            "--timeout",
+        )
+    hint = failures[0].hint if len(failures) == 1 else None
+    return UnreachableError(
+        f"cannot reach cluster {bootstrap}: {reasons}",
+        hint=hint or "check -b/--bootstrap-server and that the brokers are running",
+    )
 
 
 def kafka_error_of(error: BaseException) -> str | None:
@@ -403,19 +424,14 @@ class WireClient:
                     return connection
         servers = self._bootstrap_servers()
         deadline = time.monotonic() + self.timeout_s
-        failures: list[str] = []
+        failures: list[UnreachableError] = []
         for index, (host, port) in enumerate(servers):
             share = (deadline - time.monotonic()) / (len(servers) - index)
             try:
                 return self._connection(host, port, time.monotonic() + max(share, 0.001))
             except UnreachableError as exc:
-                failures.append(exc.message)
-        raise UnreachableError(
-            f"cluster {self.config.bootstrap_servers} did not answer within {self.timeout_s:g} s"
-            f" ({'; '.join(failures)})",
-            hint="check -b/--bootstrap-server, the network and the security settings, or raise "
-            "--timeout",
-        )
+                failures.append(exc)
+        raise unreachable_cluster(self.config.bootstrap_servers, self.timeout_s, failures)
 
     def _on_broker(self, host: str, port: int, work: Callable[[BrokerConnection], T]) -> T:
         """Run `work` on the broker's connection; once more on a fresh one if it was dropped."""
@@ -1016,6 +1032,73 @@ class WireClient:
         if isinstance(outcome, KgroupError):
             raise outcome
 
+    # -- OffsetDelete (KIP-496) -----------------------------------------------------------------
+
+    def delete_offsets(
+        self, group_id: str, partitions: Iterable[TopicPartition]
+    ) -> dict[TopicPartition, KgroupError | None]:
+        """Delete the group's committed offsets of `partitions`: one OffsetDelete request to
+        its coordinator, which decides as Kafka does (GroupCoordinator, KIP-496): an empty
+        group loses them; an active consumer group loses those of topics it is not subscribed
+        to and keeps the others (GROUP_SUBSCRIBED_TO_TOPIC per partition).
+
+        Returns partition -> None (deleted) or the partition's KgroupError. Group-level errors
+        are raised (GROUP_ID_NOT_FOUND -> NotFoundError, NON_EMPTY_GROUP -> SafetyRefusal, ...);
+        coordinator errors are retried once with the coordinator looked up again, as
+        Admin.deleteConsumerGroupOffsets does (DeleteConsumerGroupOffsetsHandler).
+        """
+        rows = [(tp.topic, tp.partition) for tp in sorted(set(partitions))]
+        if not rows:
+            return {}
+
+        def work(
+            connection: BrokerConnection, node: BrokerNode, groups: list[str]
+        ) -> dict[str, m.OffsetDeleteResult | KgroupError | _Retry]:
+            version = connection.version_for(m.OFFSET_DELETE)
+            if version is None:
+                return {
+                    group_id: _tag(
+                        KafkaOperationError(
+                            f"broker {connection.address} does not offer OffsetDelete (KIP-496; "
+                            "Kafka has it since 2.4), so it cannot delete committed offsets",
+                            hint="kgroup reset-offsets can move the offsets instead",
+                        ),
+                        "UNSUPPORTED_VERSION",
+                    )
+                }
+            request = m.encode_offset_delete_request(version, group_id, rows)
+            result = m.decode_offset_delete_response(
+                connection.call(m.OFFSET_DELETE, version, request), version
+            )
+            if result.error_code != m.NONE:
+                error = offset_delete_error(result.error_code, group_id)
+                retriable = result.error_code in m.RETRIABLE_COORDINATOR_ERRORS
+                return {group_id: _Retry(error) if retriable else error}
+            return {group_id: result}
+
+        results, _ = self._per_coordinator([group_id], work)
+        outcome = results[group_id]
+        if isinstance(outcome, KgroupError):
+            raise outcome
+        assert isinstance(outcome, m.OffsetDeleteResult)
+        answered = {TopicPartition(t, p): code for t, p, code in outcome.partitions}
+        deleted: dict[TopicPartition, KgroupError | None] = {}
+        for topic, partition in rows:
+            tp = TopicPartition(topic, partition)
+            code = answered.get(tp)
+            if code is None:
+                deleted[tp] = _tag(
+                    KafkaOperationError(
+                        f"the coordinator of group {group_id} did not answer for {tp}: whether "
+                        "its offset was deleted is unknown",
+                        hint=f"check with `kgroup describe {group_id}`",
+                    ),
+                    "MISSING",
+                )
+            else:
+                deleted[tp] = None if code == m.NONE else offset_delete_error(code, group_id, tp)
+        return deleted
+
     def _fetch_on(
         self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, dict[TopicPartition, CommittedOffset] | KgroupError | _Retry]:
@@ -1054,6 +1137,57 @@ def commit_error(code: int, group_id: str, tp: TopicPartition) -> KgroupError:
         )
     else:
         error = KafkaOperationError(f"cannot commit offsets of group {group_id} for {tp}: {name}")
+    return _tag(error, name)
+
+
+def offset_delete_error(code: int, group_id: str, tp: TopicPartition | None = None) -> KgroupError:
+    """The KgroupError for an OffsetDelete error code, group-level or for partition `tp`.
+
+    Kafka's coordinator answers GROUP_SUBSCRIBED_TO_TOPIC for a partition of a topic the active
+    group consumes, NON_EMPTY_GROUP for an active group whose subscriptions it cannot read (not
+    the consumer protocol), GROUP_ID_NOT_FOUND for a group it does not know. The operation needs
+    Delete on the group and Read on each topic (KafkaApis.handleOffsetDeleteRequest).
+    """
+    name = m.error_name(code)
+    where = f" for {tp}" if tp is not None else ""
+    if code == m.GROUP_SUBSCRIBED_TO_TOPIC:
+        topic = tp.topic if tp is not None else "(unknown)"
+        error: KgroupError = SafetyRefusal(
+            f"group {group_id} is subscribed to topic {topic}: Kafka refuses to delete its "
+            f"offsets while members consume it ({name})",
+            hint="stop the group's consumers, or take the topic out of their subscription, first",
+        )
+    elif code == m.NON_EMPTY_GROUP:
+        error = SafetyRefusal(
+            f"group {group_id} has members and does not use the consumer protocol, so Kafka "
+            f"cannot tell which topics they consume and refuses to delete offsets ({name})",
+            hint="stop the group's members first",
+        )
+    elif code == m.GROUP_ID_NOT_FOUND:
+        error = NotFoundError(
+            f"group {group_id} does not exist ({name})", hint="check the name with `kgroup list`"
+        )
+    elif code == m.GROUP_AUTHORIZATION_FAILED:
+        error = AuthorizationError(
+            f"not authorized to delete committed offsets of group {group_id} ({name})",
+            hint=f"ask for an ACL granting Delete on Group:{group_id}",
+        )
+    elif code == m.TOPIC_AUTHORIZATION_FAILED:
+        topic = tp.topic if tp is not None else "the topics"
+        error = AuthorizationError(
+            f"not authorized to delete the committed offset of group {group_id}{where} ({name})",
+            hint=f"ask for an ACL granting Read on Topic:{topic}",
+        )
+    elif code == m.UNKNOWN_TOPIC_OR_PARTITION:
+        error = NotFoundError(
+            f"cannot delete the committed offset of group {group_id}{where}: no such topic or "
+            f"partition ({name})",
+            hint="check the topic list",
+        )
+    else:
+        error = KafkaOperationError(
+            f"cannot delete committed offsets of group {group_id}{where}: {name}"
+        )
     return _tag(error, name)
 
 

@@ -8,8 +8,10 @@ defaults of the connection properties (ssl.endpoint.identification.algorithm def
 since librdkafka 2.0).
 
 Timeouts: every call has one deadline, `timeout_s` from its start; a broker that does not accept
-the connection or does not answer in time is an UnreachableError naming its address. Secrets
-(sasl.password, ssl.key.password, PEM contents) never appear in messages.
+the connection or does not answer in time is a BrokerTimeout naming its address. A refused
+connection or a host name that does not resolve is an UnreachableError saying so, at once: a
+longer timeout would not help. Secrets (sasl.password, ssl.key.password, PEM contents) never
+appear in messages.
 """
 
 from __future__ import annotations
@@ -54,6 +56,11 @@ SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 
 class ConnectionLost(UnreachableError):
     """The broker closed the connection before answering (a fresh connection may work)."""
+
+
+class BrokerTimeout(UnreachableError):
+    """The broker did not accept the connection or answer before the deadline: the one
+    unreachable case where a larger --timeout may help."""
 
 
 @dataclass(frozen=True)
@@ -233,14 +240,20 @@ class BrokerConnection:
             sock = socket.create_connection((self.host, self.port), timeout=remaining)
         except socket.gaierror as exc:
             raise UnreachableError(
-                f"cannot resolve broker address {self.address} ({exc.strerror})",
-                hint="check -b/--bootstrap-server and the advertised listeners",
+                f"cannot resolve {self.host} ({exc.strerror}; broker address {self.address})",
+                hint="check the host name in -b/--bootstrap-server (or the brokers' "
+                "advertised.listeners)",
             ) from None
         except TimeoutError:
-            raise UnreachableError(
+            raise BrokerTimeout(
                 f"broker {self.address} did not accept a connection within {self.timeout_s:g} s",
                 hint="check -b/--bootstrap-server, the network and the firewall, or raise "
                 "--timeout",
+            ) from None
+        except ConnectionRefusedError:
+            raise UnreachableError(
+                f"connection refused by {self.address}",
+                hint=f"check -b/--bootstrap-server: no broker listens on {self.address}",
             ) from None
         except OSError as exc:
             raise UnreachableError(
@@ -259,7 +272,7 @@ class BrokerConnection:
                 sock = self._ssl_context.wrap_socket(sock, server_hostname=self.host)
             except TimeoutError:
                 sock.close()
-                raise UnreachableError(
+                raise BrokerTimeout(
                     f"TLS handshake with broker {self.address} did not finish within "
                     f"{self.timeout_s:g} s",
                     hint="check that the listener speaks TLS (security.protocol)",
@@ -462,7 +475,7 @@ class BrokerConnection:
         return remaining
 
     def _timeout(self, api: m.Api) -> UnreachableError:
-        return UnreachableError(
+        return BrokerTimeout(
             f"broker {self.address} did not answer {api.name} within {self.timeout_s:g} s",
             hint="check the network and the broker's health, or raise --timeout",
         )

@@ -6,8 +6,9 @@ Metadata{Request,Response}.json, ListOffsets{Request,Response}.json,
 FindCoordinator{Request,Response}.json (KIP-699 batching in v4),
 DescribeGroups{Request,Response}.json, OffsetFetch{Request,Response}.json (KIP-709 multi-group
 in v8), ListGroups{Request,Response}.json (KIP-518 states v4, KIP-848 types v5),
-SaslHandshake{Request,Response}.json, SaslAuthenticate{Request,Response}.json, and the consumer
-embedded protocol ConsumerProtocolSubscription.json / ConsumerProtocolAssignment.json.
+SaslHandshake{Request,Response}.json, SaslAuthenticate{Request,Response}.json,
+OffsetDelete{Request,Response}.json (KIP-496), and the consumer embedded protocol
+ConsumerProtocolSubscription.json / ConsumerProtocolAssignment.json.
 Error names: org.apache.kafka.common.protocol.Errors.
 
 Each message has one layout function per direction that covers every supported version, with
@@ -55,6 +56,9 @@ LIST_GROUPS = Api(16, "ListGroups", (0, 1, 2, 3, 4, 5), 3)
 SASL_HANDSHAKE = Api(17, "SaslHandshake", (1,), None)
 API_VERSIONS = Api(18, "ApiVersions", (0,), 3)
 SASL_AUTHENTICATE = Api(36, "SaslAuthenticate", (0, 1, 2), 2)
+# KIP-496. Kafka 2.4-4.1 offer v0 only (OffsetDeleteRequest.json validVersions "0"); the newest
+# OffsetDeleteResponse.json adds a flexible v1 for KIP-1313 with the same fields. kgroup speaks v0.
+OFFSET_DELETE = Api(47, "OffsetDelete", (0,), None)
 CONSUMER_GROUP_DESCRIBE = Api(69, "ConsumerGroupDescribe", (0,), 0)  # KIP-848
 
 APIS = {
@@ -73,6 +77,7 @@ APIS = {
         SASL_HANDSHAKE,
         API_VERSIONS,
         SASL_AUTHENTICATE,
+        OFFSET_DELETE,
         CONSUMER_GROUP_DESCRIBE,
     )
 }
@@ -131,6 +136,7 @@ ERROR_NAMES: dict[int, str] = {
     79: "MEMBER_ID_REQUIRED",
     81: "GROUP_MAX_SIZE_REACHED",
     82: "FENCED_INSTANCE_ID",
+    86: "GROUP_SUBSCRIBED_TO_TOPIC",
     88: "UNSTABLE_OFFSET_COMMIT",
     89: "THROTTLING_QUOTA_EXCEEDED",
     100: "UNKNOWN_TOPIC_ID",
@@ -156,11 +162,13 @@ CLUSTER_AUTHORIZATION_FAILED = 31
 UNSUPPORTED_SASL_MECHANISM = 33
 UNSUPPORTED_VERSION = 35
 SASL_AUTHENTICATION_FAILED = 58
+NON_EMPTY_GROUP = 68
 GROUP_ID_NOT_FOUND = 69
 FENCED_LEADER_EPOCH = 74
 UNKNOWN_LEADER_EPOCH = 75
 OFFSET_NOT_AVAILABLE = 78
 MEMBER_ID_REQUIRED = 79
+GROUP_SUBSCRIBED_TO_TOPIC = 86
 UNSTABLE_OFFSET_COMMIT = 88
 
 # Errors after which asking (the right) coordinator again can succeed.
@@ -731,6 +739,62 @@ def decode_offset_commit_response(body: bytes, version: int) -> list[tuple[str, 
     topics = reader.array(topic, "Topics")
     reader.tagged_fields()
     return [row for rows in topics for row in rows]
+
+
+# --- OffsetDelete v0 (KIP-496) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OffsetDeleteResult:
+    """OffsetDeleteResponse: the group-level error and (topic, partition, error) per partition."""
+
+    error_code: int
+    partitions: list[tuple[str, int, int]]
+
+
+def encode_offset_delete_request(
+    version: int, group_id: str, partitions: Sequence[tuple[str, int]]
+) -> bytes:
+    """OffsetDeleteRequest v0: the group and its (topic, partition)s, topics in first-seen
+    order. The coordinator deletes the committed offsets of an empty group, and of an active
+    consumer group those of topics it is not subscribed to (GroupCoordinator, KIP-496)."""
+    if version not in OFFSET_DELETE.versions:
+        raise ValueError("kgroup sends OffsetDelete v0 only")
+    by_topic: dict[str, list[int]] = {}
+    for topic, partition in partitions:
+        by_topic.setdefault(topic, []).append(partition)
+
+    def topic(w: Writer, item: tuple[str, list[int]]) -> None:
+        w.string(item[0])  # Topics.Name 0+
+        w.array(item[1], Writer.int32)  # Topics.Partitions[].PartitionIndex 0+
+
+    writer = Writer()
+    writer.string(group_id)  # GroupId 0+
+    writer.array(list(by_topic.items()), topic)  # Topics 0+
+    return writer.getvalue()
+
+
+def decode_offset_delete_response(body: bytes, version: int) -> OffsetDeleteResult:
+    reader = Reader(body, flexible=OFFSET_DELETE.flexible(version))
+    error_code = reader.int16("ErrorCode")  # 0+
+    reader.int32("ThrottleTimeMs")  # 0+
+
+    def topic(r: Reader) -> list[tuple[str, int, int]]:
+        name = r.string("Topics.Name")  # 0+
+
+        def partition(p: Reader) -> tuple[str, int, int]:
+            index = p.int32("Partitions.PartitionIndex")  # 0+
+            code = p.int16("Partitions.ErrorCode")  # 0+
+            p.tagged_fields()
+            return name, index, code
+
+        rows = r.array(partition, "Topics.Partitions")  # 0+
+        r.tagged_fields()
+        return rows
+
+    topics = reader.array(topic, "Topics")  # 0+
+    reader.tagged_fields()
+    return OffsetDeleteResult(error_code, [row for rows in topics for row in rows])
 
 
 # --- JoinGroup v2-v9, SyncGroup v1-v5, LeaveGroup v1-v5 (classic group membership) ---------------

@@ -415,17 +415,28 @@ def test_delete_offsets_refuses_protected(protected_env) -> None:
     assert admin.calls == []
 
 
+class FakeOffsetAdmin(FakeAdmin):
+    """FakeAdmin plus what delete_group_offsets asks: offsets of partition 0 of `orders`."""
+
+    def check_can_delete_offsets(self, group_id):
+        self.calls.append(("check_can_delete_offsets", group_id))
+
+    def committed_offsets_or_none(self, group_id):
+        self.calls.append(("committed_offsets_or_none", group_id))
+        return {tp(0): CommittedOffset(1)}
+
+    def topics(self):
+        return {"orders": 2}
+
+    def delete_offsets_each(self, group_id, partitions):
+        self.calls.append(("delete_offsets_each", list(partitions)))
+        return dict.fromkeys(partitions)
+
+
 def test_delete_offsets_force_goes_on_to_the_cluster(protected_env) -> None:
-    admin = FakeAdmin(
-        {
-            "prod-orders": GroupDescription(
-                "prod-orders",
-                "Stable",
-                members=(MemberDescription("m1", client_id="c1", host="h1"),),
-            )
-        }
-    )
-    # Past the protection, the active-member refusal still applies.
-    with pytest.raises(SafetyRefusal) as info:
-        delete_group_offsets(admin, "prod-orders", ["orders"], force=True)  # type: ignore[arg-type]
-    assert "active member" in info.value.message
+    admin = FakeOffsetAdmin({})
+    # Past the protection, the broker decides (OffsetDelete, KIP-496): kgroup does not refuse
+    # an active group up front, Kafka refuses only topics the group consumes.
+    rows = delete_group_offsets(admin, "prod-orders", ["orders"], force=True)  # type: ignore[arg-type]
+    assert [(r["partition"], r["status"]) for r in rows] == [(0, "deleted"), (1, "no_offset")]
+    assert ("delete_offsets_each", [tp(0)]) in admin.calls

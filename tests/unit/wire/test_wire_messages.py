@@ -776,3 +776,102 @@ def test_commit_refused_because_the_group_has_members_is_a_safety_refusal() -> N
     assert isinstance(commit_error(30, "billing", tp), AuthorizationError)
     other = commit_error(12, "billing", tp)  # OFFSET_METADATA_TOO_LARGE
     assert isinstance(other, KafkaOperationError) and "orders" in other.message
+
+
+# --- OffsetDelete v0 (KIP-496; OffsetDelete{Request,Response}.json) -----------------------------
+
+
+def test_offset_delete_api_is_v0_classic() -> None:
+    # validVersions "0", no flexibleVersions: classic encoding and request header v1.
+    assert m.OFFSET_DELETE.key == 47 and m.OFFSET_DELETE.versions == (0,)
+    assert not m.OFFSET_DELETE.flexible(0)
+    assert m.APIS[47] is m.OFFSET_DELETE
+    assert m.choose_version(m.OFFSET_DELETE, {47: (0, 0)}) == 0
+    assert m.choose_version(m.OFFSET_DELETE, {}) is None  # a broker without it (tansu)
+
+
+def test_offset_delete_request_v0_by_hand() -> None:
+    body = m.encode_offset_delete_request(0, "g", [("t", 0), ("u", 2), ("t", 1)])
+    assert body == h(
+        s16("g"),  # GroupId
+        "00000002",  # Topics: 2, in first-seen order
+        s16("t"),  # Topics[0].Name
+        "00000002",  # Topics[0].Partitions: 2
+        "00000000",  # PartitionIndex 0
+        "00000001",  # PartitionIndex 1
+        s16("u"),  # Topics[1].Name
+        "00000001",  # Topics[1].Partitions: 1
+        "00000002",  # PartitionIndex 2
+    )
+    with pytest.raises(ValueError, match="v0"):
+        m.encode_offset_delete_request(1, "g", [("t", 0)])
+
+
+def test_offset_delete_response_v0_by_hand() -> None:
+    body = h(
+        "0000",  # ErrorCode NONE
+        "00000000",  # ThrottleTimeMs
+        "00000002",  # Topics: 2
+        s16("t"),  # Topics[0].Name
+        "00000002",  # Partitions: 2
+        "00000000",
+        "0000",  # PartitionIndex 0, ErrorCode NONE
+        "00000001",
+        "0056",  # PartitionIndex 1, ErrorCode 86 GROUP_SUBSCRIBED_TO_TOPIC
+        s16("u"),  # Topics[1].Name
+        "00000001",  # Partitions: 1
+        "00000002",
+        "001d",  # PartitionIndex 2, ErrorCode 29 TOPIC_AUTHORIZATION_FAILED
+    )
+    result = m.decode_offset_delete_response(body, 0)
+    assert result.error_code == 0
+    assert result.partitions == [("t", 0, 0), ("t", 1, 86), ("u", 2, 29)]
+
+
+def test_offset_delete_response_v0_group_error_has_no_topics() -> None:
+    # What Kafka sends for a group-level error (OffsetDeleteRequest.getErrorResponse).
+    body = h("0044", "00000000", "00000000")  # NON_EMPTY_GROUP (68), throttle 0, Topics: 0
+    result = m.decode_offset_delete_response(body, 0)
+    assert (result.error_code, result.partitions) == (68, [])
+    with pytest.raises(ProtocolError):
+        m.decode_offset_delete_response(body[:-1], 0)
+
+
+def test_offset_delete_error_names() -> None:
+    assert m.error_name(68) == "NON_EMPTY_GROUP"
+    assert m.error_name(69) == "GROUP_ID_NOT_FOUND"
+    assert m.error_name(86) == "GROUP_SUBSCRIBED_TO_TOPIC"
+
+
+def test_offset_delete_errors_map_to_exit_codes() -> None:
+    from kgroup.core.errors import (
+        AuthorizationError,
+        KafkaOperationError,
+        NotFoundError,
+        SafetyRefusal,
+    )
+    from kgroup.core.models import TopicPartition
+    from kgroup.core.wire.client import kafka_error_of, offset_delete_error
+
+    tp = TopicPartition("orders", 1)
+    subscribed = offset_delete_error(86, "billing", tp)
+    assert isinstance(subscribed, SafetyRefusal) and subscribed.exit_code == 4
+    assert subscribed.message.startswith(
+        "group billing is subscribed to topic orders: Kafka refuses to delete its offsets while "
+        "members consume it"
+    )
+    assert kafka_error_of(subscribed) == "GROUP_SUBSCRIBED_TO_TOPIC"
+    missing = offset_delete_error(69, "billing")
+    assert isinstance(missing, NotFoundError) and missing.exit_code == 3
+    busy = offset_delete_error(68, "billing")
+    assert isinstance(busy, SafetyRefusal) and "NON_EMPTY_GROUP" in busy.message
+    group_acl = offset_delete_error(30, "billing")
+    assert isinstance(group_acl, AuthorizationError)
+    assert group_acl.hint is not None and "Delete on Group:billing" in group_acl.hint
+    topic_acl = offset_delete_error(29, "billing", tp)
+    assert isinstance(topic_acl, AuthorizationError)
+    assert topic_acl.hint is not None and "Read on Topic:orders" in topic_acl.hint
+    unknown = offset_delete_error(3, "billing", tp)
+    assert isinstance(unknown, NotFoundError) and "orders:1" in unknown.message
+    other = offset_delete_error(24, "billing")  # INVALID_GROUP_ID
+    assert type(other) is KafkaOperationError and "INVALID_GROUP_ID" in other.message
