@@ -996,16 +996,7 @@ class WireClient:
         (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, ...); a lost answer is not retried.
         Raises the KgroupError of the first partition the coordinator refused.
         """
-        rows = [
-            (
-                tp.topic,
-                tp.partition,
-                value.offset,
-                value.leader_epoch if value.leader_epoch is not None else -1,
-                value.metadata or "",
-            )
-            for tp, value in sorted(offsets.items())
-        ]
+        rows = commit_rows(offsets)
 
         def work(
             connection: BrokerConnection, node: BrokerNode, groups: list[str]
@@ -1115,6 +1106,22 @@ class WireClient:
             for group in m.decode_offset_fetch_response(body, version, batch):
                 out[group.group_id] = to_committed_offsets(group)
         return out
+
+
+def commit_rows(
+    offsets: Mapping[TopicPartition, CommittedOffset],
+) -> list[tuple[str, int, int, int, str]]:
+    """OffsetCommit rows (topic, partition, offset, leader epoch or -1, metadata), sorted."""
+    return [
+        (
+            tp.topic,
+            tp.partition,
+            value.offset,
+            value.leader_epoch if value.leader_epoch is not None else -1,
+            value.metadata or "",
+        )
+        for tp, value in sorted(offsets.items())
+    ]
 
 
 def commit_error(code: int, group_id: str, tp: TopicPartition) -> KgroupError:

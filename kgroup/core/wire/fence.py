@@ -275,16 +275,9 @@ class GroupFence:
             raise KafkaOperationError(
                 f"the coordinator of group {self.group_id} offers no usable OffsetCommit"
             )
-        rows = [
-            (
-                tp.topic,
-                tp.partition,
-                value.offset,
-                value.leader_epoch if value.leader_epoch is not None else -1,
-                value.metadata or "",
-            )
-            for tp, value in sorted(offsets.items())
-        ]
+        from kgroup.core.wire.client import commit_rows
+
+        rows = commit_rows(offsets)
         body = connection.call(
             m.OFFSET_COMMIT,
             version,
