@@ -23,13 +23,16 @@ than the topic has repeat round-robin. Flag shorthands: `--members c1,c2` or
 `c1=t1+t2@rackA`; `--topics orders:12,payments:6@r1+r2` (partition p's replicas on rack
 `racks[p % len(racks)]`);
 `--events "+c4,+c5=orders@r2,-c1,topic:orders=24,sub:c2=orders,rack:c2=r3"`.
+
+Files are checked against a schema (kgroup/assign/docschema.py): a wrong type, an unknown key or
+anything given twice is a UsageError naming the key and its position. `check_limits` holds a run
+to the limits README.md documents.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -91,112 +94,251 @@ class Scenario:
                     )
 
 
+# --- limits -------------------------------------------------------------------------------------
+
+# Far above real clusters (a group rarely spans 100,000 partitions); measured on the assignors:
+# 1,000 members x 100,000 partitions runs in < 1 s, 1,000 x 1,000,000 in < 2 s (< 20 s for
+# sticky with different subscriptions) and < 500 MB; each step's result kept for the output
+# costs ~100 bytes per partition. README.md ("simulate-assign", "Limits") documents them.
+MAX_PARTITIONS = 1_000_000
+"""Partitions per topic, and in all topics together, at every step."""
+MAX_MEMBERS = 100_000
+"""Members of the group at every step."""
+MAX_MEMBER_PARTITIONS = 1_000_000_000
+"""Members x partitions at every step (the assignors' work grows with both)."""
+MAX_RESULTS = 10_000_000
+"""Strategies x steps x (partitions + members): the results kept for the output."""
+LIMITS_HINT = "kgroup's simulate-assign limits are in README.md"
+
+
+def _too_many_partitions(where: str, topic: str, verb: str = "has") -> UsageError:
+    return UsageError(
+        f"{where}topic {topic!r} {verb} more than {MAX_PARTITIONS:,} partitions", hint=LIMITS_HINT
+    )
+
+
+def check_limits(scenario: Scenario, strategies: int = 1) -> None:
+    """Refuse a run beyond the documented limits before any assignor allocates for it."""
+    counts = {name: t.partitions for name, t in scenario.topics.items()}
+    members = {m.member_id for m in scenario.members}
+    peak = 0
+    for index, event in enumerate([None, *scenario.events]):
+        if event is not None:
+            if event.kind == "join":
+                members.add(event.member_id or "")
+            elif event.kind == "leave":
+                members.discard(event.member_id or "")
+            elif event.kind == "partitions":
+                counts[event.topic or ""] = event.count or 0
+        where = "" if event is None else f"after event {index} ({event.label}): "
+        total = sum(counts.values())
+        if total > MAX_PARTITIONS:
+            raise UsageError(
+                f"{where}{total:,} partitions in all topics are more than kgroup simulates "
+                f"({MAX_PARTITIONS:,})",
+                hint=LIMITS_HINT,
+            )
+        if len(members) > MAX_MEMBERS:
+            raise UsageError(
+                f"{where}{len(members):,} members are more than kgroup simulates ({MAX_MEMBERS:,})",
+                hint=LIMITS_HINT,
+            )
+        if len(members) * total > MAX_MEMBER_PARTITIONS:
+            raise UsageError(
+                f"{where}{len(members)} members x {total:,} partitions is more than kgroup "
+                f"simulates ({MAX_MEMBER_PARTITIONS:,})",
+                hint=LIMITS_HINT,
+            )
+        peak = max(peak, total + len(members) + 1)
+    steps = 1 + len(scenario.events)
+    if strategies * steps * peak > MAX_RESULTS:
+        plural = "strategy" if strategies == 1 else "strategies"
+        raise UsageError(
+            f"{strategies} {plural} x {steps} steps x {peak - 1:,} partitions and members are "
+            f"more results than kgroup keeps ({MAX_RESULTS:,})",
+            hint="run fewer strategies or events at once; " + LIMITS_HINT,
+        )
+
+
 # --- file --------------------------------------------------------------------------------------
 
 
 def parse_scenario_text(text: str, source: str = "scenario") -> Scenario:
-    """Parse a YAML or JSON scenario document."""
-    data: Any
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{source}: not valid JSON: {exc}") from exc
-    else:
-        try:
-            import yaml
-        except ImportError as exc:  # pragma: no cover - pyyaml is a dependency
-            raise UsageError("reading YAML scenarios needs PyYAML (pip install pyyaml)") from exc
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise UsageError(f"{source}: not valid YAML: {exc}") from exc
-    if not isinstance(data, Mapping):
-        raise UsageError(f"{source}: expected a mapping with topics and members")
-    return scenario_from_data(data, source)
+    """Parse a YAML or JSON scenario document, validated against the scenario schema.
 
+    A wrong value is a UsageError naming its key path and, for YAML, its line:column.
+    """
+    from kgroup.assign.docschema import load_json, load_yaml, validate
 
-def scenario_from_data(data: Mapping[str, Any], source: str = "scenario") -> Scenario:
-    topics = _topics_from_data(data.get("topics") or {}, source)
-    members = [_member_from_data(item, topics, source) for item in (data.get("members") or [])]
-    events = [_event_from_data(item, source) for item in (data.get("events") or [])]
+    doc = load_json(text, source) if text.lstrip().startswith("{") else load_yaml(text, source)
+    if doc.root.kind != "map":
+        raise doc.error((), "expected a mapping with topics and members")
+    data = validate(doc, _file_schema())
+    topics = _topics_from_file(data.get("topics") or {}, doc)
+    members = [
+        _member_from_file(item, index, topics, doc)
+        for index, item in enumerate(data.get("members") or [])
+    ]
+    events = [
+        _event_from_file(item, index, doc) for index, item in enumerate(data.get("events") or [])
+    ]
     scenario = Scenario(topics, members, events)
     scenario.validate()
     return scenario
 
 
-def _topics_from_data(raw: Any, source: str) -> dict[str, TopicMeta]:
-    if not isinstance(raw, Mapping):
-        raise UsageError(f"{source}: topics must be a mapping of name to partition count")
+def _file_schema() -> Any:
+    """The scenario file's schema (ASSIGNORS.md, "Scenario file")."""
+    from kgroup.assign.docschema import ByKind, Int, ListOf, MapOf, Name, OneKey, Optional, Record
+
+    def partitions(what: str) -> Int:
+        return Int(
+            0,
+            MAX_PARTITIONS,
+            what,
+            too_big=lambda _: f"more than {MAX_PARTITIONS:,} partitions (kgroup's limit)",
+        )
+
+    def topic_names(what: str = "a list of topic names") -> ListOf:
+        return ListOf(Name("a topic name"), what, unique=lambda v: v)
+
+    rack = Name("a rack name", empty_ok=True)
+    topic = ByKind(
+        scalar=partitions("a partition count"),
+        map=Record(
+            {
+                "partitions": partitions("a partition count"),
+                "racks": ListOf(
+                    ByKind(scalar=rack, list=ListOf(rack, "a list of rack names"), what="racks"),
+                    "a list of replica racks per partition",
+                ),
+                "id": Name("a topic id (base64url UUID)"),
+            },
+            frozenset({"partitions"}),
+        ),
+        what="a partition count or a mapping with partitions",
+    )
+    member = ByKind(
+        scalar=Name("a member id"),
+        map=Record(
+            {
+                "id": Name("a member id"),
+                "topics": Optional(topic_names()),
+                "rack": Optional(rack),
+                "instance_id": Optional(Name("a group.instance.id", empty_ok=True)),
+                "owned": Optional(
+                    MapOf(
+                        ListOf(
+                            Int(0, what="a partition number"),
+                            "a list of partition numbers",
+                            unique=lambda v: v,
+                        ),
+                        what="a mapping of topic name to partitions",
+                    )
+                ),
+                # Kafka's generation id is an int32; -1 means none (a new member)
+                "generation": Optional(Int(-1, 2**31 - 1, "an integer generation")),
+            },
+            frozenset({"id"}),
+        ),
+        what="a member id or a mapping with id",
+    )
+    member_id = Name("a member id")
+    event = ByKind(
+        scalar=Name("an event"),
+        map=OneKey(
+            {
+                "join": Record(
+                    {
+                        "id": member_id,
+                        "topics": Optional(topic_names()),
+                        "rack": Optional(rack),
+                        "instance_id": Optional(Name("a group.instance.id", empty_ok=True)),
+                    },
+                    frozenset({"id"}),
+                ),
+                "leave": member_id,
+                "partitions": Record(
+                    {"topic": Name("a topic name"), "count": partitions("a partition count")},
+                    frozenset({"topic", "count"}),
+                ),
+                "subscribe": Record(
+                    {"id": member_id, "topics": topic_names()}, frozenset({"id", "topics"})
+                ),
+                "rack": Record({"id": member_id, "rack": Optional(rack)}, frozenset({"id"})),
+            },
+            "an event",
+            "event",
+        ),
+        what="an event",
+    )
+    return Record(
+        {
+            "topics": Optional(MapOf(topic, what="a mapping of topic name to partitions")),
+            "members": Optional(
+                ListOf(
+                    member,
+                    "a list of members",
+                    unique=lambda v: v if isinstance(v, str) else v["id"],
+                    duplicate=lambda key: f"member {key!r} is listed twice",
+                    hint="one member per item, e.g. members: [c1, c2]",
+                )
+            ),
+            "events": Optional(ListOf(event, "a list of events")),
+        }
+    )
+
+
+def _topics_from_file(raw: Mapping[str, Any], doc: Any) -> dict[str, TopicMeta]:
     topics: dict[str, TopicMeta] = {}
     for name, spec in raw.items():
-        name = str(name)
-        if isinstance(spec, bool) or not isinstance(spec, (int, Mapping)):
-            raise UsageError(f"{source}: topic {name!r} needs a partition count")
         if isinstance(spec, int):
-            topics[name] = TopicMeta(name, _count(spec, name, source))
+            topics[name] = TopicMeta(name, spec)
             continue
-        count = _count(spec.get("partitions"), name, source)
-        racks = _racks(spec.get("racks"), count, name, source)
+        count = spec["partitions"]
+        racks = None
+        if spec.get("racks") is not None:
+            per = [frozenset([r]) if isinstance(r, str) else frozenset(r) for r in spec["racks"]]
+            if not per:
+                raise doc.error(("topics", name, "racks"), "list the replica racks of a partition")
+            racks = tuple(per[p % len(per)] for p in range(count))
         topic_id = spec.get("id")
         if topic_id is not None:
-            topic_id = str(topic_id)
             from kgroup.assign.javaorder import uuid_from_base64
 
             try:
                 uuid_from_base64(topic_id)
             except ValueError as exc:
-                raise UsageError(f"{source}: topic {name!r}: {exc}") from exc
+                raise doc.error(("topics", name, "id"), str(exc)) from exc
         topics[name] = TopicMeta(name, count, racks, topic_id)
     return topics
 
 
-def _count(value: Any, name: str, source: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise UsageError(f"{source}: topic {name!r} needs a partition count >= 0")
-    return value
-
-
-def _racks(raw: Any, count: int, name: str, source: str) -> tuple[frozenset[str], ...] | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, Sequence) or isinstance(raw, str) or not raw:
-        raise UsageError(f"{source}: topic {name!r}: racks must be a list of rack lists")
-    per: list[frozenset[str]] = []
-    for item in raw:
-        if isinstance(item, str):
-            per.append(frozenset([item]))
-        elif isinstance(item, Sequence):
-            per.append(frozenset(str(r) for r in item))
-        else:
-            raise UsageError(f"{source}: topic {name!r}: racks must be a list of rack lists")
-    return tuple(per[p % len(per)] for p in range(count))
-
-
-def _member_from_data(item: Any, topics: Mapping[str, TopicMeta], source: str) -> MemberMeta:
+def _member_from_file(
+    item: Any, index: int, topics: Mapping[str, TopicMeta], doc: Any
+) -> MemberMeta:
     if isinstance(item, str):
         return MemberMeta(item, tuple(topics))
-    if not isinstance(item, Mapping) or "id" not in item:
-        raise UsageError(f"{source}: each member needs an id")
-    member_id = str(item["id"])
     subscribed = item.get("topics")
-    subs = tuple(topics) if subscribed is None else tuple(str(t) for t in subscribed)
     owned: list[TP] = []
-    raw_owned = item.get("owned") or {}
-    if not isinstance(raw_owned, Mapping):
-        raise UsageError(f"{source}: member {member_id!r}: owned must map topic to partitions")
-    for t, parts in raw_owned.items():
-        for p in parts or []:
-            owned.append((str(t), int(p)))
-    generation = item.get("generation")
+    for t, parts in (item.get("owned") or {}).items():
+        meta = topics.get(t)
+        if meta is None:
+            raise doc.error(("members", index, "owned", t), f"topic {t!r} is not in topics")
+        for j, p in enumerate(parts or []):
+            if p >= meta.partitions:
+                raise doc.error(
+                    ("members", index, "owned", t, j),
+                    f"partition {p} of {t}, which has {meta.partitions} partitions",
+                )
+            owned.append((t, p))
     return MemberMeta(
-        member_id,
-        subs,
+        item["id"],
+        tuple(topics) if subscribed is None else tuple(subscribed),
         rack=_opt_str(item.get("rack")),
         instance_id=_opt_str(item.get("instance_id")),
         owned=tuple(owned),
-        generation=None if generation is None else int(generation),
+        generation=item.get("generation"),
     )
 
 
@@ -204,48 +346,45 @@ def _opt_str(value: Any) -> str | None:
     return None if value is None or value == "" else str(value)
 
 
-def _event_from_data(item: Any, source: str) -> Event:
+def _event_from_file(item: Any, index: int, doc: Any) -> Event:
     if isinstance(item, str):
-        return parse_event(item)
-    if not isinstance(item, Mapping) or len(item) != 1:
-        raise UsageError(f"{source}: each event is one of join, leave, partitions, subscribe, rack")
-    kind, body = next(iter(item.items()))
+        try:
+            return parse_event(item, flag=None)
+        except UsageError as exc:
+            raise doc.error(("events", index), exc.message, exc.hint) from exc
+    kind, body = item
     if kind == "leave":
-        return Event("leave", member_id=str(body))
-    if not isinstance(body, Mapping):
-        raise UsageError(f"{source}: event {kind!r} needs a mapping")
+        return Event("leave", member_id=body)
     if kind == "join":
         topics = body.get("topics")
         return Event(
             "join",
-            member_id=str(body["id"]),
-            topics=None if topics is None else tuple(str(t) for t in topics),
+            member_id=body["id"],
+            topics=None if topics is None else tuple(topics),
             rack=_opt_str(body.get("rack")),
             instance_id=_opt_str(body.get("instance_id")),
         )
     if kind == "partitions":
-        return Event("partitions", topic=str(body["topic"]), count=int(body["count"]))
+        return Event("partitions", topic=body["topic"], count=body["count"])
     if kind == "subscribe":
-        return Event(
-            "subscribe", member_id=str(body["id"]), topics=tuple(str(t) for t in body["topics"])
-        )
-    if kind == "rack":
-        return Event("rack", member_id=str(body["id"]), rack=_opt_str(body.get("rack")))
-    raise UsageError(f"{source}: unknown event {kind!r}")
+        return Event("subscribe", member_id=body["id"], topics=tuple(body["topics"]))
+    return Event("rack", member_id=body["id"], rack=_opt_str(body.get("rack")))
 
 
 # --- flag shorthands -----------------------------------------------------------------------
 
 
 def parse_topics_flag(spec: str) -> dict[str, TopicMeta]:
-    """`orders:12,payments:6@r1+r2`."""
+    """`orders:12,payments:6@r1+r2`; a topic given twice or over the limit is a UsageError."""
     topics: dict[str, TopicMeta] = {}
     for item in _items(spec):
         body, _, rack_part = item.partition("@")
         name, sep, count_text = body.partition(":")
-        if not sep or not name or not count_text.isdigit():
+        if not sep or not name or not _DIGITS.match(count_text):
             raise UsageError(f"--topics: {item!r} is not NAME:PARTITIONS[@RACK+RACK...]")
-        count = int(count_text)
+        count = _partition_count(count_text, name, "--topics: ")
+        if name in topics:
+            raise UsageError(f"--topics: topic {name!r} is given twice")
         racks = None
         if rack_part:
             names = [r for r in rack_part.split("+") if r]
@@ -258,52 +397,77 @@ def parse_topics_flag(spec: str) -> dict[str, TopicMeta]:
     return topics
 
 
+_DIGITS = re.compile(r"^[0-9]+$")
+
+
+def _partition_count(text: str, topic: str, where: str, verb: str = "has") -> int:
+    """`text` (ASCII digits) as a partition count within MAX_PARTITIONS, checked before int()
+    so that a 5,000-digit count is refused, not converted."""
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(MAX_PARTITIONS)) or int(digits) > MAX_PARTITIONS:
+        raise _too_many_partitions(where, topic, verb)
+    return int(digits)
+
+
 def parse_members_flag(spec: str, topics: Mapping[str, TopicMeta]) -> list[MemberMeta]:
-    """`c1,c2` (every topic) or `c1=t1+t2@rackA`."""
+    """`c1,c2` (every topic) or `c1=t1+t2@rackA`; a member given twice is a UsageError."""
     members = []
+    seen: set[str] = set()
     for item in _items(spec):
-        member_id, subs, rack = _member_spec(item, "--members")
+        member_id, subs, rack = _member_spec(item, "--members: ")
+        if member_id in seen:
+            raise UsageError(f"--members: member {member_id!r} is given twice")
+        seen.add(member_id)
         members.append(MemberMeta(member_id, subs if subs is not None else tuple(topics), rack))
     if not members:
         raise UsageError("--members is empty")
     return members
 
 
-def _member_spec(item: str, flag: str) -> tuple[str, tuple[str, ...] | None, str | None]:
+def _member_spec(item: str, where: str) -> tuple[str, tuple[str, ...] | None, str | None]:
     body, _, rack = item.partition("@")
     member_id, sep, topic_text = body.partition("=")
     if not member_id:
-        raise UsageError(f"{flag}: {item!r} has no member id")
-    subs = tuple(t for t in topic_text.split("+") if t) if sep else None
+        raise UsageError(f"{where}{item!r} has no member id")
+    subs = _topic_list(topic_text, item, where) if sep else None
     return member_id, subs, rack or None
+
+
+def _topic_list(text: str, item: str, where: str) -> tuple[str, ...]:
+    """`t1+t2`; a topic named twice is a UsageError (a subscription is a set of topics)."""
+    subs = tuple(t for t in text.split("+") if t)
+    for index, topic in enumerate(subs):
+        if topic in subs[:index]:
+            raise UsageError(f"{where}{item!r} names topic {topic!r} twice")
+    return subs
 
 
 def parse_events_flag(spec: str) -> list[Event]:
     return [parse_event(item) for item in _items(spec)]
 
 
-def parse_event(item: str) -> Event:
+def parse_event(item: str, flag: str | None = "--events") -> Event:
     """One event shorthand: `+c4`, `+c4=t1+t2@r1`, `-c1`, `topic:orders=24`,
-    `sub:c2=t1+t2`, `rack:c2=r3`."""
+    `sub:c2=t1+t2`, `rack:c2=r3`. Errors name `flag` (None: the caller says where)."""
+    where = f"{flag}: " if flag else ""
     item = item.strip()
     if item.startswith("+"):
-        member_id, subs, rack = _member_spec(item[1:], "--events")
+        member_id, subs, rack = _member_spec(item[1:], where)
         return Event("join", member_id=member_id, topics=subs, rack=rack)
     if item.startswith("-") and len(item) > 1:
         return Event("leave", member_id=item[1:])
     kind, sep, rest = item.partition(":")
     target, eq, value = rest.partition("=")
     if sep and eq and target:
-        if kind in ("topic", "partitions") and value.isdigit():
-            return Event("partitions", topic=target, count=int(value))
+        if kind in ("topic", "partitions") and _DIGITS.match(value):
+            count = _partition_count(value, target, where, "would have")
+            return Event("partitions", topic=target, count=count)
         if kind in ("sub", "subscribe"):
-            return Event(
-                "subscribe", member_id=target, topics=tuple(v for v in value.split("+") if v)
-            )
+            return Event("subscribe", member_id=target, topics=_topic_list(value, item, where))
         if kind == "rack":
             return Event("rack", member_id=target, rack=value or None)
     raise UsageError(
-        f"--events: {item!r} is not one of +MEMBER[=T1+T2][@RACK], -MEMBER, topic:NAME=COUNT, "
+        f"{where}{item!r} is not one of +MEMBER[=T1+T2][@RACK], -MEMBER, topic:NAME=COUNT, "
         "sub:MEMBER=T1+T2, rack:MEMBER=RACK"
     )
 
