@@ -5,6 +5,9 @@ from __future__ import annotations
 import typer
 
 from kgroup.cli.app import note, options
+from kgroup.cli.complete import choices
+
+SANDBOX_ENGINES = ("tansu", "docker")
 
 sandbox_app = typer.Typer(
     help="Run a local Kafka-wire broker (tansu) for demos and tests.", no_args_is_help=True
@@ -36,7 +39,11 @@ def _render_state(ctx: typer.Context, fields: dict[str, object]) -> None:
 def start(
     ctx: typer.Context,
     engine: str = typer.Option(
-        "tansu", "--engine", help="tansu (embedded, default) or docker (real Apache Kafka)."
+        "tansu",
+        "--engine",
+        metavar="|".join(SANDBOX_ENGINES),
+        autocompletion=choices(SANDBOX_ENGINES),
+        help="tansu (embedded, default) or docker (real Apache Kafka).",
     ),
 ) -> None:
     """Start the sandbox broker on a free loopback port (no-op when it already runs)."""
@@ -82,10 +89,14 @@ def stop(ctx: typer.Context) -> None:
 
 @sandbox_app.command("status")
 def status(ctx: typer.Context) -> None:
-    """Say whether the sandbox runs and answers Kafka requests (exit 6 when it does not)."""
+    """Say whether the sandbox runs and answers Kafka requests: exit 3 when none runs, 6 when it
+    runs but does not answer."""
+    # CLI.md's exit codes: 3 is "does not exist", 6 "cluster unreachable or timed out". With no
+    # sandbox process there is no cluster to reach (as for `seed`, and as later commands see it:
+    # no sandbox to fall back on); 6 is kept for a live sandbox that does not answer.
     from kgroup.core.admin import GroupAdmin
     from kgroup.core.config import ClusterConfig
-    from kgroup.core.errors import NotFoundError, UnreachableError
+    from kgroup.core.errors import NotFoundError
     from kgroup.sandbox.broker import is_running
     from kgroup.sandbox.state import load_state
 
@@ -100,8 +111,9 @@ def status(ctx: typer.Context) -> None:
     }
     if not fields["process_running"]:
         _render_state(ctx, {**fields, "answers": False})
-        raise UnreachableError(
-            f"the sandbox process {state.pid} is not running",
+        process = f"process {state.pid}" if state.pid else f"at {state.bootstrap}"
+        raise NotFoundError(
+            f"no sandbox is running: the {state.engine} sandbox {process} is not running",
             hint="start it again with `kgroup sandbox start`",
         )
     admin = GroupAdmin(

@@ -199,33 +199,238 @@ _UNTRANSLATABLE = {
     "metric.reporters": "Java classes cannot run in librdkafka",
 }
 
-_JAAS_RE = re.compile(
-    r"^\s*(?P<module>[\w.$]+)\s+(?P<flag>required|requisite|sufficient|optional)"
-    r"(?P<options>.*?);?\s*$",
-    re.S,
-)
-_JAAS_OPTION_RE = re.compile(r'(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|(\S+?))(?=\s|;|$)')
+# --- typed values -----------------------------------------------------------------------------
+# librdkafka checks these types when a client is built (rdkafka_conf.c; ranges as librdkafka 2.16
+# reports them), but the wire client (kgroup.core.wire) never builds one: `list` and `describe`
+# would run with `socket.timeout.ms=abc`. So every source is checked here, names as the user
+# wrote them, and values normalized to one spelling both clients read the same way.
+
+_MS = "milliseconds"
+_INT_RANGES: dict[str, tuple[int, int, str]] = {
+    "socket.timeout.ms": (10, 300_000, _MS),
+    "socket.connection.setup.timeout.ms": (1000, 2_147_483_647, _MS),
+    "request.timeout.ms": (1, 900_000, _MS),  # librdkafka's own, producer-side
+    "metadata.max.age.ms": (1, 86_400_000, _MS),
+    "topic.metadata.refresh.interval.ms": (-1, 3_600_000, _MS),
+    "topic.metadata.refresh.fast.interval.ms": (1, 60_000, _MS),
+    "retry.backoff.ms": (1, 300_000, _MS),
+    "retry.backoff.max.ms": (1, 300_000, _MS),
+    "reconnect.backoff.ms": (0, 3_600_000, _MS),
+    "reconnect.backoff.max.ms": (0, 3_600_000, _MS),
+    "connections.max.idle.ms": (0, 2_147_483_647, _MS),
+    "api.version.request.timeout.ms": (1, 300_000, _MS),
+    "statistics.interval.ms": (0, 86_400_000, _MS),
+    "socket.send.buffer.bytes": (0, 100_000_000, "bytes"),
+    "socket.receive.buffer.bytes": (0, 100_000_000, "bytes"),
+    "log_level": (0, 7, ""),
+    # Java's default.api.timeout.ms (an int, at least 0 in ConsumerConfig), kgroup's --timeout
+    "default.api.timeout.ms": (0, 2_147_483_647, _MS),
+}
+_BOOLEANS = {
+    "enable.ssl.certificate.verification",
+    "api.version.request",
+    "socket.keepalive.enable",
+    "socket.nagle.disable",
+    "log.connection.close",
+    "allow.auto.create.topics",
+    "enable.metrics.push",
+    "enable.sasl.oauthbearer.unsecure.jwt",
+}
+# librdkafka's spellings of a boolean (rd_kafka_anyconf_set_prop0, case-insensitive).
+_TRUE, _FALSE = ("true", "t", "1"), ("false", "f", "0")
+_SASL_MECHANISMS = ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
+# Enumerations, in the spelling kgroup passes on; matched case-insensitively, as librdkafka does
+# (sasl.mechanisms is matched exactly by librdkafka, so `plain` is normalized to `PLAIN`).
+_ENUMS: dict[str, tuple[str, ...]] = {
+    "security.protocol": ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"),
+    "sasl.mechanisms": _SASL_MECHANISMS,
+    "sasl.mechanism": _SASL_MECHANISMS,
+    "ssl.endpoint.identification.algorithm": ("none", "https"),
+    "client.dns.lookup": ("use_all_dns_ips", "resolve_canonical_bootstrap_servers_only"),
+    "broker.address.family": ("any", "v4", "v6"),
+    "sasl.oauthbearer.method": ("default", "oidc"),
+}
+# Kafka's request header carries client.id as a STRING: an int16 byte length.
+MAX_CLIENT_ID_BYTES = 32_767
+
+
+def check_value(name: str, value: str, origin: str, rdkafka_name: str | None = None) -> str:
+    """`value` in the spelling kgroup passes on, or a ConfigError naming `name`, where it was
+    set and the type expected. `rdkafka_name`: the librdkafka property a Java name became."""
+    target = rdkafka_name or name
+    renamed = f"librdkafka's {target}" if target != name else ""
+    text = value.strip()
+    if target in _INT_RANGES:
+        low, high, unit = _INT_RANGES[target]
+        if re.fullmatch(r"[+-]?[0-9]+", text) and low <= int(text) <= high:
+            return str(int(text))
+        about = "; ".join(part for part in (unit, renamed) if part)
+        raise ConfigError(
+            f"{name} from {origin} must be an integer from {low} to {high}"
+            f"{f' ({about})' if about else ''}, got {value!r}",
+            hint=f"e.g. {name}={max(low, min(high, 30_000))}",
+        )
+    if target in _BOOLEANS:
+        if text.lower() in _TRUE + _FALSE:
+            return "true" if text.lower() in _TRUE else "false"
+        raise ConfigError(
+            f"{name} from {origin} must be true or false, got {value!r}",
+            hint=f"e.g. {name}=true",
+        )
+    if target in _ENUMS:
+        choices = _ENUMS[target]
+        for choice in choices:
+            if text.lower() == choice.lower():
+                return choice
+        raise ConfigError(
+            f"{name} from {origin} must be one of {', '.join(choices)}, got {value!r}",
+            hint=f"e.g. {name}={choices[0]}",
+        )
+    if target == "client.id" and len(value.encode("utf-8")) > MAX_CLIENT_ID_BYTES:
+        raise ConfigError(
+            f"client.id from {origin} is {len(value.encode('utf-8'))} bytes; Kafka's request "
+            f"header takes at most {MAX_CLIENT_ID_BYTES}",
+            hint="use a shorter client.id",
+        )
+    return value
+
+
+# --- sasl.jaas.config: parsed as Kafka's org.apache.kafka.common.security.JaasConfig does ---------
+# JaasConfig runs java.io.StreamTokenizer over the value: `Module flag key=value ... ;`, values
+# quoted ("..." or '...', backslash escapes) or bare words, `//` and `/* */` comments; a missing
+# flag, `=`, value or `;` is refused, and a client takes exactly one login module
+# (JaasContext.loadClientContext). Errors say where (a character position), never what: the text
+# around a broken quote is usually part of the password.
+
+JAAS_FLAGS = ("required", "requisite", "sufficient", "optional")  # LoginModuleControlFlag
+_JAAS_WORD = re.compile(r"[A-Za-z0-9_$.\-]+")
+_JAAS_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+
+
+class JaasSyntaxError(ValueError):
+    """A `sasl.jaas.config` value Kafka would refuse: what is wrong and at which character."""
+
+    def __init__(self, problem: str, position: int) -> None:
+        super().__init__(f"{problem} (character {position + 1} of the value)")
+        self.problem = problem
+        self.position = position
+
+
+def _jaas_quoted(text: str, start: int) -> tuple[str, int]:
+    """The unescaped text of the quoted value opening at `start`, and the index after it.
+    StreamTokenizer ends an unclosed quote at the line's end; Kafka then fails on what follows,
+    so an unclosed quote is refused here directly."""
+    quote = text[start]
+    out: list[str] = []
+    i = start + 1
+    while i < len(text):
+        ch = text[i]
+        if ch == quote:
+            return "".join(out), i + 1
+        if ch in "\r\n":
+            break
+        if ch == "\\" and i + 1 < len(text):
+            octal = re.match(r"[0-3][0-7]{0,2}|[4-7][0-7]?", text[i + 1 : i + 4])
+            if octal:
+                out.append(chr(int(octal.group(), 8)))
+                i += 1 + len(octal.group())
+                continue
+            out.append(_JAAS_ESCAPES.get(text[i + 1], text[i + 1]))
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    raise JaasSyntaxError("a quoted value is not closed", start)
+
+
+def _jaas_tokens(text: str) -> list[tuple[str, str, int]]:
+    """(kind, text, position) tokens: kind is `word`, `quoted`, `=` or `;`."""
+    tokens: list[tuple[str, str, int]] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch.isspace():
+            i += 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end + 1
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                raise JaasSyntaxError("a /* comment is not closed", i)
+            i = end + 2
+        elif ch in "\"'":
+            value, end = _jaas_quoted(text, i)
+            if end < len(text) and not (text[end].isspace() or text[end] in ";/"):
+                raise JaasSyntaxError(
+                    'a quoted value runs into more text (unbalanced quotes? write \\" for a '
+                    "quote inside a value)",
+                    end,
+                )
+            tokens.append(("quoted", value, i))
+            i = end
+        elif ch in "=;":
+            tokens.append((ch, ch, i))
+            i += 1
+        elif match := _JAAS_WORD.match(text, i):
+            tokens.append(("word", match.group(), i))
+            i = match.end()
+        else:
+            raise JaasSyntaxError("unexpected character", i)
+    return tokens
 
 
 def parse_jaas(value: str) -> tuple[str, dict[str, str]]:
-    """Split a `sasl.jaas.config` value into (login module class, options)."""
-    match = _JAAS_RE.match(value)
-    if not match:
-        raise ValueError("not a JAAS login module line")
-    options: dict[str, str] = {}
-    for opt in _JAAS_OPTION_RE.finditer(match.group("options")):
-        quoted, bare = opt.group(2), opt.group(3)
-        options[opt.group(1)] = quoted.replace('\\"', '"') if quoted is not None else bare or ""
-    return match.group("module"), options
+    """Split a `sasl.jaas.config` value into (login module class, options), as strictly as
+    Kafka's JaasConfig; raises JaasSyntaxError."""
+    tokens = _jaas_tokens(value)
+    end = len(value.rstrip())
+    entries: list[tuple[str, dict[str, str]]] = []
+    i = 0
+    while i < len(tokens):
+        kind, module, at = tokens[i]
+        if kind != "word":
+            raise JaasSyntaxError("expected a login module class name", at)
+        if i + 1 >= len(tokens) or tokens[i + 1][0] != "word":
+            where = tokens[i + 1][2] if i + 1 < len(tokens) else end
+            raise JaasSyntaxError("the login module has no control flag (e.g. required)", where)
+        if tokens[i + 1][1].lower() not in JAAS_FLAGS:
+            raise JaasSyntaxError(
+                f"the control flag must be one of {', '.join(JAAS_FLAGS)}", tokens[i + 1][2]
+            )
+        i += 2
+        options: dict[str, str] = {}
+        while i < len(tokens) and tokens[i][0] != ";":
+            kind, key, at = tokens[i]
+            if kind != "word":
+                raise JaasSyntaxError("expected an option name", at)
+            if i + 1 >= len(tokens) or tokens[i + 1][0] != "=":
+                raise JaasSyntaxError("an option has no `=` after its name", at)
+            if i + 2 >= len(tokens) or tokens[i + 2][0] not in ("word", "quoted"):
+                raise JaasSyntaxError("an option has no value after `=`", tokens[i + 1][2])
+            options[key] = tokens[i + 2][1]
+            i += 3
+        if i >= len(tokens):
+            raise JaasSyntaxError("the login module line does not end with `;`", end)
+        i += 1  # the `;`
+        entries.append((module, options))
+    if not entries:
+        raise JaasSyntaxError("no login module is given", 0)
+    if len(entries) > 1:
+        raise JaasSyntaxError(
+            f"{len(entries)} login modules are given; a client takes exactly one",
+            tokens[-1][2],
+        )
+    return entries[0]
 
 
 def _translate_jaas(value: str, origin: str) -> dict[str, str]:
     try:
         module, options = parse_jaas(value)
-    except ValueError:
+    except JaasSyntaxError as exc:
         raise ConfigError(
-            f"sasl.jaas.config at {origin} is not a JAAS login module line",
-            hint="use: org.apache.kafka.common.security.plain.PlainLoginModule required "
+            f"sasl.jaas.config at {origin} is not a valid JAAS login module line: {exc}",
+            hint="write it as: org.apache.kafka.common.security.plain.PlainLoginModule required "
             'username="..." password="...";',
         ) from None
     short = module.rsplit(".", 1)[-1]
@@ -304,9 +509,9 @@ def translate_java_properties(
 
     for key, value, origin in items:
         if key in _SAME_NAME:
-            put(key, value, origin)
+            put(key, check_value(key, value, origin), origin)
         elif key in _RENAMED:
-            put(_RENAMED[key], value, origin)
+            put(_RENAMED[key], check_value(key, value, origin, _RENAMED[key]), origin)
         elif key in _IGNORED:
             notes.append(f"ignored {key} ({origin}): {_IGNORED[key]}")
         elif key in _UNTRANSLATABLE:
@@ -318,7 +523,9 @@ def translate_java_properties(
             for new_key, new_value in _translate_jaas(value, origin).items():
                 put(new_key, new_value, origin)
         elif key == "ssl.endpoint.identification.algorithm":
-            put(key, "https" if value.strip().lower() == "https" else "none", origin)
+            # Java: `https`, or empty to turn host name verification off (SslConfigs)
+            empty = value.strip() == ""
+            put(key, "none" if empty else check_value(key, value, origin), origin)
         elif key == "ssl.truststore.location":
             kind = _store_kind(value, declared.get("ssl.truststore.type"))
             if kind != "PEM":
@@ -354,11 +561,12 @@ def translate_java_properties(
         elif key == "ssl.keystore.certificate.chain":
             put("ssl.certificate.pem", value, origin)
         elif key == "default.api.timeout.ms":
-            put("kgroup.timeout.ms", value, origin)
+            put("kgroup.timeout.ms", check_value(key, value, origin), origin)
         else:
-            # A librdkafka name as it is, or an unknown name: librdkafka decides when the client
-            # is built, and kgroup.core.admin turns its refusal into a ConfigError naming origin.
-            put(key, value, origin)
+            # A librdkafka name as it is (its value checked when kgroup knows the type), or an
+            # unknown name: librdkafka decides when the client is built, and kgroup.core.admin
+            # turns its refusal into a ConfigError naming origin.
+            put(key, check_value(key, value, origin), origin)
     # A PEM keystore with a separate key password is fine; a PKCS12 password under the PEM
     # mapping means nothing to librdkafka.
     if "ssl.key.location" in props and "ssl.keystore.password" in props:
@@ -447,7 +655,7 @@ def build_cluster_config(
     file_props, origins, notes = translate_java_properties(entries)
     override_entries = parse_overrides(overrides)
     for key, value, origin in override_entries:
-        file_props[key] = value
+        file_props[key] = check_value(key, value, origin)
         origins[key] = origin
     props = file_props
 

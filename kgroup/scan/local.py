@@ -12,11 +12,12 @@ input size; the latest/as-of views keep one record per distinct key.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kgroup.core.errors import CorruptInputError, NotFoundError, UsageError
+from kgroup.core.errors import CorruptInputError, KgroupError, NotFoundError, UsageError
 from kgroup.offsets import decode as dec
 from kgroup.offsets import replay as rp
 from kgroup.offsets import segments as seg
@@ -115,12 +116,53 @@ class LiveMessage(Protocol):
     value: bytes | None
 
 
+_NOT_REGULAR = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _stat(path: str, shown: str) -> os.stat_result:
+    """`path`'s status (following links), without opening it: opening a FIFO for reading
+    blocks until a writer comes. Missing paths exit 3, unreadable ones 1."""
+    try:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise NotFoundError(f"no such file or directory: {shown}") from None
+    except OSError as exc:
+        raise KgroupError(f"cannot read {shown}: {exc.strerror or exc}") from None
+
+
+def _not_segment(shown: str, mode: int) -> UsageError:
+    kind = next((name for test, name in _NOT_REGULAR if test(mode)), "a special file")
+    piped = " (save a stream to a file first)" if stat.S_ISFIFO(mode) else ""
+    return UsageError(
+        f"{shown} is {kind}, not a regular file or directory",
+        hint="give .log segment files, __consumer_offsets-N directories or a Kafka log "
+        f"directory{piped}",
+    )
+
+
+def _segment_size(path: str, shown: str) -> int:
+    """The size of segment file `path`; a usage error when it is not a regular file."""
+    mode = _stat(path, shown)
+    if not stat.S_ISREG(mode.st_mode):
+        raise _not_segment(shown, mode.st_mode)
+    return mode.st_size
+
+
 def find_segments(paths: Iterable[str]) -> list[SegmentInput]:
-    """Expand files, partition directories and log directories into ordered segment files."""
+    """Expand files, partition directories and log directories into ordered segment files.
+
+    Only regular files and directories qualify: a FIFO, device or socket (`/dev/stdin`,
+    `/dev/zero`) is refused by its type, never opened."""
     out: list[SegmentInput] = []
     for raw in paths:
         path = os.path.abspath(os.path.expanduser(raw))
-        if os.path.isfile(path):
+        mode = _stat(path, raw).st_mode
+        if stat.S_ISREG(mode):
             parent = os.path.basename(os.path.dirname(path))
             part = seg.partition_of_dir(parent)
             out.append(
@@ -128,12 +170,12 @@ def find_segments(paths: Iterable[str]) -> list[SegmentInput]:
                     path,
                     f"{parent}/{os.path.basename(path)}",
                     part[1] if part else None,
-                    os.path.getsize(path),
+                    _segment_size(path, raw),
                 )
             )
             continue
-        if not os.path.isdir(path):
-            raise NotFoundError(f"no such file or directory: {raw}")
+        if not stat.S_ISDIR(mode):
+            raise _not_segment(raw, mode)
         names = os.listdir(path)
         logs = seg.log_files_in_order(names)
         if logs:
@@ -164,7 +206,7 @@ def _partition_dir(path: str) -> list[SegmentInput]:
             os.path.join(path, n),
             f"{name}/{n}",
             part[1] if part else None,
-            os.path.getsize(os.path.join(path, n)),
+            _segment_size(os.path.join(path, n), os.path.join(path, n)),
         )
         for n in seg.log_files_in_order(os.listdir(path))
     ]
