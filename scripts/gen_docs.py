@@ -24,38 +24,62 @@ class OptionDoc:
     metavar: str
     choices: list[str] = field(default_factory=list)
     envvar: str | None = None
+    # `groups` / `topics`: the value is a name from the cluster (`kgroup __complete KIND`).
+    kind: str | None = None
+
+    def completion(self) -> str:
+        """How a shell completes this option: flag, value, groups, topics or `choice:A B`."""
+        if not self.takes_value:
+            return "flag"
+        if self.kind:
+            return self.kind
+        if self.choices:
+            return "choice:" + " ".join(self.choices)
+        return "value"
 
 
 @dataclass
 class CommandDoc:
     path: list[str]
     help: str
-    usage_args: list[str]
+    usage: str
     options: list[OptionDoc]
     subcommands: list[CommandDoc]
+    help_names: list[str] = field(default_factory=list)
+    # What positional words are: `groups` (cluster names), `files`, or None (no arguments).
+    positional: str | None = None
 
 
-def _collect(command, path: list[str]) -> CommandDoc:
+def _collect(command, path: list[str], ctx) -> CommandDoc:
+    from kgroup.cli.complete import completion_source
+
     options: list[OptionDoc] = []
-    args: list[str] = []
+    positional: str | None = None
     for param in command.params:
         if param.param_type_name == "argument":
-            name = (param.metavar or param.name or "ARG").upper()
-            args.append(f"{name}..." if getattr(param, "nargs", 1) == -1 else name)
+            kind, _values = completion_source(param, ctx)
+            positional = positional or kind or "files"
             continue
         if getattr(param, "hidden", False):
             continue
-        names = [*param.opts, *param.secondary_opts]
-        choices = list(getattr(getattr(param, "bare_type", None), "choices", []) or [])
+        kind, values = completion_source(param, ctx)
         envvar = param.envvar if isinstance(param.envvar, str) else None
         options.append(
             OptionDoc(
-                names=names,
+                # Long names first, each kind in order: click keeps some option names (the
+                # help option's) in a set, whose order changes with PYTHONHASHSEED.
+                names=sorted(
+                    [*param.opts, *param.secondary_opts],
+                    key=lambda name: (not name.startswith("--"), name),
+                ),
                 help=" ".join((param.help or "").split()),
-                takes_value=not getattr(param, "is_flag", False),
+                takes_value=not (
+                    getattr(param, "is_flag", False) or getattr(param, "count", False)
+                ),
                 metavar=param.metavar or (param.name or "VALUE").upper(),
-                choices=choices,
+                choices=values,
                 envvar=envvar,
+                kind=kind,
             )
         )
     subs: list[CommandDoc] = []
@@ -64,9 +88,30 @@ def _collect(command, path: list[str]) -> CommandDoc:
             sub = command.commands[name]
             if getattr(sub, "hidden", False):
                 continue
-            subs.append(_collect(sub, [*path, name]))
-    help_text = " ".join((command.help or "").split())
-    return CommandDoc(path=path, help=help_text, usage_args=args, options=options, subcommands=subs)
+            subs.append(_collect(sub, [*path, name], _context(sub, name, ctx)))
+    help_option = command.get_help_option(ctx)
+    return CommandDoc(
+        path=path,
+        help=" ".join((command.help or "").split()),
+        # The synopsis exactly as `--help` prints it (click's own usage pieces).
+        usage=" ".join(command.collect_usage_pieces(ctx)),
+        options=options,
+        subcommands=subs,
+        help_names=sorted(help_option.opts, key=lambda n: (not n.startswith("--"), n))
+        if help_option is not None
+        else [],
+        positional=positional,
+    )
+
+
+def _context(command, name: str, parent=None):
+    try:
+        from typer._click import Context
+    except ImportError:  # typer versions that depend on click instead of vendoring it
+        from click import Context
+
+    settings = dict(command.context_settings or {})
+    return Context(command, info_name=name, parent=parent, resilient_parsing=True, **settings)
 
 
 def command_tree() -> CommandDoc:
@@ -74,7 +119,16 @@ def command_tree() -> CommandDoc:
 
     from kgroup.cli.app import app
 
-    return _collect(typer.main.get_command(app), [])
+    command = typer.main.get_command(app)
+    return _collect(command, [], _context(command, "kgroup"))
+
+
+def global_options(tree: CommandDoc) -> list[OptionDoc]:
+    """The root options `kgroup` also takes after a command (cli/app.py hoists them)."""
+    from kgroup.cli.app import _GLOBAL_FLAGS, _GLOBAL_WITH_VALUE
+
+    hoisted = _GLOBAL_FLAGS | _GLOBAL_WITH_VALUE
+    return [o for o in tree.options if set(o.names) & hoisted]
 
 
 def _walk(doc: CommandDoc):
@@ -83,33 +137,175 @@ def _walk(doc: CommandDoc):
         yield from _walk(sub)
 
 
-def _words(doc: CommandDoc) -> list[str]:
-    return [name for option in doc.options for name in option.names if name.startswith("--")] + [
-        sub.path[-1] for sub in doc.subcommands
+def _offered(doc: CommandDoc, tree: CommandDoc) -> list[OptionDoc]:
+    """The options a shell offers under `doc`: its own, the global ones, and help."""
+    extra = [] if doc is tree else global_options(tree)
+    help_doc = OptionDoc(
+        names=doc.help_names, help="Show this message and exit.", takes_value=False, metavar=""
+    )
+    return [*doc.options, *extra, help_doc]
+
+
+def _option_words(options: list[OptionDoc]) -> list[str]:
+    """Long names, and the short name of an option that has no long one (-X)."""
+    words = []
+    for option in options:
+        longs = [n for n in option.names if n.startswith("--")]
+        words += longs or option.names[:1]
+    return words
+
+
+def _cluster_option_names(tree: CommandDoc) -> list[str]:
+    """Options that choose the cluster: passed on to `kgroup __complete`."""
+    wanted = {"--bootstrap-server", "--command-config", "-X"}
+    return [n for o in tree.options if set(o.names) & wanted for n in o.names]
+
+
+def _kind_cases(tree: CommandDoc) -> list[tuple[str, str]]:
+    """(case pattern, kind) for every option name: per command first, then the global ones."""
+    cases = []
+    for doc in _walk(tree):
+        for option in doc.options:
+            for name in option.names:
+                cases.append((f'"{" ".join(doc.path)}|{name}"', option.completion()))
+    for option in global_options(tree):
+        for name in option.names:
+            cases.append((f'*"|{name}"', option.completion()))
+    return cases
+
+
+def _sub_cases(tree: CommandDoc) -> list[tuple[str, str]]:
+    return [
+        (f'"{" ".join(doc.path)}|{sub.path[-1]}"', " ".join(sub.path))
+        for doc in _walk(tree)
+        for sub in doc.subcommands
     ]
 
 
 def bash(tree: CommandDoc) -> str:
+    cluster = "|".join(_cluster_option_names(tree))
+    attached = "|".join(f"{n}?*" for n in _cluster_option_names(tree) if not n.startswith("--"))
     lines = [
         f"# {HEADER}",
-        "# bash completion for kgroup",
+        "# bash completion for kgroup. Group and topic names come from the cluster",
+        "# (`kgroup [-b ...] __complete groups|topics`, which answers within 1 s or not at all).",
+        "",
+        "# kind of option $2 under command $1: flag, value, groups, topics or 'choice:A B'",
+        "_kgroup_kind() {",
+        '    case "$1|$2" in',
+    ]
+    lines += [f'        {pattern}) kind="{kind}" ;;' for pattern, kind in _kind_cases(tree)]
+    lines += [
+        '        *) kind="" ;;',
+        "    esac",
+        "}",
+        "",
+        "# whether option $1 chooses the cluster (passed on to `kgroup __complete`)",
+        "_kgroup_cluster() {",
+        '    case "$1" in',
+        f"        {cluster}) return 0 ;;",
+        "    esac",
+        "    return 1",
+        "}",
+        "",
+        "# names of kind $2 from the cluster the command line names ($3...), one a line",
+        "_kgroup_names() {",
+        '    local exe="$1" kind="$2"',
+        "    shift 2",
+        "    if command -v timeout >/dev/null 2>&1; then",
+        '        timeout 3 "$exe" "$@" __complete "$kind" 2>/dev/null',
+        "    else",
+        '        "$exe" "$@" __complete "$kind" 2>/dev/null',
+        "    fi",
+        "}",
+        "",
         "_kgroup() {",
-        '    local cur="${COMP_WORDS[COMP_CWORD]}" path="" word i',
-        "    for ((i = 1; i < COMP_CWORD; i++)); do",
-        '        word="${COMP_WORDS[i]}"',
+        "    local -a w cluster=()",
+        '    if [[ -n "${COMP_LINE-}" ]]; then',
+        "        # Split the line ourselves: COMP_WORDS breaks HOST:PORT and --opt=value apart.",
+        '        local line="${COMP_LINE:0:${COMP_POINT:-${#COMP_LINE}}}"',
+        '        read -ra w <<< "$line"',
+        '        if [[ ${#w[@]} -eq 0 || "$line" == *[[:space:]] ]]; then w+=(""); fi',
+        "    else",
+        '        w=("${COMP_WORDS[@]:0:COMP_CWORD+1}")',
+        "    fi",
+        '    local n=$((${#w[@]} - 1)) path="" word kind="" pending="" i',
+        '    local cur="${w[n]}"',
+        "    COMPREPLY=()",
+        "    for ((i = 1; i < n; i++)); do",
+        '        word="${w[i]}"',
+        '        case "$word" in',
+        "            --*=*)",
+        '                if _kgroup_cluster "${word%%=*}"; then cluster+=("$word"); fi',
+        "                continue",
+        "                ;;",
+    ]
+    if attached:
+        lines.append(f'            {attached}) cluster+=("$word"); continue ;;')
+    lines += [
+        "        esac",
+        '        _kgroup_kind "$path" "$word"',
+        '        if [[ "$kind" == flag ]]; then continue; fi',
+        '        if [[ -n "$kind" ]]; then',
+        '            if [[ "${w[i+1]-}" == "=" ]]; then ((i++)); fi',
+        '            if _kgroup_cluster "$word"; then cluster+=("$word" "${w[i+1]-}"); fi',
+        '            if ((i == n - 1)); then pending="$kind"; fi',
+        "            ((i++))",
+        "            continue",
+        "        fi",
+        '        if [[ "$word" == -* ]]; then continue; fi',
         '        case "${path}|${word}" in',
     ]
+    lines += [f'            {pattern}) path="{new}" ;;' for pattern, new in _sub_cases(tree)]
+    lines += [
+        "        esac",
+        "    done",
+        '    if [[ -z "$pending" && "$cur" == --*=* ]]; then',
+        '        _kgroup_kind "$path" "${cur%%=*}"',
+        '        if [[ -n "$kind" && "$kind" != flag ]]; then pending="$kind"; cur="${cur#*=}"; fi',
+        "    fi",
+        '    local options="" subcommands="" positional=""',
+        '    case "$path" in',
+    ]
     for doc in _walk(tree):
-        for sub in doc.subcommands:
-            lines.append(
-                f'            "{" ".join(doc.path)}|{sub.path[-1]}") path="{" ".join(sub.path)}" ;;'
-            )
-    lines += ["        esac", "    done", '    local words=""', '    case "${path}" in']
-    for doc in _walk(tree):
-        lines.append(f'        "{" ".join(doc.path)}") words="{" ".join(_words(doc))}" ;;')
+        words = " ".join(_option_words(_offered(doc, tree)))
+        subs = " ".join(s.path[-1] for s in doc.subcommands)
+        lines.append(
+            f'        "{" ".join(doc.path)}") options="{words}" subcommands="{subs}"'
+            f' positional="{doc.positional or ""}" ;;'
+        )
     lines += [
         "    esac",
-        '    COMPREPLY=($(compgen -W "${words}" -- "${cur}"))',
+        '    local auto=""',
+        '    if [[ -z "$pending" && "$cur" != -* && "$positional" == groups ]]; then',
+        '        pending="groups" auto=1',
+        "    fi",
+        '    case "$pending" in',
+        '        "") ;;',
+        '        choice:*) COMPREPLY=($(compgen -W "${pending#choice:}" -- "$cur")); return ;;',
+        "        groups | topics)",
+        "            # Names are data from the cluster: matched and quoted, never expanded.",
+        "            local name quoted",
+        '            if [[ "$cur" != *:* ]]; then',
+        "                while IFS= read -r name; do",
+        '                    if [[ "$name" == "$cur"* ]]; then',
+        "                        printf -v quoted '%q' \"$name\"",
+        '                        COMPREPLY+=("$quoted")',
+        "                    fi",
+        '                done < <(_kgroup_names "${w[0]}" "$pending" "${cluster[@]}")',
+        "            fi",
+        "            # GROUP arguments: with no names (no cluster), offer the options instead.",
+        '            if [[ ${#COMPREPLY[@]} -gt 0 || -z "$auto" ]]; then return; fi',
+        "            ;;",
+        "        *) return ;;  # a free value: bash's default completion (file names)",
+        "    esac",
+        '    if [[ "$cur" == -* ]]; then',
+        '        COMPREPLY=($(compgen -W "${options}" -- "$cur"))',
+        '    elif [[ -n "$subcommands" ]]; then',
+        '        COMPREPLY=($(compgen -W "${subcommands}" -- "$cur"))',
+        '    elif [[ "$positional" != files ]]; then',
+        '        COMPREPLY=($(compgen -W "${options}" -- "$cur"))',
+        "    fi",
         "}",
         "complete -o default -F _kgroup kgroup",
         "",
@@ -118,31 +314,100 @@ def bash(tree: CommandDoc) -> str:
 
 
 def zsh(tree: CommandDoc) -> str:
+    cluster = "|".join(_cluster_option_names(tree))
     lines = [
         "#compdef kgroup",
         f"# {HEADER}",
+        "# Group and topic names come from the cluster (`kgroup __complete groups|topics`, 1 s).",
+        "",
+        "_kgroup_kind() {",
+        '    case "$1|$2" in',
+    ]
+    lines += [f'        {pattern}) kind="{kind}" ;;' for pattern, kind in _kind_cases(tree)]
+    lines += [
+        '        *) kind="" ;;',
+        "    esac",
+        "}",
+        "",
         "_kgroup() {",
-        '    local path="" word',
-        "    local -a candidates",
-        "    for word in ${words[2,CURRENT-1]}; do",
-        '        case "${path}|${word}" in',
+        "    # (not `path`: in zsh that is the array tied to PATH)",
+        '    local cmdpath="" word kind="" pending="" cur="${words[CURRENT]}" positional=""',
+        "    local -a cluster candidates subcommands names",
+        "    local -i i",
+        "    for ((i = 2; i < CURRENT; i++)); do",
+        '        word="${words[i]}"',
+        '        case "$word" in',
+        "            --*=*)",
+        f'                [[ "${{word%%=*}}" == ({cluster}) ]] && cluster+=("$word")',
+        "                continue",
+        "                ;;",
+        "        esac",
+        '        _kgroup_kind "$cmdpath" "$word"',
+        '        [[ "$kind" == flag ]] && continue',
+        '        if [[ -n "$kind" ]]; then',
+        f'            [[ "$word" == ({cluster}) ]] && cluster+=("$word" "${{words[i+1]}}")',
+        '            (( i == CURRENT - 1 )) && pending="$kind"',
+        "            (( i++ ))",
+        "            continue",
+        "        fi",
+        '        [[ "$word" == -* ]] && continue',
+        '        case "${cmdpath}|${word}" in',
+    ]
+    lines += [f'            {pattern}) cmdpath="{new}" ;;' for pattern, new in _sub_cases(tree)]
+    lines += [
+        "        esac",
+        "    done",
+        '    if [[ -z "$pending" && "$cur" == --*=* ]]; then',
+        '        _kgroup_kind "$cmdpath" "${cur%%=*}"',
+        '        if [[ -n "$kind" && "$kind" != flag ]]; then',
+        '            pending="$kind"',
+        '            compset -P "*="',
+        '            cur="${cur#*=}"',
+        "        fi",
+        "    fi",
+        '    case "$cmdpath" in',
     ]
     for doc in _walk(tree):
-        for sub in doc.subcommands:
-            lines.append(
-                f'            "{" ".join(doc.path)}|{sub.path[-1]}") path="{" ".join(sub.path)}" ;;'
-            )
-    lines += ["        esac", "    done", '    case "${path}" in']
-    for doc in _walk(tree):
         entries = []
-        for option in doc.options:
-            for name in option.names:
-                if name.startswith("--"):
-                    entries.append(f"'{name}:{_zsh_escape(option.help)}'")
-        for sub in doc.subcommands:
-            entries.append(f"'{sub.path[-1]}:{_zsh_escape(sub.help)}'")
-        lines.append(f'        "{" ".join(doc.path)}") candidates=({" ".join(entries)}) ;;')
-    lines += ["    esac", "    _describe 'kgroup' candidates", "}", "compdef _kgroup kgroup", ""]
+        for option in _offered(doc, tree):
+            for name in _option_words([option]):
+                entries.append(f"'{name}:{_zsh_escape(option.help)}'")
+        subs = " ".join(f"'{sub.path[-1]}:{_zsh_escape(sub.help)}'" for sub in doc.subcommands)
+        lines.append(
+            f'        "{" ".join(doc.path)}") candidates=({" ".join(entries)}); '
+            f'subcommands=({subs}); positional="{doc.positional or ""}" ;;'
+        )
+    lines += [
+        "    esac",
+        '    if [[ -z "$pending" && "$cur" != -* && "$positional" == groups ]]; then',
+        '        pending="groups"',
+        "    fi",
+        '    case "$pending" in',
+        '        "") ;;',
+        "        choice:*) compadd -- ${=pending#choice:}; return ;;",
+        "        groups|topics)",
+        '            [[ "$cur" == *:* ]] && return 1',
+        '            names=(${(f)"$(${words[1]} "${cluster[@]}" \\',
+        '                __complete "$pending" 2>/dev/null)"})',
+        '            if (( ${#names} )); then compadd -- "${names[@]}"; return; fi',
+        '            [[ "$positional" == groups && "$pending" == groups ]] || return 1',
+        "            ;;",
+        "        *) _files; return ;;",
+        "    esac",
+        '    if [[ "$cur" == -* ]]; then',
+        "        _describe 'option' candidates",
+        "    elif (( ${#subcommands} )); then",
+        "        _describe 'command' subcommands",
+        '    elif [[ "$positional" == files ]]; then',
+        "        _files",
+        "    else",
+        "        _describe 'option' candidates",
+        "    fi",
+        "}",
+        "",
+        'if [[ "$funcstack[1]" == _kgroup ]]; then _kgroup "$@"; else compdef _kgroup kgroup; fi',
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -151,37 +416,120 @@ def _zsh_escape(text: str) -> str:
 
 
 def fish(tree: CommandDoc) -> str:
-    lines = [f"# {HEADER}", "complete -c kgroup -f"]
+    cluster = " ".join(_cluster_option_names(tree))
+    lines = [
+        f"# {HEADER}",
+        "# Group and topic names come from the cluster (`kgroup __complete groups|topics`, 1 s).",
+        "complete -c kgroup -f",
+        "",
+        "function __kgroup_kind --argument-names cmdpath word",
+        '    switch "$cmdpath|$word"',
+    ]
+    for pattern, kind in _kind_cases(tree):
+        lines.append(f"        case {_fish_pattern(pattern)}")
+        lines.append(f"            echo '{kind}'")
+    lines += [
+        "    end",
+        "end",
+        "",
+        "# the command path (`sandbox start`) the words before the cursor name; values skipped",
+        "function __kgroup_path",
+        "    set -l words (commandline -opc)",
+        '    set -l cmdpath ""',
+        "    set -l i 2",
+        "    while test $i -le (count $words)",
+        "        set -l word $words[$i]",
+        "        set i (math $i + 1)",
+        '        string match -q -- "--*=*" $word; and continue',
+        '        set -l kind (__kgroup_kind "$cmdpath" $word)',
+        '        test "$kind" = flag; and continue',
+        '        if test -n "$kind"',
+        "            set i (math $i + 1)",
+        "            continue",
+        "        end",
+        '        string match -q -- "-*" $word; and continue',
+        '        switch "$cmdpath|$word"',
+    ]
+    for pattern, new in _sub_cases(tree):
+        lines.append(f"            case {_fish_pattern(pattern)}")
+        lines.append(f"                set cmdpath '{new}'")
+    lines += [
+        "        end",
+        "    end",
+        '    echo "$cmdpath"',
+        "end",
+        "",
+        "function __kgroup_at --argument-names wanted",
+        '    test (__kgroup_path) = "$wanted"',
+        "end",
+        "",
+        "# group or topic names from the cluster the command line names",
+        "function __kgroup_names --argument-names kind",
+        "    set -l words (commandline -opc)",
+        "    set -l args",
+        "    set -l i 2",
+        "    while test $i -le (count $words)",
+        "        set -l word $words[$i]",
+        f"        if contains -- $word {cluster}",
+        "            set -a args $word $words[(math $i + 1)]",
+        "            set i (math $i + 1)",
+        "        else if string match -qr -- '^(--(bootstrap-server|command-config)=|-[bcX].)' \\",
+        "                $word",
+        "            set -a args $word",
+        "        end",
+        "        set i (math $i + 1)",
+        "    end",
+        "    kgroup $args __complete $kind 2>/dev/null",
+        "end",
+        "",
+    ]
+    globals_ = global_options(tree)
     for doc in _walk(tree):
-        if doc.path:
-            parent_words = " ".join(doc.path)
-            condition = f"__fish_seen_subcommand_from {doc.path[-1]}"
-            if doc.subcommands:
-                condition += "; and not __fish_seen_subcommand_from " + " ".join(
-                    s.path[-1] for s in doc.subcommands
-                )
-        else:
-            parent_words = ""
-            condition = "__fish_use_subcommand"
-        del parent_words
+        at = " ".join(doc.path)
+        condition = f"__kgroup_at '{at}'"
         for sub in doc.subcommands:
             lines.append(
-                f"complete -c kgroup -n '{condition}' -a {sub.path[-1]} -d {_fish_quote(sub.help)}"
+                f'complete -c kgroup -n "{condition}" -a {sub.path[-1]} -d {_fish_quote(sub.help)}'
             )
-        for option in doc.options:
-            parts = [f"complete -c kgroup -n '{condition}'"]
-            for name in option.names:
-                if name.startswith("--"):
-                    parts.append(f"-l {name[2:]}")
-                elif name.startswith("-") and len(name) == 2:
-                    parts.append(f"-s {name[1]}")
-            if option.takes_value:
-                parts.append("-r")
-                if option.choices:
-                    parts.append(f"-a {_fish_quote(' '.join(option.choices))}")
-            parts.append(f"-d {_fish_quote(option.help)}")
-            lines.append(" ".join(parts))
+        if doc.positional in ("groups", "topics"):
+            lines.append(
+                f"complete -c kgroup -n \"{condition}\" -a '(__kgroup_names {doc.positional})'"
+            )
+        elif doc.positional == "files":
+            lines.append(f'complete -c kgroup -n "{condition}" -F')
+        own = doc.options if doc.path else [o for o in doc.options if o not in globals_]
+        options = [*own, OptionDoc(doc.help_names, "Show this message and exit.", False, "")]
+        for option in options:
+            lines.append(_fish_option(option, condition))
+    for option in globals_:  # taken before or after any command
+        lines.append(_fish_option(option, None))
     return "\n".join(lines) + "\n"
+
+
+def _fish_pattern(pattern: str) -> str:
+    """A bash/zsh case pattern (`"a|b"`, `*"|-o"`) as a fish `case` word (`'*|-o'`)."""
+    return "'" + pattern.replace('"', "") + "'"
+
+
+def _fish_option(option: OptionDoc, condition: str | None) -> str:
+    parts = ["complete -c kgroup"]
+    if condition:
+        parts.append(f'-n "{condition}"')
+    for name in option.names:
+        if name.startswith("--"):
+            parts.append(f"-l {name[2:]}")
+        elif name.startswith("-") and len(name) == 2:
+            parts.append(f"-s {name[1]}")
+    if option.takes_value and option.metavar in ("FILE", "DIR"):
+        parts.append("-r -F")  # a path
+    elif option.takes_value:
+        parts.append("-x")  # a value, and no file names
+        if option.kind:
+            parts.append(f"-a '(__kgroup_names {option.kind})'")
+        elif option.choices:
+            parts.append(f"-a {_fish_quote(' '.join(option.choices))}")
+    parts.append(f"-d {_fish_quote(option.help)}")
+    return " ".join(parts)
 
 
 def _fish_quote(text: str) -> str:
@@ -218,7 +566,7 @@ def man(tree: CommandDoc, version: str) -> str:
         if not doc.path or doc.subcommands:
             continue
         out.append(f".SS {_roff(' '.join(doc.path))}")
-        usage = " ".join(["kgroup", *doc.path, *(f"[{a}]" for a in doc.usage_args)])
+        usage = " ".join(["kgroup", *doc.path, doc.usage])
         out += [".nf", _roff(usage), ".fi", _roff(doc.help)]
         out += _man_options(doc.options)
     out.append(".SH EXIT STATUS")

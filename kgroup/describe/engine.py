@@ -13,7 +13,7 @@ remove the "lag of 1 forever" a commit marker leaves behind the last record.)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kgroup.core.models import (
@@ -107,17 +107,24 @@ def owners(members: Iterable[MemberDescription]) -> dict[TopicPartition, MemberD
 def partitions_in_view(
     group: GroupInput,
     partition_counts: Mapping[str, int],
-    topics: set[str] | None = None,
+    topics: Mapping[str, Container[int] | None] | Collection[str] | None = None,
 ) -> list[TopicPartition]:
     """Partitions a group's rows cover: assigned, committed, and every partition of a subscribed
-    topic (so a partition nobody committed shows up with `-` instead of being silently absent)."""
+    topic (so a partition nobody committed shows up with `-` instead of being silently absent).
+
+    `topics` keeps only those topics; as a mapping, topic -> its partitions (None: all of them)."""
     wanted: set[TopicPartition] = set(group.committed)
     for member in group.description.members:
         wanted.update(member.assignment)
         for topic in member.subscription or ():
             wanted.update(TopicPartition(topic, p) for p in range(partition_counts.get(topic, 0)))
     if topics:
-        wanted = {tp for tp in wanted if tp.topic in topics}
+        parts = topics if isinstance(topics, Mapping) else dict.fromkeys(topics)
+        wanted = {
+            tp
+            for tp in wanted
+            if tp.topic in parts and (parts[tp.topic] is None or tp.partition in parts[tp.topic])
+        }
     return sorted(wanted)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from kgroup.core.errors import CheckFailed, NotFoundError, UsageError
 from kgroup.core.models import TopicMetadata
+from kgroup.core.partition_list import PartitionSet, parse_partitions
 from kgroup.reset.model import (
     CommittedOffset,
     GroupPlan,
@@ -82,26 +83,25 @@ class PartitionsNotFound(NotFoundError):
 
 @dataclass(frozen=True, slots=True)
 class TopicSelection:
-    """One `--topic` value: a topic and its partitions (None: every partition)."""
+    """One `--topic` value: a topic and its partitions (None: every partition), kept as ranges."""
 
     topic: str
-    partitions: tuple[int, ...] | None = None
+    partitions: PartitionSet | None = None
 
 
-def parse_topic_option(value: str) -> TopicSelection:
-    """`--topic t` or `--topic t:0,2` -> TopicSelection. Topic names cannot contain ':'."""
+def parse_topic_option(value: str, option: str = "--topic") -> TopicSelection:
+    """`t`, `t:0,2` or `t:0-2,5` -> TopicSelection (ranges stay ranges: `t:0-99999999` is cheap).
+
+    Topic names cannot contain ':' (Kafka's legal characters are [a-zA-Z0-9._-], Topic.java).
+    """
     topic, sep, rest = value.strip().partition(":")
     if not topic:
-        raise UsageError(f"--topic '{value}' has no topic name", hint="e.g. --topic orders:0,2")
+        raise UsageError(
+            f"{option} '{value}' has no topic name", hint=f"e.g. {option} orders:0-2,5"
+        )
     if not sep:
         return TopicSelection(topic)
-    parts = [p.strip() for p in rest.split(",")]
-    if not parts or any(not p.isdigit() or not p.isascii() for p in parts):
-        raise UsageError(
-            f"--topic '{value}': partitions must be non-negative integers separated by commas",
-            hint="e.g. --topic orders:0,2",
-        )
-    return TopicSelection(topic, tuple(sorted({int(p) for p in parts})))
+    return TopicSelection(topic, parse_partitions(rest, option=option, value=value))
 
 
 def selections_for_file(strategy: FromFile, group: str) -> tuple[TopicSelection, ...]:
@@ -109,7 +109,7 @@ def selections_for_file(strategy: FromFile, group: str) -> tuple[TopicSelection,
     by_topic: dict[str, set[int]] = {}
     for tp in strategy.rows_for_group(group):
         by_topic.setdefault(tp.topic, set()).add(tp.partition)
-    return tuple(TopicSelection(t, tuple(sorted(ps))) for t, ps in sorted(by_topic.items()))
+    return tuple(TopicSelection(t, PartitionSet.of(ps)) for t, ps in sorted(by_topic.items()))
 
 
 def resolve_scope(
@@ -147,11 +147,11 @@ def resolve_scope(
         if sel.partitions is None:
             wanted.setdefault(sel.topic, set()).update(range(count))
             continue
-        for p in sel.partitions:
-            if p < count:
-                wanted.setdefault(sel.topic, set()).add(p)
-            else:
-                missing.append(f"{sel.topic}:{p} (topic has {count} partitions)")
+        # Clip to the topic first: a range never expands beyond the partitions that exist.
+        wanted.setdefault(sel.topic, set()).update(sel.partitions.within(count))
+        missing.extend(
+            f"{sel.topic}:{p} (topic has {count} partitions)" for p in sel.partitions.beyond(count)
+        )
     if missing:
         raise PartitionsNotFound(
             f"not found: {shortened(sorted(set(missing)))}",
