@@ -2,9 +2,10 @@
 
 Table: one block per rebalance step — a line per member with its partition count and its
 partitions (`topic:0-3,7;other:1`), then the step's metrics; with several strategies the
-members are lines and the strategies columns. JSON (ASSIGNORS.md "Output"):
-`{"strategy", "steps": [{"event", "assignment": {member: [[topic, p], ...]}, "metrics"}]}`,
-or `{"strategies": [...]}` when comparing. CSV / JSON Lines: one row per strategy, step and member.
+members are lines and the strategies columns. JSON, one shape for one strategy or several:
+`{"schema_version": 1, "strategies": [{"strategy", "steps": [{"event", "assignment": {member:
+[[topic, p], ...]}, "metrics"}]}]}`. JSON Lines: one object per strategy and step, the step of the
+JSON document with its `strategy` and `step` (index). CSV: one row per strategy, step and member.
 """
 
 from __future__ import annotations
@@ -15,32 +16,43 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from kgroup.assign.simulate import Simulation, Step, compact_partitions
-from kgroup.render.output import SCHEMA_VERSION, Column, Output
+from kgroup.render.output import KEY, NUMBER, SCHEMA_VERSION, TEXT, Column, Output
 
 ROW_COLUMNS = [
-    Column("strategy"),
-    Column("step", justify="right"),
-    Column("event"),
-    Column("member"),
-    Column("count", justify="right"),
-    Column("partitions"),
+    Column("strategy", kind=KEY),
+    Column("step", justify="right", kind=NUMBER),
+    Column("event", kind=TEXT),
+    Column("member", kind=KEY),
+    Column("count", justify="right", kind=NUMBER),
+    Column("partitions", kind=TEXT),
 ]
 
 
-def simulation_document(sim: Simulation) -> dict[str, Any]:
-    steps = []
-    for step in sim.steps:
-        item: dict[str, Any] = {
-            "event": step.event,
-            "assignment": {m: [[t, p] for t, p in parts] for m, parts in step.assignment.items()},
-            "metrics": step.metrics,
+def step_document(step: Step) -> dict[str, Any]:
+    """One step as JSON: the event, the assignment, the metrics (and cooperative's phase 1)."""
+    item: dict[str, Any] = {
+        "event": step.event,
+        "assignment": {m: [[t, p] for t, p in parts] for m, parts in step.assignment.items()},
+        "metrics": step.metrics,
+    }
+    if step.revoke_phase is not None:
+        item["revoke_phase"] = {
+            m: [[t, p] for t, p in parts] for m, parts in step.revoke_phase.items()
         }
-        if step.revoke_phase is not None:
-            item["revoke_phase"] = {
-                m: [[t, p] for t, p in parts] for m, parts in step.revoke_phase.items()
-            }
-        steps.append(item)
-    return {"strategy": sim.strategy, "steps": steps}
+    return item
+
+
+def simulation_document(sim: Simulation) -> dict[str, Any]:
+    return {"strategy": sim.strategy, "steps": [step_document(step) for step in sim.steps]}
+
+
+def step_items(sims: Sequence[Simulation]) -> list[dict[str, Any]]:
+    """The JSON Lines objects: one per strategy and step."""
+    return [
+        {"strategy": sim.strategy, "step": index, **step_document(step)}
+        for sim in sims
+        for index, step in enumerate(sim.steps)
+    ]
 
 
 def rows(sims: Sequence[Simulation]) -> list[dict[str, Any]]:
@@ -99,9 +111,9 @@ def table_outputs(sims: Sequence[Simulation]) -> list[Output]:
             outputs.append(
                 Output(
                     columns=[
-                        Column("member"),
-                        Column("count", justify="right"),
-                        Column("partitions"),
+                        Column("member", kind=KEY),
+                        Column("count", justify="right", kind=NUMBER),
+                        Column("partitions", kind=TEXT),
                     ],
                     rows=table_rows,
                     document={},
@@ -123,7 +135,10 @@ def table_outputs(sims: Sequence[Simulation]) -> list[Output]:
             table_rows.append(row)
         outputs.append(
             Output(
-                columns=[Column("member"), *(Column(s.strategy, header=s.strategy) for s in sims)],
+                columns=[
+                    Column("member", kind=KEY),
+                    *(Column(s.strategy, header=s.strategy, kind=TEXT) for s in sims),
+                ],
                 rows=table_rows,
                 document={},
                 title=f"step {index}: {event}",
@@ -172,10 +187,14 @@ def write_json_document(document: dict[str, Any], out: TextIO) -> None:
 _LEAF = re.compile(r'"\\u0000(\d+)\\u0000"')
 
 
-def data_output(sims: Sequence[Simulation]) -> Output:
-    """The json / jsonl / csv view."""
-    if len(sims) == 1:
-        document = simulation_document(sims[0])
-    else:
-        document = {"strategies": [simulation_document(s) for s in sims]}
-    return Output(columns=ROW_COLUMNS, rows=rows(sims), document=document)
+def data_output(sims: Sequence[Simulation], mode: str | None = None) -> Output:
+    """The json / jsonl / csv view: the same document for one strategy or several. With `mode`,
+    only what that mode prints is built (a big simulation is not held twice)."""
+    return Output(
+        columns=ROW_COLUMNS,
+        rows=rows(sims) if mode in (None, "csv", "table") else [],
+        document={"strategies": [simulation_document(s) for s in sims]}
+        if mode in (None, "json")
+        else {},
+        jsonl_items=step_items(sims) if mode in (None, "jsonl") else [],
+    )

@@ -7,19 +7,49 @@ from typing import Any
 
 from kgroup.core.models import BrokerNode, MemberDescription, TopicPartition
 from kgroup.describe.engine import GroupLag
-from kgroup.render.output import Column, Output
+from kgroup.render.output import ELLIPSIS, KEY, NUMBER, TEXT, Column, Output
+
+
+def format_duration_ms(ms: int) -> str:
+    """A lag in milliseconds as people read it, its two largest units: `850ms`, `12s`,
+    `3m12s`, `7h50m`, `2d4h` (tables only; JSON and CSV keep the milliseconds)."""
+    if ms < 0:
+        return f"-{format_duration_ms(-ms)}"
+    if ms < 1000:
+        return f"{ms}ms"
+    seconds = ms // 1000
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{seconds}s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours}h{minutes}m"
+    days, hours = divmod(hours, 24)
+    return f"{days}d{hours}h"
+
+
+def _duration_cell(value: object) -> str | None:
+    return format_duration_ms(value) if isinstance(value, int) else None
+
 
 OFFSET_COLUMNS = [
-    Column("group"),
-    Column("topic"),
-    Column("partition", justify="right"),
-    Column("current_offset", justify="right"),
-    Column("log_start_offset", justify="right"),
-    Column("log_end_offset", justify="right"),
-    Column("lag", justify="right"),
+    Column("group", kind=KEY),
+    Column("topic", kind=KEY),
+    Column("partition", justify="right", kind=NUMBER),
+    Column("current_offset", justify="right", kind=NUMBER),
+    Column("log_start_offset", justify="right", kind=NUMBER),
+    Column("log_end_offset", justify="right", kind=NUMBER),
+    Column("lag", justify="right", kind=NUMBER),
 ]
-LAG_MS_COLUMN = Column("lag_ms", justify="right")
-OWNER_COLUMNS = [Column("consumer_id"), Column("host"), Column("client_id")]
+LAG_MS_COLUMN = Column("lag_ms", justify="right", kind=NUMBER, display=_duration_cell)
+# Member ids wrap on a narrow terminal; hosts and client ids are cut with a visible `…`.
+OWNER_COLUMNS = [
+    Column("consumer_id", kind=TEXT),
+    Column("host", kind=TEXT, cut=ELLIPSIS),
+    Column("client_id", kind=TEXT, cut=ELLIPSIS),
+]
 
 
 def format_partitions(partitions: Sequence[TopicPartition]) -> str:
@@ -121,19 +151,19 @@ def _member_json(member: MemberDescription, verbose: bool) -> dict[str, Any]:
 
 def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Output:
     columns = [
-        Column("group"),
-        Column("consumer_id"),
-        Column("group_instance_id"),
-        Column("host"),
-        Column("client_id"),
-        Column("partitions", justify="right"),
+        Column("group", kind=KEY),
+        Column("consumer_id", kind=TEXT),
+        Column("group_instance_id", kind=TEXT),
+        Column("host", kind=TEXT, cut=ELLIPSIS),
+        Column("client_id", kind=TEXT, cut=ELLIPSIS),
+        Column("partitions", justify="right", kind=NUMBER),
     ]
     if any(m.member_epoch is not None for g in groups for m in g.description.members):
-        columns.append(Column("member_epoch", justify="right"))
+        columns.append(Column("member_epoch", justify="right", kind=NUMBER))
     if verbose:
-        columns.append(Column("assignment"))
+        columns.append(Column("assignment", kind=TEXT))
         if any(m.target_assignment is not None for g in groups for m in g.description.members):
-            columns.append(Column("target_assignment"))
+            columns.append(Column("target_assignment", kind=TEXT))
     rows = []
     documents = []
     footer = []
@@ -157,13 +187,13 @@ def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Outp
 
 def state_output(groups: Sequence[GroupLag]) -> Output:
     columns = [
-        Column("group"),
-        Column("coordinator"),
-        Column("assignor"),
-        Column("state"),
-        Column("members", justify="right"),
-        Column("type"),
-        Column("protocol_type"),
+        Column("group", kind=KEY),
+        Column("coordinator", kind=TEXT),  # `host:port (id N)`: wraps at the blank
+        Column("assignor", kind=KEY),
+        Column("state", kind=KEY),
+        Column("members", justify="right", kind=NUMBER),
+        Column("type", kind=KEY),
+        Column("protocol_type", kind=KEY),
     ]
     rows = []
     documents = []
@@ -188,8 +218,8 @@ def state_output(groups: Sequence[GroupLag]) -> Output:
             footer.append(f"{group.group}: error: {group.error}")
     if any(g.description.group_epoch is not None for g in groups):
         columns += [
-            Column("group_epoch", justify="right"),
-            Column("assignment_epoch", justify="right"),
+            Column("group_epoch", justify="right", kind=NUMBER),
+            Column("assignment_epoch", justify="right", kind=NUMBER),
         ]
     return Output(
         columns=columns,

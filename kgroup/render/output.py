@@ -4,25 +4,56 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 MODES = ("table", "json", "jsonl", "csv")
 SCHEMA_VERSION = 1
 
+# What a narrow terminal may do to a column (kgroup/render/table.py):
+KEY = "key"  # names and ids a row is found by (group, topic, time): never cut
+NUMBER = "number"  # partitions, offsets, lag, counts: never cut
+TEXT = "text"  # free text (value, metadata, message, client id, host): may be narrowed
+KINDS = (KEY, NUMBER, TEXT)
+WRAP = "wrap"  # a narrowed TEXT column wraps onto more lines: nothing is lost
+ELLIPSIS = "ellipsis"  # a narrowed TEXT column is cut, with a visible `…`
+CUTS = (WRAP, ELLIPSIS)
+
 
 @dataclass(frozen=True)
 class Column:
-    """A column of the table and CSV views; `key` is the row dict key and the CSV header."""
+    """A column of the table and CSV views; `key` is the row dict key and the CSV header.
+
+    `kind` says whether a terminal too narrow for the table may narrow the column: only TEXT
+    columns are (wrapped or cut with `…` as `cut` says); KEY and NUMBER columns are never cut,
+    the table gets wider than the terminal instead. Unset: NUMBER when right-justified, else KEY.
+    `display` formats a value for tables only (JSON and CSV keep the value as it is).
+    """
 
     key: str
     header: str | None = None
     justify: str = "left"
+    kind: str | None = None
+    cut: str = WRAP
+    display: Callable[[Any], str | None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind is not None and self.kind not in KINDS:
+            raise ValueError(f"column {self.key}: kind {self.kind!r} is not one of {KINDS}")
+        if self.cut not in CUTS:
+            raise ValueError(f"column {self.key}: cut {self.cut!r} is not one of {CUTS}")
 
     @property
     def title(self) -> str:
         return self.header if self.header is not None else self.key.upper()
+
+    @property
+    def role(self) -> str:
+        """The kind, defaulted: right-justified columns hold numbers."""
+        if self.kind is not None:
+            return self.kind
+        return NUMBER if self.justify == "right" else KEY
 
 
 @dataclass
@@ -68,9 +99,9 @@ def render(
 
         write_csv(output.columns, output.rows, out)
     else:
-        from kgroup.render.table import write_table
+        from kgroup.render.table import terminal_width, write_table
 
-        write_table(output, out, color=color_enabled(no_color, out))
+        write_table(output, out, color=color_enabled(no_color, out), width=terminal_width(out))
 
 
 def stderr_console(no_color: bool = False):  # -> rich.console.Console

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kgroup.render.output import Column, Output
+from kgroup.render.output import KEY, NUMBER, TEXT, Column, Output
 from kgroup.reset.apply import ExecutionReport
 from kgroup.reset.model import GroupPlan
 from kgroup.reset.timespec import format_utc_ms
 
 PLAN_COLUMNS = [
-    Column("group"),
-    Column("topic"),
-    Column("partition", justify="right"),
-    Column("current_offset", justify="right"),
-    Column("new_offset", justify="right"),
-    Column("delta", justify="right"),
+    Column("group", kind=KEY),
+    Column("topic", kind=KEY),
+    Column("partition", justify="right", kind=NUMBER),
+    Column("current_offset", justify="right", kind=NUMBER),
+    Column("new_offset", justify="right", kind=NUMBER),
+    Column("delta", justify="right", kind=NUMBER),
 ]
 
 
@@ -123,12 +123,12 @@ def execution_output(plans: Sequence[GroupPlan], report: ExecutionReport) -> Out
         f"Undo with: kgroup undo {o.group} --backup {o.backup}" for o in report.outcomes if o.backup
     ]
     columns = [
-        Column("group"),
-        Column("status"),
-        Column("partitions", justify="right"),
-        Column("verified", justify="right"),
-        Column("backup"),
-        Column("message"),
+        Column("group", kind=KEY),
+        Column("status", kind=KEY),
+        Column("partitions", justify="right", kind=NUMBER),
+        Column("verified", justify="right", kind=NUMBER),
+        Column("backup", kind=TEXT),  # a path: wraps on a narrow terminal, whole when piped
+        Column("message", kind=TEXT),
     ]
     return Output(
         columns=columns,

@@ -116,7 +116,7 @@ def test_active_member_is_seen_and_missing_metadata_is_said_plainly(
         assert member.member_id in line
         assert "--scenario" in line
     else:
-        doc = json.loads(run_kgroup(*args).stdout)
+        (doc,) = json.loads(run_kgroup(*args).stdout)["strategies"]
         (step,) = doc["steps"]
         assert step["assignment"] == {member.member_id: [[topic, 0], [topic, 1], [topic, 2]]}
 
@@ -187,8 +187,9 @@ def test_subscriptions_and_owned_partitions_of_real_consumers(kafka_broker, uniq
                 "-b", kafka_broker.bootstrap, "-o", "json", "simulate-assign", "--from-group", group
             ).stdout
         )
-        assert doc["strategy"] == "cooperative-sticky"
-        metrics = doc["steps"][0]["metrics"]
+        (sim,) = doc["strategies"]
+        assert sim["strategy"] == "cooperative-sticky"
+        metrics = sim["steps"][0]["metrics"]
         # a balanced group at one generation: the next rebalance keeps every partition
         assert (metrics["previously_owned"], metrics["kept"], metrics["moved"]) == (4, 4, 0)
     finally:

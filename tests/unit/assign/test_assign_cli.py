@@ -40,6 +40,7 @@ def test_json_document_shape() -> None:
     ).stdout
     doc = json.loads(out)
     assert doc["schema_version"] == 1
+    (doc,) = doc["strategies"]  # one shape for one strategy or several
     assert doc["strategy"] == "sticky"
     assert [s["event"] for s in doc["steps"]] == ["initial", "-c2"]
     first, second = doc["steps"]
@@ -69,7 +70,7 @@ def test_cooperative_shows_both_phases_in_json() -> None:
             "+c3",
         ).stdout
     )
-    step = doc["steps"][1]
+    step = doc["strategies"][0]["steps"][1]
     assert step["metrics"]["revoked_phase1"] == 1
     assert step["revoke_phase"]["c3"] == []
     assert len(step["assignment"]["c3"]) == 1
@@ -95,8 +96,9 @@ def test_scenario_file_yaml(tmp_path) -> None:
     doc = json.loads(
         invoke("-o", "json", "simulate-assign", "--scenario", str(path), "-s", "sticky").stdout
     )
-    assert len(doc["steps"]) == 2
-    assert doc["steps"][1]["metrics"]["partitions"] == 6
+    (sim,) = doc["strategies"]
+    assert len(sim["steps"]) == 2
+    assert sim["steps"][1]["metrics"]["partitions"] == 6
 
 
 def test_usage_errors_exit_2(capsys) -> None:
@@ -118,7 +120,8 @@ def test_real_process_stdout_and_exit_code() -> None:
 
     result = run_kgroup("simulate-assign", "--members", "c1,c2", "--topics", "t:3", "-o", "jsonl")
     items = [json.loads(line) for line in result.stdout.splitlines()]
-    assert {i["member"] for i in items} == {"c1", "c2"}
+    assert [(i["strategy"], i["step"]) for i in items] == [("range", 0)]
+    assert set(items[0]["assignment"]) == {"c1", "c2"}
     bad = run_kgroup("simulate-assign", "--topics", "t:x", "--members", "a", expect=2)
     assert bad.stdout == ""
 
@@ -173,7 +176,7 @@ def _fake_cluster(monkeypatch, snapshot=None, error=None) -> None:
 def test_from_group_runs_the_groups_own_assignor(monkeypatch) -> None:
     _fake_cluster(monkeypatch, _snapshot("roundrobin"))
     args = ["-b", "127.0.0.1:9", "-o", "json", "simulate-assign", "--from-group", "g"]
-    doc = json.loads(invoke(*args, "--events", "+c3").stdout)
+    (doc,) = json.loads(invoke(*args, "--events", "+c3").stdout)["strategies"]
     assert doc["strategy"] == "roundrobin"
     first, second = doc["steps"]
     # roundrobin over t:0-5 in member order: c1 0,2,4; c2 1,3,5 (the group held 0-2 and 3-5)
