@@ -10,11 +10,12 @@ import logging
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kgroup import __version__
+from kgroup.cli.complete import choices
 from kgroup.core.errors import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
@@ -163,6 +164,7 @@ def root(
         "-o",
         envvar="KGROUP_OUTPUT",
         callback=_check_output,
+        autocompletion=choices(OUTPUT_MODES),
         help="Output format: table, json, jsonl or csv.",
         metavar="FORMAT",
     ),
@@ -209,9 +211,9 @@ def _configure_logging(verbose: bool) -> None:
 
 
 def _register_commands() -> None:
-    from kgroup.cli import assign, decode, describe, groups, reset, sandbox
+    from kgroup.cli import assign, complete, decode, describe, groups, reset, sandbox
 
-    for module in (groups, describe, reset, assign, decode, sandbox):
+    for module in (groups, describe, reset, assign, decode, sandbox, complete):
         module.register(app)
 
 
@@ -233,10 +235,15 @@ _GLOBAL_WITH_VALUE = {
 _GLOBAL_FLAGS = {"--no-color", "-v", "--verbose"}
 
 
-def hoist_global_options(args: list[str]) -> list[str]:
-    """Move global options given after the command to the front, so both places work."""
+def hoist_global_options(args: list[str], command: Any = None) -> list[str]:
+    """Move global options given after the command to the front, so both places work.
+
+    With the click `command` tree, the value of a command's own option stays with it even when
+    it looks like a global option (`simulate-assign --events -c1` leaves member c1).
+    """
     front: list[str] = []
     rest: list[str] = []
+    current = command  # the (sub)command the arguments so far belong to
     i = 0
     while i < len(args):
         arg = args[i]
@@ -254,10 +261,26 @@ def hoist_global_options(args: list[str]) -> list[str]:
                 i += 1
         elif len(arg) > 2 and arg[:2] in ("-b", "-c", "-X", "-o") and not arg.startswith("--"):
             front.append(arg)  # -Xkey=value, -ojson
+        elif arg in _value_options(current):
+            rest.extend(args[i : i + 2])  # the option and its value, whatever it looks like
+            i += 1
         else:
             rest.append(arg)
+            current = getattr(current, "commands", {}).get(arg, current)
         i += 1
     return front + rest
+
+
+def _value_options(command: Any) -> set[str]:
+    """Names of `command`'s own options that take a value (none without a command)."""
+    return {
+        name
+        for param in getattr(command, "params", ())
+        if getattr(param, "param_type_name", "") == "option"
+        and not getattr(param, "is_flag", False)
+        and not getattr(param, "count", False)
+        for name in param.opts
+    }
 
 
 def _usage_error_line(exc: Exception) -> str:
@@ -284,7 +307,9 @@ def run(args: list[str]) -> int:
     command = typer.main.get_command(app)
     try:
         result = command.main(
-            args=hoist_global_options(list(args)), prog_name="kgroup", standalone_mode=False
+            args=hoist_global_options(list(args), command),
+            prog_name="kgroup",
+            standalone_mode=False,
         )
         return result if isinstance(result, int) else 0
     except KgroupError as exc:
@@ -299,6 +324,10 @@ def run(args: list[str]) -> int:
     except typer.Abort:
         sys.stderr.write("kgroup: interrupted\n")
         return EXIT_INTERRUPTED
+    except getattr(click_exceptions, "NoArgsIsHelpError", ()) as exc:
+        # `kgroup` or `kgroup sandbox` alone: the help as click prints it (stderr), not one line
+        exc.show()
+        return EXIT_USAGE
     except click_exceptions.ClickException as exc:
         if verbose:
             import traceback
@@ -318,6 +347,18 @@ def run(args: list[str]) -> int:
         except OSError:
             pass
         return 0
+    except MemoryError:
+        # Anywhere in kgroup (an input far beyond the documented limits, a small memory cap):
+        # one plain line, no imports (there may be no memory for them).
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        sys.stderr.write(
+            "kgroup: error: out of memory. Hint: give kgroup a smaller input (see the limits in "
+            "README.md) or more memory\n"
+        )
+        return 1
     except Exception as exc:  # a bug: say so in one line, the traceback with --verbose
         if verbose:
             raise

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from kgroup.cli.app import options
+from kgroup.cli.complete import choices, cluster_names
 from kgroup.cli.validate import check_group_names
 
 ALL_STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range")
@@ -24,6 +25,7 @@ def simulate_assign(
         "--strategy",
         "-s",
         metavar="NAME",
+        autocompletion=choices(ALL_STRATEGIES),
         help="range, roundrobin, sticky, cooperative-sticky (client side), uniform, "
         "server-range (KIP-848). Repeatable; several compare side by side. Default: the "
         "group's own assignor with --from-group, else range.",
@@ -47,6 +49,7 @@ def simulate_assign(
         None,
         "--from-group",
         metavar="GROUP",
+        autocompletion=cluster_names("groups"),
         help="Start from a live group: its members, subscriptions, racks and current "
         "assignment, with its topics' partitions, replica racks and ids.",
     ),
@@ -65,6 +68,7 @@ def simulate_assign(
     """Simulate Kafka's partition assignors on a group and a sequence of rebalances."""
     from kgroup.assign.scenario import (
         Scenario,
+        check_limits,
         parse_events_flag,
         parse_members_flag,
         parse_scenario_text,
@@ -95,6 +99,12 @@ def simulate_assign(
             raise NotFoundError(f"scenario file {scenario} does not exist") from exc
         except OSError as exc:
             raise UsageError(f"cannot read {scenario}: {exc.strerror}") from exc
+        except UnicodeDecodeError as exc:
+            raise UsageError(
+                f"{scenario} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
+                f"{exc.start})",
+                hint="save the scenario as UTF-8 YAML or JSON",
+            ) from exc
         model = parse_scenario_text(text, str(scenario))
     else:
         if members is None or topics is None:
@@ -107,6 +117,7 @@ def simulate_assign(
     if rack_aware:
         model = _with_racks(model)
     names = _strategies(strategy, compare, default_strategy)
+    check_limits(model, len(names))  # before any assignor allocates (README: Limits)
     sims = [simulate(model, name) for name in names]
     if opts.output == "table":
         for index, output in enumerate(table_outputs(sims)):
@@ -114,9 +125,9 @@ def simulate_assign(
                 typer.echo("")
             render(output, "table", no_color=opts.no_color)
     elif opts.output == "json":
-        write_json_document(data_output(sims).document, sys.stdout)
+        write_json_document(data_output(sims, "json").document, sys.stdout)
     else:
-        render(data_output(sims), opts.output, no_color=opts.no_color)
+        render(data_output(sims, opts.output), opts.output, no_color=opts.no_color)
 
 
 def _strategies(given: list[str] | None, compare: bool, default: str = "range") -> list[str]:

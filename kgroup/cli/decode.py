@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from kgroup.cli.app import note, options
+from kgroup.cli.complete import choices, cluster_names
 from kgroup.core.errors import UsageError
 
 if TYPE_CHECKING:
@@ -27,6 +28,16 @@ DEFAULT_OFFSETS_TOPIC = "__consumer_offsets"
 PROGRESS_MIN_BYTES = 32 * 1024 * 1024  # show a progress bar for inputs at least this big
 
 
+ENGINES = ("auto", "local", "spark")
+
+
+def _record_type_choices() -> list[str]:
+    """`--type` values: offset, group, all and every record type name (for completion)."""
+    from kgroup.offsets.schema import RECORD_TYPE_NAMES
+
+    return ["offset", "group", "all", *sorted(RECORD_TYPE_NAMES)]
+
+
 def register(app: typer.Typer) -> None:
     app.command("decode")(decode)
 
@@ -34,23 +45,35 @@ def register(app: typer.Typer) -> None:
 def decode(
     ctx: typer.Context,
     paths: list[str] | None = typer.Argument(
-        None, metavar="[PATH...]", help="Segment files, partition directories or log directories."
+        None,
+        metavar="PATH...",
+        help="Segment files, partition directories or log directories.",
+        show_default=False,
     ),
     live: bool = typer.Option(False, "--live", help="Read the topic from the cluster."),
     segments: bool = typer.Option(
         False, "--segments", help="Read the PATHs (.log files or directories) from disk."
     ),
     group: list[str] | None = typer.Option(
-        None, "--group", metavar="GROUP", help="Only records of this group (repeatable)."
+        None,
+        "--group",
+        metavar="GROUP",
+        help="Only records of this group (repeatable).",
+        autocompletion=cluster_names("groups"),
     ),
     topic: list[str] | None = typer.Option(
-        None, "--topic", metavar="TOPIC", help="Only offset commits of this topic (repeatable)."
+        None,
+        "--topic",
+        metavar="TOPIC",
+        help="Only offset commits of this topic (repeatable).",
+        autocompletion=cluster_names("topics"),
     ),
     record_type: str = typer.Option(
         "all",
         "--type",
         metavar="TYPE",
         help="offset, group, all, or one record type (e.g. consumer_group_member_metadata).",
+        autocompletion=choices(_record_type_choices),
     ),
     latest: bool = typer.Option(
         False, "--latest", help="The compacted view: last value per key, transactions replayed."
@@ -70,7 +93,8 @@ def decode(
     engine: str = typer.Option(
         "auto",
         "--engine",
-        metavar="auto|local|spark",
+        metavar="|".join(ENGINES),
+        autocompletion=choices(ENGINES),
         help="local: in process; spark: PySpark (pip install 'kgroup[spark]'); auto: Spark for "
         "1 GiB+ of segments where Spark should finish sooner on this machine's cores.",
     ),
@@ -418,7 +442,7 @@ SUMMARY_COLUMNS = (
     ("protocol", "PROTOCOL", "left"),
     ("last_commit", "LAST COMMIT", "left"),
     ("commits", "COMMITS", "right"),
-    ("topics", "TOPICS", "left"),
+    ("topics", "TOPICS", "left", "text"),
     ("partitions", "PARTITIONS", "right"),
     ("generation", "GENERATION", "right"),
     ("members", "MEMBERS", "right"),
@@ -440,7 +464,7 @@ def _render_summary(opts: Any, groups: list[dict[str, Any]], scan: Scan) -> None
         for g in groups
     ]
     output = Output(
-        columns=[Column(k, h, j) for k, h, j in SUMMARY_COLUMNS],
+        columns=[Column(*spec) for spec in SUMMARY_COLUMNS],
         rows=rows,
         document={"groups": groups, "summary": _summary_document(scan)},
         jsonl_items=groups,
@@ -450,14 +474,16 @@ def _render_summary(opts: Any, groups: list[dict[str, Any]], scan: Scan) -> None
     render(output, opts.output, no_color=opts.no_color)
 
 
+# (key, header, justify, kind): on a narrow terminal only the "text" columns wrap
+# (kgroup/render/table.py); offsets, times, types, groups and keys are never cut.
 COLUMNS = (
-    ("source", "SOURCE", "left"),
-    ("offset", "OFFSET", "right"),
-    ("time", "TIME", "left"),
-    ("record_type", "TYPE", "left"),
-    ("group", "GROUP", "left"),
-    ("key", "KEY", "left"),
-    ("value", "VALUE", "left"),
+    ("source", "SOURCE", "left", "text"),
+    ("offset", "OFFSET", "right", "number"),
+    ("time", "TIME", "left", "key"),
+    ("record_type", "TYPE", "left", "key"),
+    ("group", "GROUP", "left", "key"),
+    ("key", "KEY", "left", "key"),  # topic-partition of a commit, member id, ...
+    ("value", "VALUE", "left", "text"),
 )
 
 
@@ -471,7 +497,7 @@ def _render(opts: Any, recs: list[DecodedRecord], scan: Scan) -> None:
     if scan.stats.problems:
         footer.append(f"{len(scan.stats.problems)} problems reported on stderr")
     output = Output(
-        columns=[Column(k, h, j) for k, h, j in COLUMNS],
+        columns=[Column(k, h, j, kind) for k, h, j, kind in COLUMNS],
         rows=rows,
         document=doc,
         footer=footer,

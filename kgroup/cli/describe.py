@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from kgroup.cli.app import options
-from kgroup.cli.validate import check_group_names
+from kgroup.cli.complete import cluster_names
+from kgroup.cli.validate import groups_given
 
 
 def register(app: typer.Typer) -> None:
@@ -14,7 +17,20 @@ def register(app: typer.Typer) -> None:
 
 def describe(
     ctx: typer.Context,
-    groups: list[str] | None = typer.Argument(None, metavar="GROUP...", help="Groups to describe."),
+    groups: list[str] | None = typer.Argument(
+        None,
+        metavar="GROUP...",
+        help="Groups to describe.",
+        autocompletion=cluster_names("groups"),
+        show_default=False,
+    ),
+    group_option: list[str] | None = typer.Option(
+        None,
+        "--group",
+        metavar="GROUP",
+        help="A group to describe, as Kafka's tool takes it (repeatable; adds to GROUP...).",
+        autocompletion=cluster_names("groups"),
+    ),
     all_groups: bool = typer.Option(False, "--all-groups", help="Describe every group."),
     match: str | None = typer.Option(
         None, "--match", metavar="REGEX", help="Describe the groups whose id matches REGEX."
@@ -23,13 +39,23 @@ def describe(
         False, "--offsets", help="One row per partition with lag (the default view)."
     ),
     members_view: bool = typer.Option(
-        False, "--members", help="One row per member (--verbose adds assignments)."
+        False, "--members", help="One row per member (--assignments adds their partitions)."
+    ),
+    assignments: bool = typer.Option(
+        False,
+        "--assignments",
+        help="Members view with each member's assigned partitions (topic:0,1;topic2:3); implies "
+        "--members. (-v still adds them too, with debug logging.)",
     ),
     state_view: bool = typer.Option(
         False, "--state", help="Coordinator, assignor, state, member count, type."
     ),
     topic: list[str] | None = typer.Option(
-        None, "--topic", metavar="TOPIC", help="Only rows of this topic (repeatable)."
+        None,
+        "--topic",
+        metavar="TOPIC[:P,P-P..]",
+        help="Only rows of this topic, or of its listed partitions and ranges (repeatable).",
+        autocompletion=cluster_names("topics"),
     ),
     lag_time: bool = typer.Option(
         False, "--lag-time", help="Add lag_ms: age of the first unconsumed record."
@@ -48,7 +74,7 @@ def describe(
     from kgroup.core.errors import UsageError
     from kgroup.describe.run import DescribeOptions, run_describe
 
-    check_group_names(groups)
+    groups = groups_given(groups, group_option)
     opts = options(ctx)
     views = [
         name
@@ -64,6 +90,13 @@ def describe(
             f"choose one view, not {' and '.join('--' + v for v in views)}",
             hint="use --offsets (default), --members or --state",
         )
+    if assignments and views and views[0] != "members":
+        raise UsageError(
+            f"--assignments belongs to the members view, not --{views[0]}",
+            hint="use --members --assignments",
+        )
+    if assignments:
+        views = ["members"]
     if watch is not None:
         from kgroup.core.config import checked_seconds
 
@@ -77,10 +110,29 @@ def describe(
             all_groups=all_groups,
             match=match,
             view=views[0] if views else "offsets",
-            topics=set(topic or []),
+            assignments=assignments,
+            topics=topic_filter(topic or []),
             lag_time=lag_time,
             read_committed=read_committed,
             fail_on_lag=fail_on_lag,
             watch=watch,
         ),
     )
+
+
+def topic_filter(values: list[str]) -> dict[str, Any]:
+    """`--topic` values -> topic -> PartitionSet (None: every partition), repeats merged."""
+    from kgroup.core.partition_list import PartitionSet
+    from kgroup.reset.planner import parse_topic_option
+
+    merged: dict[str, Any] = {}
+    for value in values:
+        sel = parse_topic_option(value)
+        if sel.topic in merged and (merged[sel.topic] is None or sel.partitions is None):
+            merged[sel.topic] = None
+        elif sel.topic in merged:
+            both = merged[sel.topic].ranges + sel.partitions.ranges
+            merged[sel.topic] = PartitionSet.of_ranges(both)
+        else:
+            merged[sel.topic] = sel.partitions
+    return merged

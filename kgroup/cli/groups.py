@@ -5,7 +5,22 @@ from __future__ import annotations
 import typer
 
 from kgroup.cli.app import options
-from kgroup.cli.validate import check_group_names
+from kgroup.cli.complete import choices, cluster_names
+from kgroup.cli.validate import check_group_names, groups_given
+
+
+def _group_types() -> tuple[str, ...]:
+    """`list --type` values (imported only when a shell completes them)."""
+    from kgroup.core.admin import GROUP_TYPES
+
+    return GROUP_TYPES
+
+
+def _group_states() -> tuple[str, ...]:
+    """`list --state` values (imported only when a shell completes them)."""
+    from kgroup.core.admin import GROUP_STATES
+
+    return tuple(GROUP_STATES)
 
 
 def register(app: typer.Typer) -> None:
@@ -21,12 +36,14 @@ def list_groups(
         help="Only groups in this state (repeatable): Stable, Empty, "
         "PreparingRebalance, CompletingRebalance, Dead, Assigning, Reconciling.",
         metavar="STATE",
+        autocompletion=choices(_group_states),
     ),
     group_type: str | None = typer.Option(
         None,
         "--type",
         help="Only groups of this type: classic, consumer, share, streams.",
         metavar="TYPE",
+        autocompletion=choices(_group_types),
     ),
 ) -> None:
     """List consumer groups with state, type, protocol type and member count."""
@@ -65,14 +82,30 @@ def register_delete(app: typer.Typer) -> None:
 
 def delete_groups(
     ctx: typer.Context,
-    groups: list[str] = typer.Argument(..., metavar="GROUP...", help="Groups to delete."),
+    groups: list[str] | None = typer.Argument(
+        None,
+        metavar="GROUP...",
+        help="Groups to delete (or give them with --group).",
+        autocompletion=cluster_names("groups"),
+        show_default=False,
+    ),
+    group_option: list[str] | None = typer.Option(
+        None,
+        "--group",
+        metavar="GROUP",
+        help="A group to delete, as Kafka's tool takes it (repeatable; adds to GROUP...).",
+        autocompletion=cluster_names("groups"),
+    ),
     force: bool = typer.Option(False, "--force", help=FORCE_HELP),
 ) -> None:
     """Delete groups (their committed offsets too); refused for active or protected groups."""
+    from kgroup.core.errors import UsageError
     from kgroup.core.groups import delete_inactive_groups
     from kgroup.render import Column, Output, render
 
-    check_group_names(groups)
+    groups = groups_given(groups, group_option)
+    if not groups:
+        raise UsageError("delete needs GROUP... or --group GROUP", hint="kgroup delete GROUP")
     opts = options(ctx)
     rows = delete_inactive_groups(opts.admin(), groups, force=force)
     render(
@@ -91,20 +124,48 @@ def delete_groups(
 
 def delete_offsets(
     ctx: typer.Context,
-    group: str = typer.Argument(..., metavar="GROUP", help="The group."),
+    group: str | None = typer.Argument(
+        None,
+        metavar="GROUP",
+        help="The group (or give it with --group).",
+        autocompletion=cluster_names("groups"),
+        show_default=False,
+    ),
+    group_option: list[str] | None = typer.Option(
+        None,
+        "--group",
+        metavar="GROUP",
+        help="The group, as Kafka's tool takes it (instead of GROUP).",
+        autocompletion=cluster_names("groups"),
+    ),
     topic: list[str] = typer.Option(
         ...,
         "--topic",
-        metavar="TOPIC[:P,P..]",
-        help="Offsets to delete: a topic or some of its partitions.",
+        metavar="TOPIC[:P,P-P..]",
+        help="Offsets to delete: a topic, or some of its partitions and ranges (orders:0-2,5).",
+        autocompletion=cluster_names("topics"),
     ),
     force: bool = typer.Option(False, "--force", help=FORCE_HELP),
 ) -> None:
-    """Delete a group's committed offsets for topics or partitions; refused if active/protected."""
+    """Delete a group's committed offsets for topics or partitions (Kafka refuses topics an
+    active group consumes; protected groups are refused)."""
+    from kgroup.core.errors import UsageError
     from kgroup.core.groups import delete_group_offsets
     from kgroup.render import Column, Output, render
+    from kgroup.reset.planner import parse_topic_option
 
+    given = [*([group] if group is not None else []), *(group_option or [])]
     check_group_names(group)
+    check_group_names(group_option, option="--group")
+    if len(given) != 1:
+        raise UsageError(
+            "delete-offsets takes one group: "
+            + ("none given" if not given else "got " + ", ".join(repr(g) for g in given)),
+            hint="kgroup delete-offsets GROUP --topic T, or --group GROUP --topic T",
+        )
+    group = given[0]
+    for value in topic:  # a bad --topic is a usage error before the cluster is asked
+        parse_topic_option(value)
     opts = options(ctx)
     rows = delete_group_offsets(opts.admin(), group, topic, force=force)
     render(
@@ -121,3 +182,6 @@ def delete_offsets(
         opts.output,
         no_color=opts.no_color,
     )
+    from kgroup.core.groups import raise_for_offset_failures
+
+    raise_for_offset_failures(rows)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import typer
 
 from kgroup.cli.app import note, options
-from kgroup.cli.validate import check_group_names
+from kgroup.cli.complete import choices, cluster_names
+from kgroup.cli.validate import check_group_names, groups_given
+
+# `--to` values (kgroup.reset.strategy.parse_to accepts them in any case).
+TO_VALUES = ("earliest", "latest", "none", "current")
+# kafka-consumer-groups.sh's spellings of `--to VALUE`, counted as strategy options.
+TO_ALIASES = ("--to-earliest", "--to-latest", "--to-current")
 
 
 def register(app: typer.Typer) -> None:
@@ -15,13 +21,28 @@ def register(app: typer.Typer) -> None:
 
 def reset_offsets(
     ctx: typer.Context,
-    groups: list[str] | None = typer.Argument(None, metavar="GROUP...", help="Groups to reset."),
+    groups: list[str] | None = typer.Argument(
+        None,
+        metavar="GROUP...",
+        help="Groups to reset.",
+        autocompletion=cluster_names("groups"),
+        show_default=False,
+    ),
+    group_option: list[str] | None = typer.Option(
+        None,
+        "--group",
+        metavar="GROUP",
+        help="A group to reset, as Kafka's tool takes it (repeatable; adds to GROUP...).",
+        autocompletion=cluster_names("groups"),
+    ),
     all_groups: bool = typer.Option(False, "--all-groups", help="Reset every group."),
     topic: list[str] | None = typer.Option(
         None,
         "--topic",
-        metavar="TOPIC[:P,P..]",
-        help="Partitions in scope: every partition of TOPIC, or the listed ones (repeatable).",
+        metavar="TOPIC[:P,P-P..]",
+        help="Partitions in scope: every partition of TOPIC, or the listed ones and ranges "
+        "such as orders:0-2,5 (repeatable).",
+        autocompletion=cluster_names("topics"),
     ),
     all_topics: bool = typer.Option(
         False, "--all-topics", help="Every partition the group has committed offsets for."
@@ -29,8 +50,18 @@ def reset_offsets(
     to: list[str] | None = typer.Option(
         None,
         "--to",
-        metavar="earliest|latest|none|current",
+        metavar="|".join(TO_VALUES),
         help="Reset to the log start, log end, keep (checked), or current offsets.",
+        autocompletion=choices(TO_VALUES),
+    ),
+    to_earliest: int = typer.Option(
+        0, "--to-earliest", count=True, help="Same as --to earliest (Kafka's spelling)."
+    ),
+    to_latest: int = typer.Option(
+        0, "--to-latest", count=True, help="Same as --to latest (Kafka's spelling)."
+    ),
+    to_current: int = typer.Option(
+        0, "--to-current", count=True, help="Same as --to current (Kafka's spelling)."
     ),
     to_datetime: list[str] | None = typer.Option(
         None,
@@ -104,11 +135,12 @@ def reset_offsets(
     """Plan (and with --execute, commit) new committed offsets for groups."""
     from kgroup.reset.run import ResetOptions, run_reset
 
-    check_group_names(groups)
+    groups = groups_given(groups, group_option)
+    counts = zip(TO_ALIASES, (to_earliest, to_latest, to_current), strict=True)
     run_reset(
         options(ctx),
         ResetOptions(
-            groups=groups or [],
+            groups=groups,
             all_groups=all_groups,
             topics=topic or [],
             all_topics=all_topics,
@@ -119,6 +151,7 @@ def reset_offsets(
             to_offset=to_offset,
             shift_by=shift_by,
             from_file=from_file,
+            to_aliases=[flag for flag, count in counts for _ in range(count)],
             dry_run=dry_run,
             execute=execute,
             export=export,
@@ -138,8 +171,9 @@ def undo(
     group: str | None = typer.Argument(
         None,
         metavar="GROUP",
-        help="The group to restore (with --list: only its backups).",
+        help="The group to restore; required unless --list (then: only its backups).",
         show_default=False,
+        autocompletion=cluster_names("groups"),
     ),
     backup: str | None = typer.Option(
         None,

@@ -28,3 +28,13 @@ def check_group_names(names: Iterable[str] | str | None, *, option: str | None =
                 f"{where}group name {name!r} is blank (only whitespace)",
                 hint="is a shell variable unset? quote the group name you mean",
             )
+
+
+def groups_given(positional: list[str] | None, option: list[str] | None) -> list[str]:
+    """The groups named positionally and with `--group` (Kafka's spelling), in order, once each.
+
+    Both sources pass `check_group_names`, the `--group` values named as such in the message.
+    """
+    check_group_names(positional)
+    check_group_names(option, option="--group")
+    return list(dict.fromkeys([*(positional or []), *(option or [])]))

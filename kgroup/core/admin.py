@@ -438,7 +438,7 @@ class GroupAdmin:
                     group_id=group.group_id,
                     state=state_name(group.state),
                     type=type_name(getattr(group, "type", "classic")),
-                    protocol_type="" if group.is_simple_consumer_group else "consumer",
+                    protocol_type=None if group.is_simple_consumer_group else "consumer",
                 )
             )
         return sorted(listings, key=lambda g: g.group_id)
@@ -893,7 +893,7 @@ def _group_description(described: Any) -> GroupDescription:
         group_id=described.group_id,
         state=state_name(described.state),
         type=type_name(getattr(described, "type", "classic")),
-        protocol_type="" if described.is_simple_consumer_group else "consumer",
+        protocol_type=None if described.is_simple_consumer_group else "consumer",
         assignor=described.partition_assignor or None,
         coordinator=_node(described.coordinator),
         members=tuple(sorted(members, key=lambda m: m.member_id)),

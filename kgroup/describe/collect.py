@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Container, Mapping, Sequence
 
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import KgroupError, NotFoundError, UsageError
@@ -47,6 +47,13 @@ def resolve_group_ids(
     ids = [g.group_id for g in admin.list_groups()]
     if pattern is not None:
         ids = [g for g in ids if pattern.search(g)]
+        if not ids:
+            # nothing to describe is a lookup that failed (exit 3), as a named group that does
+            # not exist is, not an empty success
+            raise NotFoundError(
+                f"no group matches {match}",
+                hint="check the pattern against the group ids `kgroup list` shows",
+            )
     return sorted(ids)
 
 
@@ -77,7 +84,7 @@ def collect(
     admin: GroupAdmin,
     group_ids: Sequence[str],
     *,
-    topics: set[str] | None = None,
+    topics: Mapping[str, Container[int] | None] | None = None,
     read_committed: bool = False,
     lag_time: bool = False,
     now_ms: int | None = None,

@@ -21,7 +21,10 @@ class DescribeOptions:
     all_groups: bool = False
     match: str | None = None
     view: str = "offsets"
-    topics: set[str] = field(default_factory=set)
+    # members view: add each member's assignment (--assignments; the global -v does it too)
+    assignments: bool = False
+    # --topic filter: topic -> its partitions (None: every partition); empty: no filter.
+    topics: dict[str, Any] = field(default_factory=dict)
     lag_time: bool = False
     read_committed: bool = False
     fail_on_lag: int | None = None
@@ -47,7 +50,7 @@ def output_for(groups: list[GroupLag], request: DescribeOptions, verbose: bool) 
     from kgroup.render.describe import members_output, offsets_output, state_output
 
     if request.view == "members":
-        return members_output(groups, verbose=verbose)
+        return members_output(groups, verbose=request.assignments or verbose)
     if request.view == "state":
         return state_output(groups)
     return offsets_output(groups, lag_time=request.lag_time)

@@ -721,7 +721,7 @@ class WireClient:
                         group_id=group.group_id,
                         state=state,
                         type=group_type,
-                        protocol_type=group.protocol_type,
+                        protocol_type=group.protocol_type or None,  # "": none (models.py)
                     ),
                 )
         return [listings[g] for g in sorted(listings)]
@@ -1235,7 +1235,8 @@ def to_group_description(
         group_id=group.group_id,
         state=group.state or "Unknown",
         type="classic",
-        protocol_type=group.protocol_type,
+        # "" (a group only committing offsets, Kafka's isSimpleConsumerGroup): no protocol type
+        protocol_type=group.protocol_type or None,
         assignor=group.protocol_data or None,
         coordinator=coordinator,
         members=tuple(members),
