@@ -7,7 +7,7 @@ from typing import Any
 import typer
 
 from kgroup.cli.app import options
-from kgroup.cli.complete import cluster_names
+from kgroup.cli.complete import cluster_names, group_option, groups_argument
 from kgroup.cli.validate import groups_given
 
 
@@ -17,19 +17,9 @@ def register(app: typer.Typer) -> None:
 
 def describe(
     ctx: typer.Context,
-    groups: list[str] | None = typer.Argument(
-        None,
-        metavar="GROUP...",
-        help="Groups to describe.",
-        autocompletion=cluster_names("groups"),
-        show_default=False,
-    ),
-    group_option: list[str] | None = typer.Option(
-        None,
-        "--group",
-        metavar="GROUP",
-        help="A group to describe, as Kafka's tool takes it (repeatable; adds to GROUP...).",
-        autocompletion=cluster_names("groups"),
+    groups: list[str] | None = groups_argument("Groups to describe."),
+    group_option: list[str] | None = group_option(
+        "A group to describe, as Kafka's tool takes it (repeatable; adds to GROUP...)."
     ),
     all_groups: bool = typer.Option(False, "--all-groups", help="Describe every group."),
     match: str | None = typer.Option(

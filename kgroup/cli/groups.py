@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from kgroup.cli.app import options
-from kgroup.cli.complete import choices, cluster_names
+from kgroup.cli.complete import choices, cluster_names, group_option, groups_argument
 from kgroup.cli.validate import check_group_names, groups_given
 
 
@@ -82,19 +82,9 @@ def register_delete(app: typer.Typer) -> None:
 
 def delete_groups(
     ctx: typer.Context,
-    groups: list[str] | None = typer.Argument(
-        None,
-        metavar="GROUP...",
-        help="Groups to delete (or give them with --group).",
-        autocompletion=cluster_names("groups"),
-        show_default=False,
-    ),
-    group_option: list[str] | None = typer.Option(
-        None,
-        "--group",
-        metavar="GROUP",
-        help="A group to delete, as Kafka's tool takes it (repeatable; adds to GROUP...).",
-        autocompletion=cluster_names("groups"),
+    groups: list[str] | None = groups_argument("Groups to delete (or give them with --group)."),
+    group_option: list[str] | None = group_option(
+        "A group to delete, as Kafka's tool takes it (repeatable; adds to GROUP...)."
     ),
     force: bool = typer.Option(False, "--force", help=FORCE_HELP),
 ) -> None:
@@ -124,19 +114,9 @@ def delete_groups(
 
 def delete_offsets(
     ctx: typer.Context,
-    group: str | None = typer.Argument(
-        None,
-        metavar="GROUP",
-        help="The group (or give it with --group).",
-        autocompletion=cluster_names("groups"),
-        show_default=False,
-    ),
-    group_option: list[str] | None = typer.Option(
-        None,
-        "--group",
-        metavar="GROUP",
-        help="The group, as Kafka's tool takes it (instead of GROUP).",
-        autocompletion=cluster_names("groups"),
+    group: str | None = groups_argument("The group (or give it with --group).", many=False),
+    group_option: list[str] | None = group_option(
+        "The group, as Kafka's tool takes it (instead of GROUP)."
     ),
     topic: list[str] = typer.Option(
         ...,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from kgroup.cli.app import note, options
-from kgroup.cli.complete import choices, cluster_names
+from kgroup.cli.complete import choices, cluster_names, group_option, groups_argument
 from kgroup.cli.validate import check_group_names, groups_given
 
 # `--to` values (kgroup.reset.strategy.parse_to accepts them in any case).
@@ -21,19 +21,9 @@ def register(app: typer.Typer) -> None:
 
 def reset_offsets(
     ctx: typer.Context,
-    groups: list[str] | None = typer.Argument(
-        None,
-        metavar="GROUP...",
-        help="Groups to reset.",
-        autocompletion=cluster_names("groups"),
-        show_default=False,
-    ),
-    group_option: list[str] | None = typer.Option(
-        None,
-        "--group",
-        metavar="GROUP",
-        help="A group to reset, as Kafka's tool takes it (repeatable; adds to GROUP...).",
-        autocompletion=cluster_names("groups"),
+    groups: list[str] | None = groups_argument("Groups to reset."),
+    group_option: list[str] | None = group_option(
+        "A group to reset, as Kafka's tool takes it (repeatable; adds to GROUP...)."
     ),
     all_groups: bool = typer.Option(False, "--all-groups", help="Reset every group."),
     topic: list[str] | None = typer.Option(
