@@ -20,6 +20,7 @@ some copies differently).
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TypeVar
@@ -106,14 +107,15 @@ class JavaHashTable:
     insertion sequence. `initial_capacity=None` is the no-arg constructor.
     """
 
-    __slots__ = ("_hash", "_seq", "capacity", "keys", "threshold")
+    __slots__ = ("_hash", "_head", "_seq", "capacity", "keys", "threshold")
 
     def __init__(self, hash_fn: Callable[[K], int], initial_capacity: int | None = None) -> None:
         self._hash = hash_fn
         self.capacity = 0  # table not allocated yet
         self.threshold = 0 if initial_capacity is None else table_size_for(initial_capacity)
         self.keys: dict = {}
-        self._seq = 0
+        self._seq = 0  # next tail position (put)
+        self._head = 0  # last head position (computeIfAbsent), counts down
 
     def _resize(self) -> None:
         old_cap, old_thr = self.capacity, self.threshold
@@ -160,6 +162,17 @@ class JavaHashTable:
         if len(self.keys) > self.threshold:
             self._resize()
 
+    def compute_if_absent(self, key: Hashable) -> None:
+        """`HashMap.computeIfAbsent` adding a key: unlike `put` it resizes *before* inserting
+        (when `size > threshold` or no table yet) and links the new node at the *head* of its
+        bucket (`tab[i] = newNode(hash, key, value, first)`), with no resize afterwards."""
+        if key in self.keys:
+            return
+        if self.capacity == 0 or len(self.keys) > self.threshold:
+            self._resize()
+        self._head -= 1
+        self.keys[key] = self._head
+
     def put_all(self, keys: Iterable[Hashable]) -> None:
         for key in keys:
             self.put(key)
@@ -188,6 +201,7 @@ class JavaHashTable:
         return min(keys, key=lambda k: (spread(h(k)) & mask, keys[k]))
 
 
+@functools.lru_cache(maxsize=4096)
 def final_capacity(
     count: int, initial_capacity: int | None = None, presize: int | None = None
 ) -> int:
@@ -213,8 +227,8 @@ def hashmap_order(
     if not keys:
         return []
     mask = final_capacity(len(keys), initial_capacity, presize) - 1
-    index = sorted(range(len(keys)), key=lambda i: (spread(hashes[i]) & mask, i))
-    return [keys[i] for i in index]
+    buckets = [((h & _MASK32) ^ ((h & _MASK32) >> 16)) & mask for h in hashes]  # spread(h)
+    return [keys[i] for _, i in sorted(zip(buckets, range(len(keys)), strict=True))]
 
 
 def string_hashmap_order(keys: Sequence[str], initial_capacity: int | None = None) -> list[str]:

@@ -14,9 +14,12 @@ and `UniformHeterogeneousAssignmentBuilder` (trunk, late 2024: no rack awareness
   subscriber; then each topic is balanced by moving the highest partitions of the most loaded
   subscribers to the least loaded ones (at most 16 rounds over the topics).
 
-Members' current assignments are carried in Java iteration order (`MemberMeta.owned`); after a
-rebalance, a changed assignment takes the order it gets when the coordinator replays its target
-assignment record (`HashMap` of topic ids, `new HashSet<>(partitions)`).
+Members' current assignments are iterated in the coordinator's order: a scenario's owned
+partitions go through the record replay (`Assignment.fromRecord`: `HashMap` of topic ids,
+`new HashSet<>(partitions)`) in the order listed, so [1, 0] iterates 0, 1. After a rebalance, a
+changed assignment takes the order of its replayed record (built from the builder's map, where
+`computeIfAbsent` put each new topic id at the head of its bucket); an unchanged one keeps its
+previous order (no record is written).
 
 Worked example: members A, B on topics t1 (3 partitions) and t2 (3 partitions), nothing owned:
 6 partitions, quota 3 each; which three go to A follows the hash order of "A"/"B" and the ids.
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from kgroup.assign.javaorder import (
     JavaHashTable,
     derived_topic_id,
+    final_capacity,
     float32,
     hashmap_order,
     presize_for_copy,
@@ -125,10 +129,12 @@ class _JavaAssignment:
             self.remove_topic(tid)
 
     def add(self, tid: TopicId, partition: int, capacity: int | None = None) -> None:
+        """`assignment.computeIfAbsent(topicId, __ -> new HashSet<>(..)).add(partition)`, as
+        both builders add a partition: a new topic id goes to the head of its map bucket."""
         assert self.topics is not None
         table = self.sets.get(tid)
         if table is None:
-            self.topics.put(tid)
+            self.topics.compute_if_absent(tid)
             table = self.sets[tid] = JavaHashTable(_int_hash, capacity)
         table.put(partition)
 
@@ -153,21 +159,62 @@ def replayed_order(parts: Sequence[TP], ids: dict[str, TopicId]) -> list[TP]:
     out: list[TP] = []
     for tid in topic_order:
         values = grouped[tid.name]
-        order = hashmap_order(values, values, presize_for_copy(len(values)))
+        capacity = final_capacity(len(values), presize_for_copy(len(values)))
+        if max(values) < min(capacity, 1 << 16):
+            # Integer.hashCode(p) = p and spread(p) = p below 2^16: bucket p, one key a bucket
+            order = sorted(values)
+        else:
+            order = hashmap_order(values, values, presize_for_copy(len(values)))
         out.extend((tid.name, p) for p in order)
     return out
 
 
+def current_assignments(
+    group: GroupInput, members: list[MemberMeta], ids: dict[str, TopicId]
+) -> dict[str, list[TP]]:
+    """Each member's current target assignment in the order the coordinator iterates it.
+
+    The coordinator holds it as `Assignment.fromRecord` built it (`Collectors.toMap` into a
+    `HashMap`, `new HashSet<>(partitions)` per topic), so a scenario's owned partitions are put
+    through that replay in the order the file lists them; an order that already is a replayed
+    one (what the previous step produced) comes out unchanged. Partitions of topics that no
+    longer exist or beyond a topic's partition count are dropped.
+    """
+    out: dict[str, list[TP]] = {}
+    topics = group.topics
+    for m in members:
+        if not m.owned:
+            out[m.member_id] = []
+            continue
+        parts = [tp for tp in m.owned if tp[0] in ids and tp[1] < topics[tp[0]].partitions]
+        out[m.member_id] = replayed_order(parts, ids)
+    return out
+
+
 def _finish(
-    members: list[MemberMeta], edited: dict[str, _JavaAssignment], ids: dict[str, TopicId]
+    members: list[MemberMeta],
+    edited: dict[str, _JavaAssignment],
+    ids: dict[str, TopicId],
+    current: dict[str, list[TP]],
 ) -> Assignment:
+    """The new target assignment in the order the coordinator keeps it.
+
+    `TargetAssignmentBuilder.build` writes a record only for a member whose assignment changed
+    (`!newMemberAssignment.equals(oldMemberAssignment)`); such a member's assignment is then the
+    replayed record, the others keep their previous `Assignment` (and its order).
+    """
     out: Assignment = {}
     for m in members:
+        old = current[m.member_id]
         java = edited.get(m.member_id)
         if java is None:
-            out[m.member_id] = list(m.owned)
+            out[m.member_id] = list(old)
+            continue
+        new = java.ordered()
+        if len(new) == len(old) and set(new) == set(old):
+            out[m.member_id] = list(old)
         else:
-            out[m.member_id] = replayed_order(java.ordered(), ids)
+            out[m.member_id] = replayed_order(new, ids)
     return out
 
 
@@ -184,11 +231,6 @@ def assign_uniform(group: GroupInput) -> Assignment:
     return _heterogeneous(group, members, ids)
 
 
-def _current_owned(group: GroupInput, m: MemberMeta, ids: dict[str, TopicId]) -> list[TP]:
-    """The member's current target assignment, limited to partitions that still exist."""
-    return [tp for tp in m.owned if tp[0] in ids and tp[1] < group.topics[tp[0]].partitions]
-
-
 def _homogeneous(
     group: GroupInput, members: list[MemberMeta], ids: dict[str, TopicId]
 ) -> Assignment:
@@ -200,7 +242,7 @@ def _homogeneous(
         view, [t.hash for t in view], presize_for_copy(len(set(members[0].topics)))
     )
     subscribed_set = set(subscribed)
-    owned = {m.member_id: _current_owned(group, m, ids) for m in members}
+    owned = current_assignments(group, members, ids)
     assigned: set[TP] = set()
     for parts in owned.values():
         assigned.update(parts)
@@ -258,7 +300,7 @@ def _homogeneous(
             i += 1
     if index < len(unassigned):
         raise PartitionAssignorError("Partitions were left unassigned")
-    return _finish(members, edited, ids)
+    return _finish(members, edited, ids, owned)
 
 
 def _heterogeneous(
@@ -290,7 +332,7 @@ class _Heterogeneous:
             tid: [-1] * group.topics[tid.name].partitions for tid in self.subscribed_topics
         }
         self.edited: dict[str, _JavaAssignment] = {}
-        self.owned = {m.member_id: _current_owned(group, m, ids) for m in members}
+        self.owned = current_assignments(group, members, ids)
 
     def num_partitions(self, tid: TopicId) -> int:
         return self.group.topics[tid.name].partitions
@@ -316,7 +358,7 @@ class _Heterogeneous:
         topics = [t for t in self.subscribed_topics if len(self.topic_subscribers[t]) >= 2]
         if topics:
             self._balance_topics(topics)
-        return _finish(self.members, self.edited, self.ids)
+        return _finish(self.members, self.edited, self.ids, self.owned)
 
     def _maybe_revoke_partitions(self) -> None:
         for index, m in enumerate(self.members):

@@ -67,3 +67,51 @@ def test_uuid_round_trip_hash_and_derived_ids() -> None:
     ident = derived_topic_id("orders")
     assert ident == derived_topic_id("orders") and len(ident) == 22
     assert not ident.startswith("-")
+
+
+OPS = Path(__file__).parent / "data" / "java_hash_ops.tsv"
+
+
+def test_put_compute_if_absent_and_remove_match_the_jvm() -> None:
+    # data/JavaHashOps.java: computeIfAbsent resizes before inserting and links the new key at
+    # the head of its bucket; put appends and resizes after (what the uniform builders rely on)
+    from kgroup.assign.javaorder import JavaHashTable
+
+    lines = OPS.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 80
+    heads = 0
+    for line in lines:
+        cap, ops_text, order_text = line.split("\t")
+        table = JavaHashTable(string_hash, None if cap == "-1" else int(cap))
+        for op in ops_text.split(",") if ops_text else []:
+            kind, key = op.split(" ")
+            if kind == "P":
+                table.put(key)
+            elif kind == "C":
+                heads += 1
+                table.compute_if_absent(key)
+            else:
+                table.remove(key)
+        expected = order_text.split(" ") if order_text else []
+        got = table.order() if len(table) else []
+        assert got == expected, line
+    assert heads > 500
+
+
+def test_compute_if_absent_puts_a_colliding_key_first() -> None:
+    # issue 17 case 2: two topic ids in one bucket; the copy `new HashMap<>(1)` of {t0} then
+    # computeIfAbsent(t1) iterates t1, t0 (put would give t0, t1)
+    from kgroup.assign.javaorder import JavaHashTable
+
+    t0 = uuid_hash(*uuid_from_base64("Ai5BngzmkRnsRx5kXfjBlw"))
+    t1 = uuid_hash(*uuid_from_base64("iOZRTS6ozwE5GTxk-12VcQ"))
+    hashes = {"t0": t0, "t1": t1}
+    table = JavaHashTable(hashes.__getitem__, 1)
+    table.put("t0")
+    table.compute_if_absent("t1")
+    assert table.order() == ["t1", "t0"]
+    assert hashmap_order(["t1", "t0"], [t1, t0]) == ["t1", "t0"]  # replayed in that order
+    table = JavaHashTable(hashes.__getitem__, 1)
+    table.put("t0")
+    table.put("t1")
+    assert table.order() == ["t0", "t1"]
