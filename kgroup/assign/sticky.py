@@ -27,8 +27,14 @@ Kafka behaviours reproduced on purpose (they are what a real leader does):
 - `allSubscriptionsEqual` seeds its reference set from the first member with a non-empty
   subscription, so members with empty subscriptions iterated before it make a heterogeneous
   group look homogeneous, and the constrained builder then gives them partitions;
-- with rack awareness, owned partitions on a mismatched rack are dropped silently (not counted as
-  revoked), so cooperative-sticky hands them to their new owner in the same rebalance;
+- with rack awareness the constrained builder keeps an owned partition on a mismatched rack out of
+  its owner's assignment but remembers the owner (`maybeRevokedPartitions`, KAFKA-15170): if it
+  ends up with another member it is transferring ownership, so cooperative-sticky revokes it
+  first; if it comes back to its owner it is not;
+- the rack-aware round robin counts a member it fills to `maxQuota` from the
+  exactly-`minQuota` list and stops offering an extra partition once the expected number of
+  members over `minQuota` is reached (KAFKA-15170; before it, a rack-matched member could take a
+  second extra partition and a member without racks could be left empty, or the builder threw);
 - the assignor's `maxGeneration` field is per call here (Kafka keeps it on the leader's assignor
   instance across rebalances).
 
@@ -202,7 +208,9 @@ class _ConstrainedBuilder:
         self.rack_info = rack_info
         self.current = current
         self.multiple_owners = multiple_owners
-        self.all_revoked: set[TP] = set()
+        # maybeRevokedPartitions: owned partition -> the member that owned it, for partitions
+        # not kept by their owner (rack mismatch, over quota)
+        self.maybe_revoked: dict[TP, str] = {}
         self.unfilled_under: list[str] = []
         self.unfilled_exactly: list[str] = []
         total = sum(t.partitions for t in topics.values())
@@ -231,7 +239,12 @@ class _ConstrainedBuilder:
         check_racks = bool(rack.consumer_racks)
         for consumer, claimed in self.current.items():
             if check_racks:
-                owned = [tp for tp in claimed if not rack.racks_mismatch(consumer, tp)]
+                owned = []
+                for tp in claimed:
+                    if rack.racks_mismatch(consumer, tp):
+                        self.maybe_revoked[tp] = consumer
+                    else:
+                        owned.append(tp)
             else:
                 owned = list(claimed)
             owned.sort(key=_partition_topic_key)
@@ -250,11 +263,13 @@ class _ConstrainedBuilder:
                     self.unfilled_exactly.clear()
                 target.extend(owned[: self.max_quota])
                 self.assigned.extend(owned[: self.max_quota])
-                self.all_revoked.update(owned[self.max_quota :])
+                for tp in owned[self.max_quota :]:
+                    self.maybe_revoked[tp] = consumer
             else:
                 target.extend(owned[: self.min_quota])
                 self.assigned.extend(owned[: self.min_quota])
-                self.all_revoked.update(owned[self.min_quota :])
+                for tp in owned[self.min_quota :]:
+                    self.maybe_revoked[tp] = consumer
                 if self.current_over_min < self.expected_over_min:
                     self.unfilled_exactly.append(consumer)
 
@@ -270,13 +285,17 @@ class _ConstrainedBuilder:
         return out
 
     def _assign_new_partition(self, tp: TP, consumer: str) -> int:
+        """`ConstrainedAssignmentBuilder.assignNewPartition`: a partition given to another member
+        than the one that owned it, or claimed by several, is transferring ownership."""
         target = self.assignment[consumer]
         target.append(tp)
-        if tp in self.all_revoked or tp in self.multiple_owners:
+        previous = self.maybe_revoked.get(tp)
+        if (previous is not None and previous != consumer) or tp in self.multiple_owners:
             self.transferring[tp] = consumer
         return len(target)
 
     def _assign_rack_aware_round_robin(self, unassigned: list[TP]) -> list[TP]:
+        """`ConstrainedAssignmentBuilder.assignRackAwareRoundRobin` (as fixed by KAFKA-15170)."""
         rack = self.rack_info
         if not rack.consumer_racks:
             return unassigned
@@ -291,7 +310,8 @@ class _ConstrainedBuilder:
                 count = len(self.assignment[consumer]) + 1
                 if count >= self.min_quota:
                     under.remove(consumer)
-                    if count < self.max_quota:
+                    # at minQuota it may still take one more, if members over minQuota are missing
+                    if count < self.max_quota and self.current_over_min < self.expected_over_min:
                         exactly.append(consumer)
                 else:
                     next_index += 1
@@ -302,6 +322,10 @@ class _ConstrainedBuilder:
                     consumer = exactly[first]
                     if len(self.assignment[consumer]) + 1 == self.max_quota:
                         del exactly[first]
+                        self.current_over_min += 1
+                        if self.current_over_min == self.expected_over_min:
+                            # every member at minQuota is now filled
+                            exactly.clear()
             if consumer is not None:
                 self._assign_new_partition(tp, consumer)
             else:
