@@ -4,8 +4,10 @@ Table: one block per rebalance step — a line per member with its partition cou
 partitions (`topic:0-3,7;other:1`), then the step's metrics; with several strategies the
 members are lines and the strategies columns. JSON, one shape for one strategy or several:
 `{"schema_version": 1, "strategies": [{"strategy", "steps": [{"event", "assignment": {member:
-[[topic, p], ...]}, "metrics"}]}]}`. JSON Lines: one object per strategy and step, the step of the
-JSON document with its `strategy` and `step` (index). CSV: one row per strategy, step and member.
+[[topic, p], ...]}, "metrics", "rounds"}]}]}` (`rounds`: rebalance rounds the step took, more than
+one when cooperative members revoked partitions and rejoined). JSON Lines: one object per
+strategy and step, the step of the JSON document with its `strategy` and `step` (index). CSV:
+one row per strategy, step and member.
 """
 
 from __future__ import annotations
@@ -29,11 +31,13 @@ ROW_COLUMNS = [
 
 
 def step_document(step: Step) -> dict[str, Any]:
-    """One step as JSON: the event, the assignment, the metrics (and cooperative's phase 1)."""
+    """One step as JSON: the event, the assignment, the metrics, the rebalance rounds (and
+    cooperative's first round when there were several)."""
     item: dict[str, Any] = {
         "event": step.event,
         "assignment": {m: [[t, p] for t, p in parts] for m, parts in step.assignment.items()},
         "metrics": step.metrics,
+        "rounds": step.rounds,
     }
     if step.revoke_phase is not None:
         item["revoke_phase"] = {
@@ -88,6 +92,8 @@ def metrics_line(strategy: str | None, step: Step) -> str:
     if "revoked_phase1" in m:
         parts.append(f"revoked_phase1={m['revoked_phase1']}")
         parts.append(f"assigned_phase2={m['assigned_phase2']}")
+    if strategy and step.rounds > 1:  # alone, the step's cooperative line says it
+        parts.append(f"rounds={step.rounds}")
     prefix = f"{strategy}: " if strategy else ""
     return prefix + " ".join(parts)
 
@@ -106,7 +112,7 @@ def table_outputs(sims: Sequence[Simulation]) -> list[Output]:
                 for m, parts in step.assignment.items()
             ]
             footer = [metrics_line(None, step)]
-            if step.revoke_phase is not None:
+            if step.revoke_phase is not None or sim.strategy == "cooperative-sticky":
                 footer.insert(0, _revoke_line(step))
             outputs.append(
                 Output(
@@ -150,14 +156,19 @@ def table_outputs(sims: Sequence[Simulation]) -> list[Output]:
 
 
 def _revoke_line(step: Step) -> str:
-    assert step.revoke_phase is not None
+    """`cooperative: 3 rounds; round 1 revokes, rounds 2-3 assign c4+orders:3-4`."""
+    if step.revoke_phase is None:
+        return "cooperative: 1 round, nothing to revoke"
     revoked = []
     for member, parts in step.assignment.items():
         phase1 = set(step.revoke_phase.get(member, ()))
         later = [tp for tp in parts if tp not in phase1]
         if later:
             revoked.append(f"{member}+{compact_partitions(later)}")
-    return "cooperative: phase 1 revokes, phase 2 assigns " + (", ".join(revoked) or "nothing")
+    later_rounds = "round 2 assigns" if step.rounds == 2 else f"rounds 2-{step.rounds} assign"
+    return f"cooperative: {step.rounds} rounds; round 1 revokes, {later_rounds} " + (
+        ", ".join(revoked) or "nothing"
+    )
 
 
 def write_json_document(document: dict[str, Any], out: TextIO) -> None:
