@@ -27,6 +27,9 @@
 
 /* opcodes: keep in step with codec.py (_CProgram) */
 enum { OP_FIXED = 1, OP_STR = 2, OP_BYTES = 3, OP_ARRAY_FIXED = 4, OP_ARRAY = 5, OP_STRUCT = 6 };
+/* null marker of an OP_STRUCT (codec.py _NULL_*): none, int8 (untagged: -1 null), unsigned
+ * varint (a nullable struct inside a tagged field: 0 null, else present) */
+enum { NULL_NONE = 0, NULL_BYTE = 1, NULL_VARINT = 2 };
 /* fixed kinds */
 enum { K_INT8 = 0, K_INT16, K_UINT16, K_INT32, K_INT64, K_BOOL, K_UUID };
 static const int KIND_SIZE[] = {1, 2, 2, 4, 8, 1, 16};
@@ -234,10 +237,19 @@ static int read_value(Ctx *c, PyObject *op, Py_ssize_t *pp, Py_ssize_t e, PyObje
         return 0;
     }
     case OP_STRUCT: {
-        /* arg = (nullable, program) */
-        int nullable = PyObject_IsTrue(PyTuple_GET_ITEM(arg, 0));
+        /* arg = (null marker, program) */
+        long nullable = PyLong_AsLong(PyTuple_GET_ITEM(arg, 0));
         PyObject *sub = PyTuple_GET_ITEM(arg, 1);
-        if (nullable) {
+        if (nullable == NULL_VARINT) {
+            int64_t m;
+            if (read_uvarint(b, &p, e, &m)) return BAIL;
+            if (m == 0) {
+                Py_INCREF(Py_None);
+                *out = Py_None;
+                *pp = p;
+                return 0;
+            }
+        } else if (nullable == NULL_BYTE) {
             if (p >= e) return BAIL;
             if (b[p] >= 128) {
                 Py_INCREF(Py_None);
@@ -1031,9 +1043,10 @@ static int json_value(JCtx *x, PyObject *op, Py_ssize_t *pp, Py_ssize_t e, int r
         return jb_ch(j, ']');
     }
     case OP_STRUCT: {
-        int nullable = PyObject_IsTrue(PyTuple_GET_ITEM(arg, 0));
+        long nullable = PyLong_AsLong(PyTuple_GET_ITEM(arg, 0));
         PyObject *sub = PyTuple_GET_ITEM(arg, 1);
-        if (nullable) {
+        if (nullable == NULL_VARINT) return BAIL; /* only in tagged fields: the Python path */
+        if (nullable == NULL_BYTE) {
             if (p >= e) return BAIL;
             if (b[p] >= 128) {
                 if (role == ROLE_MEMBER) return BAIL; /* a null member: the Python path */

@@ -227,6 +227,7 @@ class _Compiler:
         ind: str,
         nullable: bool,
         length_var: str | None = None,
+        tagged: bool = False,
     ) -> None:
         label = fd.name
         if isinstance(typ, str):
@@ -304,7 +305,19 @@ class _Compiler:
             return
         if isinstance(typ, Struct):
             sub = self._function(typ)
-            if nullable:
+            if nullable and tagged:
+                # inside a tagged field Kafka writes an unsigned varint: 0 null, else present
+                # (`MessageDataGenerator.generateStructReader`: `readUnsignedVarint() <= 0`)
+                m = self._name("m")
+                body.append(f"{ind}if p >= e: raise DecodeError('truncated', p, {label!r})")
+                body.append(f"{ind}{m} = b[p]")
+                body.append(f"{ind}if {m} < 128: p += 1")
+                body.append(f"{ind}else: {m}, p = _uv(b, p, e, {label!r})")
+                body.append(f"{ind}if {m} == 0:")
+                body.append(f"{ind}    {target} = None")
+                body.append(f"{ind}else:")
+                body.append(f"{ind}    {target}, p = {sub}(b, p, e)")
+            elif nullable:
                 body.append(f"{ind}if p >= e: raise DecodeError('truncated', p, {label!r})")
                 body.append(f"{ind}if b[p] >= 128:")
                 body.append(f"{ind}    p += 1")
@@ -337,7 +350,15 @@ class _Compiler:
             body.append(f"            {kw} tag == {fd.tag}:")
             body.append("                e0 = e")
             body.append("                e = qt")
-            self._read_value(body, fd, fd.type, f"d[{fd.key!r}]", "                ", True)
+            self._read_value(
+                body,
+                fd,
+                fd.type,
+                f"d[{fd.key!r}]",
+                "                ",
+                fd.nullable_in(self.version),
+                tagged=True,
+            )
             body.append("                e = e0")
             body.append(
                 f"                if p != qt: raise DecodeError('tagged field size mismatch', p, "
@@ -355,6 +376,9 @@ class _Compiler:
 # Opcodes and fixed kinds: keep in step with _speedups.c. An op is (opcode, key, argument).
 
 _OP_FIXED, _OP_STR, _OP_BYTES, _OP_ARRAY_FIXED, _OP_ARRAY, _OP_STRUCT = 1, 2, 3, 4, 5, 6
+# Null marker of a struct op: none, int8 (-1 null, 1 present; an untagged nullable struct) or
+# unsigned varint (0 null, else present; a nullable struct inside a tagged field).
+_NULL_NONE, _NULL_BYTE, _NULL_VARINT = 0, 1, 2
 _KINDS = {"int8": 0, "int16": 1, "uint16": 2, "int32": 3, "int64": 4, "bool": 5, "uuid": 6}
 
 
@@ -371,14 +395,17 @@ def c_program(struct: Struct, version: int, flexible: bool) -> tuple[Any, ...]:
         if not fd.present(version):
             continue
         if fd.tag is not None and flexible:
-            tagged.append((fd.tag, _c_op(fd.key, fd.type, version, flexible, True)))
+            marker = _NULL_VARINT if fd.nullable_in(version) else _NULL_NONE
+            tagged.append((fd.tag, _c_op(fd.key, fd.type, version, flexible, marker)))
         else:
-            plain.append(_c_op(fd.key, fd.type, version, flexible, fd.nullable_in(version)))
+            marker = _NULL_BYTE if fd.nullable_in(version) else _NULL_NONE
+            plain.append(_c_op(fd.key, fd.type, version, flexible, marker))
     tagged.sort(key=lambda item: item[0])
     return tuple(plain), tuple(tagged)
 
 
-def _c_op(key: str | None, typ: Any, version: int, flexible: bool, nullable: bool) -> tuple:
+def _c_op(key: str | None, typ: Any, version: int, flexible: bool, nullable: int) -> tuple:
+    """One op; `nullable` is the null marker of a struct (`_NULL_*`), unused by other types."""
     if isinstance(typ, str):
         if typ in _KINDS:
             return (_OP_FIXED, key, _KINDS[typ])
@@ -392,7 +419,8 @@ def _c_op(key: str | None, typ: Any, version: int, flexible: bool, nullable: boo
         if isinstance(el, str) and el in _KINDS and el != "uuid":
             return (_OP_ARRAY_FIXED, key, _KINDS[el])
         # elements: structs without a null marker, other types as the Python reader reads them
-        return (_OP_ARRAY, key, _c_op(None, el, version, flexible, not isinstance(el, Struct)))
+        marker = _NULL_NONE if isinstance(el, Struct) else _NULL_BYTE
+        return (_OP_ARRAY, key, _c_op(None, el, version, flexible, marker))
     if isinstance(typ, Struct):
         return (_OP_STRUCT, key, (nullable, c_program(typ, version, flexible)))
     raise Unsupported(repr(typ))
@@ -497,9 +525,10 @@ def _write_value(
                 _write_value(fd, typ.of, item, version, flexible, out, tagged=False)
         return
     if isinstance(typ, Struct):
-        if fd.nullable_in(version) or tagged:
+        if fd.nullable_in(version):
+            # tagged: unsigned varint 0 null / 1 present; untagged: int8 -1 / 1
             if value is None:
-                out.append(0xFF)
+                out.append(0 if tagged else 0xFF)
                 return
             out.append(1)
         _write_struct(typ, version, flexible, value or {}, out)
