@@ -77,7 +77,8 @@ _kgroup_kind() {
         "reset-offsets|--max-rewind") kind="value" ;;
         "reset-offsets|--max-skip") kind="value" ;;
         "reset-offsets|--force") kind="flag" ;;
-        "sandbox start|--engine") kind="choice:tansu docker" ;;
+        "sandbox start|--engine") kind="choice:tansu docker kafka" ;;
+        "sandbox start|--kafka-home") kind="value" ;;
         "simulate-assign|--strategy") kind="choice:range roundrobin sticky cooperative-sticky uniform server-range" ;;
         "simulate-assign|-s") kind="choice:range roundrobin sticky cooperative-sticky uniform server-range" ;;
         "simulate-assign|--compare") kind="flag" ;;
@@ -188,7 +189,7 @@ _kgroup() {
         "reset-offsets") options="--group --all-groups --topic --all-topics --to --to-earliest --to-latest --to-current --to-datetime --to-timestamp --by-duration --to-offset --shift-by --from-file --dry-run --execute --export --backup --allow-new-group --wait-empty --max-rewind --max-skip --force --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "sandbox") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="seed start status stop" positional="" ;;
         "sandbox seed") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
-        "sandbox start") options="--engine --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
+        "sandbox start") options="--engine --kafka-home --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
         "sandbox status") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
         "sandbox stop") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
         "simulate-assign") options="--strategy --compare --scenario --members --topics --from-group --events --rack-aware --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;

@@ -7,10 +7,11 @@ import typer
 from kgroup.cli.app import note, options
 from kgroup.cli.complete import choices
 
-SANDBOX_ENGINES = ("tansu", "docker")
+SANDBOX_ENGINES = ("tansu", "docker", "kafka")
 
 sandbox_app = typer.Typer(
-    help="Run a local Kafka-wire broker (tansu) for demos and tests.", no_args_is_help=True
+    help="Run a local broker (tansu, or your own Apache Kafka) for demos and tests.",
+    no_args_is_help=True,
 )
 
 
@@ -43,7 +44,14 @@ def start(
         "--engine",
         metavar="|".join(SANDBOX_ENGINES),
         autocompletion=choices(SANDBOX_ENGINES),
-        help="tansu (embedded, default) or docker (real Apache Kafka).",
+        help="tansu (embedded, default), kafka (your Apache Kafka 3.7+ distribution, KRaft) "
+        "or docker (Apache Kafka through testcontainers).",
+    ),
+    kafka_home: str | None = typer.Option(
+        None,
+        "--kafka-home",
+        metavar="DIR",
+        help="Apache Kafka distribution for --engine kafka (default $KAFKA_HOME).",
     ),
 ) -> None:
     """Start the sandbox broker on a free loopback port (no-op when it already runs)."""
@@ -51,9 +59,11 @@ def start(
     from kgroup.sandbox.broker import start as start_broker
     from kgroup.sandbox.state import state_file
 
-    if engine not in ("tansu", "docker"):
-        raise UsageError(f"unknown sandbox engine {engine!r}", hint="use tansu or docker")
-    state, started = start_broker(engine)
+    if engine not in SANDBOX_ENGINES:
+        raise UsageError(f"unknown sandbox engine {engine!r}", hint="use tansu, kafka or docker")
+    if kafka_home is not None and engine != "kafka":
+        raise UsageError("--kafka-home goes with --engine kafka", hint="add --engine kafka")
+    state, started = start_broker(engine, kafka_home)
     note(
         ("started" if started else "already running:")
         + f" {state.engine} sandbox at {state.bootstrap}; later commands use it when no -b is given"
@@ -128,7 +138,8 @@ def status(ctx: typer.Context) -> None:
 
 @sandbox_app.command("seed")
 def seed(ctx: typer.Context) -> None:
-    """Create demo topics, records with known timestamps, and two groups with lag."""
+    """Create demo topics, records with known timestamps, and groups with lag (classic ones, and
+    a KIP-848 one when the broker supports it)."""
     from kgroup.core.admin import GroupAdmin
     from kgroup.core.config import ClusterConfig
     from kgroup.core.errors import NotFoundError
@@ -143,22 +154,52 @@ def seed(ctx: typer.Context) -> None:
         ClusterConfig(bootstrap_servers=state.bootstrap, timeout_s=options(ctx).timeout or 15.0)
     )
     summary = demo.seed(admin, state.engine)
-    alive = [pid for pid in state.member_pids if _alive(pid)]
-    if not alive:
-        alive = [demo.start_active_member(state.bootstrap, state.engine)]
-    state.member_pids = alive
+    kip848, why_not = demo.kip848_support(admin)
+    members = {group: pid for pid in state.member_pids if (group := _member_group(pid))}
+    if demo.ACTIVE_GROUP not in members:
+        members[demo.ACTIVE_GROUP] = demo.start_active_member(state.bootstrap, state.engine)
+        state.member_pids = list(members.values())
+        state.save()  # recorded at once, so `stop` ends it even if the next member fails
+    if kip848 and demo.KIP848_GROUP not in members:
+        members[demo.KIP848_GROUP] = demo.start_kip848_member(state.bootstrap, state.engine)
+    state.member_pids = list(members.values())
     state.save()
-    note(
-        f"seeded: topics orders, payments; groups {demo.EMPTY_GROUP} (empty) and "
-        f"{demo.ACTIVE_GROUP} (active, member pid {alive[0]})"
+    groups = [demo.EMPTY_GROUP, demo.ACTIVE_GROUP]
+    text = (
+        f"seeded: topics orders, payments; groups {demo.EMPTY_GROUP} (empty), "
+        f"{demo.ACTIVE_GROUP} (active, member pid {members[demo.ACTIVE_GROUP]})"
     )
+    if kip848:
+        groups.append(demo.KIP848_GROUP)
+        text += (
+            f", {demo.KIP848_GROUP} (KIP-848 consumer protocol, member pid "
+            f"{members[demo.KIP848_GROUP]})"
+        )
+    note(text)
+    if not kip848:
+        note(f"KIP-848 group {demo.KIP848_GROUP} skipped: {why_not}")
     _render_state(
         ctx,
-        {"bootstrap": state.bootstrap, **summary, "groups": [demo.EMPTY_GROUP, demo.ACTIVE_GROUP]},
+        {
+            "bootstrap": state.bootstrap,
+            **summary,
+            "groups": groups,
+            "kip848_group": demo.KIP848_GROUP if kip848 else None,
+            "kip848_skipped": None if kip848 else why_not,
+        },
     )
 
 
-def _alive(pid: int) -> bool:
+def _member_group(pid: int) -> str | None:
+    """The group a live seeded member process (kgroup.sandbox.member) holds, or None."""
+    from pathlib import Path
+
     from kgroup.sandbox.state import process_alive
 
-    return process_alive(pid, "kgroup.sandbox.member")
+    if not process_alive(pid, "kgroup.sandbox.member"):
+        return None
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except OSError:
+        return None
+    return argv[argv.index("--group") + 1] if "--group" in argv[:-1] else None

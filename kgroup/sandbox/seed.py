@@ -5,6 +5,8 @@
 - `billing`: an Empty group (no members) with committed offsets, so lag shows for a stopped group.
 - `shipping`: an active group: one member (a background process) subscribed to `orders` that
   committed offsets and then holds its partitions without consuming.
+- `dispatch`: when the broker offers KIP-848 (ConsumerGroupHeartbeat), an active consumer-protocol
+  group (`group.protocol=consumer`): one member subscribed to `payments`, committed as below.
 """
 
 from __future__ import annotations
@@ -43,6 +45,26 @@ ACTIVE_GROUP_OFFSETS: dict[TopicPartition, int] = {
     TopicPartition("orders", 1): 20,  # lag 10
     TopicPartition("orders", 2): 20,  # lag 0
 }
+
+KIP848_GROUP = "dispatch"
+KIP848_GROUP_TOPICS = ["payments"]
+KIP848_GROUP_OFFSETS: dict[TopicPartition, int] = {
+    TopicPartition("payments", 0): 7,  # lag 3
+    TopicPartition("payments", 1): 10,  # lag 0
+}
+CONSUMER_GROUP_HEARTBEAT_KEY = 68  # KIP-848's ConsumerGroupHeartbeat API
+
+
+def kip848_support(admin) -> tuple[bool, str]:
+    """Whether the broker offers KIP-848 consumer groups (ApiVersions lists
+    ConsumerGroupHeartbeat), and why not when it does not."""
+    wire = admin.wire
+    if wire is None:
+        return False, "cannot read the broker's ApiVersions with this client configuration"
+    versions = wire._any_connection().versions
+    if CONSUMER_GROUP_HEARTBEAT_KEY not in versions:
+        return False, "the broker does not offer ConsumerGroupHeartbeat (KIP-848)"
+    return True, ""
 
 
 def record_timestamp(tp: TopicPartition, index: int) -> int:
@@ -91,6 +113,19 @@ def start_active_member(bootstrap: str, engine: str, wait_s: float = 30.0) -> in
     )
 
 
+def start_kip848_member(bootstrap: str, engine: str, wait_s: float = 30.0) -> int:
+    """Start the background KIP-848 member of `dispatch`; returns its PID once it committed."""
+    return start_member(
+        bootstrap,
+        engine,
+        KIP848_GROUP,
+        KIP848_GROUP_TOPICS,
+        KIP848_GROUP_OFFSETS,
+        wait_s=wait_s,
+        protocol="consumer",
+    )
+
+
 def start_member(
     bootstrap: str,
     engine: str,
@@ -99,6 +134,7 @@ def start_member(
     commit: dict[TopicPartition, int],
     *,
     wait_s: float = 30.0,
+    protocol: str = "classic",
 ) -> int:
     """Start a real member of `group` in the background (`python -m kgroup.sandbox.member`);
     returns its PID once it joined and committed `commit`."""
@@ -122,6 +158,8 @@ def start_member(
             engine,
             "--ready-file",
             ready,
+            "--protocol",
+            protocol,
         ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

@@ -36,6 +36,9 @@ class SandboxState:
     log_file: str
     member_pids: list[int] = field(default_factory=list)
     container_id: str | None = None
+    process_start: int | None = None  # kafka engine: /proc start time of `pid` (PID reuse guard)
+    java: str | None = None  # kafka engine: the java found at start
+    config_file: str | None = None  # kafka engine: the generated server.properties
 
     def save(self) -> None:
         path = state_file()
@@ -91,11 +94,45 @@ def process_alive(pid: int | None, binary_hint: str | None = None) -> bool:
     return True
 
 
+def process_start_ticks(pid: int | None) -> int | None:
+    """The start time of `pid` in clock ticks since boot (Linux /proc), or None elsewhere."""
+    if not pid:
+        return None
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def process_is(pid: int | None, start_ticks: int | None) -> bool:
+    """True when `pid` runs, is no zombie, and (where known) is the process started at
+    `start_ticks`: the kafka engine's process (a java, or whatever bin/kafka-server-start.sh
+    execs) is recognised by its start time, not by its command line."""
+    if not process_alive(pid):
+        return False
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return True
+    if fields[0] == "Z":
+        return False
+    return start_ticks is None or process_start_ticks(pid) == start_ticks
+
+
+def sandbox_running(state: SandboxState) -> bool:
+    """Whether the recorded tansu or kafka process still runs (docker: assumed)."""
+    if state.engine == "tansu":
+        return process_alive(state.pid, state.binary)
+    if state.engine == "kafka":
+        return process_is(state.pid, state.process_start)
+    return True
+
+
 def running_sandbox_bootstrap() -> tuple[str, str] | None:
     """(bootstrap, description) of a running sandbox, for commands given no cluster."""
     state = load_state()
     if state is None:
         return None
-    if state.engine == "tansu" and not process_alive(state.pid, state.binary):
+    if not sandbox_running(state):
         return None
     return state.bootstrap, f"{state.engine} sandbox from {state_file()}"
