@@ -99,6 +99,14 @@ def state_name(state: Any) -> str:
     return STATE_NAMES.get(name.upper(), name)
 
 
+def _not_a_classic_group(description: GroupDescription) -> bool:
+    """DescribeGroups' answer for a group it does not hold: GROUP_ID_NOT_FOUND, or Dead with no
+    error (Kafka before DescribeGroups v6, also for KIP-848 `consumer` groups)."""
+    if description.error_code == "GROUP_ID_NOT_FOUND":
+        return True
+    return description.error is None and description.state == "Dead"
+
+
 def type_name(group_type: Any) -> str:
     """`classic`, `consumer`, `share`, `streams` or `unknown`."""
     name = getattr(group_type, "name", str(group_type))
@@ -249,6 +257,9 @@ class GroupAdmin:
         self._transport_errors: deque[tuple[str, str]] = deque(maxlen=64)
         self._no_wire_reason = "" if use_wire else "the admin was made with use_wire=False"
         self.request_counts: Counter[str] = Counter()
+        # group id -> type (`classic`, `consumer`, ...) as the last ListGroups reported it, so
+        # describe_groups asks each group with the API of its type (KIP-848)
+        self._group_types: dict[str, str] = {}
         self._protocol_log: logging.Logger | None = None
         if count_requests:
             self._protocol_log = logging.getLogger(f"kgroup.rdkafka.protocol.{id(self)}")
@@ -422,7 +433,9 @@ class GroupAdmin:
         metadata is fetched first: an unreachable cluster fails here instead of looking empty.
         """
         if self.wire is not None:
-            return sorted(self.wire.list_groups(), key=lambda g: g.group_id)
+            listed = sorted(self.wire.list_groups(), key=lambda g: g.group_id)
+            self._group_types.update({g.group_id: g.type for g in listed})
+            return listed
         self.ping()
         future = self.admin.list_consumer_groups(request_timeout=self.timeout_s)
         result = self._result(future, "list groups", acl="Describe on Group (or Cluster)")
@@ -441,34 +454,60 @@ class GroupAdmin:
                     protocol_type=None if group.is_simple_consumer_group else "consumer",
                 )
             )
+        self._group_types.update({g.group_id: g.type for g in listings})
         return sorted(listings, key=lambda g: g.group_id)
 
-    def describe_groups(self, group_ids: Sequence[str]) -> dict[str, GroupDescription]:
+    def describe_groups(
+        self, group_ids: Sequence[str], types: Mapping[str, str] | None = None
+    ) -> dict[str, GroupDescription]:
         """Describe groups; a group that fails carries its `error` instead of raising.
 
-        Classic groups: one DescribeGroups per coordinator (wire client). Groups DescribeGroups
-        does not know (KIP-848 `consumer` groups answer GROUP_ID_NOT_FOUND there) are asked again
-        through librdkafka, which uses ConsumerGroupDescribe for them.
+        Each group is asked with the API of its type where the type is known (`types`, or the
+        last `list_groups`, ListGroups v5): KIP-848 `consumer` groups with ConsumerGroupDescribe,
+        the others with DescribeGroups, one request per coordinator and batch (wire client).
+        Kafka 4.x answers DescribeGroups for a consumer group as a Dead group (error NONE before
+        DescribeGroups v6) or GROUP_ID_NOT_FOUND, so such answers are asked again with
+        ConsumerGroupDescribe; a consumer-typed group ConsumerGroupDescribe does not know is asked
+        with DescribeGroups. Brokers without ConsumerGroupDescribe: librdkafka.
         """
-        if not group_ids:
+        wanted = list(dict.fromkeys(group_ids))
+        if not wanted:
             return {}
-        if self.wire is not None:
-            described = self.wire.describe_groups(group_ids)
-            retry = [g for g, d in described.items() if d.error_code == "GROUP_ID_NOT_FOUND"]
+        if self.wire is None:
+            return self._describe_with_librdkafka(wanted)
+        known = {**self._group_types, **(types or {})}
+        described: dict[str, GroupDescription] = {}
+        consumer = [g for g in wanted if known.get(g) == "consumer"]
+        if consumer:
+            for group_id, answer in self.wire.describe_consumer_groups(consumer).items():
+                if answer.error_code not in ("GROUP_ID_NOT_FOUND", "UNSUPPORTED_VERSION"):
+                    described[group_id] = answer
+        classic = [g for g in wanted if g not in described]
+        if classic:
+            answers = self.wire.describe_groups(classic)
+            described.update(answers)
+            retry = [g for g in classic if g not in consumer and _not_a_classic_group(answers[g])]
             if retry:
-                # KIP-848 groups: ConsumerGroupDescribe over the wire (epochs, target
-                # assignments); librdkafka for brokers that do not offer it.
-                for group_id, again in self.wire.describe_consumer_groups(retry).items():
-                    if again.error is None:
-                        described[group_id] = again
-                    elif again.error_code == "UNSUPPORTED_VERSION":
-                        fallback = self._describe_with_librdkafka([group_id])[group_id]
-                        if fallback.error is None and (
-                            fallback.members or fallback.state != "Empty"
-                        ):
-                            described[group_id] = fallback
-            return described
-        return self._describe_with_librdkafka(group_ids)
+                self._describe_unknown_to_describe_groups(retry, described)
+        return {g: described[g] for g in wanted}
+
+    def _describe_unknown_to_describe_groups(
+        self, retry: list[str], described: dict[str, GroupDescription]
+    ) -> None:
+        """Groups DescribeGroups reported as Dead / GROUP_ID_NOT_FOUND (KIP-848 groups among them):
+        ConsumerGroupDescribe over the wire (epochs, target assignments), librdkafka for brokers
+        that do not offer it.
+        A group neither API knows keeps DescribeGroups' answer (the caller says "not found")."""
+        for group_id, again in self.wire.describe_consumer_groups(retry).items():
+            if again.error is None:
+                if again.state != "Dead" and (again.members or (again.group_epoch or 0) > 0):
+                    described[group_id] = again
+            elif again.error_code == "UNSUPPORTED_VERSION":
+                if described[group_id].error_code != "GROUP_ID_NOT_FOUND":
+                    continue  # Dead on a broker without KIP-848: an unknown group
+                fallback = self._describe_with_librdkafka([group_id])[group_id]
+                if fallback.error is None and (fallback.members or fallback.state != "Empty"):
+                    described[group_id] = fallback
 
     def _describe_with_librdkafka(self, group_ids: Sequence[str]) -> dict[str, GroupDescription]:
         futures = self.admin.describe_consumer_groups(

@@ -1,7 +1,9 @@
 """Run `kgroup describe` for the CLI: collect, render, then exit as CLI.md says.
 
 Exit codes after the output is printed: 3 when a named group does not exist (and nothing else
-failed), 1 when any group failed otherwise, 5 when --fail-on-lag finds a partition over the limit.
+failed), 1 when any group failed otherwise (with --all-groups / --match also when a listed group
+turned out missing: the others were described), 5 when --fail-on-lag finds a partition over the
+limit.
 """
 
 from __future__ import annotations
@@ -70,7 +72,10 @@ def run_describe(opts: Any, request: DescribeOptions) -> None:
 def check_outcome(groups: list[GroupLag], request: DescribeOptions) -> None:
     failed = [g for g in groups if g.error]
     if failed:
-        if all(g.error_kind == "not_found" for g in failed):
+        # A group the cluster listed (--all-groups, --match) and then could not describe
+        # (deleted meanwhile, ...) is one failed group among others, not a failed lookup.
+        listed = request.all_groups or request.match is not None
+        if not listed and all(g.error_kind == "not_found" for g in failed):
             names = ", ".join(g.group for g in failed)
             raise NotFoundError(
                 f"{len(failed)} of {len(groups)} groups not found: {names}",

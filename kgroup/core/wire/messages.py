@@ -59,7 +59,8 @@ SASL_AUTHENTICATE = Api(36, "SaslAuthenticate", (0, 1, 2), 2)
 # KIP-496. Kafka 2.4-4.1 offer v0 only (OffsetDeleteRequest.json validVersions "0"); the newest
 # OffsetDeleteResponse.json adds a flexible v1 for KIP-1313 with the same fields. kgroup speaks v0.
 OFFSET_DELETE = Api(47, "OffsetDelete", (0,), None)
-CONSUMER_GROUP_DESCRIBE = Api(69, "ConsumerGroupDescribe", (0,), 0)  # KIP-848
+# KIP-848; v1 (KIP-1099, Kafka 4.0) adds Members.MemberType to the response
+CONSUMER_GROUP_DESCRIBE = Api(69, "ConsumerGroupDescribe", (0, 1), 0)
 
 APIS = {
     api.key: api
@@ -561,7 +562,7 @@ def decode_describe_groups_response(body: bytes, version: int) -> list[Described
     return groups
 
 
-# --- ConsumerGroupDescribe v0 (KIP-848; ConsumerGroupDescribe{Request,Response}.json) -------------
+# --- ConsumerGroupDescribe v0-v1 (KIP-848; ConsumerGroupDescribe{Request,Response}.json) ---------
 
 
 @dataclass(frozen=True)
@@ -578,6 +579,7 @@ class ConsumerGroupMember:
     subscribed_topic_regex: str | None
     assignment: tuple[tuple[str, int], ...]
     target_assignment: tuple[tuple[str, int], ...]
+    member_type: int = -1  # 1+ (KIP-1099): -1 unknown, 0 classic member, 1 consumer member
 
 
 @dataclass(frozen=True)
@@ -635,6 +637,7 @@ def decode_consumer_group_describe_response(
             subscribed_topic_regex=r.nullable_string("Members.SubscribedTopicRegex"),  # 0+
             assignment=_cg_assignment(r),  # 0+
             target_assignment=_cg_assignment(r),  # 0+
+            member_type=r.int8("Members.MemberType") if version >= 1 else -1,  # 1+
         )
         r.tagged_fields()
         return result
