@@ -61,7 +61,7 @@ def kip848_support(admin) -> tuple[bool, str]:
     wire = admin.wire
     if wire is None:
         return False, "cannot read the broker's ApiVersions with this client configuration"
-    versions = wire._any_connection().versions
+    versions = wire.api_versions()
     if CONSUMER_GROUP_HEARTBEAT_KEY not in versions:
         return False, "the broker does not offer ConsumerGroupHeartbeat (KIP-848)"
     return True, ""

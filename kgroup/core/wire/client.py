@@ -468,6 +468,10 @@ class WireClient:
             raise first_error
         return outcomes
 
+    def api_versions(self) -> dict[int, tuple[int, int]]:
+        """API key -> (lowest, highest) version a bootstrap broker offers (ApiVersions)."""
+        return dict(self._on_any(lambda connection: connection.versions))
+
     @staticmethod
     def _version(connection: BrokerConnection, api: m.Api) -> int:
         version = connection.version_for(api)
