@@ -111,15 +111,22 @@ def hold_membership(
     commit: Mapping[TopicPartition, int],
     *,
     engine: str = "tansu",
+    protocol: str = "classic",
     client_id: str = "kgroup-sandbox-member",
     ready_file: str | None = None,
     join_timeout_s: float = 30.0,
 ) -> None:
-    """Join `group`, commit `commit`, then stay a member without consuming (until killed)."""
+    """Join `group`, commit `commit`, then stay a member without consuming (until killed).
+
+    `protocol` "consumer" joins as a KIP-848 member (`group.protocol=consumer`): the broker
+    assigns, and the classic session/heartbeat settings are not allowed there."""
     from confluent_kafka import Consumer
     from confluent_kafka import TopicPartition as RdTopicPartition
 
-    settings = TANSU_MEMBER_SETTINGS if engine == "tansu" else KAFKA_MEMBER_SETTINGS
+    if protocol == "consumer":
+        settings: Mapping[str, object] = {"group.protocol": "consumer"}
+    else:
+        settings = TANSU_MEMBER_SETTINGS if engine == "tansu" else KAFKA_MEMBER_SETTINGS
     consumer = Consumer(
         admin.client_conf(
             **{

@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -38,6 +39,34 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def wait_listening(
+    process: subprocess.Popen,
+    port: int,
+    name: str,
+    timeout_s: float,
+    log_file: Path,
+    *,
+    stop: Callable[[], object],
+    poll_s: float,
+) -> None:
+    """Wait until a started broker listens on 127.0.0.1:`port`; stop it and raise if it exits
+    or does not listen within `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not port_answers("127.0.0.1", port):
+        if process.poll() is not None:
+            raise KafkaOperationError(
+                f"{name} exited with code {process.returncode} at start",
+                hint=f"see its log {log_file}",
+            )
+        if time.monotonic() > deadline:
+            stop()
+            raise KafkaOperationError(
+                f"{name} did not listen on 127.0.0.1:{port} within {timeout_s:g} s",
+                hint=f"see its log {log_file}",
+            )
+        time.sleep(poll_s)
 
 
 def port_answers(host: str, port: int, timeout_s: float = 0.5) -> bool:
@@ -89,20 +118,15 @@ def start_tansu(port: int | None = None) -> SandboxState:
             stderr=log,
             start_new_session=True,
         )
-    deadline = time.monotonic() + TANSU_READY_TIMEOUT_S
-    while not port_answers("127.0.0.1", port):
-        if process.poll() is not None:
-            raise KafkaOperationError(
-                f"the tansu broker exited with code {process.returncode} at start",
-                hint=f"see its log {log_file}",
-            )
-        if time.monotonic() > deadline:
-            process.kill()
-            raise KafkaOperationError(
-                f"the tansu broker did not listen on {address} within {TANSU_READY_TIMEOUT_S:g} s",
-                hint=f"see its log {log_file}",
-            )
-        time.sleep(0.02)
+    wait_listening(
+        process,
+        port,
+        "the tansu broker",
+        TANSU_READY_TIMEOUT_S,
+        log_file,
+        stop=process.kill,
+        poll_s=0.02,
+    )
     return SandboxState(
         engine="tansu",
         bootstrap=address,
@@ -374,20 +398,15 @@ def start_kafka(given_home: str | None) -> SandboxState:
             env=env,
         )
     address = f"127.0.0.1:{port}"
-    deadline = time.monotonic() + KAFKA_READY_TIMEOUT_S
-    while not port_answers("127.0.0.1", port):
-        if process.poll() is not None:
-            raise KafkaOperationError(
-                f"Kafka exited with code {process.returncode} at start",
-                hint=f"see its log {log_file}",
-            )
-        if time.monotonic() > deadline:
-            _terminate(process.pid, None, KAFKA_STOP_GRACE_S)
-            raise KafkaOperationError(
-                f"Kafka did not listen on {address} within {KAFKA_READY_TIMEOUT_S:g} s",
-                hint=f"see its log {log_file}",
-            )
-        time.sleep(0.1)
+    wait_listening(
+        process,
+        port,
+        "Kafka",
+        KAFKA_READY_TIMEOUT_S,
+        log_file,
+        stop=lambda: _terminate(process.pid, None, KAFKA_STOP_GRACE_S),
+        poll_s=0.1,
+    )
     return SandboxState(
         engine="kafka",
         bootstrap=address,

@@ -13,8 +13,6 @@ nullableVersions "0+", fields SessionTimeoutMs int32 and SupportedProtocols []Cl
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ from kgroup.offsets import codec, native, schema
 from kgroup.offsets import decode as dec
 from kgroup.offsets import encode as enc
 from tests.helpers import run_kgroup
+from tests.unit.offsets.test_offsets_speedups import compiled
 
 
 def h(text: str) -> bytes:
@@ -94,30 +93,6 @@ EXPECTED = {
     "null": {**COMMON, "server_assignor": "uniform", "classic_member_metadata": None},
 }
 RAW = {"with": WITH_CLASSIC, "without": WITHOUT_CLASSIC, "null": NULL_CLASSIC}
-
-_CACHES: list[dict[Any, Any]] = [
-    codec._READERS,
-    dec._KEY_READERS,
-    dec._VALUE_READERS,
-    dec._FAST,
-    dec._EMBEDDED,
-    dec._KEY_CACHE,
-    dec._NATIVE,
-]
-
-
-@contextmanager
-def compiled(flag: bool) -> Iterator[None]:
-    """Decode with (True) or without (False) the C extension, from empty reader caches."""
-    for cache in _CACHES:
-        cache.clear()
-    native.set_enabled(flag)
-    try:
-        yield
-    finally:
-        for cache in _CACHES:
-            cache.clear()
-        native.set_enabled(True)
 
 
 PATHS = [
