@@ -17,7 +17,9 @@ What the scenario holds, and why:
   bytes keeps the claim its subscription makes (`member_claim`: userData for `sticky`,
   ownedPartitions and generation otherwise).
 - KIP-848 groups: `owned` is the member's target assignment (the server-side assignors are
-  sticky to it), else its current assignment; subscriptions are not reported, so every member
+  sticky to it), else its current assignment; its topics are its subscribed topic names and
+  the topics its regex matches (`kgroup.core.topic_regex`), its rack its rack id, all from
+  ConsumerGroupDescribe. Described through librdkafka (no subscriptions reported), every member
   is taken to subscribe to the topics of the group's assignments (said in a note).
 - The default strategy is the group's assignor: a classic protocol name as is, a KIP-848 server
   assignor `uniform` / `range` as `uniform` / `server-range`.
@@ -43,6 +45,7 @@ from kgroup.assign.model import TP, MemberMeta, TopicMeta
 from kgroup.assign.scenario import Scenario
 from kgroup.core.errors import CorruptInputError, KafkaOperationError, NotFoundError, UsageError
 from kgroup.core.models import GroupSnapshot, MemberDescription, TopicMetadata
+from kgroup.core.topic_regex import topics_matching
 
 T = TypeVar("T")
 
@@ -153,28 +156,38 @@ def _classic_group(snapshot: GroupSnapshot, topics: dict[str, TopicMeta]) -> Gro
 
 def _consumer_group(snapshot: GroupSnapshot, topics: dict[str, TopicMeta]) -> GroupScenario:
     group = snapshot.group
+    notes: list[str] = []
     assigned_topics = sorted(
         {tp.topic for m in group.members for tp in (*m.assignment, *(m.target_assignment or ()))}
     )
-    if not assigned_topics:
-        raise KafkaOperationError(
-            f"group {group.group_id} is a KIP-848 group whose members are assigned no "
-            "partitions, and librdkafka's describe does not report their subscriptions: "
-            "nothing to build a scenario from",
-            hint="write the group as a scenario file and use --scenario",
+    unreported = [m.member_id for m in group.members if m.subscription is None]
+    if unreported:
+        if not assigned_topics:
+            raise KafkaOperationError(
+                f"group {group.group_id} is a KIP-848 group whose members are assigned no "
+                "partitions, and librdkafka's describe does not report their subscriptions: "
+                "nothing to build a scenario from",
+                hint="write the group as a scenario file and use --scenario",
+            )
+        notes.append(
+            f"group {group.group_id} is a KIP-848 group described through librdkafka, which "
+            "does not report subscriptions or racks; "
+            f"{_ids(unreported)} taken to subscribe to {', '.join(assigned_topics)} (the topics "
+            "of the group's assignments)"
         )
-    notes = [
-        f"group {group.group_id} is a KIP-848 group: librdkafka's describe does not report "
-        "subscriptions or racks; every member is taken to subscribe to "
-        f"{', '.join(assigned_topics)} (the topics of the group's assignments)"
-    ]
     gone: set[str] = set()
     members = []
     for m in group.members:
         source = m.target_assignment if m.target_assignment is not None else m.assignment
         owned = _existing(tuple((tp.topic, tp.partition) for tp in source), topics, gone)
         members.append(
-            MemberMeta(m.member_id, tuple(assigned_topics), None, m.group_instance_id, owned)
+            MemberMeta(
+                m.member_id,
+                _member_topics(m, assigned_topics, topics, notes),
+                m.rack,
+                m.group_instance_id,
+                owned,
+            )
         )
     _note_topics(members, topics, gone, notes)
     protocol = group.assignor
@@ -187,6 +200,36 @@ def _consumer_group(snapshot: GroupSnapshot, topics: dict[str, TopicMeta]) -> Gr
     scenario = Scenario(dict(topics), members)
     scenario.validate()
     return GroupScenario(scenario, protocol, strategy, notes)
+
+
+def _member_topics(
+    member: MemberDescription,
+    assigned_topics: list[str],
+    topics: dict[str, TopicMeta],
+    notes: list[str],
+) -> tuple[str, ...]:
+    """A KIP-848 member's subscription: its topic names and the topics its regex matches
+    (`topics` holds every topic any member's regex matched: `snapshot_group` asked for them)."""
+    if member.subscription is None:
+        return tuple(assigned_topics)
+    names = set(member.subscription)
+    if member.subscribed_topic_regex:
+        matched = topics_matching(member.subscribed_topic_regex, topics)
+        if matched is None:
+            notes.append(
+                f"member {member.member_id}'s regex {member.subscribed_topic_regex!r} does not "
+                "compile here; it is left out, as Kafka leaves out a regex it cannot parse"
+            )
+        names.update(matched or ())
+    return tuple(sorted(names))
+
+
+def _ids(member_ids: list[str]) -> str:
+    shown = ", ".join(member_ids[:5])
+    more = f" and {len(member_ids) - 5} more" if len(member_ids) > 5 else ""
+    if len(member_ids) == 1:
+        return f"member {shown} is"
+    return f"members {shown}{more} are"
 
 
 def _decode(member_id: str, what: str, decoder: Callable[[bytes], T], data: bytes) -> T:

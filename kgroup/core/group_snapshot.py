@@ -2,9 +2,10 @@
 
 Source of truth: DescribeGroups{Request,Response}.json (classic groups: member id,
 group.instance.id, MemberMetadata and MemberAssignment bytes, returned by Kafka only while the
-group is Stable), ConsumerGroupDescribe through librdkafka (KIP-848 `consumer` groups: members
-with their assignment and target assignment), DescribeTopics through librdkafka (partition
-counts, replica racks, topic ids).
+group is Stable), ConsumerGroupDescribe (KIP-848 `consumer` groups: members with their
+subscribed topic names and regex, rack, assignment and target assignment; through librdkafka,
+which leaves out subscriptions, where kgroup's wire client is off), DescribeTopics through
+librdkafka (partition counts, replica racks, topic ids).
 
 Decoding the members' bytes into an assignor's input is the assign engine's job
 (`kgroup.assign.from_group`); this module only fetches.
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from kgroup.core.errors import KafkaOperationError, NotFoundError
 from kgroup.core.models import GroupDescription, GroupSnapshot
+from kgroup.core.topic_regex import topics_matching
 
 if TYPE_CHECKING:
     from kgroup.core.admin import GroupAdmin
@@ -38,24 +40,24 @@ def snapshot_group(admin: GroupAdmin, group_id: str) -> GroupSnapshot:
         raise KafkaOperationError(described.error)
     if described.state == "Dead":
         raise _missing(group_id)
-    via = (
-        "DescribeGroups"
-        if admin.wire is not None and described.type == "classic"
-        else ("librdkafka")
-    )
+    via = "librdkafka"
+    if admin.wire is not None:
+        via = "DescribeGroups" if described.type == "classic" else "ConsumerGroupDescribe"
     if not described.members:
         committed = admin.committed_offsets_many([group_id]).get(group_id)
         if isinstance(committed, NotFoundError) or not committed:
             raise _missing(group_id)
         return GroupSnapshot(described, {}, via)
-    wanted: set[str] = set()
-    for member in described.members:
-        wanted.update(member.subscription or ())
-        wanted.update(tp.topic for tp in member.assignment)
-        wanted.update(tp.topic for tp in member.target_assignment or ())
     # Ask for all topics first (one Metadata request, never by name): brokers that auto-create
     # topics on metadata requests must not create a topic only a subscription names.
     existing = admin.topics(include_internal=True)
+    wanted: set[str] = set()
+    for member in described.members:
+        wanted.update(member.subscription or ())
+        if member.subscribed_topic_regex:
+            wanted.update(topics_matching(member.subscribed_topic_regex, existing) or ())
+        wanted.update(tp.topic for tp in member.assignment)
+        wanted.update(tp.topic for tp in member.target_assignment or ())
     details = admin.topic_details(sorted(wanted & set(existing)))
     return GroupSnapshot(described, dict(sorted(details.items())), via)
 

@@ -57,6 +57,8 @@ class MemberDescription:
     raw_metadata: bytes | None = None
     raw_assignment: bytes | None = None
     member_epoch: int | None = None  # KIP-848 consumer groups
+    subscribed_topic_regex: str | None = None  # KIP-848: resolved by the coordinator
+    member_type: str | None = None  # KIP-1099: "classic" or "consumer"; None when not reported
 
 
 @dataclass(frozen=True)
@@ -118,9 +120,10 @@ class GroupSnapshot:
     subscription metadata and assignment bytes where the broker returned them) and the metadata
     of the topics its members subscribe to or own (partition counts, replica racks, ids).
 
-    `via` names what answered the describe: "DescribeGroups" (kgroup's wire client: member
-    metadata and assignment bytes included) or "librdkafka" (member ids and assignments, no
-    subscription metadata; KIP-848 groups always come this way).
+    `via` names what answered the describe: "DescribeGroups" (kgroup's wire client, classic
+    groups: member metadata and assignment bytes included), "ConsumerGroupDescribe" (kgroup's
+    wire client, KIP-848 groups: subscriptions, regex, racks, assignments) or "librdkafka"
+    (member ids and assignments, no subscriptions).
     """
 
     group: GroupDescription

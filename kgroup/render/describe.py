@@ -142,11 +142,29 @@ def _member_json(member: MemberDescription, verbose: bool) -> dict[str, Any]:
     }
     if member.member_epoch is not None:  # KIP-848 consumer groups only
         item["member_epoch"] = member.member_epoch
+        item["member_type"] = member.member_type
+        item["rack"] = member.rack
+        item["subscribed_topics"] = (
+            None if member.subscription is None else list(member.subscription)
+        )
+        item["subscribed_topic_regex"] = member.subscribed_topic_regex
     if verbose:
         item["assignment"] = format_partitions(member.assignment)
         if member.target_assignment is not None:
             item["target_assignment"] = format_partitions(member.target_assignment)
     return item
+
+
+def _subscription_text(member: dict[str, Any]) -> str | None:
+    """A KIP-848 member's subscription for a table cell: `orders,payments` and `/regex/`."""
+    names = member.get("subscribed_topics")
+    regex = member.get("subscribed_topic_regex")
+    if names is None and regex is None:
+        return None
+    parts = list(names or ())
+    if regex:
+        parts.append(f"/{regex}/")
+    return ",".join(parts) or None
 
 
 def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Output:
@@ -158,9 +176,14 @@ def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Outp
         Column("client_id", kind=TEXT, cut=ELLIPSIS),
         Column("partitions", justify="right", kind=NUMBER),
     ]
-    if any(m.member_epoch is not None for g in groups for m in g.description.members):
+    described = [m for g in groups for m in g.description.members]
+    if any(m.member_epoch is not None for m in described):
         columns.append(Column("member_epoch", justify="right", kind=NUMBER))
+    if any(m.member_type is not None for m in described):
+        columns.append(Column("member_type", kind=KEY))
     if verbose:
+        if any(m.member_epoch is not None for m in described):
+            columns.append(Column("subscription", kind=TEXT))
         columns.append(Column("assignment", kind=TEXT))
         if any(m.target_assignment is not None for g in groups for m in g.description.members):
             columns.append(Column("target_assignment", kind=TEXT))
@@ -169,7 +192,9 @@ def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Outp
     footer = []
     for group in groups:
         members = [_member_json(m, verbose) for m in group.description.members]
-        rows.extend({"group": group.group, **m} for m in members)
+        rows.extend(
+            {"group": group.group, **m, "subscription": _subscription_text(m)} for m in members
+        )
         documents.append({**_group_header(group), "members": members})
         if group.error:
             footer.append(f"{group.group}: error: {group.error}")

@@ -150,3 +150,70 @@ def test_all_groups_with_a_group_gone_after_listing_is_a_partial_failure(tmp_pat
     assert "does not exist" in groups["gone"]["error"]
     assert not groups["billing"].get("error") and not groups["shipping2"].get("error")
     assert len(result.stderr.strip().splitlines()) == 1 and "gone" in result.stderr
+
+
+# Kafka 4.1's ConsumerGroupDescribe v1 reports each member's subscribed topic names, its regex
+# (resolved by the coordinator with RE2J `matches()` over every topic: a whole-name match), its
+# rack and its type (KIP-1099: 0 a classic member in a consumer group, 1 a consumer member).
+SUBSCRIBERS = (
+    FakeMember(
+        "m-aaaa",
+        rack_id="rack-a",
+        subscribed=("orders", "payments"),
+        assignment=(("orders", 0), ("orders", 1)),
+        target=(("orders", 0), ("orders", 1)),
+        member_type=0,
+    ),
+    FakeMember(
+        "m-bbbb",
+        regex="orders.*",
+        assignment=(("orders", 2),),
+        target=(("orders", 2),),
+    ),
+)
+
+
+@pytest.fixture
+def subscribers() -> Iterator[GroupsCluster]:
+    made = GroupsCluster(
+        topics={"orders": 3, "payments": 2, "orders-eu": 1, "archive-orders": 1},
+        offsets={"mixed": {("orders", 0): 4}},
+        consumer_groups={"mixed": FakeConsumerGroup(SUBSCRIBERS)},
+    )
+    yield made
+    made.close()
+
+
+def test_describe_members_shows_subscriptions_regex_rack_and_member_type(
+    subscribers, tmp_path
+) -> None:
+    out = kgroup(subscribers, tmp_path, "describe", "mixed", "--members", "-o", "json").stdout
+    (group,) = json.loads(out)["groups"]
+    members = {m["consumer_id"]: m for m in group["members"]}
+    assert members["m-aaaa"]["subscribed_topics"] == ["orders", "payments"]
+    assert members["m-aaaa"]["subscribed_topic_regex"] is None
+    assert members["m-aaaa"]["rack"] == "rack-a"
+    assert members["m-aaaa"]["member_type"] == "classic"
+    assert members["m-bbbb"]["subscribed_topics"] == []
+    assert members["m-bbbb"]["subscribed_topic_regex"] == "orders.*"
+    assert members["m-bbbb"]["member_type"] == "consumer"
+    table = kgroup(subscribers, tmp_path, "describe", "mixed", "--members", "--assignments").stdout
+    assert "orders,payments" in table and "/orders.*/" in table
+    assert "classic" in table and "consumer" in table
+
+
+def test_simulate_assign_from_a_consumer_group_uses_its_subscriptions(
+    subscribers, tmp_path
+) -> None:
+    """Before, every member was taken to subscribe to the topics of the group's assignments
+    (orders only): payments, and orders-eu behind m-bbbb's regex, were never assigned."""
+    result = kgroup(subscribers, tmp_path, "simulate-assign", "--from-group", "mixed", "-o", "json")
+    (strategy,) = json.loads(result.stdout)["strategies"]
+    assert strategy["strategy"] == "uniform"
+    final = strategy["steps"][-1]["assignment"]
+    owner = {f"{t}-{p}": member for member, tps in final.items() for t, p in tps}
+    assert owner["payments-0"] == owner["payments-1"] == "m-aaaa"
+    assert owner["orders-eu-0"] == "m-bbbb"  # matched by the regex
+    assert "archive-orders-0" not in owner  # a whole-name match, as RE2J matches()
+    assert {owner[f"orders-{p}"] for p in range(3)} <= {"m-aaaa", "m-bbbb"}
+    assert "not report" not in result.stderr

@@ -1257,6 +1257,10 @@ _CONSUMER_GROUP_STATES = {
 }
 
 
+# ConsumerGroupDescribeResponse v1 MemberType (KIP-1099): -1 unknown, 0 classic, 1 consumer
+_MEMBER_TYPES = {0: "classic", 1: "consumer"}
+
+
 def to_consumer_group_description(
     group: m.ConsumerGroupDescribed, coordinator: BrokerNode | None
 ) -> GroupDescription:
@@ -1276,6 +1280,8 @@ def to_consumer_group_description(
                     subscription=tuple(sorted(member.subscribed_topic_names)),
                     rack=member.rack_id,
                     member_epoch=member.member_epoch,
+                    subscribed_topic_regex=member.subscribed_topic_regex or None,
+                    member_type=_MEMBER_TYPES.get(member.member_type),
                 )
                 for member in group.members
             ),

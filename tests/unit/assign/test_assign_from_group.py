@@ -382,3 +382,31 @@ def test_kip848_group_owned_is_the_target_assignment() -> None:
     assert m1.topics == m2.topics == ("t",)
     assert m2.instance_id == "i2"
     assert any("does not report" in n for n in built.notes)
+
+
+def test_kip848_members_subscribe_to_their_names_and_regex_matches() -> None:
+    tp = TopicPartition
+    meta = {
+        name: TopicMetadata(name, n) for name, n in (("t", 3), ("t-eu", 1), ("u", 2), ("xt", 1))
+    }
+    group = GroupDescription(
+        "g848",
+        "Stable",
+        "consumer",
+        "consumer",
+        "uniform",
+        members=(
+            MemberDescription("m1", assignment=(tp("t", 0),), subscription=("u",), rack="r1"),
+            MemberDescription(
+                "m2", assignment=(tp("t", 1),), subscription=(), subscribed_topic_regex="t.*"
+            ),
+            MemberDescription("m3", subscription=("t",), subscribed_topic_regex="t("),
+        ),
+    )
+    built = scenario_from_group(GroupSnapshot(group, meta, "ConsumerGroupDescribe"))
+    m1, m2, m3 = built.scenario.members
+    assert m1.topics == ("u",) and m1.rack == "r1"
+    assert m2.topics == ("t", "t-eu")  # "xt" does not match as a whole name
+    assert m3.topics == ("t",)
+    assert any("'t('" in n and "does not compile" in n for n in built.notes)
+    assert not any("does not report" in n for n in built.notes)

@@ -257,6 +257,10 @@ def test_kip848_epochs_and_target_assignment() -> None:
             "client_id": "app",
             "partitions": 1,
             "member_epoch": 9,
+            "member_type": None,
+            "rack": None,
+            "subscribed_topics": None,
+            "subscribed_topic_regex": None,
             "assignment": "orders:0",
             "target_assignment": "orders:0,1",
         }
