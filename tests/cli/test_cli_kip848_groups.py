@@ -217,3 +217,22 @@ def test_simulate_assign_from_a_consumer_group_uses_its_subscriptions(
     assert "archive-orders-0" not in owner  # a whole-name match, as RE2J matches()
     assert {owner[f"orders-{p}"] for p in range(3)} <= {"m-aaaa", "m-bbbb"}
     assert "not report" not in result.stderr
+
+
+def test_delete_offsets_of_a_consumer_group_follows_the_coordinator(tmp_path) -> None:
+    """Kafka's ConsumerGroup refuses OffsetDelete for a topic a member subscribes to
+    (GROUP_SUBSCRIBED_TO_TOPIC) and deletes the others; kgroup sends it as is, with no
+    DescribeGroups pre-check (which answers Dead for such a group)."""
+    made = GroupsCluster(
+        topics={"orders": 3, "payments": 2},
+        offsets={"mixed": {("orders", 0): 4, ("payments", 0): 3}},
+        consumer_groups={"mixed": FakeConsumerGroup(SUBSCRIBERS)},
+        subscribed={"mixed": {"orders"}},
+    )
+    try:
+        kgroup(made, tmp_path, "delete-offsets", "mixed", "--topic", "payments")
+        refused = kgroup(made, tmp_path, "delete-offsets", "mixed", "--topic", "orders", expect=4)
+        assert made.committed("mixed") == {("orders", 0): 4}
+    finally:
+        made.close()
+    assert "group mixed is subscribed to topic orders" in refused.stderr
