@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from kgroup.assign.simulate import Simulation, Step, compact_partitions
-from kgroup.render.output import KEY, NUMBER, SCHEMA_VERSION, TEXT, Column, Output
+from kgroup.render.model import KEY, NUMBER, SCHEMA_VERSION, TEXT, Column, Output
 
 ROW_COLUMNS = [
     Column("strategy", kind=KEY),

@@ -7,7 +7,7 @@ from typing import Any
 
 from kgroup.core.models import BrokerNode, MemberDescription, TopicPartition
 from kgroup.describe.engine import GroupLag
-from kgroup.render.output import ELLIPSIS, KEY, NUMBER, TEXT, Column, Output
+from kgroup.render.model import ELLIPSIS, KEY, NUMBER, TEXT, Column, Output
 
 
 def format_duration_ms(ms: int) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kgroup.render.output import KEY, NUMBER, TEXT, Column, Output
+from kgroup.render.model import KEY, NUMBER, TEXT, Column, Output
 from kgroup.reset.apply import ExecutionReport
 from kgroup.reset.model import GroupPlan
 from kgroup.reset.timespec import format_utc_ms

@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from kgroup.render.output import ELLIPSIS, TEXT, Column, Output
+from kgroup.render.model import ELLIPSIS, TEXT, Column, Output
 from kgroup.render.safe import terminal_safe
 
 TEXT_MIN_WIDTH = 12  # a narrowed free-text column keeps at least this much, its header,
