@@ -208,8 +208,7 @@ def undo(
 def _list_backups(ctx: typer.Context, group: str | None) -> None:
     """`undo --list`: the backups of the default directory, from the files alone."""
     from kgroup.render import Column, Output, render
-    from kgroup.reset.apply import backup_dir
-    from kgroup.reset.backups import list_backups
+    from kgroup.reset.backups import backup_dir, list_backups
 
     opts = options(ctx)
     directory = backup_dir()

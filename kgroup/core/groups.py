@@ -82,7 +82,7 @@ def delete_inactive_groups(
     are refused before the cluster is asked anything, unless `force`.
     """
     from kgroup.describe.engine import is_missing_group
-    from kgroup.reset.apply import active_member_refusal
+    from kgroup.reset.refusals import active_member_refusal
 
     rows: list[dict[str, Any]] = []
     wanted = []

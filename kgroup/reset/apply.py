@@ -1,7 +1,6 @@
-"""Reading the cluster for a reset plan, and executing plans safely: the I/O edge of reset/.
-
-Planning itself is pure (`kgroup.reset.planner`). Here: gather what the planner needs in
-batches, and execute a group's plan as one unit:
+"""Executing reset plans safely, a group's plan as one unit (reading the cluster for a plan is
+`kgroup.reset.gather`, the refusals before a group is touched `kgroup.reset.refusals`, backups
+`kgroup.reset.backups`):
 
 1. refuse (exit 4) while the group has active members (Kafka refuses too), naming them;
 2. re-read the committed offsets and refuse (exit 4) if any differs from the plan's
@@ -14,10 +13,9 @@ batches, and execute a group's plan as one unit:
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgroup.core.admin import GroupAdmin
@@ -27,33 +25,12 @@ from kgroup.core.errors import (
     NotFoundError,
     SafetyRefusal,
     UnreachableError,
-    UsageError,
 )
-from kgroup.core.models import CommittedOffset, GroupDescription, TopicPartition
+from kgroup.core.models import CommittedOffset, TopicPartition
+from kgroup.reset.backups import choose_backup_path, write_backup
 from kgroup.reset.model import GroupPlan, stale_offsets
-from kgroup.reset.planfile import read_plan_file, write_plan_file
-from kgroup.reset.planner import (
-    GroupInputs,
-    TopicSelection,
-    backup_plan,
-    parse_topic_option,
-    plan_groups,
-    resolve_scope,
-    selections_for_file,
-)
-from kgroup.reset.strategy import FromFile, Strategy, resolve_timestamp_ms
-
-ACTIVE_STATES = {"Stable", "PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling"}
-
-
-@dataclass
-class ResetScope:
-    """Which groups and partitions a reset covers."""
-
-    groups: Sequence[str]
-    all_groups: bool = False
-    topics: Sequence[str] = ()
-    all_topics: bool = False
+from kgroup.reset.planfile import read_plan_file
+from kgroup.reset.refusals import Guards, active_member_refusal, guard_refusal
 
 
 @dataclass
@@ -77,328 +54,6 @@ class ExecutionReport:
     @property
     def failed(self) -> list[GroupOutcome]:
         return [o for o in self.outcomes if o.status != "committed"]
-
-
-def backup_dir() -> Path:
-    """Default backup directory: $XDG_STATE_HOME/kgroup/backups (~/.local/state/...)."""
-    from kgroup.sandbox.state import state_dir
-
-    return state_dir() / "backups"
-
-
-def _safe_name(group: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", group)[:120] or "group"
-
-
-def resolve_groups(admin: GroupAdmin, scope: ResetScope) -> list[str]:
-    if bool(scope.groups) == scope.all_groups:
-        raise UsageError(
-            "name the groups to reset in exactly one way", hint="give GROUP... or --all-groups"
-        )
-    if scope.groups:
-        return list(dict.fromkeys(scope.groups))
-    return [g.group_id for g in admin.list_groups()]
-
-
-def build_plans(
-    admin: GroupAdmin, scope: ResetScope, strategy: Strategy, now_ms: int
-) -> tuple[GroupPlan, ...]:
-    """Read the cluster (batched) and plan every group, all or nothing."""
-    group_ids = resolve_groups(admin, scope)
-    selections: tuple[TopicSelection, ...] = tuple(parse_topic_option(t) for t in scope.topics)
-    file_strategy = strategy if isinstance(strategy, FromFile) else None
-    if not selections and not scope.all_topics and file_strategy is None:
-        raise UsageError(
-            "say which partitions to reset", hint="give --topic T (or T:0,2), or --all-topics"
-        )
-    if selections and scope.all_topics:
-        raise UsageError("--topic and --all-topics exclude each other", hint="keep one of them")
-    if file_strategy is not None and not file_strategy.groups() and len(group_ids) > 1:
-        raise UsageError(
-            f"{file_strategy.source} has no group column, so it cannot be "
-            "applied to several groups",
-            hint="use the group,topic,partition,offset layout, or one group",
-        )
-    topics = admin.topics(include_internal=True)
-    committed_by_group = admin.committed_offsets_many(group_ids)
-    scopes: dict[str, tuple[TopicPartition, ...]] = {}
-    committed: dict[str, dict] = {}
-    for group in group_ids:
-        answer = committed_by_group[group]
-        if isinstance(answer, KgroupError):
-            if answer.exit_code != 3:
-                raise answer
-            answer = {}  # a group that does not exist yet may be given offsets
-        committed[group] = answer
-        group_selections = selections
-        if file_strategy is not None and not selections and not scope.all_topics:
-            group_selections = selections_for_file(file_strategy, group)
-        scopes[group] = resolve_scope(
-            group_selections, topics, all_topics=scope.all_topics, committed=answer.keys()
-        )
-    union = sorted({tp for tps in scopes.values() for tp in tps})
-    watermarks = admin.watermarks(union) if union else {}
-    timestamp_ms = resolve_timestamp_ms(strategy, now_ms)
-    offsets_for_time = (
-        admin.list_offsets(union, timestamp_ms) if timestamp_ms is not None and union else None
-    )
-    inputs = [
-        GroupInputs(
-            group,
-            scopes[group],
-            committed[group],
-            {tp: watermarks[tp] for tp in scopes[group]},
-            (
-                {tp: offsets_for_time[tp] for tp in scopes[group]}
-                if offsets_for_time is not None
-                else None
-            ),
-        )
-        for group in group_ids
-    ]
-    plans = plan_groups(inputs, strategy, now_ms)
-    if file_strategy is not None and file_strategy.groups():
-        others = [g for g in file_strategy.groups() if g not in group_ids]
-        if others:
-            listed = ", ".join(others[:5]) + (
-                f" and {len(others) - 5} more" if len(others) > 5 else ""
-            )
-            plans = tuple(
-                replace(
-                    p,
-                    notes=(
-                        *p.notes,
-                        f"{file_strategy.source} also has rows for group(s) "
-                        f"not named here, ignored: {listed}",
-                    ),
-                )
-                for p in plans
-            )
-        if not any(p.rows for p in plans):
-            from kgroup.core.errors import CheckFailed
-
-            raise CheckFailed(
-                f"{file_strategy.source} has no rows for {', '.join(group_ids)}"
-                + (f" (only for {', '.join(others[:5])})" if others else ""),
-                hint="name the groups the file holds, or check the file",
-            )
-    return _mark_missing_groups(admin, plans, committed)
-
-
-def _mark_missing_groups(
-    admin: GroupAdmin, plans: tuple[GroupPlan, ...], committed: dict[str, dict]
-) -> tuple[GroupPlan, ...]:
-    """Flag plans of groups that do not exist: no committed offset anywhere and no member."""
-    candidates = [p.group for p in plans if not committed.get(p.group)]
-    if not candidates:
-        return plans
-    described = admin.describe_groups(candidates)
-    missing = {
-        g
-        for g in candidates
-        if not described[g].members
-        and described[g].state in ("Dead", "Empty", "Unknown", "")
-        and (described[g].error is None or described[g].error_code == "GROUP_ID_NOT_FOUND")
-    }
-    return tuple(
-        replace(
-            p,
-            exists=False,
-            notes=(
-                *p.notes,
-                f"group {p.group} does not exist (no member, no committed offset): --execute "
-                "refuses to create it (exit 3) unless --allow-new-group",
-            ),
-        )
-        if p.group in missing
-        else p
-        for p in plans
-    )
-
-
-@dataclass(frozen=True)
-class Guards:
-    """The operator's guardrails for --execute (and the checks a dry run reports)."""
-
-    allow_new_group: bool = False
-    force: bool = False
-    max_rewind: object = None  # guardrails.Limit | None
-    max_skip: object = None  # guardrails.Limit | None
-
-
-def guard_refusal(
-    admin: GroupAdmin, plan: GroupPlan, guards: Guards, now_ms: int
-) -> KgroupError | None:
-    """Why --execute would refuse this plan before touching the group, or None:
-    a protected group, a group that does not exist, a move beyond --max-rewind/--max-skip."""
-    from kgroup.core.errors import NotFoundError
-    from kgroup.reset import guardrails
-
-    refusal = guardrails.protection_refusal(
-        plan.group, guardrails.protected_patterns(), force=guards.force
-    )
-    if refusal is not None:
-        return refusal
-    if not plan.exists and not guards.allow_new_group:
-        return NotFoundError(
-            f"group {plan.group} does not exist (no member, no committed offset); "
-            "a reset would create it",
-            hint="check the group name (kgroup list); to create it with these offsets, add "
-            "--allow-new-group",
-        )
-    if guards.force or (guards.max_rewind is None and guards.max_skip is None):
-        return None
-    needed = guardrails.offsets_needing_times(plan, guards.max_rewind, guards.max_skip)
-    times: dict = {}
-    if needed:
-        found = admin.next_records(sorted(needed))
-        times = {key: (rec.timestamp if rec.consumable else None) for key, rec in found.items()}
-    violations = guardrails.check_limits(
-        plan, guards.max_rewind, guards.max_skip, times, now_ms=now_ms
-    )
-    if violations:
-        more = f" and {len(violations) - 3} more" if len(violations) > 3 else ""
-        return SafetyRefusal(
-            f"group {plan.group}: the plan goes beyond the limits: "
-            f"{'; '.join(violations[:3])}{more}",
-            hint="check the plan; add --force to execute it anyway",
-        )
-    return None
-
-
-def wait_until_empty(admin: GroupAdmin, groups: Sequence[str], timeout_s: float, note=None) -> None:
-    """--wait-empty: poll until every group has no member, or refuse (exit 4) at the timeout."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        described = admin.describe_groups(list(groups))
-        busy = {g: d for g, d in described.items() if active_member_refusal(d) is not None}
-        if not busy:
-            return
-        if time.monotonic() >= deadline:
-            names = ", ".join(
-                f"{g} ({d.state}, {len(d.members)} member(s))" for g, d in busy.items()
-            )
-            raise SafetyRefusal(
-                f"still not empty after {timeout_s:g} s: {names}",
-                hint="stop the group's consumers, or wait longer with --wait-empty",
-            )
-        if note is not None:
-            note(f"waiting for {', '.join(sorted(busy))} to become empty")
-        time.sleep(min(2.0, max(0.1, deadline - time.monotonic())))
-
-
-def active_member_refusal(description: GroupDescription) -> SafetyRefusal | None:
-    """Why offsets cannot be changed now, or None when the group is inactive."""
-    if description.error is not None and description.error_code != "GROUP_ID_NOT_FOUND":
-        return SafetyRefusal(
-            f"cannot tell whether group {description.group_id} is active: {description.error}",
-            hint="retry when the group can be described",
-        )
-    fences = [m for m in description.members if _is_kgroup_fence(m.member_id, m.client_id)]
-    if fences and len(fences) == len(description.members):
-        return SafetyRefusal(
-            f"another kgroup run is changing the offsets of group {description.group_id} "
-            f"right now (member {fences[0].member_id})",
-            hint="wait for it to finish, then make a new plan and check it",
-        )
-    if description.members:
-        names = ", ".join(
-            m.member_id + (f" (client {m.client_id}, host {m.host})" if m.client_id else "")
-            for m in description.members[:5]
-        )
-        more = f" and {len(description.members) - 5} more" if len(description.members) > 5 else ""
-        return SafetyRefusal(
-            f"group {description.group_id} has {len(description.members)} active member(s): "
-            f"{names}{more}",
-            hint="stop the consumers of this group first (Kafka refuses offset changes while "
-            "members are active)",
-        )
-    if description.state in ACTIVE_STATES or description.state == "Unknown":
-        return SafetyRefusal(
-            f"group {description.group_id} is {description.state}; offsets can only change "
-            "while it is Empty",
-            hint="stop the consumers of this group first, then retry",
-        )
-    return None
-
-
-def _is_kgroup_fence(member_id: str, client_id: str | None) -> bool:
-    from kgroup.core.wire.fence import CLIENT_ID_PREFIX
-
-    return member_id.startswith(CLIENT_ID_PREFIX) or (client_id or "").startswith(CLIENT_ID_PREFIX)
-
-
-def choose_backup_path(group: str, requested: str | None, several: bool, now_ms: int) -> Path:
-    """Where a group's backup goes: --backup FILE, --backup DIR, or the default directory.
-
-    A named FILE that exists already is refused (exit 4): a backup is never overwritten.
-    """
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now_ms / 1000)) + f"{now_ms % 1000:03d}Z"
-    name = f"{_safe_name(group)}-{stamp}.json"
-    if requested:
-        path = Path(requested).expanduser()
-        if path.is_dir():
-            return path / name
-        if several:
-            raise UsageError(
-                "--backup names one file, but several groups are reset",
-                hint="give --backup an existing directory instead",
-            )
-        if path.suffix.lower() != ".json":
-            raise UsageError(
-                f"backup file {requested} must end in .json",
-                hint="backups keep metadata and removals, which CSV cannot hold",
-            )
-        if path.exists() or path.is_symlink():
-            raise SafetyRefusal(
-                f"backup file {requested} exists already; kgroup never overwrites a backup",
-                hint="choose a new file name, or give --backup a directory (each backup gets "
-                "its own name there)",
-            )
-        if not path.parent.is_dir():
-            raise UsageError(
-                f"cannot write backup {requested}: its directory does not exist",
-                hint="create the directory or choose another path",
-            )
-        return path
-    return backup_dir() / name  # made when the backup is written
-
-
-def write_backup(path: Path, plan: GroupPlan, current: dict, now_ms: int, *, named: bool) -> Path:
-    """Write the backup durably (temp file, fsync, link into place, directory fsync), never
-    replacing a file: a generated name that exists gets a numbered suffix; a named one refuses."""
-    candidate = path
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError as exc:
-        raise KgroupError(
-            f"cannot create the backup directory {path.parent}: {exc.strerror or exc}; "
-            "nothing was committed",
-            hint="give --backup a writable directory",
-        ) from None
-    for attempt in range(1, 1000):
-        try:
-            return write_plan_file(
-                candidate,
-                [backup_plan(plan, current)],
-                kind="backup",
-                created_at_ms=now_ms,
-                exclusive=True,
-                mode=0o600,
-            )
-        except UsageError as exc:  # disk full, read-only, permissions: not a usage error
-            raise KgroupError(
-                f"cannot write the backup {candidate}: {exc.message}; nothing was committed",
-                hint="free space or give --backup a writable directory",
-            ) from None
-        except FileExistsError:
-            if named:
-                raise SafetyRefusal(
-                    f"backup file {path} exists already; kgroup never overwrites a backup",
-                    hint="choose a new file name, or give --backup a directory",
-                ) from None
-            candidate = path.with_name(f"{path.stem}-{attempt + 1}{path.suffix}")
-    raise SafetyRefusal(f"cannot find a free backup file name next to {path}")
 
 
 # After a commit that no broker-side fence protected, wait this long and read again, so that a
@@ -674,23 +329,6 @@ def execute_plans(
                 )
             )
     return report
-
-
-def latest_backup(group: str) -> Path:
-    """The newest backup file of `group` in the default backup directory."""
-    from kgroup.core.errors import NotFoundError
-
-    directory = backup_dir()
-    candidates = sorted(directory.glob(f"{_safe_name(group)}-*.json")) if directory.is_dir() else []
-    for path in reversed(candidates):
-        try:
-            if any(p.group == group for p in read_plan_file(path).plans):
-                return path
-        except KgroupError:
-            continue
-    raise NotFoundError(
-        f"no backup of group {group} in {directory}", hint="pass the backup file with --backup FILE"
-    )
 
 
 def undo_plan(

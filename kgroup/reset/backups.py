@@ -1,4 +1,6 @@
-"""`kgroup undo --list`: the backups in a directory, read from the files alone (no cluster).
+"""Backups: where `reset-offsets --execute` writes them (durably, never over another file), the
+latest one of a group for `undo`, and `kgroup undo --list`: the backups in a directory, read
+from the files alone (no cluster).
 
 A backup is the JSON file `reset-offsets --execute` writes before it commits
 (`planfile.write_plan_file(kind="backup")`, named `<group>-<UTC stamp>.json`). Each group of
@@ -16,12 +18,116 @@ A file that cannot be read is still listed, with `group` and `strategy` null and
 from __future__ import annotations
 
 import os
+import re
+import time
 from pathlib import Path
 from typing import Any
 
-from kgroup.core.errors import KgroupError
+from kgroup.core.errors import KgroupError, NotFoundError, SafetyRefusal, UsageError
+from kgroup.reset.model import GroupPlan
+from kgroup.reset.planfile import read_plan_file, write_plan_file
+from kgroup.reset.planner import backup_plan
 
 COLUMNS = ("created", "group", "partitions", "strategy", "file", "error")
+
+
+def backup_dir() -> Path:
+    """Default backup directory: $XDG_STATE_HOME/kgroup/backups (~/.local/state/...)."""
+    from kgroup.sandbox.state import state_dir
+
+    return state_dir() / "backups"
+
+
+def safe_name(group: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", group)[:120] or "group"
+
+
+def choose_backup_path(group: str, requested: str | None, several: bool, now_ms: int) -> Path:
+    """Where a group's backup goes: --backup FILE, --backup DIR, or the default directory.
+
+    A named FILE that exists already is refused (exit 4): a backup is never overwritten.
+    """
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now_ms / 1000)) + f"{now_ms % 1000:03d}Z"
+    name = f"{safe_name(group)}-{stamp}.json"
+    if requested:
+        path = Path(requested).expanduser()
+        if path.is_dir():
+            return path / name
+        if several:
+            raise UsageError(
+                "--backup names one file, but several groups are reset",
+                hint="give --backup an existing directory instead",
+            )
+        if path.suffix.lower() != ".json":
+            raise UsageError(
+                f"backup file {requested} must end in .json",
+                hint="backups keep metadata and removals, which CSV cannot hold",
+            )
+        if path.exists() or path.is_symlink():
+            raise SafetyRefusal(
+                f"backup file {requested} exists already; kgroup never overwrites a backup",
+                hint="choose a new file name, or give --backup a directory (each backup gets "
+                "its own name there)",
+            )
+        if not path.parent.is_dir():
+            raise UsageError(
+                f"cannot write backup {requested}: its directory does not exist",
+                hint="create the directory or choose another path",
+            )
+        return path
+    return backup_dir() / name  # made when the backup is written
+
+
+def write_backup(path: Path, plan: GroupPlan, current: dict, now_ms: int, *, named: bool) -> Path:
+    """Write the backup durably (temp file, fsync, link into place, directory fsync), never
+    replacing a file: a generated name that exists gets a numbered suffix; a named one refuses."""
+    candidate = path
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        raise KgroupError(
+            f"cannot create the backup directory {path.parent}: {exc.strerror or exc}; "
+            "nothing was committed",
+            hint="give --backup a writable directory",
+        ) from None
+    for attempt in range(1, 1000):
+        try:
+            return write_plan_file(
+                candidate,
+                [backup_plan(plan, current)],
+                kind="backup",
+                created_at_ms=now_ms,
+                exclusive=True,
+                mode=0o600,
+            )
+        except UsageError as exc:  # disk full, read-only, permissions: not a usage error
+            raise KgroupError(
+                f"cannot write the backup {candidate}: {exc.message}; nothing was committed",
+                hint="free space or give --backup a writable directory",
+            ) from None
+        except FileExistsError:
+            if named:
+                raise SafetyRefusal(
+                    f"backup file {path} exists already; kgroup never overwrites a backup",
+                    hint="choose a new file name, or give --backup a directory",
+                ) from None
+            candidate = path.with_name(f"{path.stem}-{attempt + 1}{path.suffix}")
+    raise SafetyRefusal(f"cannot find a free backup file name next to {path}")
+
+
+def latest_backup(group: str) -> Path:
+    """The newest backup file of `group` in the default backup directory."""
+    directory = backup_dir()
+    candidates = sorted(directory.glob(f"{safe_name(group)}-*.json")) if directory.is_dir() else []
+    for path in reversed(candidates):
+        try:
+            if any(p.group == group for p in read_plan_file(path).plans):
+                return path
+        except KgroupError:
+            continue
+    raise NotFoundError(
+        f"no backup of group {group} in {directory}", hint="pass the backup file with --backup FILE"
+    )
 
 
 def list_backups(directory: Path, group: str | None = None) -> list[dict[str, Any]]:
@@ -47,16 +153,13 @@ def list_backups(directory: Path, group: str | None = None) -> list[dict[str, An
 
 def _belongs_to(group: str, row: dict[str, Any], path: Path) -> bool:
     """A row of `group`'s, or an unreadable file named as `group`'s backups are."""
-    from kgroup.reset.apply import _safe_name
-
     if row["group"] is not None:
         return bool(row["group"] == group)
-    return path.name.startswith(f"{_safe_name(group)}-")
+    return path.name.startswith(f"{safe_name(group)}-")
 
 
 def _rows_of(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(created ms, row) for each group of one backup file, or one error row."""
-    from kgroup.reset.planfile import read_plan_file
     from kgroup.reset.timespec import format_utc_ms
 
     source = os.fspath(path)

@@ -137,8 +137,8 @@ def combined_exit_code(codes: Any) -> int:
 
 def _guards(opts: ResetOptions) -> Any:
     """Guardrails from the command line, over the defaults of reset.properties."""
-    from kgroup.reset.apply import Guards
     from kgroup.reset.guardrails import configured_limits, parse_limit
+    from kgroup.reset.refusals import Guards
 
     rewind, skip = configured_limits()
     if opts.max_rewind is not None:
@@ -182,15 +182,9 @@ def _would_refuse(
 def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> None:
     from kgroup.render import render
     from kgroup.render.reset import execution_output, plan_output
-    from kgroup.reset.apply import (
-        ResetScope,
-        active_member_refusal,
-        build_plans,
-        execute_plans,
-        guard_refusal,
-        resolve_groups,
-        wait_until_empty,
-    )
+    from kgroup.reset.apply import execute_plans
+    from kgroup.reset.gather import ResetScope, build_plans, resolve_groups
+    from kgroup.reset.refusals import active_member_refusal, guard_refusal, wait_until_empty
 
     executing = _mode(opts.dry_run, opts.execute)
     strategy = strategy_from_options(opts)
@@ -251,7 +245,8 @@ def run_undo(
 ) -> None:
     from kgroup.render import render
     from kgroup.render.reset import execution_output, plan_output
-    from kgroup.reset.apply import ExecutionReport, execute_plan, latest_backup, undo_plan
+    from kgroup.reset.apply import ExecutionReport, execute_plan, undo_plan
+    from kgroup.reset.backups import latest_backup
 
     executing = _mode(dry_run, execute)
     backup_file = Path(backup).expanduser() if backup else latest_backup(group)

@@ -234,7 +234,8 @@ def test_active_group_is_refused_and_unchanged(kafka_broker, unique, isolated_st
 
 def test_commit_between_plan_and_execute_is_refused(group_with_offsets) -> None:
     from kgroup.core.errors import SafetyRefusal
-    from kgroup.reset.apply import ResetScope, build_plans, execute_plan
+    from kgroup.reset.apply import execute_plan
+    from kgroup.reset.gather import ResetScope, build_plans
     from kgroup.reset.strategy import parse_to
 
     bootstrap, topic, group, _env = group_with_offsets
@@ -362,7 +363,8 @@ def test_a_group_that_does_not_exist_is_refused_unless_allowed(
 _FROZEN_COMMIT = """
 import json, os, signal, sys, time
 from kgroup.core.errors import UnreachableError
-from kgroup.reset.apply import ResetScope, build_plans, execute_plan
+from kgroup.reset.apply import execute_plan
+from kgroup.reset.gather import ResetScope, build_plans
 from kgroup.reset.strategy import parse_to
 from tests.helpers import admin_for
 

@@ -50,7 +50,8 @@ def test_failed_outcome_names_the_backup_it_wrote(grp, monkeypatch) -> None:
     from kgroup.core.errors import KafkaOperationError
     from kgroup.core.wire.fence import GroupFence
     from kgroup.render.reset import execution_output
-    from kgroup.reset.apply import ResetScope, build_plans, execute_plans
+    from kgroup.reset.apply import execute_plans
+    from kgroup.reset.gather import ResetScope, build_plans
     from kgroup.reset.strategy import parse_to
 
     bootstrap, topic, group, env = grp

@@ -1,0 +1,158 @@
+"""Reading the cluster for a reset plan: every group's committed offsets, the partitions in
+scope, their watermarks and offsets at a time, in batches; the planning itself is pure
+(`kgroup.reset.planner`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from kgroup.core.admin import GroupAdmin
+from kgroup.core.errors import KgroupError, UsageError
+from kgroup.core.models import TopicPartition
+from kgroup.reset.model import GroupPlan
+from kgroup.reset.planner import (
+    GroupInputs,
+    TopicSelection,
+    parse_topic_option,
+    plan_groups,
+    resolve_scope,
+    selections_for_file,
+)
+from kgroup.reset.strategy import FromFile, Strategy, resolve_timestamp_ms
+
+
+@dataclass
+class ResetScope:
+    """Which groups and partitions a reset covers."""
+
+    groups: Sequence[str]
+    all_groups: bool = False
+    topics: Sequence[str] = ()
+    all_topics: bool = False
+
+
+def resolve_groups(admin: GroupAdmin, scope: ResetScope) -> list[str]:
+    if bool(scope.groups) == scope.all_groups:
+        raise UsageError(
+            "name the groups to reset in exactly one way", hint="give GROUP... or --all-groups"
+        )
+    if scope.groups:
+        return list(dict.fromkeys(scope.groups))
+    return [g.group_id for g in admin.list_groups()]
+
+
+def build_plans(
+    admin: GroupAdmin, scope: ResetScope, strategy: Strategy, now_ms: int
+) -> tuple[GroupPlan, ...]:
+    """Read the cluster (batched) and plan every group, all or nothing."""
+    group_ids = resolve_groups(admin, scope)
+    selections: tuple[TopicSelection, ...] = tuple(parse_topic_option(t) for t in scope.topics)
+    file_strategy = strategy if isinstance(strategy, FromFile) else None
+    if not selections and not scope.all_topics and file_strategy is None:
+        raise UsageError(
+            "say which partitions to reset", hint="give --topic T (or T:0,2), or --all-topics"
+        )
+    if selections and scope.all_topics:
+        raise UsageError("--topic and --all-topics exclude each other", hint="keep one of them")
+    if file_strategy is not None and not file_strategy.groups() and len(group_ids) > 1:
+        raise UsageError(
+            f"{file_strategy.source} has no group column, so it cannot be "
+            "applied to several groups",
+            hint="use the group,topic,partition,offset layout, or one group",
+        )
+    topics = admin.topics(include_internal=True)
+    committed_by_group = admin.committed_offsets_many(group_ids)
+    scopes: dict[str, tuple[TopicPartition, ...]] = {}
+    committed: dict[str, dict] = {}
+    for group in group_ids:
+        answer = committed_by_group[group]
+        if isinstance(answer, KgroupError):
+            if answer.exit_code != 3:
+                raise answer
+            answer = {}  # a group that does not exist yet may be given offsets
+        committed[group] = answer
+        group_selections = selections
+        if file_strategy is not None and not selections and not scope.all_topics:
+            group_selections = selections_for_file(file_strategy, group)
+        scopes[group] = resolve_scope(
+            group_selections, topics, all_topics=scope.all_topics, committed=answer.keys()
+        )
+    union = sorted({tp for tps in scopes.values() for tp in tps})
+    watermarks = admin.watermarks(union) if union else {}
+    timestamp_ms = resolve_timestamp_ms(strategy, now_ms)
+    offsets_for_time = (
+        admin.list_offsets(union, timestamp_ms) if timestamp_ms is not None and union else None
+    )
+    inputs = [
+        GroupInputs(
+            group,
+            scopes[group],
+            committed[group],
+            {tp: watermarks[tp] for tp in scopes[group]},
+            (
+                {tp: offsets_for_time[tp] for tp in scopes[group]}
+                if offsets_for_time is not None
+                else None
+            ),
+        )
+        for group in group_ids
+    ]
+    plans = plan_groups(inputs, strategy, now_ms)
+    if file_strategy is not None and file_strategy.groups():
+        others = [g for g in file_strategy.groups() if g not in group_ids]
+        if others:
+            listed = ", ".join(others[:5]) + (
+                f" and {len(others) - 5} more" if len(others) > 5 else ""
+            )
+            plans = tuple(
+                replace(
+                    p,
+                    notes=(
+                        *p.notes,
+                        f"{file_strategy.source} also has rows for group(s) "
+                        f"not named here, ignored: {listed}",
+                    ),
+                )
+                for p in plans
+            )
+        if not any(p.rows for p in plans):
+            from kgroup.core.errors import CheckFailed
+
+            raise CheckFailed(
+                f"{file_strategy.source} has no rows for {', '.join(group_ids)}"
+                + (f" (only for {', '.join(others[:5])})" if others else ""),
+                hint="name the groups the file holds, or check the file",
+            )
+    return _mark_missing_groups(admin, plans, committed)
+
+
+def _mark_missing_groups(
+    admin: GroupAdmin, plans: tuple[GroupPlan, ...], committed: dict[str, dict]
+) -> tuple[GroupPlan, ...]:
+    """Flag plans of groups that do not exist: no committed offset anywhere and no member."""
+    candidates = [p.group for p in plans if not committed.get(p.group)]
+    if not candidates:
+        return plans
+    described = admin.describe_groups(candidates)
+    missing = {
+        g
+        for g in candidates
+        if not described[g].members
+        and described[g].state in ("Dead", "Empty", "Unknown", "")
+        and (described[g].error is None or described[g].error_code == "GROUP_ID_NOT_FOUND")
+    }
+    return tuple(
+        replace(
+            p,
+            exists=False,
+            notes=(
+                *p.notes,
+                f"group {p.group} does not exist (no member, no committed offset): --execute "
+                "refuses to create it (exit 3) unless --allow-new-group",
+            ),
+        )
+        if p.group in missing
+        else p
+        for p in plans
+    )
