@@ -173,6 +173,9 @@ def undo(
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan only (the default)."),
     execute: bool = typer.Option(False, "--execute", help="Restore the offsets."),
+    force: bool = typer.Option(
+        False, "--force", help="Restore a protected group's offsets (see reset-offsets --force)."
+    ),
     list_only: bool = typer.Option(
         False,
         "--list",
@@ -185,7 +188,11 @@ def undo(
 
     check_group_names(group)
     if list_only:
-        for given, name in ((execute, "--execute"), (backup is not None, "--backup")):
+        for given, name in (
+            (execute, "--execute"),
+            (backup is not None, "--backup"),
+            (force, "--force"),
+        ):
             if given:
                 raise UsageError(
                     f"--list and {name} exclude each other",
@@ -202,7 +209,7 @@ def undo(
         )
     from kgroup.reset.run import run_undo
 
-    run_undo(options(ctx), group, backup, dry_run=dry_run, execute=execute, note=note)
+    run_undo(options(ctx), group, backup, dry_run=dry_run, execute=execute, note=note, force=force)
 
 
 def _list_backups(ctx: typer.Context, group: str | None) -> None:

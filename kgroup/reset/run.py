@@ -242,11 +242,13 @@ def run_undo(
     dry_run: bool,
     execute: bool,
     note: Callable[[str], None],
+    force: bool = False,
 ) -> None:
     from kgroup.render import render
     from kgroup.render.reset import execution_output, plan_output
     from kgroup.reset.apply import ExecutionReport, execute_plan, undo_plan
     from kgroup.reset.backups import latest_backup
+    from kgroup.reset.guardrails import protected_patterns, protection_refusal
 
     executing = _mode(dry_run, execute)
     backup_file = Path(backup).expanduser() if backup else latest_backup(group)
@@ -254,17 +256,23 @@ def run_undo(
     now_ms = int(time.time() * 1000)
     admin = gopts.admin()
     plan, expected = undo_plan(admin, group, backup_file, now_ms)
+    # an undo is a reset too: a protected group changes only with --force
+    protection = protection_refusal(group, protected_patterns(), force=force)
     if not executing:
         from kgroup.reset.apply import preflight
 
         render(plan_output([plan], executing=False), gopts.output, no_color=gopts.no_color)
         try:
+            if protection is not None:
+                raise protection
             preflight(admin, plan, expected)  # the checks --execute makes first
         except KgroupError as refusal:
             _would_refuse([(group, refusal)], note, executing)
         return
     report = ExecutionReport()
     try:
+        if protection is not None:
+            raise protection
         report.outcomes.append(
             execute_plan(admin, plan, backup=None, several=False, now_ms=now_ms, expected=expected)
         )

@@ -155,3 +155,22 @@ def test_wait_empty_times_out_on_an_active_group(kafka_broker, grp) -> None:
         result = run_kgroup(*base, "--execute", "--wait-empty", "2s", env=env, expect=4)
         assert "still not empty after 2 s" in result.stderr
     assert committed(bootstrap, group)[2] == 5
+
+
+def test_undo_of_a_protected_group_refuses_without_force(grp) -> None:
+    """An undo is a reset too: a protected group's offsets change only with --force, and the
+    dry run says it would refuse (exit 4, as --execute would)."""
+    bootstrap, topic, group, env = grp
+    run_kgroup(
+        "-b", bootstrap, "reset-offsets", group, "--topic", topic, "--to", "earliest",
+        "--execute", env=env,
+    )  # fmt: skip
+    protected = {**env, "KGROUP_PROTECTED_GROUPS": "guard-.*"}
+    undo = ["-b", bootstrap, "undo", group]
+    dry = run_kgroup(*undo, env=protected, expect=4)
+    assert "protected" in dry.stderr and "guard-.*" in dry.stderr
+    result = run_kgroup(*undo, "--execute", env=protected, expect=4)
+    assert "protected" in result.stderr and "--force" in result.stderr
+    assert committed(bootstrap, group) == {0: 0, 1: 0, 2: 0}
+    run_kgroup(*undo, "--execute", "--force", env=protected)
+    assert committed(bootstrap, group) == {0: 30, 1: 30, 2: 5}
