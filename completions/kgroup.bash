@@ -91,6 +91,7 @@ _kgroup_kind() {
         "undo|--backup") kind="value" ;;
         "undo|--dry-run") kind="flag" ;;
         "undo|--execute") kind="flag" ;;
+        "undo|--force") kind="flag" ;;
         "undo|--list") kind="flag" ;;
         *"|--bootstrap-server") kind="value" ;;
         *"|-b") kind="value" ;;
@@ -193,7 +194,7 @@ _kgroup() {
         "sandbox status") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
         "sandbox stop") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
         "simulate-assign") options="--strategy --compare --scenario --members --topics --from-group --events --rack-aware --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
-        "undo") options="--backup --dry-run --execute --list --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
+        "undo") options="--backup --dry-run --execute --force --list --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
     esac
     local auto=""
     if [[ -z "$pending" && "$cur" != -* && "$positional" == groups ]]; then
