@@ -7,8 +7,8 @@ from pathlib import Path
 
 import typer
 
-from kgroup.cli.app import options
 from kgroup.cli.complete import choices, cluster_names
+from kgroup.cli.context import options
 from kgroup.cli.validate import check_group_names
 
 ALL_STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range")
@@ -147,7 +147,7 @@ def _strategies(given: list[str] | None, compare: bool, default: str = "range") 
 def _from_group(opts, group_id: str, *, given: bool):  # -> tuple[Scenario, str]
     """The live group as a scenario, and the strategy to run when none is given."""
     from kgroup.assign.from_group import scenario_from_group
-    from kgroup.cli.app import note
+    from kgroup.cli.context import note
     from kgroup.core.errors import UsageError
     from kgroup.core.group_snapshot import snapshot_group
 

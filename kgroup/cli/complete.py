@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 if TYPE_CHECKING:
-    from kgroup.cli.app import GlobalOptions
+    from kgroup.cli.context import GlobalOptions
 
 CLUSTER_TIMEOUT_S = 1.0
 KINDS = ("groups", "topics")
@@ -45,7 +45,7 @@ def cluster_names(kind: str) -> Callable[..., list[str]]:
     """
 
     def complete(ctx: typer.Context, incomplete: str) -> list[str]:
-        from kgroup.cli.app import GlobalOptions
+        from kgroup.cli.context import GlobalOptions
 
         if incomplete == PROBE:
             return [PROBE + kind]
@@ -112,7 +112,7 @@ def complete_command(
     prefix: str = typer.Argument("", metavar="PREFIX"),
 ) -> Any:
     """For completion scripts: the cluster's group or topic names, one a line, within 1 s."""
-    from kgroup.cli.app import options
+    from kgroup.cli.context import options
     from kgroup.core.errors import UsageError
 
     if kind not in KINDS:

@@ -6,8 +6,8 @@ from typing import Any
 
 import typer
 
-from kgroup.cli.app import options
 from kgroup.cli.complete import cluster_names, group_option, groups_argument
+from kgroup.cli.context import options
 from kgroup.cli.validate import groups_given
 
 

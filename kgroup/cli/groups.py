@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from kgroup.cli.app import options
 from kgroup.cli.complete import choices, cluster_names, group_option, groups_argument
+from kgroup.cli.context import options
 from kgroup.cli.validate import check_group_names, groups_given
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from kgroup.cli.app import note, options
 from kgroup.cli.complete import choices
+from kgroup.cli.context import note, options
 
 SANDBOX_ENGINES = ("tansu", "docker", "kafka")
 
