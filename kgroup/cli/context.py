@@ -7,11 +7,12 @@ modules to register them, so importing the app back would make an import circle.
 from __future__ import annotations
 
 import logging
-import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import typer
+
+from kgroup.render.notes import note
 
 if TYPE_CHECKING:
     from kgroup.core.admin import GroupAdmin
@@ -73,13 +74,6 @@ class GlobalOptions:
         if total:
             summary = " ".join(f"{api}={n}" for api, n in sorted(total.items()))
             logging.getLogger("kgroup.requests").debug("requests sent: %s", summary)
-
-
-def note(message: str) -> None:
-    """A diagnostic line on stderr (never stdout)."""
-    from kgroup.render.safe import terminal_safe
-
-    sys.stderr.write(f"kgroup: {terminal_safe(message)}\n")
 
 
 def options(ctx: typer.Context) -> GlobalOptions:

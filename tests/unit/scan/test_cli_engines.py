@@ -61,12 +61,16 @@ def test_spark_output_equals_local_output(spark_session, sample: str, capsys, vi
         doc["summary"].pop("records_read")  # the local engine counts records read, Spark not
         doc["summary"].pop("batches")
         outputs.append(doc)
-        assert captured.err == ""
+        if engine == "spark" and not view:  # the printed record stream stays local, said once
+            assert captured.err.count("read by the local engine") == 1
+        else:
+            assert captured.err == ""
     assert outputs[0] == outputs[1]
 
 
 def test_auto_picks_spark_only_where_it_finishes_sooner(capsys) -> None:
-    from kgroup.cli.decode import _choose_engine, spark_missing
+    from kgroup.decode.run import choose_engine as _choose_engine
+    from kgroup.decode.run import spark_missing
     from kgroup.scan.api import SPARK_AUTO_BYTES, spark_pays_off
     from kgroup.scan.local import SegmentInput
 
@@ -85,7 +89,10 @@ def test_auto_picks_spark_only_where_it_finishes_sooner(capsys) -> None:
     def files(size: int) -> list[SegmentInput]:
         return [SegmentInput("/x", "p-0/x.log", 0, size)]
 
+    # the printed record stream stays local, saying so where Spark would pay off with --out
     assert _choose_engine("auto", files(4 * gib), False, view="stream", cores=2) is False
+    assert "the record stream printed to stdout stays local" in capsys.readouterr().err
+    assert _choose_engine("auto", files(gib), False, view="stream", cores=2) is False
     assert _choose_engine("auto", None, False) is False  # --live: local
     assert capsys.readouterr().err == ""
     picked = _choose_engine("auto", files(2 * gib), False, view="summary", cores=2)

@@ -1,0 +1,479 @@
+"""Run `kgroup decode` for the CLI: pick the engine, open the input, write the view.
+
+Contract: CLI.md `kgroup decode` and "decode output records"; README.md "decode". The record
+views stream to stdout through kgroup/render/records_stream.py: nothing holds every record
+(`--latest`, `--as-of` and `--summary` hold one entry per key or group, by their nature).
+
+Engines: the local engine in process, or Spark (kgroup.scan.spark) where the measured cost
+model of kgroup.scan.api says it finishes sooner. The record stream printed to stdout always
+stays local (through Spark's driver it would come row by row): asking Spark for it is said on
+stderr; `--out DIR` lets Spark's tasks write it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kgroup.core.errors import UsageError
+from kgroup.render.notes import note
+
+if TYPE_CHECKING:
+    from kgroup.offsets.decode import DecodedRecord
+    from kgroup.scan.api import Scan
+    from kgroup.scan.local import DecodeFilter, LocalEngine
+
+PROGRESS_MIN_BYTES = 32 * 1024 * 1024  # show a progress bar for inputs at least this big
+ENGINES = ("auto", "local", "spark")
+CUT_NOTE = (
+    "values longer than {n} characters are cut with '…' in the table; "
+    "-o jsonl, -o csv or --out DIR give them whole"
+)
+
+
+@dataclass
+class DecodeRequest:
+    """What the command line asked for, checked."""
+
+    flt: DecodeFilter
+    view: str  # records, latest, as_of or summary
+    paths: list[str] | None  # None: --live
+    when: int | None = None  # --as-of, epoch ms
+    engine: str = "auto"
+    spark_master: str | None = None
+    spark_conf: tuple[tuple[str, str], ...] = ()
+    out: str | None = None
+    skip_corrupt: bool = False
+    offsets_topic: str = "__consumer_offsets"
+    groups: list[str] | None = None
+
+
+def run_decode(opts: Any, req: DecodeRequest) -> None:
+    """Read, then write the view to stdout (or `--out`), then note open transactions."""
+    from kgroup.scan.local import LocalEngine
+
+    def on_problem(problem: Any) -> None:
+        note(f"{'corrupt input, skipped' if problem.fatal else 'note'}: {problem.describe()}")
+
+    inputs = None
+    if req.paths is not None:
+        from kgroup.scan.local import find_segments
+
+        inputs = find_segments(req.paths)
+    printed_stream = req.view == "records" and req.out is None
+    use_spark = choose_engine(
+        req.engine,
+        inputs,
+        bool(req.spark_master or req.spark_conf),
+        view="stream" if printed_stream else req.view,
+    )
+
+    with Progress(opts.no_color) as progress:
+        if use_spark:
+            scan: Scan = _spark_scan(opts, req, inputs, on_problem, progress)
+        else:
+            from kgroup.scan.api import LocalScan, live_scope_order, segment_scope_order
+
+            eng = LocalEngine(req.flt, skip_corrupt=req.skip_corrupt, on_problem=on_problem)
+            if inputs is None:
+                recs = _live_records(opts, eng, req.offsets_topic, req.groups, progress)
+                scan = LocalScan(eng, lambda: recs, live_scope_order)
+            else:
+                progress.start_bytes(sum(i.size for i in inputs), "decoding")
+                eng.on_progress = progress.advance
+                items = inputs
+                scan = LocalScan(
+                    eng, lambda: eng.segment_records(items), segment_scope_order(items)
+                )
+        _write_view(opts, req, scan, use_spark, progress)
+    for scope, producer_id, held in scan.stats.open_transactions:
+        note(
+            f"transaction of producer {producer_id} in {scope} has no COMMIT/ABORT marker yet "
+            f"({held} records held back as open/unknown)"
+        )
+
+
+def _write_view(opts: Any, req: DecodeRequest, scan: Scan, spark: bool, progress: Progress) -> None:
+    if req.out is not None and spark:
+        path = scan.write(req.out, req.view, req.when)  # type: ignore[attr-defined]
+        progress.stop()
+        _print_out_summary(opts, scan, path)
+        return
+    if req.view == "summary":
+        groups = scan.summary()
+        progress.stop()
+        if req.out is not None:
+            path = write_jsonl_dir(req.out, (json.dumps(r) for r in groups))
+            _print_out_summary(opts, scan, path)
+        else:
+            _render_summary(opts, groups, scan)
+        return
+    if req.view == "latest":
+        selected: Iterable[DecodedRecord] = scan.latest()
+    elif req.view == "as_of":
+        selected = scan.as_of(req.when)  # type: ignore[arg-type]
+    else:
+        selected = scan.records()
+    if req.out is not None:
+        path = write_jsonl_dir(req.out, (r.to_json() for r in selected))
+        progress.stop()
+        _print_out_summary(opts, scan, path)
+        return
+    write_records(opts, _stopping(selected, progress), scan)
+
+
+def _stopping(recs: Iterable[DecodedRecord], progress: Progress) -> Iterator[DecodedRecord]:
+    """The records; when stdout is the terminal the progress bar is taken down before the
+    first is printed (a bar and rows on one screen do not mix), else it runs to the end."""
+    it = iter(recs)
+    if sys.stdout.isatty():
+        for rec in it:
+            progress.stop()
+            yield rec
+            break
+    yield from it
+    progress.stop()
+
+
+def write_records(opts: Any, recs: Iterable[DecodedRecord], scan: Scan) -> None:
+    """The records on stdout in the output mode, streamed (kgroup/render/records_stream.py)."""
+    from kgroup.render import records_stream as rs
+
+    out = sys.stdout
+    mode = opts.output
+    if mode == "jsonl":
+        rs.write_jsonl(recs, out)
+    elif mode == "json":
+        rs.write_json(recs, out, lambda: {"summary": summary_document(scan)})
+    elif mode == "csv":
+        rs.write_csv(recs, out)
+    else:
+        from kgroup.render.output import color_enabled
+        from kgroup.render.table import terminal_width
+
+        def footer(count: int) -> list[str]:
+            lines = [f"{count} records"]
+            if scan.stats.problems:
+                lines.append(f"{len(scan.stats.problems)} problems reported on stderr")
+            return lines
+
+        result = rs.write_table(
+            recs,
+            out,
+            color=color_enabled(opts.no_color, out),
+            width=terminal_width(out),
+            footer=footer,
+        )
+        if result.cut:
+            out.flush()
+            note(CUT_NOTE.format(n=rs.VALUE_MAX))
+
+
+# ---------------------------------------------------------------- engines
+
+
+def spark_missing() -> str | None:
+    """Why the Spark engine cannot run here (pyspark or Java missing), or None."""
+    import importlib.util
+    import shutil
+
+    if importlib.util.find_spec("pyspark") is None or importlib.util.find_spec("pyarrow") is None:
+        return "pyspark"
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        return None if os.access(os.path.join(home, "bin", "java"), os.X_OK) else "java"
+    return None if shutil.which("java") else "java"
+
+
+def choose_engine(
+    engine: str,
+    inputs: list[Any] | None,
+    spark_named: bool,
+    *,
+    view: str = "records",
+    cores: int | None = None,
+) -> bool:
+    """True for Spark; auto: Spark when the measured cost model says it finishes sooner for
+    this input size, view and number of cores (said on stderr). The printed record stream
+    (`view="stream"`) never goes to Spark; when Spark was asked for, or would have paid off
+    with --out, stderr says so."""
+    from kgroup.scan.api import spark_pays_off
+
+    if engine == "local":
+        return False
+    if engine == "spark" or spark_named:
+        missing = spark_missing()
+        if missing == "pyspark":
+            raise UsageError(
+                "the Spark engine needs pyspark and pyarrow, which are not installed",
+                hint="pip install 'kgroup[spark]'",
+            )
+        if missing == "java":
+            raise UsageError(
+                "the Spark engine needs Java 17: set JAVA_HOME to a JDK 17 (or put java on PATH)"
+            )
+        if view == "stream":
+            note(
+                "engine spark: the record stream printed to stdout is read by the local engine "
+                "(through Spark's driver it would come row by row, slower); --out DIR has "
+                "Spark's tasks write it"
+            )
+            return False
+        return True
+    if inputs is None:
+        return False
+    size = sum(i.size for i in inputs)
+    cores = cores or os.cpu_count() or 1
+    mib = size / 2**20
+    if view == "stream":
+        if spark_pays_off(size, cores, "records"):
+            note(
+                f"engine auto: {mib:,.0f} MiB of segments: the record stream printed to stdout "
+                "stays local; with --out DIR Spark would write it sooner"
+            )
+        return False
+    if not spark_pays_off(size, cores, view):
+        return False
+    missing = spark_missing()
+    if missing is not None:
+        note(
+            f"engine auto: {mib:,.0f} MiB of segments; Spark would be faster but "
+            + (
+                "pyspark is not installed (pip install 'kgroup[spark]')"
+                if missing == "pyspark"
+                else "Java 17 is missing (JAVA_HOME)"
+            )
+            + "; using the local engine"
+        )
+        return False
+    note(f"engine auto: {mib:,.0f} MiB of segments on {cores} cores: using Spark (faster here)")
+    return True
+
+
+def _spark_scan(
+    opts: Any,
+    req: DecodeRequest,
+    inputs: list[Any] | None,
+    on_problem: Callable[[Any], None],
+    progress: Progress,
+) -> Scan:
+    from kgroup.scan.api import LiveSpec
+    from kgroup.scan.spark import SparkScan, start_session
+
+    live = None
+    if inputs is None:
+        from kgroup.core.topic_reader import TopicReader
+        from kgroup.offsets.replay import partition_for
+
+        cluster = opts.cluster()
+        partitions = None
+        if req.groups:
+            count = TopicReader(opts.admin(), req.offsets_topic).partition_count()
+            partitions = tuple(sorted({partition_for(g, count) for g in req.groups}))
+        live = LiveSpec(
+            dict(cluster.client_properties()), req.offsets_topic, partitions, cluster.timeout_s
+        )
+    spark = start_session(req.spark_master, list(req.spark_conf), app_name="kgroup decode")
+    console = None
+    if progress.enabled:
+        from kgroup.render import stderr_console
+
+        console = stderr_console(opts.no_color)
+    return SparkScan(
+        spark,
+        req.flt,
+        inputs=inputs,
+        live=live,
+        skip_corrupt=req.skip_corrupt,
+        on_problem=on_problem,
+        console=console,
+    )
+
+
+# ---------------------------------------------------------------- inputs
+
+
+def _live_records(
+    opts: Any,
+    eng: LocalEngine,
+    topic: str,
+    groups: list[str] | None,
+    progress: Progress,
+) -> Iterator[DecodedRecord]:
+    from kgroup.core.topic_reader import TopicReader
+    from kgroup.offsets.replay import partition_for
+
+    reader = TopicReader(opts.admin(), topic)
+    partitions = None
+    if groups:
+        count = reader.partition_count()
+        partitions = sorted({partition_for(g, count) for g in groups})
+    progress.start_records("reading " + topic)
+
+    return eng.live_records(reader.read(partitions, on_progress=progress.records))
+
+
+# ---------------------------------------------------------------- other outputs
+
+
+def write_jsonl_dir(directory: str, lines: Iterable[str]) -> str:
+    """`--out DIR` of the local engine: DIR/part-00000.jsonl, written line by line."""
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, "part-00000.jsonl")
+    with open(path, "w", encoding="utf-8") as fh:
+        for line in lines:
+            fh.write(line)
+            fh.write("\n")
+    return path
+
+
+def summary_document(scan: Scan) -> dict[str, Any]:
+    """The `summary` of the JSON documents: what was read and what went wrong."""
+    stats = scan.stats
+    return {
+        "files": stats.files,
+        "bytes": stats.bytes,
+        "batches": stats.batches,
+        "records_read": stats.records,
+        "records": stats.emitted,
+        "problems": [
+            {"source": p.source, "position": p.position, "kind": p.kind, "message": p.message}
+            for p in stats.problems
+        ],
+        "open_transactions": [
+            {"partition": scope, "producer_id": pid, "records": held}
+            for scope, pid, held in stats.open_transactions
+        ],
+    }
+
+
+def _print_out_summary(opts: Any, scan: Scan, path: str) -> None:
+    from kgroup.render import Column, Output, render
+
+    doc = summary_document(scan)
+    row = {"path": path, "records": doc["records"], "records_read": doc["records_read"]}
+    row["problems"] = len(doc["problems"])
+    output = Output(
+        columns=[
+            Column("path"),
+            Column("records", justify="right"),
+            Column("records_read", justify="right"),
+            Column("problems", justify="right"),
+        ],
+        rows=[row],
+        document={"out": path, "summary": doc},
+    )
+    render(output, opts.output, no_color=opts.no_color)
+
+
+SUMMARY_COLUMNS = (
+    ("group", "GROUP", "left"),
+    ("type", "TYPE", "left"),
+    ("protocol", "PROTOCOL", "left"),
+    ("last_commit", "LAST COMMIT", "left"),
+    ("commits", "COMMITS", "right"),
+    ("topics", "TOPICS", "left", "text"),
+    ("partitions", "PARTITIONS", "right"),
+    ("generation", "GENERATION", "right"),
+    ("members", "MEMBERS", "right"),
+    ("deleted", "DELETED", "left"),
+)
+
+
+def _render_summary(opts: Any, groups: list[dict[str, Any]], scan: Scan) -> None:
+    """`--summary`: one row per group; JSON keeps epoch ms and topic lists."""
+    from kgroup.render import Column, Output, render
+    from kgroup.render.records_stream import format_ms
+
+    rows = [
+        {
+            **g,
+            "last_commit": format_ms(g["last_commit"]),
+            "topics": ",".join(g["topics"]) or None,
+            "deleted": "yes" if g["deleted"] else "no",
+        }
+        for g in groups
+    ]
+    output = Output(
+        columns=[Column(*spec) for spec in SUMMARY_COLUMNS],
+        rows=rows,
+        document={"groups": groups, "summary": summary_document(scan)},
+        jsonl_items=groups,
+        footer=[f"{len(groups)} groups"],
+        empty_message="no groups",
+    )
+    render(output, opts.output, no_color=opts.no_color)
+
+
+# ---------------------------------------------------------------- progress
+
+
+class Progress:
+    """A rich progress bar on stderr for long reads; silent when stderr is not a terminal."""
+
+    def __init__(self, no_color: bool) -> None:
+        self.no_color = no_color
+        self.bar: Any = None
+        self.task: Any = None
+        self.enabled = sys.stderr.isatty() and os.environ.get("KGROUP_NO_PROGRESS", "") == ""
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _start(self, total: int | None, label: str, columns: Callable[[Any], list[Any]]) -> None:
+        if not self.enabled:
+            return
+        import rich.progress as rp
+
+        from kgroup.render import stderr_console
+
+        self.bar = rp.Progress(*columns(rp), console=stderr_console(self.no_color), transient=True)
+        self.bar.start()
+        self.task = self.bar.add_task(label, total=total)
+
+    def start_bytes(self, total: int, label: str) -> None:
+        if total < PROGRESS_MIN_BYTES:
+            return
+        self._start(
+            total,
+            label,
+            lambda rp: [
+                rp.TextColumn("{task.description}"),
+                rp.BarColumn(),
+                rp.DownloadColumn(),
+                rp.TransferSpeedColumn(),
+                rp.TimeRemainingColumn(),
+            ],
+        )
+
+    def start_records(self, label: str) -> None:
+        self._start(
+            None,
+            label,
+            lambda rp: [
+                rp.TextColumn("{task.description}"),
+                rp.BarColumn(),
+                rp.MofNCompleteColumn(),
+                rp.TimeElapsedColumn(),
+            ],
+        )
+
+    def advance(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task, n)
+
+    def records(self, done: int, total: int) -> None:
+        if self.bar is not None and (done % 1000 == 0 or done == total):
+            self.bar.update(self.task, completed=done, total=total)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None

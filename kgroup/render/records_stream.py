@@ -1,0 +1,489 @@
+"""`kgroup decode` record writers that stream: table, CSV, JSON and JSON Lines.
+
+Each writer takes an iterable of `DecodedRecord`s and writes them as they come, holding at most
+a bounded window (the table's first rows, a CSV batch), never the whole input: memory stays flat
+whatever the size of the segments (issue #13).
+
+- JSON Lines: `DecodedRecord.to_json()`, one line each (CLI.md "decode output records").
+- JSON: one document `{"schema_version": 1, "records": [...], "summary": {...}}`, written
+  element by element: the records array streams, one compact record object per line; the keys
+  after `records` (the scan summary) are computed once the records are written.
+- CSV: the columns of the Parquet/Arrow schema (kgroup/scan/rows.py, minus the engine-internal
+  `file_index`), RFC 4180 quoting (every text cell quoted, `""` inside), null as an empty field,
+  booleans `true`/`false`; `key_json`/`value_json` hold whole JSON texts, never cut.
+- Table: column widths chosen from the first rows (SAMPLE_ROWS, or what came in SAMPLE_SECONDS),
+  then every row printed as it comes. Key and number cells are never cut (a later, wider one
+  pushes its row to the right); on a terminal the free-text columns wrap at their width, as in
+  kgroup/render/table.py. A record value shown as JSON is cut at VALUE_MAX characters with `…`.
+
+Untrusted text is escaped through kgroup/render/safe.py (CSV and table; JSON escapes by itself).
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import TYPE_CHECKING, Any, TextIO
+
+from kgroup.render.output import KEY, NUMBER, SCHEMA_VERSION, TEXT, Column
+from kgroup.render.safe import csv_safe, terminal_safe
+
+if TYPE_CHECKING:
+    from kgroup.offsets.decode import DecodedRecord
+
+SAMPLE_ROWS = 1000  # the table's widths come from at most this many first rows,
+SAMPLE_SECONDS = 0.5  # or from the rows that came in this long (a filter that matches little)
+VALUE_MAX = 120  # a JSON value in the table is cut here, with CUT_MARK
+CUT_MARK = "…"
+CSV_BATCH_ROWS = 8192  # rows per CSV write in Python
+ARROW_BATCH_ROWS = 1024  # rows per Arrow batch: pyarrow holds a few of them
+BUILDER_BATCHES = 16  # Arrow batches per row builder (and its cache of key texts)
+GAP = "  "
+
+# ------------------------------------------------------------------ JSON Lines and JSON
+
+
+def write_jsonl(recs: Iterable[DecodedRecord], out: TextIO) -> int:
+    """One JSON object per line; returns the number of records written."""
+    write = out.write
+    n = 0
+    for rec in recs:
+        write(rec.to_json())
+        write("\n")
+        n += 1
+    return n
+
+
+def write_json(
+    recs: Iterable[DecodedRecord], out: TextIO, tail: Callable[[], dict[str, Any]]
+) -> int:
+    """`{"schema_version": 1, "records": [...], **tail()}` with the records written one by one
+    (compact, one per line) and `tail()` called after the last; returns the records written."""
+    import json
+
+    write = out.write
+    write(f'{{\n  "schema_version": {SCHEMA_VERSION},\n  "records": [')
+    n = 0
+    for rec in recs:
+        write(",\n    " if n else "\n    ")
+        write(rec.to_json())
+        n += 1
+    write("\n  ]" if n else "]")
+    for key, value in tail().items():
+        text = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        write(f",\n  {json.dumps(key)}: {text}")
+    write("\n}\n")
+    return n
+
+
+# ------------------------------------------------------------------ CSV
+
+
+def csv_columns() -> tuple[str, ...]:
+    """The CSV header: the Arrow/Parquet schema's columns without `file_index`."""
+    from kgroup.scan.rows import NAMES
+
+    return tuple(name for name in NAMES if name != "file_index")
+
+
+_JSON_COLUMNS = ("key_json", "value_json")
+# characters JSON leaves raw that a terminal or a bidi-aware viewer acts on (safe.py's set)
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# What safe.py escapes, found in a batch's CSV bytes: ASCII control characters and DEL (line
+# ends are counted instead: one per row), or any non-ASCII text (then the full set is searched).
+_UNSAFE_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_SAFE_ASCII = bytes(range(0x20, 0x7F))  # printable ASCII: what translate() drops
+# a text cell starting with a spreadsheet formula (safe.csv_safe), searched in the columns
+_RE2_FORMULA = r"^[=+\-@]"
+# columns of kgroup's own words (record types, layouts, messages) need no formula search
+_OWN_TEXT = ("record_type", "layout", "error")
+
+
+def _csv_bytes_unsafe(data: bytes, rows: int) -> bool:
+    """Whether the CSV bytes of `rows` lines hold a character safe.py would escape: once the
+    printable ASCII is dropped, only the rows' line ends may be left (one pass)."""
+    if data.isascii():
+        return len(data.translate(None, _SAFE_ASCII)) != rows
+    text = data.decode("utf-8")
+    return text.count("\n") != rows or _UNSAFE_CHAR.search(text.replace("\n", "")) is not None
+
+
+def json_text_safe(text: str) -> str:
+    """A JSON text with DEL, C1 and bidi controls written as `\\uXXXX` escapes: the same JSON
+    value, nothing raw for a terminal (JSON itself escapes only C0 controls)."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _csv_cell(value: Any, json_text: bool = False) -> str:
+    if value is None:
+        return ""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    return _quoted(json_text_safe(value) if json_text else csv_safe(value))
+
+
+def write_csv(recs: Iterable[DecodedRecord], out: TextIO, *, native: bool = True) -> int:
+    """The records as CSV rows under a header; returns the records written.
+
+    With the compiled row builder and pyarrow (`kgroup[spark]`) the cells are built and
+    written in C, a batch at a time; otherwise in Python. Both write the same bytes.
+    """
+    columns = csv_columns()
+    out.write(",".join(_quoted(c) for c in columns) + "\n")
+    writer = _arrow_csv_writer(out, columns) if native else None
+    if writer is None:
+        return _write_csv_python(recs, out, columns)
+    return writer(recs)
+
+
+def _batches(recs: Iterable[DecodedRecord], size: int) -> Iterator[list[DecodedRecord]]:
+    it = iter(recs)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def _write_csv_python(recs: Iterable[DecodedRecord], out: TextIO, columns: Sequence[str]) -> int:
+    from kgroup.scan.rows import COLUMNS, NAMES, RowBuilder
+
+    builder = RowBuilder(native=False)
+    picks = [NAMES.index(c) for c in columns]
+    json_at = {NAMES.index(c) for c in _JSON_COLUMNS}
+    n = 0
+    for chunk in _batches(recs, CSV_BATCH_ROWS):
+        for rec in chunk:
+            builder.add(rec)
+        cols = builder.cols
+        builder.cols = [[] for _ in COLUMNS]
+        lines = [
+            ",".join(_csv_cell(row[i], i in json_at) for i in picks)
+            for row in zip(*cols, strict=True)
+        ]
+        lines.append("")
+        out.write("\n".join(lines))
+        n += len(chunk)
+    return n
+
+
+def _arrow_csv_writer(
+    out: TextIO, columns: Sequence[str]
+) -> Callable[[Iterable[DecodedRecord]], int] | None:
+    """A writer of record batches built by the compiled `_arrow_rows` builder and written by
+    pyarrow's CSV writer, or None when either is missing. A batch holding anything safe.py
+    escapes (rare: found in one pass over its bytes, and by a formula search of its text
+    columns) is written again with every text cell escaped as the Python writer does."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.csv as pcsv
+    except ImportError:
+        return None
+    from kgroup.scan.rows import RowBuilder
+
+    if not RowBuilder().compiled:
+        return None
+    options = pcsv.WriteOptions(include_header=False, quoting_style="needed")
+    sink = getattr(out, "buffer", None)
+    text_columns = [
+        name
+        for name, _sql, kind in _schema()
+        if kind == "string" and name in columns and name not in (*_JSON_COLUMNS, *_OWN_TEXT)
+    ]
+
+    def csv_bytes(batch: Any) -> bytes:
+        buf = pa.BufferOutputStream()
+        pcsv.write_csv(batch, buf, options)
+        return buf.getvalue().to_pybytes()
+
+    def formula(batch: Any) -> bool:
+        return any(
+            pc.match_substring_regex(batch.column(name), _RE2_FORMULA).true_count
+            for name in text_columns
+        )
+
+    def escaped(batch: Any) -> Any:
+        arrays = []
+        for name in columns:
+            col = batch.column(name)
+            if pa.types.is_string(col.type):
+                fix = json_text_safe if name in _JSON_COLUMNS else csv_safe
+                col = pa.array([None if v is None else fix(v) for v in col.to_pylist()], col.type)
+            arrays.append(col)
+        return pa.RecordBatch.from_arrays(arrays, names=list(columns))
+
+    def render(batch: Any, rows: int) -> bytes:
+        data = csv_bytes(batch)
+        if _csv_bytes_unsafe(data, rows) or formula(batch):
+            data = csv_bytes(escaped(batch))
+        return data
+
+    def emit(data: bytes) -> None:
+        if sink is not None:
+            out.flush()
+            sink.write(data)
+        else:
+            out.write(data.decode("utf-8"))
+
+    def write(recs: Iterable[DecodedRecord]) -> int:
+        from concurrent.futures import Future, ThreadPoolExecutor
+
+        n = 0
+        builder = None
+        pending: Future[bytes] | None = None
+        # pyarrow formats a batch (without the GIL) on a second thread while the next one is
+        # decoded; one batch in flight, written in order
+        with ThreadPoolExecutor(1, thread_name_prefix="kgroup-csv") as pool:
+            for index, chunk in enumerate(_batches(recs, ARROW_BATCH_ROWS)):
+                # a new builder now and then: its cache of key JSON texts (up to 100,000
+                # keys, tens of MB) is kept to what BUILDER_BATCHES batches hold
+                if index % BUILDER_BATCHES == 0:
+                    builder = RowBuilder()
+                builder.add_many(chunk)
+                batch = builder.batch().select(list(columns))
+                if pending is not None:
+                    emit(pending.result())
+                pending = pool.submit(render, batch, len(chunk))
+                n += len(chunk)
+            if pending is not None:
+                emit(pending.result())
+        return n
+
+    return write
+
+
+def _schema() -> tuple[tuple[str, str, str], ...]:
+    from kgroup.scan.rows import COLUMNS as SCHEMA
+
+    return SCHEMA
+
+
+# ------------------------------------------------------------------ table
+
+# (key, header, justify, kind): key and number columns are never cut; on a terminal the
+# text columns wrap at the width chosen for them (kgroup/render/table.py).
+COLUMNS = (
+    Column("source", "SOURCE", "left", TEXT),
+    Column("offset", "OFFSET", "right", NUMBER),
+    Column("time", "TIME", "left", KEY),
+    Column("record_type", "TYPE", "left", KEY),
+    Column("group", "GROUP", "left", KEY),
+    Column("key", "KEY", "left", KEY),  # topic-partition of a commit, member id, ...
+    Column("value", "VALUE", "left", TEXT),
+)
+
+
+@dataclass
+class TableResult:
+    """What the table writer did: records written, and whether a value was cut."""
+
+    records: int = 0
+    cut: bool = False
+
+
+def write_table(
+    recs: Iterable[DecodedRecord],
+    out: TextIO,
+    *,
+    color: bool,
+    width: int | None,
+    footer: Callable[[int], list[str]],
+    empty_message: str = "no records",
+) -> TableResult:
+    """Print the records as a table while they come; `width` is the terminal's (None: a pipe,
+    every row on one line). `footer(count)` gives the lines printed after the rows."""
+    from rich.cells import cell_len
+
+    from kgroup.render.table import fit_widths
+
+    result = TableResult()
+    rows = iter(recs)
+    sample: list[list[str]] = []
+    started = time.monotonic()
+    for rec in rows:
+        sample.append(_cells(rec, result))
+        if len(sample) >= SAMPLE_ROWS or (
+            len(sample) % 64 == 0 and time.monotonic() - started > SAMPLE_SECONDS
+        ):
+            break
+    if not sample:
+        out.write(terminal_safe(empty_message) + "\n")
+        for line in footer(0):
+            out.write(terminal_safe(line) + "\n")
+        return result
+    natural = [
+        max([cell_len(c.title), *(_width(r[i], cell_len) for r in sample)])
+        for i, c in enumerate(COLUMNS)
+    ]
+    gaps = (len(COLUMNS) - 1) * len(GAP)
+    if width is None:
+        widths = natural
+    else:
+        words = [
+            max((_width(word, cell_len) for r in sample for word in r[i].split()), default=0)
+            for i in range(len(COLUMNS))
+        ]
+        widths = fit_widths(COLUMNS, natural, width - gaps, words)
+    layout = _Layout(widths, width is not None, cell_len)
+    header = layout.line([c.title for c in COLUMNS])
+    if color:
+        out.write(f"\x1b[1m{header}\x1b[0m\n")
+        out.write("\x1b[2m" + "─" * cell_len(header) + "\x1b[0m\n")
+    else:
+        out.write(header + "\n")
+    write = out.write
+    for cells in sample:
+        write(layout.row(cells))
+    result.records = len(sample)
+    del sample
+    for rec in rows:
+        write(layout.row(_cells(rec, result)))
+        result.records += 1
+    for line in footer(result.records):
+        write(terminal_safe(line) + "\n")
+    return result
+
+
+def _width(text: str, cell_len: Callable[[str], int]) -> int:
+    return len(text) if text.isascii() else cell_len(text)
+
+
+class _Layout:
+    """Fixed column widths; formats a row as one line, or several where text cells wrap."""
+
+    def __init__(self, widths: list[int], wrap: bool, cell_len: Callable[[str], int]) -> None:
+        self.widths = widths
+        self.wrap = wrap
+        self.cell_len = cell_len
+        self.right = [c.justify == "right" for c in COLUMNS]
+        self.wraps = [wrap and c.role == TEXT for c in COLUMNS]
+        self.last = len(COLUMNS) - 1
+
+    def _pad(self, i: int, text: str) -> str:
+        width = self.widths[i]
+        if text.isascii():
+            if i == self.last and not self.right[i]:
+                return text
+            return text.rjust(width) if self.right[i] else text.ljust(width)
+        room = width - self.cell_len(text)
+        if room <= 0:
+            return text
+        if self.right[i]:
+            return " " * room + text
+        return text if i == self.last else text + " " * room
+
+    def line(self, cells: Sequence[str]) -> str:
+        pad = self._pad
+        return GAP.join([pad(i, c) for i, c in enumerate(cells)]).rstrip()
+
+    def row(self, cells: list[str]) -> str:
+        parts: list[list[str]] | None = None
+        for i, cell in enumerate(cells):
+            if self.wraps[i] and _width(cell, self.cell_len) > self.widths[i]:
+                if parts is None:
+                    parts = [[c] for c in cells]
+                parts[i] = _fold(cell, self.widths[i])
+        if parts is None:
+            return self.line(cells) + "\n"
+        height = max(len(p) for p in parts)
+        return "".join(
+            self.line([p[k] if k < len(p) else "" for p in parts]) + "\n" for k in range(height)
+        )
+
+
+def _fold(text: str, width: int) -> list[str]:
+    """`text` wrapped at blanks, words longer than `width` folded (rich's "fold")."""
+    return textwrap.wrap(text, max(width, 1), break_on_hyphens=False) or [""]
+
+
+def _cells(rec: DecodedRecord, result: TableResult) -> list[str]:
+    """The table cells of one record (escaped for a terminal; None shown as `-`)."""
+    value, cut = value_text(rec)
+    if cut:
+        result.cut = True
+    cells = (
+        rec.source,
+        str(rec.offset),
+        format_ms(rec.timestamp),
+        rec.record_type,
+        rec.group,
+        key_text(rec),
+        value,
+    )
+    return ["-" if c is None else terminal_safe(c) for c in cells]
+
+
+def key_text(rec: DecodedRecord) -> str | None:
+    """The KEY cell: `topic-partition` of an offset commit, else the key's fields but the group."""
+    key = rec.key
+    if key is None or rec.control:
+        return None
+    if rec.key_type in (0, 1):
+        return f"{key.get('topic')}-{key.get('partition')}"
+    rest = {k: v for k, v in key.items() if k not in ("group", "group_id")}
+    return " ".join(str(v) for v in rest.values()) or None
+
+
+def value_text(rec: DecodedRecord) -> tuple[str, bool]:
+    """The VALUE cell, and whether it was cut (a JSON value longer than VALUE_MAX)."""
+    if rec.record_type == "unknown" or rec.error:
+        return rec.error or "unknown", False
+    if rec.tombstone:
+        return "<DELETE>", False
+    v = rec.value or {}
+    if rec.record_type == "txn_marker":
+        return f"{v.get('marker')} coordinator_epoch={v.get('coordinator_epoch')}", False
+    if rec.record_type == "offset_commit":
+        parts = [f"offset={v.get('offset')}"]
+        if v.get("leader_epoch", -1) != -1:
+            parts.append(f"leader_epoch={v['leader_epoch']}")
+        if v.get("metadata"):
+            parts.append(f"metadata={v['metadata']!r}")
+        parts.append(f"commit={format_ms(v.get('commit_timestamp', -1))}")
+        if v.get("expire_timestamp", -1) != -1:
+            parts.append(f"expire={format_ms(v['expire_timestamp'])}")
+        if v.get("topic_id"):
+            parts.append(f"topic_id={v['topic_id']}")
+        return " ".join(parts), False
+    if rec.record_type == "group_metadata":
+        members = v.get("members") or []
+        state = "Stable" if members else "Empty"
+        proto = f"{v.get('protocol_type') or '-'}/{v.get('protocol') or '-'}"
+        return f"{state} {proto} generation={v.get('generation')} members={len(members)}", False
+    import json
+
+    from kgroup.offsets.decode import jsonable
+
+    text = json.dumps(jsonable(v), separators=(",", ":"), ensure_ascii=False)
+    if len(text) <= VALUE_MAX:
+        return text, False
+    return text[: VALUE_MAX - 1] + CUT_MARK, True
+
+
+_LAST_TIME: list[Any] = [None, None]  # (ms, text) of the last call: commits repeat times
+
+
+def format_ms(ms: int | None) -> str | None:
+    """Epoch ms as an RFC 3339 UTC time with milliseconds; None/negative as None."""
+    if ms is None or ms < 0:
+        return None
+    if ms == _LAST_TIME[0]:
+        return _LAST_TIME[1]
+    from kgroup.reset.timespec import format_utc_ms
+
+    try:
+        text = format_utc_ms(ms)
+    except (OverflowError, ValueError):
+        text = str(ms)
+    _LAST_TIME[0], _LAST_TIME[1] = ms, text
+    return text
