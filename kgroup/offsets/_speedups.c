@@ -5,7 +5,10 @@
  * `DefaultRecord` (magic 2 record framing, zig-zag varints). OFFSETS_FORMAT.md sections 1, 6.1.
  *
  * This module knows no layout: `Reader` runs a small program that codec.py compiles from the
- * tables in schema.py, and `records_v2` frames the records of one magic-2 batch.
+ * tables in schema.py (as strictly as Kafka's generated readers: a negative length of a
+ * non-nullable field gives up, so Python raises Kafka's error), `records_v2` frames the records
+ * of one magic-2 batch, `ValueDecoder` decodes whole values and writes them as JSON,
+ * `LineWriter` writes DecodedRecord.to_json() lines and `Scanner` runs the scan loop.
  *
  * Contract (what keeps it safe and equal to the interpreter):
  * - every read is bounds-checked against the end the caller gave;
@@ -43,7 +46,6 @@ static PyObject *EMPTY_BYTES;
 typedef struct {
     const uint8_t *b;
     int flexible;
-    int lenient;
 } Ctx;
 
 static inline int64_t be16s(const uint8_t *p) { return (int16_t)((p[0] << 8) | p[1]); }
@@ -96,13 +98,14 @@ static inline int read_varint(const uint8_t *b, Py_ssize_t *pp, Py_ssize_t e, in
     return BAIL;
 }
 
-/* A length: classic int16 (strings) / int32 (bytes, arrays), or compact uvarint N+1. */
+/* A length: classic int16 (strings) / int32 (bytes, arrays), or compact uvarint N+1 read as
+ * Kafka's Java int `readUnsignedVarint() - 1` (codec.read_uvarint32: 32 bits, wrapping). */
 static inline int read_length(Ctx *c, Py_ssize_t *pp, Py_ssize_t e, int wide, int64_t *out)
 {
     if (c->flexible) {
         int64_t n;
         if (read_uvarint(c->b, pp, e, &n)) return BAIL;
-        *out = n - 1;
+        *out = (int32_t)((uint32_t)n - 1u);
         return 0;
     }
     Py_ssize_t p = *pp;
@@ -148,6 +151,16 @@ static PyObject *read_fixed(const uint8_t *p, long kind)
     return NULL;
 }
 
+/* Whether a negative length/count of this op is null (else Kafka rejects it: the C code gives
+ * up and the Python reader raises "non-nullable field ... was serialized as null"). */
+static inline int op_nullable(PyObject *op)
+{
+    return PyTuple_GET_SIZE(op) > 3 && PyTuple_GET_ITEM(op, 3) == Py_True;
+}
+
+/* Kafka's generated readers reject a string longer than 0x7fff ("had invalid length"). */
+#define MAX_STRING 0x7FFF
+
 static int run_struct(Ctx *c, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, PyObject **out);
 static int run_struct_into(Ctx *c, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, PyObject *d);
 
@@ -175,13 +188,13 @@ static int read_value(Ctx *c, PyObject *op, Py_ssize_t *pp, Py_ssize_t e, PyObje
     case OP_BYTES:
         if (read_length(c, &p, e, code == OP_BYTES, &n)) return BAIL;
         if (n < 0) {
-            if (n != -1) return BAIL;
+            if (!op_nullable(op)) return BAIL;
             Py_INCREF(Py_None);
             *out = Py_None;
             *pp = p;
             return 0;
         }
-        if (n > e - p) return BAIL;
+        if (n > e - p || (code == OP_STR && n > MAX_STRING)) return BAIL;
         if (n == 0) {
             v = code == OP_STR ? EMPTY_STR : EMPTY_BYTES;
             Py_INCREF(v);
@@ -198,7 +211,7 @@ static int read_value(Ctx *c, PyObject *op, Py_ssize_t *pp, Py_ssize_t e, PyObje
     case OP_ARRAY: {
         if (read_length(c, &p, e, 1, &n)) return BAIL;
         if (n < 0) {
-            if (n != -1) return BAIL;
+            if (!op_nullable(op)) return BAIL;
             Py_INCREF(Py_None);
             *out = Py_None;
             *pp = p;
@@ -289,7 +302,6 @@ static int run_struct_into(Ctx *c, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e,
     Py_ssize_t p = *pp;
     Py_ssize_t nops = PyTuple_GET_SIZE(plain);
     for (Py_ssize_t i = 0; i < nops; i++) {
-        if (c->lenient && p == e) goto done;
         PyObject *op = PyTuple_GET_ITEM(plain, i);
         PyObject *v;
         if (read_value(c, op, &p, e, &v)) goto bail;
@@ -298,6 +310,7 @@ static int run_struct_into(Ctx *c, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e,
     if (c->flexible) {
         int64_t nt, tag, size;
         if (read_uvarint(c->b, &p, e, &nt)) goto bail;
+        nt = (int32_t)(uint32_t)nt; /* a Java int: negative reads no field (codec.py) */
         Py_ssize_t ntagged = PyTuple_GET_SIZE(tagged);
         for (int64_t t = 0; t < nt; t++) {
             if (read_uvarint(c->b, &p, e, &tag)) goto bail;
@@ -337,7 +350,6 @@ static int run_struct_into(Ctx *c, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e,
             p = qt;
         }
     }
-done:
     *pp = p;
     return 0;
 bail:
@@ -378,7 +390,6 @@ typedef struct {
     PyObject *prog;     /* the struct program */
     PyObject *fallback; /* the pure-Python reader: fallback(b, p, e) -> (dict, p) */
     int flexible;
-    int lenient;
 } Reader;
 
 /* (dict, position) or NULL with no error set when the C path gives up. */
@@ -391,7 +402,7 @@ static PyObject *reader_try(Reader *self, PyObject *buf, Py_ssize_t p, Py_ssize_
     }
     PyObject *result = NULL;
     if (p >= 0 && p <= e && e <= view.len) {
-        Ctx c = {(const uint8_t *)view.buf, self->flexible, self->lenient};
+        Ctx c = {(const uint8_t *)view.buf, self->flexible};
         PyObject *d;
         if (run_struct(&c, self->prog, &p, e, &d) == 0) {
             PyObject *pos = PyLong_FromSsize_t(p);
@@ -441,10 +452,10 @@ static PyObject *Reader_try_read(Reader *self, PyObject *args)
 static int Reader_init(Reader *self, PyObject *args, PyObject *kwargs)
 {
     PyObject *prog, *fallback;
-    int flexible, lenient;
-    static char *kw[] = {"program", "fallback", "flexible", "lenient", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!Opp", kw, &PyTuple_Type, &prog, &fallback,
-                                     &flexible, &lenient))
+    int flexible;
+    static char *kw[] = {"program", "fallback", "flexible", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!Op", kw, &PyTuple_Type, &prog, &fallback,
+                                     &flexible))
         return -1;
     if (PyTuple_GET_SIZE(prog) != 2) {
         PyErr_SetString(PyExc_ValueError, "program must be (plain ops, tagged ops)");
@@ -455,7 +466,6 @@ static int Reader_init(Reader *self, PyObject *args, PyObject *kwargs)
     Py_XSETREF(self->prog, prog);
     Py_XSETREF(self->fallback, fallback);
     self->flexible = flexible;
-    self->lenient = lenient;
     return 0;
 }
 
@@ -484,7 +494,7 @@ static PyTypeObject ReaderType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kgroup.offsets._speedups.Reader",
     .tp_basicsize = sizeof(Reader),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "Reader(program, fallback, flexible, lenient): call as reader(b, p, e).",
+    .tp_doc = "Reader(program, fallback, flexible): call as reader(b, p, e).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Reader_init,
     .tp_dealloc = (destructor)Reader_dealloc,
@@ -618,8 +628,8 @@ typedef struct {
     PyObject *tables;                          /* keeps the programs below alive */
     PyObject *prog[MAX_TYPES][MAX_VERSIONS];   /* borrowed from tables; NULL = none */
     char flex[MAX_TYPES][MAX_VERSIONS];
-    PyObject *sub[EMB_VERSIONS];               /* ConsumerProtocolSubscription v0.. (lenient) */
-    PyObject *asg[EMB_VERSIONS];               /* ConsumerProtocolAssignment v0.. (lenient) */
+    PyObject *sub[EMB_VERSIONS];               /* ConsumerProtocolSubscription v0.. */
+    PyObject *asg[EMB_VERSIONS];               /* ConsumerProtocolAssignment v0.. */
     int nsub, nasg;
 } ValueDecoder;
 
@@ -642,7 +652,7 @@ static int read_versioned(PyObject **progs, int nprogs, const uint8_t *b, Py_ssi
         return BAIL;
     }
     Py_DECREF(v);
-    Ctx c = {b, 0, 1};
+    Ctx c = {b, 0};
     Py_ssize_t p = 2;
     if (run_struct_into(&c, prog, &p, len, d)) {
         Py_DECREF(d);
@@ -754,7 +764,7 @@ static int vd_decode(ValueDecoder *vd, long type_id, const uint8_t *b, Py_ssize_
     if (v < 0 || v >= MAX_VERSIONS) return BAIL;
     PyObject *prog = vd->prog[type_id][v];
     if (prog == NULL) return BAIL;
-    Ctx c = {b, vd->flex[type_id][v], 0};
+    Ctx c = {b, vd->flex[type_id][v]};
     Py_ssize_t p = 2;
     PyObject *d;
     if (run_struct(&c, prog, &p, len, &d)) return BAIL;
@@ -999,11 +1009,11 @@ static int json_value(JCtx *x, PyObject *op, Py_ssize_t *pp, Py_ssize_t e, int r
     case OP_BYTES:
         if (read_length(&x->c, &p, e, code == OP_BYTES, &n)) return BAIL;
         if (n < 0) {
-            if (n != -1) return BAIL;
+            if (!op_nullable(op)) return BAIL;
             *pp = p;
             return jb_put(j, "null", 4);
         }
-        if (n > e - p) return BAIL;
+        if (n > e - p || (code == OP_STR && n > MAX_STRING)) return BAIL;
         if (code == OP_STR ? jb_str(j, b + p, (Py_ssize_t)n) : jb_b64(j, b + p, (Py_ssize_t)n))
             return BAIL;
         *pp = p + (Py_ssize_t)n;
@@ -1012,7 +1022,7 @@ static int json_value(JCtx *x, PyObject *op, Py_ssize_t *pp, Py_ssize_t e, int r
     case OP_ARRAY: {
         if (read_length(&x->c, &p, e, 1, &n)) return BAIL;
         if (n < 0) {
-            if (n != -1) return BAIL;
+            if (!op_nullable(op)) return BAIL;
             *pp = p;
             return jb_put(j, "null", 4);
         }
@@ -1074,7 +1084,6 @@ static int json_fields(JCtx *x, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, in
     x->group_top = 0; /* nested structs are not the top level */
     int seen_sub = 0, seen_asg = 0;
     for (Py_ssize_t i = 0; i < nops; i++) {
-        if (x->c.lenient && p == e) break;
         PyObject *op = PyTuple_GET_ITEM(plain, i);
         PyObject *key = PyTuple_GET_ITEM(op, 1);
         long code = PyLong_AsLong(PyTuple_GET_ITEM(op, 0));
@@ -1087,7 +1096,7 @@ static int json_fields(JCtx *x, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, in
             /* remember the text: members are expanded by protocol type, sticky user data */
             Py_ssize_t q = p;
             int64_t n;
-            if (read_length(&x->c, &q, e, 0, &n) || n < -1 || n > e - q) return BAIL;
+            if (read_length(&x->c, &q, e, 0, &n) || n > e - q) return BAIL;
             const uint8_t *s = n < 0 ? NULL : x->c.b + q;
             if (is_ascii(key, "protocol_type")) {
                 x->ptype = s;
@@ -1104,7 +1113,7 @@ static int json_fields(JCtx *x, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, in
             int64_t n;
             if (read_length(&x->c, &p, e, 1, &n)) return BAIL;
             if (n < 0) {
-                if (n != -1 || jb_put(j, "null", 4)) return BAIL;
+                if (!op_nullable(op) || jb_put(j, "null", 4)) return BAIL;
             } else {
                 if (n > e - p || json_consumer(x, x->c.b + p, (Py_ssize_t)n, is_sub)) return BAIL;
                 p += (Py_ssize_t)n;
@@ -1145,7 +1154,6 @@ static int json_consumer(JCtx *x, const uint8_t *b, Py_ssize_t n, int is_sub)
     JCtx inner = *x;
     inner.c.b = b;
     inner.c.flexible = 0;
-    inner.c.lenient = 1;
     inner.group_top = 0;
     Py_ssize_t p = 2;
     if (jb_put(x->j, "{\"version\":", 11) || jb_int(x->j, version)) return BAIL;
@@ -1155,28 +1163,41 @@ static int json_consumer(JCtx *x, const uint8_t *b, Py_ssize_t n, int is_sub)
     return jb_ch(x->j, '}');
 }
 
+/* The JSON text of a value of record type `type_id` (b[0:len], int16 version first) appended
+ * to j; *version gets its version. BAIL (j->len unchanged) wherever vd would give up. */
+static int vd_json_into(ValueDecoder *vd, long type_id, const uint8_t *b, Py_ssize_t len,
+                        JBuf *j, int *version)
+{
+    if (type_id < 0 || type_id >= MAX_TYPES || len < 2) return BAIL;
+    int v = (int)be16s(b);
+    if (v < 0 || v >= MAX_VERSIONS || vd->prog[type_id][v] == NULL) return BAIL;
+    Py_ssize_t start = j->len;
+    JCtx x = {{b, vd->flex[type_id][v]}, j, vd, type_id == GROUP_METADATA, NULL, NULL, 0, 0};
+    Py_ssize_t p = 2;
+    if (jb_ch(j, '{') == 0 && json_fields(&x, vd->prog[type_id][v], &p, len, ROLE_PLAIN, 1) == 0 &&
+        p == len && jb_ch(j, '}') == 0) {
+        *version = v;
+        return 0;
+    }
+    PyErr_Clear();
+    j->len = start;
+    return BAIL;
+}
+
 /* vd.json(type_id, raw) -> (version, JSON bytes) or None */
 static PyObject *ValueDecoder_json(ValueDecoder *self, PyObject *args)
 {
     long type_id;
     PyObject *raw;
     if (!PyArg_ParseTuple(args, "lO!", &type_id, &PyBytes_Type, &raw)) return NULL;
-    const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(raw);
-    Py_ssize_t len = PyBytes_GET_SIZE(raw);
-    if (type_id < 0 || type_id >= MAX_TYPES || len < 2) Py_RETURN_NONE;
-    int v = (int)be16s(b);
-    if (v < 0 || v >= MAX_VERSIONS || self->prog[type_id][v] == NULL) Py_RETURN_NONE;
     JBuf j = {NULL, 0, 0};
-    JCtx x = {{b, self->flex[type_id][v], 0}, &j, self, type_id == GROUP_METADATA,
-              NULL, NULL, 0, 0};
-    Py_ssize_t p = 2;
-    PyObject *out = NULL;
-    if (jb_ch(&j, '{') == 0 && json_fields(&x, self->prog[type_id][v], &p, len, ROLE_PLAIN, 1) == 0 &&
-        p == len && jb_ch(&j, '}') == 0) {
+    int v;
+    PyObject *out;
+    if (vd_json_into(self, type_id, (const uint8_t *)PyBytes_AS_STRING(raw),
+                     PyBytes_GET_SIZE(raw), &j, &v) == 0) {
         PyObject *text = PyBytes_FromStringAndSize(j.p, j.len);
         out = text == NULL ? NULL : Py_BuildValue("iN", v, text);
     } else {
-        PyErr_Clear();
         out = Py_None;
         Py_INCREF(out);
     }
@@ -1198,7 +1219,7 @@ static int check_program(PyObject *prog)
 /* ValueDecoder(values, subscription, assignment):
  *   values: tuple indexed by record type id of tuples indexed by version of
  *           (program, flexible) or None;
- *   subscription, assignment: tuples of (lenient, non-flexible) programs by version. */
+ *   subscription, assignment: tuples of non-flexible programs by version. */
 static int ValueDecoder_init(ValueDecoder *self, PyObject *args, PyObject *kwargs)
 {
     PyObject *values, *sub, *asg;
@@ -1270,6 +1291,211 @@ static PyTypeObject ValueDecoderType = {
     .tp_traverse = (traverseproc)ValueDecoder_traverse,
     .tp_call = (ternaryfunc)ValueDecoder_call,
     .tp_methods = ValueDecoder_methods,
+};
+
+/* ------------------------------------------------------------------ JSON lines */
+
+static int fatal_error(void);
+
+/* LineWriter(cls, slots, values)(rec): DecodedRecord.to_json() written here from the record's
+ * slots -- the same keys in the same order as DecodedRecord._fields, the same text as
+ * decode._dumps (orjson) gives -- with a value still pending written straight from its bytes
+ * (ValueDecoder.json). None wherever it would differ or cannot tell (a pending value the
+ * tables leave to Python, an object of another type, an int beyond 64 bits): the Python code
+ * then writes that line. tests/unit/offsets/test_offsets_json_lines.py compares the two. */
+
+typedef struct {
+    PyObject_HEAD
+    PyTypeObject *cls;         /* DecodedRecord */
+    Py_ssize_t off[NSLOTS];    /* byte offsets of its slots */
+    ValueDecoder *values;
+    JBuf j;                    /* reused between lines */
+} LineWriter;
+
+#define MAX_DEPTH 64
+
+/* UTF-8 of a str (already valid) as a JSON string. */
+static int jb_text(JBuf *j, PyObject *o)
+{
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(o, &n);
+    uint8_t high;
+    if (s == NULL || n > (PY_SSIZE_T_MAX - 2) / 6 || jb_reserve(j, JSON_STR_MAX(n))) {
+        PyErr_Clear();
+        return BAIL;
+    }
+    j->len = json_put_str(j->p + j->len, (const uint8_t *)s, n, &high) - j->p;
+    return 0;
+}
+
+/* Any decoded object as orjson writes it (bytes as standard base64, as decode._bytes_default):
+ * None, bool, int (64 bits), str, bytes, dict with str keys, list. */
+static int jb_obj(JBuf *j, PyObject *o, int depth)
+{
+    if (o == Py_None) return jb_put(j, "null", 4);
+    if (o == Py_True) return jb_put(j, "true", 4);
+    if (o == Py_False) return jb_put(j, "false", 5);
+    if (PyLong_CheckExact(o)) {
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow || (v == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return BAIL;
+        }
+        return jb_int(j, v);
+    }
+    if (PyUnicode_CheckExact(o)) return jb_text(j, o);
+    if (PyBytes_CheckExact(o))
+        return jb_b64(j, (const uint8_t *)PyBytes_AS_STRING(o), PyBytes_GET_SIZE(o));
+    if (depth >= MAX_DEPTH) return BAIL;
+    if (PyDict_CheckExact(o)) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        if (jb_ch(j, '{')) return BAIL;
+        int first = 1;
+        while (PyDict_Next(o, &pos, &k, &v)) {
+            if (!PyUnicode_CheckExact(k)) return BAIL;
+            if (!first && jb_ch(j, ',')) return BAIL;
+            first = 0;
+            if (jb_key(j, k) || jb_obj(j, v, depth + 1)) return BAIL;
+        }
+        return jb_ch(j, '}');
+    }
+    if (PyList_CheckExact(o)) {
+        if (jb_ch(j, '[')) return BAIL;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); i++) {
+            if (i && jb_ch(j, ',')) return BAIL;
+            if (jb_obj(j, PyList_GET_ITEM(o, i), depth + 1)) return BAIL;
+        }
+        return jb_ch(j, ']');
+    }
+    return BAIL;
+}
+
+/* `,"name":` then the object */
+static inline int jb_field(JBuf *j, const char *name, PyObject *o)
+{
+    return jb_put(j, name, (Py_ssize_t)strlen(name)) || jb_obj(j, o, 0);
+}
+
+static int line_of(LineWriter *self, PyObject *rec)
+{
+    JBuf *j = &self->j;
+    PyObject *slot[NSLOTS];
+    for (int i = 0; i < NSLOTS; i++) {
+        slot[i] = *(PyObject **)((char *)rec + self->off[i]);
+        if (slot[i] == NULL) return BAIL; /* an unset slot: Python raises AttributeError */
+    }
+    j->len = 0;
+    if (jb_field(j, "{\"source\":", slot[S_SOURCE])) return BAIL;
+    if (slot[S_PARTITION] != Py_None && jb_field(j, ",\"partition\":", slot[S_PARTITION]))
+        return BAIL;
+    if (jb_field(j, ",\"position\":", slot[S_POSITION]) ||
+        jb_field(j, ",\"offset\":", slot[S_OFFSET]) ||
+        jb_field(j, ",\"timestamp\":", slot[S_TIMESTAMP]) ||
+        jb_field(j, ",\"producer_id\":", slot[S_PRODUCER_ID]) ||
+        jb_field(j, ",\"transactional\":", slot[S_TRANSACTIONAL]) ||
+        jb_field(j, ",\"control\":", slot[S_CONTROL]) ||
+        jb_field(j, ",\"key_type\":", slot[S_KEY_TYPE]) ||
+        jb_field(j, ",\"record_type\":", slot[S_RECORD_TYPE]))
+        return BAIL;
+    if (slot[S_KEY] != Py_None && jb_field(j, ",\"key\":", slot[S_KEY])) return BAIL;
+    if (slot[S_KEY_RAW] != Py_None) {
+        if (!PyBytes_CheckExact(slot[S_KEY_RAW])) return BAIL;
+        if (jb_field(j, ",\"key_raw_base64\":", slot[S_KEY_RAW])) return BAIL;
+    }
+    PyObject *pending = slot[S_PENDING];
+    if (pending != Py_None) {
+        /* decode.DecodedRecord.to_json's direct path: (record type, raw bytes) */
+        PyObject *key_type = slot[S_KEY_TYPE];
+        if (key_type == Py_None || !PyLong_CheckExact(key_type) || !PyTuple_CheckExact(pending) ||
+            PyTuple_GET_SIZE(pending) != 2 || !PyBytes_CheckExact(PyTuple_GET_ITEM(pending, 1)))
+            return BAIL;
+        long type_id = PyLong_AsLong(key_type);
+        if (type_id == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return BAIL;
+        }
+        PyObject *raw = PyTuple_GET_ITEM(pending, 1);
+        const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(raw);
+        Py_ssize_t len = PyBytes_GET_SIZE(raw);
+        static const char VV[] = ",\"value_version\":", VAL[] = ",\"value\":";
+        if (len < 2 || jb_put(j, VV, sizeof(VV) - 1) || jb_int(j, be16s(b)) ||
+            jb_put(j, VAL, sizeof(VAL) - 1))
+            return BAIL;
+        int version;
+        if (vd_json_into(self->values, type_id, b, len, j, &version)) return BAIL;
+        return jb_ch(j, '}');
+    }
+    if (jb_field(j, ",\"value_version\":", slot[S_VALUE_VERSION]) ||
+        jb_field(j, ",\"value\":", slot[S_VALUE]))
+        return BAIL;
+    if (slot[S_VALUE_RAW] != Py_None) {
+        if (!PyBytes_CheckExact(slot[S_VALUE_RAW])) return BAIL;
+        if (jb_field(j, ",\"value_raw_base64\":", slot[S_VALUE_RAW])) return BAIL;
+    }
+    if (slot[S_LAYOUT] != Py_None && jb_field(j, ",\"layout\":", slot[S_LAYOUT])) return BAIL;
+    if (slot[S_ERROR] != Py_None && jb_field(j, ",\"error\":", slot[S_ERROR])) return BAIL;
+    return jb_ch(j, '}');
+}
+
+/* writer(rec) -> the JSON line (str, no newline) or None */
+static PyObject *LineWriter_call(LineWriter *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *rec;
+    if (kwargs != NULL || !PyArg_ParseTuple(args, "O", &rec)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "writer(rec)");
+        return NULL;
+    }
+    if (Py_TYPE(rec) != self->cls || line_of(self, rec)) {
+        if (fatal_error()) return NULL;
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return PyUnicode_DecodeUTF8(self->j.p, self->j.len, NULL);
+}
+
+static int LineWriter_init(LineWriter *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *cls, *slots, *values;
+    static char *kw[] = {"cls", "slots", "values", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!", kw, &PyType_Type, &cls,
+                                     &PyTuple_Type, &slots, &ValueDecoderType, &values))
+        return -1;
+    if (record_slot_offsets((PyTypeObject *)cls, slots, self->off, "LineWriter")) return -1;
+    Py_INCREF(cls);
+    Py_XSETREF(self->cls, (PyTypeObject *)cls);
+    Py_INCREF(values);
+    Py_XSETREF(self->values, (ValueDecoder *)values);
+    return 0;
+}
+
+static int LineWriter_traverse(LineWriter *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->cls);
+    Py_VISIT(self->values);
+    return 0;
+}
+
+static void LineWriter_dealloc(LineWriter *self)
+{
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->cls);
+    Py_CLEAR(self->values);
+    PyMem_Free(self->j.p);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject LineWriterType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kgroup.offsets._speedups.LineWriter",
+    .tp_basicsize = sizeof(LineWriter),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "LineWriter(cls, slots, values): writer(rec) -> rec.to_json() text or None.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)LineWriter_init,
+    .tp_dealloc = (destructor)LineWriter_dealloc,
+    .tp_traverse = (traverseproc)LineWriter_traverse,
+    .tp_call = (ternaryfunc)LineWriter_call,
 };
 
 /* ------------------------------------------------------------------ Scanner */
@@ -1692,7 +1918,7 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__speedups(void)
 {
     if (PyType_Ready(&ReaderType) < 0 || PyType_Ready(&ValueDecoderType) < 0 ||
-        PyType_Ready(&ScannerType) < 0)
+        PyType_Ready(&ScannerType) < 0 || PyType_Ready(&LineWriterType) < 0)
         return NULL;
     K_MEMBERS = PyUnicode_InternFromString("members");
     K_PROTOCOL_TYPE = PyUnicode_InternFromString("protocol_type");
@@ -1725,6 +1951,12 @@ PyMODINIT_FUNC PyInit__speedups(void)
     Py_INCREF(&ScannerType);
     if (PyModule_AddObject(m, "Scanner", (PyObject *)&ScannerType) < 0) {
         Py_DECREF(&ScannerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&LineWriterType);
+    if (PyModule_AddObject(m, "LineWriter", (PyObject *)&LineWriterType) < 0) {
+        Py_DECREF(&LineWriterType);
         Py_DECREF(m);
         return NULL;
     }

@@ -4,7 +4,7 @@ Source of truth: Kafka's message generator (`MessageDataGenerator`): how a versi
 becomes bytes in classic and flexible versions, including tagged-field sections (KIP-482).
 OFFSETS_FORMAT.md §1.
 
-Reading: for each (struct, version, flexible, lenient) the table is compiled once into a small
+Reading: for each (struct, version, flexible) the table is compiled once into a small
 Python function (straight-line `struct.unpack_from` calls, consecutive fixed-width fields merged
 into one precompiled `Struct`). This is the fast path the decoder needs to read hundreds of
 thousands of records a second; it is generated from the tables, so there is still exactly one
@@ -14,6 +14,12 @@ When the compiled extension is built (`native.py`), each reader is wrapped in a
 `_speedups.Reader` that runs a program compiled from the same tables (`c_program`) and hands
 the bytes to the Python reader whenever it gives up, so errors always come from the Python
 code below.
+
+Strictness is Kafka's generated `read` methods' (`MessageDataGenerator`, issue #13): every
+field of the version is required; a negative length or count is null where the field is
+nullable and "non-nullable field <name> was serialized as null" where it is not; a string
+longer than 0x7fff "had invalid length"; array elements are never null; compact lengths and
+tag counts are Java ints. The caller decides about trailing bytes (Kafka ignores them).
 
 Writing walks the same tables directly (speed does not matter there).
 
@@ -47,12 +53,12 @@ _READERS: dict[tuple[Any, ...], Reader] = {}
 _PY_READERS: dict[tuple[Any, ...], Reader] = {}
 
 
-def get_reader(struct: Struct, version: int, flexible: bool, lenient: bool = False) -> Reader:
+def get_reader(struct: Struct, version: int, flexible: bool) -> Reader:
     """The compiled reader for `struct` at `version` (cached): C when built, else Python."""
-    cache_key = (struct, version, flexible, lenient)
+    cache_key = (struct, version, flexible)
     fn = _READERS.get(cache_key)
     if fn is None:
-        fn = get_py_reader(struct, version, flexible, lenient)
+        fn = get_py_reader(struct, version, flexible)
         ext = native.get()
         if ext is not None:
             try:
@@ -60,17 +66,17 @@ def get_reader(struct: Struct, version: int, flexible: bool, lenient: bool = Fal
             except Unsupported:
                 pass
             else:
-                fn = ext.Reader(program, fn, flexible, lenient)
+                fn = ext.Reader(program, fn, flexible)
         _READERS[cache_key] = fn
     return fn
 
 
-def get_py_reader(struct: Struct, version: int, flexible: bool, lenient: bool = False) -> Reader:
+def get_py_reader(struct: Struct, version: int, flexible: bool) -> Reader:
     """The pure-Python reader for `struct` at `version` (cached)."""
-    cache_key = (struct, version, flexible, lenient)
+    cache_key = (struct, version, flexible)
     fn = _PY_READERS.get(cache_key)
     if fn is None:
-        fn = _Compiler(version, flexible, lenient).compile(struct)
+        fn = _Compiler(version, flexible).compile(struct)
         _PY_READERS[cache_key] = fn
     return fn
 
@@ -81,12 +87,26 @@ def read_message(
     buf: bytes,
     pos: int = 0,
     end: int | None = None,
-    *,
-    lenient: bool = False,
 ) -> tuple[dict[str, Any], int]:
     """Read `msg` at `version` from buf[pos:end]; returns (fields, position after)."""
-    fn = get_reader(msg.struct, version, msg.flexible(version), lenient)
+    fn = get_reader(msg.struct, version, msg.flexible(version))
     return fn(buf, pos, len(buf) if end is None else end)
+
+
+# ---------------------------------------------------------------- names and varints
+
+
+def java_name(name: str) -> str:
+    """A field's name as Kafka's generated code spells it in errors (`camelCaseName()`)."""
+    return name[:1].lower() + name[1:]
+
+
+def read_uvarint32(buf: bytes, pos: int, end: int, field: str, minus: int = 0) -> tuple[int, int]:
+    """Kafka's `readUnsignedVarint()` as a Java int (bits above 32 dropped, 2**31 and above
+    negative), minus `minus` with Java's int wrap-around; returns (value, new position)."""
+    value, pos = wire.read_uvarint(buf, pos, end, field)
+    value = ((value & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000 - minus
+    return ((value & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000, pos
 
 
 # ---------------------------------------------------------------- compiler
@@ -95,13 +115,13 @@ def read_message(
 class _Compiler:
     """Turns a Struct at one version into Python source, then into a function."""
 
-    def __init__(self, version: int, flexible: bool, lenient: bool) -> None:
+    def __init__(self, version: int, flexible: bool) -> None:
         self.version = version
         self.flexible = flexible
-        self.lenient = lenient
         self.ns: dict[str, Any] = {
             "DecodeError": DecodeError,
             "_uv": wire.read_uvarint,
+            "_uv32": read_uvarint32,
             "_uuid": wire.uuid_to_str,
             "_I16": wire.INT16.unpack_from,
             "_I32": wire.INT32.unpack_from,
@@ -132,25 +152,18 @@ class _Compiler:
         i = 0
         while i < len(plain):
             fd = plain[i]
-            if self.lenient:
-                body.append("    if p == e: return d, p")
             if _is_fixed(fd):
                 group = [fd]
-                while not self.lenient:
+                while True:
                     j = i + len(group)
                     if j >= len(plain) or not _is_fixed(plain[j]):
                         break
                     group.append(plain[j])
                 i += len(group)
                 nxt = plain[i] if i < len(plain) else None
-                if (
-                    nxt is not None
-                    and not self.flexible
-                    and not self.lenient
-                    and nxt.type in ("string", "bytes")
-                ):
+                if nxt is not None and not self.flexible and nxt.type in ("string", "bytes"):
                     # fold the next field's length prefix into the same unpack call
-                    n = self._fixed_group(body, group, "    ", nxt.type)
+                    n = self._fixed_group(body, group, "    ", nxt)
                     self._read_value(
                         body,
                         nxt,
@@ -176,7 +189,7 @@ class _Compiler:
         return fname
 
     def _fixed_group(
-        self, body: list[str], group: list[Field], ind: str, prefix_of: str | None = None
+        self, body: list[str], group: list[Field], ind: str, prefix_of: Field | None = None
     ) -> str | None:
         """Emit one unpack for consecutive fixed-width fields (plus an optional length prefix
         of a following classic string/bytes field); returns the length variable if any."""
@@ -186,11 +199,12 @@ class _Compiler:
         length_var = None
         if prefix_of is not None:
             length_var = self._name("n")
-            fmt += "i" if prefix_of == "bytes" else "h"
-            size += 4 if prefix_of == "bytes" else 2
+            fmt += "i" if prefix_of.type == "bytes" else "h"
+            size += 4 if prefix_of.type == "bytes" else 2
         sname = self._name("_S")
         self.ns[sname] = _struct.Struct(fmt).unpack_from
-        label = group[0].name if len(group) == 1 else f"{group[0].name}..{group[-1].name}"
+        last = group[-1] if prefix_of is None else prefix_of
+        label = group[0].name if group[0] is last else f"{group[0].name}..{last.name}"
         body.append(f"{ind}if p + {size} > e: raise DecodeError('truncated', p, {label!r})")
         targets = names + ([length_var] if length_var else [])
         body.append(f"{ind}{', '.join(targets)}, = {sname}(b, p)")
@@ -203,13 +217,13 @@ class _Compiler:
         return length_var
 
     def _length(self, body: list[str], var: str, ind: str, label: str, wide: bool) -> None:
-        """Emit code reading a length into `var`: classic int16/int32, or compact N+1 -> N."""
+        """Emit code reading a length into `var`: classic int16/int32, or compact N+1 -> N
+        (as a Java int: `readUnsignedVarint() - 1`, so a varint of 2**31 or more is negative)."""
         if self.flexible:
             body.append(f"{ind}if p >= e: raise DecodeError('truncated length', p, {label!r})")
             body.append(f"{ind}{var} = b[p]")
-            body.append(f"{ind}if {var} < 128: p += 1")
-            body.append(f"{ind}else: {var}, p = _uv(b, p, e, {label!r})")
-            body.append(f"{ind}{var} -= 1")
+            body.append(f"{ind}if {var} < 128: p += 1; {var} -= 1")
+            body.append(f"{ind}else: {var}, p = _uv32(b, p, e, {label!r}, 1)")
         else:
             size, reader = (4, "_I32") if wide else (2, "_I16")
             body.append(
@@ -217,6 +231,15 @@ class _Compiler:
             )
             body.append(f"{ind}{var}, = {reader}(b, p)")
             body.append(f"{ind}p += {size}")
+
+    def _null(self, body: list[str], target: str, ind: str, name: str, nullable: bool) -> None:
+        """A negative length: null where the field is nullable, else Kafka's generated reader's
+        error (`MessageDataGenerator.generateVariableLengthReader`)."""
+        if nullable:
+            body.append(f"{ind}{target} = None")
+        else:
+            text = f"non-nullable field {name} was serialized as null"
+            body.append(f"{ind}raise DecodeError({text!r}, p)")
 
     def _read_value(
         self,
@@ -228,8 +251,10 @@ class _Compiler:
         nullable: bool,
         length_var: str | None = None,
         tagged: bool = False,
+        name: str | None = None,
     ) -> None:
         label = fd.name
+        name = name or java_name(fd.name)
         if isinstance(typ, str):
             if typ in _FIXED:
                 fmt, size = _FIXED[typ]
@@ -249,12 +274,11 @@ class _Compiler:
             body.append(f"{ind}if {n} == 0:")
             body.append(f"{ind}    {target} = {empty}")
             body.append(f"{ind}elif {n} < 0:")
-            body.append(
-                f"{ind}    if {n} != -1: "
-                f"raise DecodeError('negative length %d' % {n}, p, {label!r})"
-            )
-            body.append(f"{ind}    {target} = None")
+            self._null(body, target, ind + "    ", name, nullable)
             body.append(f"{ind}else:")
+            if typ == "string":
+                text = f"string field {name} had invalid length %d"
+                body.append(f"{ind}    if {n} > 0x7FFF: raise DecodeError({text!r} % {n}, p)")
             body.append(f"{ind}    q = p + {n}")
             body.append(
                 f"{ind}    if q > e: raise DecodeError('%d bytes run past the end' % {n}, p, "
@@ -270,13 +294,14 @@ class _Compiler:
             n = self._name("n")
             self._length(body, n, ind, label, wide=True)
             body.append(f"{ind}if {n} < 0:")
-            body.append(
-                f"{ind}    if {n} != -1: raise DecodeError('negative count %d' % {n}, p, {label!r})"
-            )
-            body.append(f"{ind}    {target} = None")
+            self._null(body, target, ind + "    ", name, nullable)
             body.append(f"{ind}else:")
-            el = typ.of
             inner = ind + "    "
+            body.append(
+                f"{inner}if {n} > e - p: raise DecodeError('Tried to allocate a collection of "
+                f"size %d, but there are only %d bytes remaining.' % ({n}, e - p), p, {label!r})"
+            )
+            el = typ.of
             if isinstance(el, str) and el in _FIXED and el != "uuid":
                 fmt, size = _FIXED[el]
                 body.append(f"{inner}q = p + {n} * {size}")
@@ -288,10 +313,6 @@ class _Compiler:
                 body.append(f"{inner}p = q")
                 return
             lst = self._name("a")
-            body.append(
-                f"{inner}if {n} > e - p: "
-                f"raise DecodeError('count %d too large' % {n}, p, {label!r})"
-            )
             body.append(f"{inner}{lst} = []")
             body.append(f"{inner}for _ in range({n}):")
             if isinstance(el, Struct):
@@ -299,7 +320,10 @@ class _Compiler:
                 body.append(f"{inner}    x, p = {sub}(b, p, e)")
                 body.append(f"{inner}    {lst}.append(x)")
             else:
-                self._read_value(body, fd, el, "x", inner + "    ", nullable=True)
+                # elements are never nullable (Kafka: `Versions.NONE`, "<name> element")
+                self._read_value(
+                    body, fd, el, "x", inner + "    ", nullable=False, name=f"{name} element"
+                )
                 body.append(f"{inner}    {lst}.append(x)")
             body.append(f"{inner}{target} = {lst}")
             return
@@ -333,8 +357,9 @@ class _Compiler:
         body.append("    if p >= e: raise DecodeError('missing tagged fields', p, '_tagged')")
         body.append("    nt = b[p]")
         body.append("    if nt < 128: p += 1")
-        body.append("    else: nt, p = _uv(b, p, e, '_tagged')")
-        body.append("    if nt:")
+        # a Java int: a count of 2**31 or more is negative, and Kafka's loop reads no field
+        body.append("    else: nt, p = _uv32(b, p, e, '_tagged')")
+        body.append("    if nt > 0:")
         body.append("        for _ in range(nt):")
         body.append("            tag, p = _uv(b, p, e, '_tag')")
         body.append("            size, p = _uv(b, p, e, '_tag')")
@@ -373,7 +398,9 @@ class _Compiler:
 
 
 # ---------------------------------------------------------------- program for the C reader
-# Opcodes and fixed kinds: keep in step with _speedups.c. An op is (opcode, key, argument).
+# Opcodes and fixed kinds: keep in step with _speedups.c. An op is (opcode, key, argument,
+# nullable): `nullable` says whether a negative length/count is null (else the C code gives up
+# and the Python reader raises Kafka's "non-nullable field ... was serialized as null").
 
 _OP_FIXED, _OP_STR, _OP_BYTES, _OP_ARRAY_FIXED, _OP_ARRAY, _OP_STRUCT = 1, 2, 3, 4, 5, 6
 # Null marker of a struct op: none, int8 (-1 null, 1 present; an untagged nullable struct) or
@@ -394,35 +421,38 @@ def c_program(struct: Struct, version: int, flexible: bool) -> tuple[Any, ...]:
     for fd in struct.fields:
         if not fd.present(version):
             continue
+        nullable = fd.nullable_in(version)
         if fd.tag is not None and flexible:
-            marker = _NULL_VARINT if fd.nullable_in(version) else _NULL_NONE
-            tagged.append((fd.tag, _c_op(fd.key, fd.type, version, flexible, marker)))
+            tagged.append((fd.tag, _c_op(fd.key, fd.type, version, flexible, nullable, True)))
         else:
-            marker = _NULL_BYTE if fd.nullable_in(version) else _NULL_NONE
-            plain.append(_c_op(fd.key, fd.type, version, flexible, marker))
+            plain.append(_c_op(fd.key, fd.type, version, flexible, nullable, False))
     tagged.sort(key=lambda item: item[0])
     return tuple(plain), tuple(tagged)
 
 
-def _c_op(key: str | None, typ: Any, version: int, flexible: bool, nullable: int) -> tuple:
-    """One op; `nullable` is the null marker of a struct (`_NULL_*`), unused by other types."""
+def _c_op(
+    key: str | None, typ: Any, version: int, flexible: bool, nullable: bool, tagged: bool
+) -> tuple:
+    """One op (opcode, key, argument, nullable)."""
     if isinstance(typ, str):
         if typ in _KINDS:
-            return (_OP_FIXED, key, _KINDS[typ])
+            return (_OP_FIXED, key, _KINDS[typ], False)
         if typ == "string":
-            return (_OP_STR, key, None)
+            return (_OP_STR, key, None, nullable)
         if typ == "bytes":
-            return (_OP_BYTES, key, None)
+            return (_OP_BYTES, key, None, nullable)
         raise Unsupported(typ)
     if isinstance(typ, Array):
         el = typ.of
         if isinstance(el, str) and el in _KINDS and el != "uuid":
-            return (_OP_ARRAY_FIXED, key, _KINDS[el])
-        # elements: structs without a null marker, other types as the Python reader reads them
-        marker = _NULL_NONE if isinstance(el, Struct) else _NULL_BYTE
-        return (_OP_ARRAY, key, _c_op(None, el, version, flexible, marker))
+            return (_OP_ARRAY_FIXED, key, _KINDS[el], nullable)
+        # elements are never nullable (structs have no null marker)
+        return (_OP_ARRAY, key, _c_op(None, el, version, flexible, False, False), nullable)
     if isinstance(typ, Struct):
-        return (_OP_STRUCT, key, (nullable, c_program(typ, version, flexible)))
+        marker = _NULL_NONE
+        if nullable:
+            marker = _NULL_VARINT if tagged else _NULL_BYTE
+        return (_OP_STRUCT, key, (marker, c_program(typ, version, flexible)), nullable)
     raise Unsupported(repr(typ))
 
 

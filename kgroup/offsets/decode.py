@@ -2,10 +2,11 @@
 
 Source of truth: Kafka's `CoordinatorRecordSerde` / `GroupCoordinatorRecordSerde` (int16 record
 type + key struct; int16 value version + value struct; null value = tombstone), the Java
-`ConsumerProtocol` (embedded subscription/assignment, lenient about versions and trailing
-bytes), `StickyAssignor` / `CooperativeStickyAssignor` user data, Kafka Connect's
-`ConnectProtocol` / `IncrementalCooperativeConnectProtocol`, and `EndTransactionMarker` /
-`ControlRecordType` for control records. OFFSETS_FORMAT.md §2-4, §6.1; CLI.md "decode output".
+`ConsumerProtocol` (embedded subscription/assignment: a newer version read with the newest
+layout, trailing bytes ignored, every field of that layout required), `StickyAssignor` /
+`CooperativeStickyAssignor` user data, Kafka Connect's `ConnectProtocol` /
+`IncrementalCooperativeConnectProtocol`, and `EndTransactionMarker` / `ControlRecordType` for
+control records. OFFSETS_FORMAT.md §2-4, §6.1; CLI.md "decode output".
 
 Unknown record types and value versions never raise: the record comes back with
 `record_type == "unknown"` (or the layout it was guessed from) and its raw bytes.
@@ -187,9 +188,21 @@ class DecodedRecord:
     def to_json(self) -> str:
         """`to_dict()` as one compact JSON line; bytes become base64 while serialising.
 
-        A value still pending (group metadata and the like) is written as JSON straight from
-        its bytes by the compiled codec when it can (the same text as decoding it first).
+        The compiled `LineWriter` writes the whole line when built (a value still pending, such
+        as group metadata, straight from its bytes); it gives the same text as the code below,
+        which writes what it leaves (None).
         """
+        writer = _NATIVE.get("line", _UNSET)
+        if writer is _UNSET:
+            writer = _line_writer()
+        if writer is not None:
+            line = writer(self)
+            if line is not None:
+                return line
+        return self._to_json_py()
+
+    def _to_json_py(self) -> str:
+        """`to_json()` in Python (pending values through the compiled ValueDecoder.json)."""
         pending = self._pending
         if pending is not None and self.key_type is not None:
             direct = _direct_value_json(self.key_type, pending[1])
@@ -268,6 +281,18 @@ def _json_dumps() -> tuple[Any, Any]:
 
 
 _dumps, _dumps_bytes = _json_dumps()
+
+
+def _line_writer() -> Any:
+    """The compiled `LineWriter` (rec -> the to_json() text or None), or None (not built,
+    switched off); cached in _NATIVE."""
+    writer = None
+    ext = native.get()
+    values = native_value_decoder()
+    if ext is not None and values is not None:
+        writer = ext.LineWriter(DecodedRecord, _SCANNER_SLOTS, values)
+    _NATIVE["line"] = writer
+    return writer
 
 
 def _direct_value_json(type_id: int, raw: bytes) -> tuple[int, Any] | None:
@@ -564,6 +589,8 @@ def _decode_value(rt: RecordType, value: bytes) -> ValueResult:
     if partial is not None:
         # Kafka's readers ignore trailing bytes; keep the fields and say what was left over.
         partial["_trailing"] = bytes(value[pos:])
+        if rt.type_id == 2:
+            _expand_members(partial)
         return version, partial, None, layout
     return version, None, error, None
 
@@ -651,7 +678,9 @@ def _expand_members(value: dict[str, Any]) -> None:
 
 
 def _versioned(msg: Message, data: bytes) -> dict[str, Any]:
-    """int16 version + `msg` read with the highest known layout, lenient about the tail."""
+    """int16 version + `msg` read with the highest known layout, as `ConsumerProtocol` does:
+    every field of that layout is required (a buffer underflow is a `SchemaException` there),
+    trailing bytes are ignored."""
     if len(data) < 2:
         raise DecodeError("shorter than its int16 version", 0, "version")
     version = INT16.unpack_from(data, 0)[0]
@@ -660,7 +689,7 @@ def _versioned(msg: Message, data: bytes) -> dict[str, Any]:
         if version < 0:
             raise DecodeError(f"negative version {version}", 0, "version")
         read_version = min(version, msg.valid[1])
-        reader = codec.get_reader(msg.struct, read_version, msg.flexible(read_version), True)
+        reader = codec.get_reader(msg.struct, read_version, msg.flexible(read_version))
         _EMBEDDED[(msg, version)] = reader
     fields, _pos = reader(data, 2, len(data))
     out: dict[str, Any] = {"version": version}

@@ -500,6 +500,18 @@ STREAMS_GROUP_TOPOLOGY_VALUE = message(
     ),
 )
 
+STREAMS_GROUP_TARGET_ASSIGNMENT_RESOLVED_TOPIC_IDS_VALUE = message(
+    "StreamsGroupTargetAssignmentResolvedTopicIdsValue",
+    "0",
+    "0+",
+    f("AssignmentEpoch", "int32"),
+    f(
+        "ResolvedTopicIdsBySubtopology",
+        arr(struct("ResolvedTopicIds", f("SubtopologyId", "string"), f("TopicIds", arr("uuid")))),
+    ),
+    note="trunk (apiKey 24), not in a release yet",
+)
+
 # ====================================================================== earlier layouts
 # Same type id and value version, different bytes: tried when the current layout does not
 # parse exactly. Early-access/preview schemas, decoded best effort (OFFSETS_FORMAT.md §2, §3.3).
@@ -721,6 +733,13 @@ _RECORD_TYPES = (
         _group_key("StreamsGroupTopologyKey"),
         STREAMS_GROUP_TOPOLOGY_VALUE,
         "KIP-1071, 4.1+",
+    ),
+    _rt(
+        24,
+        "streams_group_target_assignment_resolved_topic_ids",
+        _group_key("StreamsGroupTargetAssignmentResolvedTopicIdsKey"),
+        STREAMS_GROUP_TARGET_ASSIGNMENT_RESOLVED_TOPIC_IDS_VALUE,
+        "KIP-1071, trunk only",
     ),
 )
 

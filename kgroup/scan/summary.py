@@ -40,7 +40,7 @@ _MEMBER_TYPES = {5: "consumer", 10: "share", 19: "streams"}
 _OTHER_TYPES = {
     **dict.fromkeys((4, 6, 7, 8, 16), "consumer"),
     **dict.fromkeys((9, 12, 13, 14, 15), "share"),
-    **dict.fromkeys((18, 20, 21, 22, 23), "streams"),
+    **dict.fromkeys((18, 20, 21, 22, 23, 24), "streams"),
 }
 
 

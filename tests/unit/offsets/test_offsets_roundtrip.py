@@ -75,7 +75,7 @@ CASES = _cases()
 
 
 def test_every_type_and_version_is_covered() -> None:
-    assert {t for t, _ in CASES} == set(range(24))
+    assert {t for t, _ in CASES} == set(range(25))
     assert [v for t, v in CASES if t == 1] == [0, 1, 2, 3, 4]
     assert [v for t, v in CASES if t == 2] == [0, 1, 2, 3, 4]
 

@@ -144,32 +144,32 @@ def _struct(struct_: Struct, version: int) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries(required, optional=optional)
 
 
-def _messages() -> list[tuple[Message, int, bool]]:
-    """(message, version, lenient) for every value version, every key and embedded message."""
+def _messages() -> list[tuple[Message, int]]:
+    """(message, version) for every value version, every key and embedded message."""
     out = []
     for type_id, rt in sorted(RECORD_TYPES.items()):
         lo, hi = rt.value.valid
-        out += [(rt.value, v, False) for v in range(lo, hi + 1) if type_id != 0 or v == 0]
-        out.append((rt.key, 0, False))
+        out += [(rt.value, v) for v in range(lo, hi + 1) if type_id != 0 or v == 0]
+        out.append((rt.key, 0))
     for msg in (
         schema.CONSUMER_PROTOCOL_SUBSCRIPTION,
         schema.CONSUMER_PROTOCOL_ASSIGNMENT,
         schema.CONNECT_METADATA,
         schema.CONNECT_ASSIGNMENT,
     ):
-        out += [(msg, v, True) for v in range(msg.valid[0], msg.valid[1] + 1)]
-    out += [(schema.STICKY_USER_DATA, v, False) for v in (0, 1)]
+        out += [(msg, v) for v in range(msg.valid[0], msg.valid[1] + 1)]
+    out += [(schema.STICKY_USER_DATA, v) for v in (0, 1)]
     return out
 
 
 MESSAGES = _messages()
 
 
-def _readers(msg: Message, version: int, lenient: bool) -> tuple[Any, Any]:
+def _readers(msg: Message, version: int) -> tuple[Any, Any]:
     flexible = msg.flexible(version)
-    fast = codec.get_reader(msg.struct, version, flexible, lenient)
+    fast = codec.get_reader(msg.struct, version, flexible)
     assert hasattr(fast, "try_read"), f"{msg.name} v{version} has no compiled reader"
-    return fast, codec.get_py_reader(msg.struct, version, flexible, lenient)
+    return fast, codec.get_py_reader(msg.struct, version, flexible)
 
 
 def _py_result(py: Any, raw: bytes, pos: int) -> Any:
@@ -180,15 +180,13 @@ def _py_result(py: Any, raw: bytes, pos: int) -> Any:
 
 
 @_NEEDS_EXT
-@pytest.mark.parametrize(
-    ("msg", "version", "lenient"), MESSAGES, ids=[f"{m.name}-v{v}" for m, v, _ in MESSAGES]
-)
+@pytest.mark.parametrize(("msg", "version"), MESSAGES, ids=[f"{m.name}-v{v}" for m, v in MESSAGES])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_compiled_reader_equals_the_interpreter(
-    msg: Message, version: int, lenient: bool, data: st.DataObject
+    msg: Message, version: int, data: st.DataObject
 ) -> None:
-    fast, py = _readers(msg, version, lenient)
+    fast, py = _readers(msg, version)
     values = data.draw(_struct(msg.struct, version))
     # unknown tags (a newer Kafka) must be kept by both
     if msg.flexible(version) and data.draw(st.booleans()):
@@ -223,8 +221,8 @@ def test_compiled_reader_equals_the_interpreter(
 @settings(max_examples=200, deadline=None)
 @given(msg_index=st.integers(0, len(MESSAGES) - 1), raw=st.binary(max_size=120))
 def test_random_bytes_give_the_interpreter_result_or_nothing(msg_index: int, raw: bytes) -> None:
-    msg, version, lenient = MESSAGES[msg_index]
-    fast, py = _readers(msg, version, lenient)
+    msg, version = MESSAGES[msg_index]
+    fast, py = _readers(msg, version)
     got = fast.try_read(raw, 0, len(raw))
     if got is not None:
         assert got == _py_result(py, raw, 0)
@@ -232,7 +230,7 @@ def test_random_bytes_give_the_interpreter_result_or_nothing(msg_index: int, raw
 
 @_NEEDS_EXT
 def test_a_bad_position_falls_back_to_the_interpreter_error() -> None:
-    fast, _py = _readers(schema.OFFSET_COMMIT_VALUE, 3, False)
+    fast, _py = _readers(schema.OFFSET_COMMIT_VALUE, 3)
     assert fast.try_read(b"\x00" * 30, 5, 2) is None
     assert fast.try_read(b"\x00" * 30, 0, 99) is None
     with pytest.raises(wire.DecodeError):

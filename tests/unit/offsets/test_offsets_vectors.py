@@ -254,7 +254,7 @@ def test_connect_protocol_metadata_and_assignment() -> None:
     }
 
 
-def test_subscription_v3_and_sarama_v1_without_owned_partitions() -> None:
+def test_subscription_v3_and_sarama_v1_without_owned_partitions_is_raw() -> None:
     v3 = h("0003 00000001 0001 74 ffffffff 00000000 00000004 ffff")
     assert decode_subscription("consumer", "range", v3) == {
         "version": 3,
@@ -264,12 +264,12 @@ def test_subscription_v3_and_sarama_v1_without_owned_partitions() -> None:
         "generation_id": 4,
         "rack_id": None,
     }
-    # old sarama-cluster: says v1 but stops after userData
+    # old sarama-cluster: says v1 but stops after userData; Kafka's ConsumerProtocol fails on
+    # it (buffer underflow: ownedPartitions is required in v1), so the bytes stay raw (issue #13)
     sarama = h("0001 00000001 0001 74 00000000")
     assert decode_subscription("consumer", "range", sarama) == {
-        "version": 1,
-        "topics": ["t"],
-        "user_data": b"",
+        "raw_base64": sarama,
+        "error": "ownedPartitions: truncated length at byte 13",
     }
     # a future v9 is read with the v3 layout, trailing bytes ignored
     v9 = h("0009 00000000 ffffffff 00000000 00000001 0001 72 beef")
@@ -389,3 +389,24 @@ def test_json_line_equals_the_dict_form() -> None:
     value = h("0004" + OFFSET + "00000005" + "01" + TS + "01 05 02 abcd")
     rec = decode_kv(KEY_G_T_0, value)
     assert json.loads(rec.to_json()) == rec.to_dict()
+
+
+def test_streams_target_assignment_resolved_topic_ids_type_24() -> None:
+    """apache/kafka trunk StreamsGroupTargetAssignmentResolvedTopicIds{Key,Value}.json (apiKey
+    24): AssignmentEpoch int32, ResolvedTopicIdsBySubtopology []{SubtopologyId, TopicIds []uuid}.
+    """
+    value = (
+        "0000 00000007"  # v0, AssignmentEpoch 7
+        "02"  # one subtopology (compact array: N+1)
+        "02 30"  # SubtopologyId "0"
+        "02" + UUID_HEX + "00"  # TopicIds [uuid], struct tags
+        "00"  # top-level tags
+    )
+    rec = decode_kv(h("0018" + GROUP_KEY), h(value))
+    assert rec.record_type == "streams_group_target_assignment_resolved_topic_ids"
+    assert rec.key == {"group_id": "g"}
+    assert rec.value == {
+        "assignment_epoch": 7,
+        "resolved_topic_ids_by_subtopology": [{"subtopology_id": "0", "topic_ids": [UUID_TEXT]}],
+    }
+    assert encode_value(24, 0, rec.value) == h(value)
