@@ -214,6 +214,21 @@ def _usage_error_line(exc: Exception) -> str:
     return f"kgroup: error: {message}. Hint: see `{command} --help`"
 
 
+def _stdout_closed() -> int:
+    """`kgroup ... | head`: the reader went away; stop quietly with exit 0.
+
+    What is still buffered for the closed pipe would fail again when the interpreter flushes
+    stdout at exit: the descriptor is pointed at /dev/null first.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+    return 0
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     sys.exit(run(sys.argv[1:] if argv is None else argv))
@@ -264,12 +279,12 @@ def run(args: list[str]) -> int:
         sys.stderr.write("kgroup: interrupted\n")
         return EXIT_INTERRUPTED
     except BrokenPipeError:
-        # `kgroup ... | head`: stop quietly, as other Unix tools do.
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-        except OSError:
-            pass
-        return 0
+        return _stdout_closed()
+    except SystemExit as exc:
+        # Typer turns EPIPE into exit 1 after wrapping stdout in a PacifyFlushWrapper
+        if exc.code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            return _stdout_closed()
+        raise
     except MemoryError:
         # Anywhere in kgroup (an input far beyond the documented limits, a small memory cap):
         # one plain line, no imports (there may be no memory for them).

@@ -294,3 +294,21 @@ def test_spark_asked_for_the_printed_record_stream_reads_locally_and_says_so(tmp
         "(through Spark's driver it would come row by row, slower); --out DIR has Spark's tasks "
         "write it\n"
     )
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_reader_that_stops_early_ends_kgroup_quietly_with_exit_0(big, fmt: str) -> None:
+    """`kgroup decode ... | head -1`: before, exit 1 and nothing said (Typer's EPIPE path)."""
+    path, _size = big
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kgroup", "decode", "--segments", str(path), *_mode(fmt)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(),
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline()
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0, stderr
+    assert "Traceback" not in stderr and "error" not in stderr
