@@ -20,11 +20,18 @@ other load moves single runs by +-30 %). Spark's class-data-sharing archive
 (kgroup.scan.spark.cds_archive_path) is made first if missing, as a user's first Spark run
 makes it; the figures are those of every later run.
 
-Usage: python benchmarks/bench_spark.py [--repeat N] [SIZE_MB ...]   (default: 1024 4096)
+With `--master spark://HOST:PORT` (issue 15) the same runs also go to that cluster (its
+executors' start-up measured the same way); `--master start` starts a standalone master and two
+1-core workers for the run, as tests/integration/spark_cluster does. On this 2-core machine the
+cluster figures are about correctness and overhead, not speed-up.
+
+Usage: python benchmarks/bench_spark.py [--repeat N] [--master URL|start] [--conf K=V]
+       [SIZE_MB ...]   (default: 1024 4096)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -32,6 +39,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
@@ -100,7 +108,7 @@ import json, time, sys
 sys.path.insert(0, {root!r})
 t = time.perf_counter()
 from kgroup.scan.spark import start_session
-spark = start_session("local[2]")
+spark = start_session({master!r}, {conf!r})
 session = time.perf_counter() - t
 from kgroup.scan.local import find_segments
 from kgroup.scan.spark import SparkScan
@@ -148,16 +156,92 @@ def _content(out_dir: str, parquet: bool) -> tuple[int, int, dict[str, int]]:
     return rows, total, types
 
 
-def main() -> None:
-    argv = sys.argv[1:]
-    repeat = 1
-    if argv[:1] == ["--repeat"]:
-        repeat = int(argv[1])
-        argv = argv[2:]
-    sizes = [int(a) for a in argv] or [1024, 4096]
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Spark engine vs local engine (issue 7, 15)")
+    parser.add_argument("sizes", nargs="*", type=int, default=[1024, 4096], metavar="SIZE_MB")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--master",
+        metavar="URL",
+        help="also run on this Spark master (spark://HOST:PORT), or 'start': a standalone "
+        "master + 2 workers of 1 core / 1 GB each started for the run (as the cluster tests)",
+    )
+    parser.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="--spark-conf for the --master runs (default spark.executor.memory=512m)",
+    )
+    return parser.parse_args(argv)
+
+
+def _startup(master: str, path: str, repeat: int, conf: list[str]) -> float:
+    """Median session start + first query (a tiny input, a filter that matches nothing)."""
+    probes = sorted(
+        (
+            json.loads(
+                run(
+                    [
+                        sys.executable,
+                        "-c",
+                        _STARTUP.format(
+                            root=ROOT,
+                            path=path,
+                            master=master,
+                            conf=[] if master.startswith("local") else _pairs(conf),
+                        ),
+                    ],
+                    None,
+                )["stdout"]
+            )
+            for _ in range(repeat)
+        ),
+        key=lambda p: p["session"] + p["first_query"],
+    )
+    startup = probes[len(probes) // 2]
+    fixed = startup["session"] + startup["first_query"]
     print(
-        f"machine: {os.cpu_count()} cores; Spark local[2]; each figure the median of {repeat} "
-        "fresh process(es)"
+        f"{master} start-up: session {startup['session']:.1f} s + first query "
+        f"{startup['first_query']:.1f} s = {fixed:.1f} s"
+    )
+    return fixed
+
+
+def _pairs(conf: list[str]) -> list[tuple[str, str]]:
+    return [(k, v) for k, _eq, v in (kv.partition("=") for kv in conf)]
+
+
+def main() -> None:
+    args = parse_args(sys.argv[1:])
+    repeat, sizes = args.repeat, args.sizes
+    cluster = None
+    master = args.master
+    if master == "start":
+        import tempfile
+
+        from tests.integration.spark_cluster.cluster import SparkCluster
+
+        cluster = SparkCluster(Path(tempfile.mkdtemp(prefix="bench-spark-cluster-"))).start(2)
+        master = cluster.url
+    try:
+        _main(repeat, sizes, master, args.conf or ["spark.executor.memory=512m"])
+    finally:
+        if cluster is not None:
+            cluster.stop()
+
+
+def _main(repeat: int, sizes: list[int], master: str | None, conf: list[str]) -> None:
+    engines = [("local", LOCAL, None), ("local[2]", SPARK, "local[2]")]
+    if master:
+        cluster_args = ["--engine", "spark", "--spark-master", master]
+        for kv in conf:
+            cluster_args += ["--spark-conf", kv]
+        engines.append(("cluster", cluster_args, master))
+    print(
+        f"machine: {os.cpu_count()} cores; Spark local[2]"
+        + (f" and {master} ({' '.join(conf)})" if master else "")
+        + f"; each figure the median of {repeat} fresh process(es)"
     )
     sys.path.insert(0, ROOT)
     from kgroup.scan.spark import cds_archive_path
@@ -171,27 +255,10 @@ def main() -> None:
         path, records = bench_decode.generate(size)
         mb = bench_decode.log_megabytes(path)
         print(f"== {size} MiB: {records:,} records, {mb:,.0f} MB")
-        # a tiny input (one file, a filter that matches nothing): start-up + first query
-        probes = sorted(
-            (
-                json.loads(
-                    run([sys.executable, "-c", _STARTUP.format(root=ROOT, path=path)], None)[
-                        "stdout"
-                    ]
-                )
-                for _ in range(repeat)
-            ),
-            key=lambda p: p["session"] + p["first_query"],
-        )
-        startup = probes[len(probes) // 2]
-        fixed = startup["session"] + startup["first_query"]
-        print(
-            f"spark start-up: session {startup['session']:.1f} s + first query "
-            f"{startup['first_query']:.1f} s = {fixed:.1f} s"
-        )
         results = {}
-        for name, engine in (("local", LOCAL), ("spark", SPARK)):
-            out_dir = os.path.join(OUT, f"bench-spark-{name}-{size}")
+        for name, engine, spark_master in engines:
+            fixed = _startup(spark_master, path, repeat, conf) if spark_master else 0.0
+            out_dir = os.path.join(OUT, f"bench-spark-{name.replace('[2]', '2')}-{size}")
             recs = []
             for _ in range(repeat):
                 shutil.rmtree(out_dir, ignore_errors=True)
@@ -202,32 +269,40 @@ def main() -> None:
             summ = _median_run(
                 repeat, kgroup("-o", "json", "decode", "--segments", path, *engine, "--summary")
             )
-            content = _content(out_dir, parquet=name == "spark")
+            content = _content(out_dir, parquet=spark_master is not None)
             shutil.rmtree(out_dir, ignore_errors=True)
-            results[name] = (rec, summ, content, json.loads(summ["stdout"])["groups"])
+            results[name] = (rec, summ, content, json.loads(summ["stdout"])["groups"], fixed)
             for label, r in (
-                ("records -> " + ("JSONL" if name == "local" else "Parquet"), rec),
+                ("records -> " + ("Parquet" if spark_master else "JSONL"), rec),
                 ("--summary", summ),
             ):
-                after = r["seconds"] - (fixed if name == "spark" else 0.0)
+                after = r["seconds"] - fixed
                 print(
-                    f"{name:5} {label:18}: {r['seconds']:7.1f} s end to end "
+                    f"{name:8} {label:18}: {r['seconds']:7.1f} s end to end "
                     f"({mb / r['seconds']:5.1f} MB/s; after start-up {mb / after:5.1f} MB/s)  "
                     f"peak RSS {r['rss_mb']:6.0f} MB  runs {r['all']}"
                 )
-        lrec, lsum, lcontent, lgroups = results["local"]
-        srec, ssum, scontent, sgroups = results["spark"]
-        same = lcontent == scontent and lgroups == sgroups
-        lrows, srows = lcontent[0], scontent[0]
-        for label, lr, sr in (("records", lrec, srec), ("summary", lsum, ssum)):
-            end_to_end = lr["seconds"] / sr["seconds"]
-            after = lr["seconds"] / max(sr["seconds"] - fixed, 1e-9)
-            print(f"speed-up {label}: {end_to_end:.2f}x end to end, {after:.2f}x after start-up")
-        print(
-            f"identical results: {same} (rows {lrows:,} / {srows:,}, offsets and record types "
-            f"compared; {len(lgroups)} groups' summaries)"
-        )
+        lrec, lsum, lcontent, lgroups, _ = results["local"]
+        for name, _engine, _m in engines[1:]:
+            srec, ssum, scontent, sgroups, fixed = results[name]
+            same = lcontent == scontent and lgroups == sgroups
+            for label, lr, sr in (("records", lrec, srec), ("summary", lsum, ssum)):
+                end_to_end = lr["seconds"] / sr["seconds"]
+                after = lr["seconds"] / max(sr["seconds"] - fixed, 1e-9)
+                print(
+                    f"{name} vs local, {label}: {end_to_end:.2f}x end to end, "
+                    f"{after:.2f}x after start-up"
+                )
+            print(
+                f"{name}: identical results: {same} (rows {lcontent[0]:,} / {scontent[0]:,}, "
+                f"offsets and record types compared; {len(lgroups)} groups' summaries)"
+            )
     print("target: >= 1 GB: Spark faster end to end and >= 1.7x after start-up; results identical")
+    if master:
+        print(
+            "cluster: 2 cores shared by master, workers, executors and driver here: the figures "
+            "measure correctness and overhead, not speed-up"
+        )
 
 
 if __name__ == "__main__":

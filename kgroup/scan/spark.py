@@ -34,6 +34,11 @@ Partition descriptors are small picklable objects; files and Kafka connections a
 inside `read()`. Exceptions raised in executors are translated back into kgroup errors on the
 driver (`spark_errors`).
 
+On a cluster master (`spark://...`), `start_session` makes sure the executors import this
+kgroup with its compiled codec (`kgroup.scan.spark_ship`: nothing shipped when their Python
+has it, else the package as a `spark.archives` zip), and says on stderr which path it took.
+The record stream's task size follows `spark.sql.files.maxPartitionBytes` when it is set.
+
 `SparkScan` (the engine behind `kgroup decode --engine spark`) plans the same input partitions
 on the driver and runs the readers' `read()` through `range(n).mapInArrow(...)`, one input
 partition per task: the rows of the data sources without their per-query planning round
@@ -65,7 +70,9 @@ from kgroup.core.errors import CorruptInputError, KgroupError, UsageError
 from kgroup.offsets import replay as rp
 from kgroup.offsets import segments as seg
 from kgroup.offsets.decode import DecodedRecord
+from kgroup.render.notes import note
 from kgroup.scan import rows as rw
+from kgroup.scan import spark_ship
 from kgroup.scan import summary as sm
 from kgroup.scan.api import LiveSpec
 from kgroup.scan.local import DecodeFilter, LocalEngine, ScanStats, SegmentInput
@@ -530,7 +537,10 @@ def start_session(
     """A quiet SparkSession with kgroup's data sources registered.
 
     `master` defaults to `local[*]`; `conf` pairs are applied last (so they override kgroup's
-    defaults). Java is checked first; a local master also gets SPARK_LOCAL_IP=127.0.0.1.
+    defaults). Java is checked first. A local or loopback master gets SPARK_LOCAL_IP=127.0.0.1
+    and this Python for its executors (unless PYSPARK_PYTHON or spark.pyspark.python say
+    otherwise); on a cluster master kgroup is then made importable on the executors
+    (`spark_ship.ship`, one line on stderr).
     """
     problem = java_problem()
     if problem:
@@ -538,10 +548,15 @@ def start_session(
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     master = master or "local[*]"
     local = master.startswith("local")
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    executors_python = dict(conf).get("spark.pyspark.python")
+    if executors_python:  # PySpark takes the executors' Python from the driver's environment
+        os.environ["PYSPARK_PYTHON"] = executors_python
+    elif (local or spark_ship.loopback(master)) and not os.environ.get("PYSPARK_PYTHON"):
+        os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    if local:
+    if local or spark_ship.loopback(master):  # executors here reach the driver on loopback
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    if local:
         root = _kgroup_root()
         path = os.environ.get("PYTHONPATH", "")
         if root not in path.split(os.pathsep):
@@ -584,7 +599,12 @@ def start_session(
     if record_archive and archive is not None:
         atexit.register(_dump_cds_archive, spark, archive)
     if not local:
-        _ship_kgroup(spark, logdir)
+        try:
+            with spark_errors():
+                spark_ship.ship(spark, logdir, note)
+        except BaseException:
+            spark.stop()
+            raise
     spark.dataSource.register(SegmentSource)
     spark.dataSource.register(TopicSource)
     return spark
@@ -658,13 +678,6 @@ def _dump_cds_archive(spark: Any, archive: str) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-
-
-def _ship_kgroup(spark: Any, workdir: str) -> None:
-    """On a cluster, send this kgroup to the executors (they need the codec to decode)."""
-    base = os.path.join(workdir, "kgroup")
-    archive = shutil.make_archive(base, "zip", _kgroup_root(), "kgroup")
-    spark.sparkContext.addPyFile(archive)
 
 
 def java_problem() -> str | None:
@@ -771,6 +784,26 @@ class TaskProgress:
 # ---------------------------------------------------------------- the engine
 
 
+MAX_PARTITION_BYTES = "spark.sql.files.maxPartitionBytes"
+
+
+def session_split_bytes(spark: Any) -> int:
+    """Segment bytes per record-stream task: the session's spark.sql.files.maxPartitionBytes
+    when set (`--spark-conf spark.sql.files.maxPartitionBytes=64m`), else SPLIT_BYTES (Spark's
+    default of that setting)."""
+    try:
+        text = spark.conf.get(MAX_PARTITION_BYTES, None)
+        if text is None:
+            return SPLIT_BYTES
+        utils = spark.sparkContext._jvm.org.apache.spark.network.util.JavaUtils
+        return max(int(utils.byteStringAsBytes(str(text))), 1)
+    except Exception as exc:
+        raise UsageError(
+            f"{MAX_PARTITION_BYTES}: not a size ({exc.__class__.__name__})",
+            hint=f"--spark-conf {MAX_PARTITION_BYTES}=64m",
+        ) from exc
+
+
 class SparkScan:
     """The Spark engine behind the `Scan` interface (kgroup.scan.api)."""
 
@@ -784,7 +817,7 @@ class SparkScan:
         skip_corrupt: bool = False,
         on_problem: Callable[[seg.Problem], None] | None = None,
         console: Any = None,
-        split_bytes: int = SPLIT_BYTES,
+        split_bytes: int | None = None,
     ) -> None:
         if (inputs is None) == (live is None):
             raise UsageError("give segment inputs or a live topic")
@@ -795,7 +828,7 @@ class SparkScan:
         self.skip_corrupt = skip_corrupt
         self.on_problem = on_problem
         self.console = console
-        self.split_bytes = split_bytes
+        self.split_bytes = split_bytes if split_bytes is not None else session_split_bytes(spark)
         self.stats = ScanStats()
         if inputs is not None:
             self.stats.files = len(inputs)
@@ -936,6 +969,7 @@ class SparkScan:
         """
         if view == "records":
             return self._write_records(out)
+        clear_interrupted(out)
         if os.path.isdir(out):
             if os.listdir(out):
                 raise UsageError(f"--out {out} is not empty", hint="name a new or empty directory")
@@ -961,6 +995,7 @@ class SparkScan:
         opts = ViewOptions("records", self.flt, None, self.skip_corrupt)
         parts: list[Any] = self._reader(opts).partitions()
         job = uuid.uuid4().hex
+        clear_interrupted(out)
         fs, root, created = po.prepare(out)
         try:
             # the driver makes the stage; tasks only write files into it, so a task still
@@ -983,6 +1018,33 @@ class SparkScan:
                     self.on_problem(problem)
             self.stats.emitted += r["rows"]
         return out
+
+
+def clear_interrupted(out: str) -> bool:
+    """Remove what a killed run left in `--out` (a directory holding only `_temporary/`: staged
+    part files never committed, no `_SUCCESS`), saying so on stderr; True if it did.
+
+    A run killed before its commit (driver killed, machine lost) cannot clean up after itself;
+    as with Hadoop's committer, the stage is not output, and the next run into the same
+    directory removes it. Two runs writing one directory at the same time are not supported
+    (as with Spark's writer).
+    """
+    import pyarrow.fs as pafs
+
+    from kgroup.scan import parquet_out as po
+
+    fs, root = po.resolve(out)
+    if fs.get_file_info(root).type != pafs.FileType.Directory:
+        return False
+    entries = fs.get_file_info(pafs.FileSelector(root, recursive=False))
+    names = [e.base_name for e in entries]
+    if names != [po.TEMPORARY] or entries[0].type != pafs.FileType.Directory:
+        return False
+    fs.delete_dir(f"{root}/{po.TEMPORARY}")
+    note(
+        f"--out {out}: removed {po.TEMPORARY}/ left by an interrupted run (never committed)"
+    )
+    return True
 
 
 SUMMARY_COLUMNS = (
