@@ -516,19 +516,23 @@ def xxh32(data: bytes, seed: int = 0) -> int:
 def split_batches(buf: bytes, pos: int = 0) -> Iterator[tuple[int, int]]:
     """(start, total size) of each complete batch in buf[pos:], without copying.
 
-    Stops at the first incomplete batch; raises BatchError on framing corruption.
+    Stops at the first incomplete batch (fetched data may end in one); raises BatchError on a
+    frame whose header does not check out (`framing.header_problem`: magic, length bounds,
+    offsets). CRCs are the caller's (`Batch.check_crc`).
     """
+    from kgroup.offsets import framing  # framing builds on this module
+
     end = len(buf)
+    prev: int | None = None
     while end - pos >= HEADER_MIN:
-        (length,) = _I32.unpack_from(buf, pos + 8)
-        magic = buf[pos + 16]
-        minimum = V2_MIN_LENGTH if magic == 2 else LEGACY_MIN_LENGTH
-        if length < minimum:
-            raise BatchError(f"batch length {length} below the minimum {minimum}", pos)
-        total = length + LOG_OVERHEAD
+        reason = framing.header_problem(buf, pos, prev)
+        if reason is not None:
+            raise BatchError(reason, pos)
+        total = framing.frame_size(buf, pos)
         if end - pos < total:
             return
         yield pos, total
+        prev = framing.last_offset(buf, pos)
         pos += total
 
 

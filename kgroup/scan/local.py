@@ -291,29 +291,34 @@ class LocalEngine:
                 return chunk
 
             scanner = dec.native_scanner()
-            fast = None
-            if scanner is not None:
-                whole_file = self._fast_hook(scanner, item)
-
-                def fast(buf: bytes, p: int, base: int) -> Any:
-                    return whole_file(buf, p, base + start)  # positions in the whole file
-
-            for entry in seg.read_batches(read, item.source, chunk_size=self.chunk_size, fast=fast):
-                if type(entry) is list:  # records of the batches the C scanner took
-                    yield entry
+            fast = None if scanner is None else self._fast_hook(scanner, item)
+            entries = seg.read_batches(
+                read,
+                item.source,
+                chunk_size=self.chunk_size,
+                fast=fast,
+                resync=self.skip_corrupt,
+                start=start,
+            )
+            for entry in entries:
+                if type(entry) is tuple:  # the batches the C scanner took
+                    batches, read_count, recs = entry
+                    self.stats.batches += batches
+                    self.stats.records += read_count
+                    yield recs
                     continue
                 if isinstance(entry, seg.Problem):
-                    pos = None if entry.position is None else entry.position + start
-                    self._problem(seg.Problem(entry.source, pos, entry.kind, entry.message))
+                    self._problem(entry)
                     continue
-                entry.position += start
                 yield list(self._batch_records(entry, item))
         self.stats.bytes += (item.size if end is None else end) - start
 
     def _fast_hook(self, scanner: Any, item: SegmentInput) -> seg.FastHook:
         """`read_batches`' hook: the compiled scanner takes runs of ordinary batches (offset
         commits and group metadata, uncompressed, no control records) with this engine's
-        filter; it stops at anything else, which `_batch_records` reads."""
+        filter; it stops at anything else, which `_batch_records` reads. `read_batches` may
+        drop a run (offsets going back) and take it again shorter: the counts travel with
+        the records, added to the stats only when yielded."""
         flt = self.filter
         keyed = bool(flt.type_ids or flt.groups or flt.topics)  # as _batch_records' key_filter
         args = (
@@ -326,15 +331,12 @@ class LocalEngine:
             flt.topics if keyed else None,
         )
         scan = scanner.scan
-        stats = self.stats
 
-        def fast(buf: bytes, p: int, base: int) -> tuple[int, list[dec.DecodedRecord]] | None:
+        def fast(buf: bytes, p: int, base: int) -> tuple[int, tuple[int, int, list[Any]]] | None:
             after, batches, read, recs = scan(buf, p, base, SCAN_RUN, *args)
             if after == p:
                 return None
-            stats.batches += batches
-            stats.records += read
-            return after, recs
+            return after, (batches, read, recs)  # counted when read_batches yields it
 
         return fast
 

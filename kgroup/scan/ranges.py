@@ -3,21 +3,20 @@
 Source of truth: Kafka's `FileLogInputStream` framing (baseOffset int64, length int32, the
 batch follows; magic 0/1 message sets frame the same way), OFFSETS_FORMAT.md §6.4.
 
-Boundaries are found by walking batch headers only (12 bytes each, read with `os.pread`):
-no batch is decompressed or CRC-checked here; the reader of each range does that.
+Boundaries are found by walking the batches with the local reader's framing rules (header,
+offsets, CRC; nothing is decompressed), so that every range starts where a reader of the
+whole file would.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from itertools import pairwise
 
-from kgroup.offsets import records
+from kgroup.offsets import segments as seg
 from kgroup.scan.local import SegmentInput
 
 SPLIT_BYTES = 128 * 1024 * 1024  # like spark.sql.files.maxPartitionBytes
-_WINDOW = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -39,40 +38,21 @@ class Split:
 def batch_boundaries(path: str, every: int) -> list[int]:
     """Batch start positions at which to cut `path` into ranges of about `every` bytes.
 
-    Walks headers from the start; stops at the first frame that cannot be a batch (a torn
-    tail, zero padding, corruption), which then stays in the last range for its reader to
-    report. Position 0 is not included.
+    Walks the batches from the start with the local reader's own rules
+    (`segments.batch_starts`: header, offsets, CRC) and cuts only at batches it has checked,
+    stopping at the first frame that is not one (a torn tail, zero padding, corruption):
+    that frame and all after it stay in the last range, whose reader reports and skips
+    them exactly as a reader of the whole file does. A reader of a range thus starts at a
+    batch the whole-file reader also starts at, in the same state. Position 0 is not
+    included.
     """
     cuts: list[int] = []
-    size = os.path.getsize(path)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        pos = 0
-        next_cut = every
-        buf = b""
-        buf_at = 0
-        while size - pos >= records.HEADER_MIN:
-            rel = pos - buf_at
-            if rel < 0 or rel + records.HEADER_MIN > len(buf):
-                buf = os.pread(fd, _WINDOW, pos)
-                buf_at = pos
-                rel = 0
-                if len(buf) < records.HEADER_MIN:
-                    break
-            (length,) = records._I32.unpack_from(buf, rel + 8)
-            magic = buf[rel + 16]
-            minimum = records.V2_MIN_LENGTH if magic == 2 else records.LEGACY_MIN_LENGTH
-            if length < minimum or magic > 2:
-                break
-            total = length + records.LOG_OVERHEAD
-            if pos + total > size:
-                break
+    next_cut = every
+    with open(path, "rb") as fh:
+        for pos in seg.batch_starts(fh.read):
             if pos >= next_cut:
                 cuts.append(pos)
                 next_cut = pos + every
-            pos += total
-    finally:
-        os.close(fd)
     return cuts
 
 

@@ -73,7 +73,7 @@ def test_hand_built_magic2_batch_two_records() -> None:
 
 def test_crc_mismatch_is_reported_with_position() -> None:
     good = enc.encode_batch([(KEY, VALUE)], base_offset=0, timestamp=1)
-    bad = bytearray(good)
+    bad = bytearray(enc.encode_batch([(KEY, VALUE)], base_offset=1, timestamp=1))
     bad[-1] ^= 0xFF
     entries = list(seg.read_batches(io.BytesIO(good + bytes(bad)).read, "f.log"))
     assert isinstance(entries[0], rec.Batch)

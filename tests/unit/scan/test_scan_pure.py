@@ -228,9 +228,10 @@ def test_segment_reader_after_pickling_equals_local_engine(tmp_path: Path) -> No
 def test_reader_reports_padding_and_raises_on_corruption(tmp_path: Path) -> None:
     spark = pytest.importorskip("kgroup.scan.spark")
     good = _batch([enc.offset_commit("g", "t", 0, 1, commit_timestamp=T0)], 0, T0)
-    bad = bytearray(good)
+    bad = bytearray(_batch([enc.offset_commit("g", "t", 0, 1, commit_timestamp=T0)], 1, T0))
     bad[-1] ^= 0xFF
-    d = _log(tmp_path, [good, bytes(bad), good, b"\x00" * 30])
+    later = _batch([enc.offset_commit("g", "t", 0, 1, commit_timestamp=T0)], 2, T0)
+    d = _log(tmp_path, [good, bytes(bad), later, b"\x00" * 30])
     source = spark.SegmentSource(_options(d, skip_corrupt="true"))
     records, problems, _ = rw.split_notes(_reader_rows(source.reader(source.schema())))
     assert len(records) == 2
