@@ -8,7 +8,8 @@
  * tables in schema.py (as strictly as Kafka's generated readers: a negative length of a
  * non-nullable field gives up, so Python raises Kafka's error), `records_v2` frames the records
  * of one magic-2 batch, `ValueDecoder` decodes whole values and writes them as JSON,
- * `LineWriter` writes DecodedRecord.to_json() lines and `Scanner` runs the scan loop.
+ * `LineWriter` writes DecodedRecord.to_json() lines, `CsvWriter` the rows of `decode -o csv`,
+ * and `Scanner` runs the scan loop.
  *
  * Contract (what keeps it safe and equal to the interpreter):
  * - every read is bounds-checked against the end the caller gave;
@@ -1498,6 +1499,396 @@ static PyTypeObject LineWriterType = {
     .tp_call = (ternaryfunc)LineWriter_call,
 };
 
+/* ------------------------------------------------------------------ CSV rows */
+
+/* CsvWriter(cls, slots, values).fill(it, limit): the CSV rows of `kgroup decode -o csv`
+ * (kgroup/render/records_stream.py write_csv) written here from the records' slots, pulled
+ * from the iterator `it` until the rows hold `limit` bytes. Source of truth: the Python
+ * writer there (columns of kgroup/scan/rows.py without file_index, cells as
+ * RowBuilder(native=False).add builds them, `_csv_cell`): RFC 4180, every text cell quoted,
+ * null empty, booleans true/false; text cells escaped as render/safe.py's csv_safe does
+ * (C0/C1 controls, DEL and bidi controls as \xNN / \uNNNN, a leading `= + - @` defused with
+ * `'`), the key_json/value_json cells as json_text_safe does (DEL, C1, bidi as \uNNNN; the
+ * JSON text is LineWriter's). A record it cannot write as the Python code would (a pending
+ * value the tables leave to Python, an object of another type, an int beyond 64 bits, a str
+ * with lone surrogates) is handed back, unwritten, for the Python writer. The formula rule is
+ * OWASP's "CSV injection" advice, as in safe.py.
+ * tests/unit/render/test_records_stream.py compares the two byte for byte. */
+
+typedef struct {
+    PyObject_HEAD
+    PyTypeObject *cls;         /* DecodedRecord */
+    Py_ssize_t off[NSLOTS];    /* byte offsets of its slots */
+    ValueDecoder *values;
+    JBuf out;                  /* the rows of one fill() */
+    JBuf cell;                 /* one JSON text before it becomes a cell */
+    PyObject *exc;             /* what the iterator raised, raised by the next fill() */
+} CsvWriter;
+
+static PyObject *K_GROUP, *K_GROUP_ID, *K_TOPIC, *K_PARTITION, *K_OFFSET, *K_LEADER_EPOCH,
+    *K_METADATA, *K_COMMIT_TIMESTAMP, *K_EXPIRE_TIMESTAMP;
+
+/* The character at s[i] (UTF-8, s[0:n]) if safe.py escapes it, else -1; *len its bytes. */
+static inline long csv_unsafe_at(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, int *len)
+{
+    uint8_t ch = s[i];
+    if (ch < 0x20 || ch == 0x7f) {
+        *len = 1;
+        return ch;
+    }
+    if (ch == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f) { /* U+0080-009F */
+        *len = 2;
+        return s[i + 1];
+    }
+    if (ch == 0xd8 && i + 1 < n && s[i + 1] == 0x9c) { /* U+061C */
+        *len = 2;
+        return 0x061c;
+    }
+    if (ch == 0xe2 && i + 2 < n) {
+        uint8_t b1 = s[i + 1], b2 = s[i + 2];
+        if ((b1 == 0x80 && (b2 == 0x8e || b2 == 0x8f || (b2 >= 0xaa && b2 <= 0xae))) ||
+            (b1 == 0x81 && b2 >= 0xa6 && b2 <= 0xa9)) { /* U+200E-F, 202A-E, 2066-9 */
+            *len = 3;
+            return ((long)(b1 & 0x0f) << 6 | (b2 & 0x3f)) | 0x2000;
+        }
+    }
+    return -1;
+}
+
+static inline char *put_hex(char *o, long code, int digits)
+{
+    static const char HEX[] = "0123456789abcdef";
+    for (int k = digits - 1; k >= 0; k--) *o++ = HEX[(code >> (4 * k)) & 15];
+    return o;
+}
+
+/* A text cell: `"` + csv_safe(text) with `"` doubled + `"` (s[0:n] valid UTF-8). */
+static int csv_text(JBuf *j, const uint8_t *s, Py_ssize_t n)
+{
+    if (n > (PY_SSIZE_T_MAX - 3) / 6 || jb_reserve(j, 6 * n + 3)) return BAIL;
+    char *o = j->p + j->len;
+    *o++ = '"';
+    if (n > 0 && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) *o++ = '\'';
+    for (Py_ssize_t i = 0; i < n;) {
+        uint8_t ch = s[i];
+        if (ch >= 0x20 && ch < 0x7f) {
+            if (ch == '"') *o++ = '"';
+            *o++ = (char)ch;
+            i++;
+            continue;
+        }
+        int len = 1;
+        long code = ch < 0x80 || ch == 0xc2 || ch == 0xd8 || ch == 0xe2 ? csv_unsafe_at(s, i, n, &len)
+                                                                        : -1;
+        if (code < 0) {
+            *o++ = (char)ch;
+            i++;
+        } else if (code < 0x100) {
+            *o++ = '\\';
+            *o++ = 'x';
+            o = put_hex(o, code, 2);
+            i += len;
+        } else {
+            *o++ = '\\';
+            *o++ = 'u';
+            o = put_hex(o, code, 4);
+            i += len;
+        }
+    }
+    *o++ = '"';
+    j->len = o - j->p;
+    return 0;
+}
+
+/* A JSON text (valid UTF-8, C0 already escaped) as a cell: json_text_safe, `"` doubled. */
+static int csv_json(JBuf *j, const uint8_t *s, Py_ssize_t n)
+{
+    if (n > (PY_SSIZE_T_MAX - 2) / 6 || jb_reserve(j, 6 * n + 2)) return BAIL;
+    char *o = j->p + j->len;
+    *o++ = '"';
+    for (Py_ssize_t i = 0; i < n;) {
+        uint8_t ch = s[i];
+        if (ch >= 0x20 && ch < 0x7f) {
+            if (ch == '"') *o++ = '"';
+            *o++ = (char)ch;
+            i++;
+            continue;
+        }
+        int len = 1;
+        long code = csv_unsafe_at(s, i, n, &len);
+        if (code < 0x7f) { /* not in json_text_safe's set (C0 cannot be in JSON text) */
+            *o++ = (char)ch;
+            i++;
+        } else {
+            *o++ = '\\';
+            *o++ = 'u';
+            o = put_hex(o, code, 4);
+            i += len;
+        }
+    }
+    *o++ = '"';
+    j->len = o - j->p;
+    return 0;
+}
+
+/* A cell of any slot value as `_csv_cell` writes it: None empty, bools, 64-bit ints, str. */
+static int csv_cell(JBuf *j, PyObject *o)
+{
+    if (o == Py_None) return 0;
+    if (o == Py_True) return jb_put(j, "true", 4);
+    if (o == Py_False) return jb_put(j, "false", 5);
+    if (PyLong_CheckExact(o)) {
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow || (v == -1 && PyErr_Occurred())) return BAIL;
+        return jb_int(j, v);
+    }
+    if (PyUnicode_CheckExact(o)) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(o, &n);
+        if (s == NULL) return BAIL; /* lone surrogates: the Python writer */
+        return csv_text(j, (const uint8_t *)s, n);
+    }
+    return BAIL;
+}
+
+/* `,` then the cell */
+static inline int csv_next(JBuf *j, PyObject *o)
+{
+    return jb_ch(j, ',') || csv_cell(j, o);
+}
+
+/* dict.get(name) of a dict (borrowed; None when missing) */
+static inline PyObject *dict_get(PyObject *d, PyObject *name)
+{
+    PyObject *v = PyDict_GetItemWithError(d, name);
+    return v != NULL ? v : (PyErr_Occurred() ? NULL : Py_None);
+}
+
+/* base64 of bytes as a text cell (csv_safe: a leading `+` gets `'`) */
+static int csv_b64(CsvWriter *self, PyObject *raw)
+{
+    JBuf *c = &self->cell;
+    if (raw == Py_None) return 0;
+    if (!PyBytes_CheckExact(raw)) return BAIL;
+    c->len = 0;
+    if (jb_b64(c, (const uint8_t *)PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw))) return BAIL;
+    /* jb_b64 quotes: the text is c->p[1 : len-1] */
+    return csv_text(&self->out, (const uint8_t *)c->p + 1, c->len - 2);
+}
+
+static int csv_row(CsvWriter *self, PyObject *rec)
+{
+    JBuf *j = &self->out, *c = &self->cell;
+    PyObject *slot[NSLOTS];
+    for (int i = 0; i < NSLOTS; i++) {
+        slot[i] = *(PyObject **)((char *)rec + self->off[i]);
+        if (slot[i] == NULL) return BAIL; /* an unset slot: Python raises AttributeError */
+    }
+    PyObject *key = slot[S_KEY], *control = slot[S_CONTROL], *kt = slot[S_KEY_TYPE];
+    PyObject *pending = slot[S_PENDING], *value = slot[S_VALUE];
+    if (key != Py_None && !PyDict_CheckExact(key)) return BAIL;
+    if (control != Py_True && control != Py_False) return BAIL;
+    int is_control = control == Py_True;
+    long type_id = -1;
+    if (kt != Py_None) {
+        if (!PyLong_CheckExact(kt)) return BAIL;
+        type_id = PyLong_AsLong(kt);
+        if (type_id == -1 && PyErr_Occurred()) return BAIL;
+    }
+    int offsets = (type_id == 0 || type_id == 1) && key != Py_None && !is_control;
+    const uint8_t *raw = NULL;
+    Py_ssize_t raw_len = 0;
+    if (pending != Py_None) {
+        /* decode.DecodedRecord.to_json's direct path: (record type, raw bytes); an offset
+         * commit's fields need the decoded value: the Python writer */
+        if (offsets || kt == Py_None || !PyTuple_CheckExact(pending) ||
+            PyTuple_GET_SIZE(pending) != 2 || !PyBytes_CheckExact(PyTuple_GET_ITEM(pending, 1)))
+            return BAIL;
+        raw = (const uint8_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(pending, 1));
+        raw_len = PyBytes_GET_SIZE(PyTuple_GET_ITEM(pending, 1));
+        if (raw_len < 2) return BAIL;
+    } else if (value != Py_None && !PyDict_CheckExact(value)) {
+        return BAIL;
+    }
+
+    /* source, log_partition, position, offset, timestamp, key_type, record_type */
+    if (csv_cell(j, slot[S_SOURCE]) || csv_next(j, slot[S_PARTITION]) ||
+        csv_next(j, slot[S_POSITION]) || csv_next(j, slot[S_OFFSET]) ||
+        csv_next(j, slot[S_TIMESTAMP]) || csv_next(j, kt) || csv_next(j, slot[S_RECORD_TYPE]))
+        return BAIL;
+    /* group: key["group"], else key.get("group_id") (DecodedRecord.group); none for control */
+    PyObject *group = Py_None;
+    if (key != Py_None && !is_control) {
+        group = dict_get(key, K_GROUP);
+        if (group == Py_None) group = dict_get(key, K_GROUP_ID);
+        if (group == NULL) return BAIL;
+    }
+    if (csv_next(j, group)) return BAIL;
+    /* topic, partition, committed_offset, leader_epoch, metadata, commit/expire timestamps */
+    if (offsets) {
+        PyObject *topic = dict_get(key, K_TOPIC), *partition = dict_get(key, K_PARTITION);
+        if (topic == NULL || partition == NULL || csv_next(j, topic) || csv_next(j, partition))
+            return BAIL;
+        PyObject *names[] = {K_OFFSET, K_LEADER_EPOCH, K_METADATA, K_COMMIT_TIMESTAMP,
+                             K_EXPIRE_TIMESTAMP};
+        for (int i = 0; i < 5; i++) {
+            PyObject *v = value == Py_None ? Py_None : dict_get(value, names[i]);
+            if (v == NULL || csv_next(j, v)) return BAIL;
+        }
+    } else if (jb_put(j, ",,,,,,,", 7)) { /* the seven cells empty */
+        return BAIL;
+    }
+    /* value_version, tombstone, producer_id, transactional, control */
+    if (jb_ch(j, ',')) return BAIL;
+    if (raw != NULL ? jb_int(j, be16s(raw)) : csv_cell(j, slot[S_VALUE_VERSION])) return BAIL;
+    int tombstone =
+        !is_control && pending == Py_None && value == Py_None && slot[S_VALUE_RAW] == Py_None;
+    if (jb_put(j, tombstone ? ",true" : ",false", tombstone ? 5 : 6) ||
+        csv_next(j, slot[S_PRODUCER_ID]) || csv_next(j, slot[S_TRANSACTIONAL]) ||
+        csv_next(j, control))
+        return BAIL;
+    /* key_json, value_json: decode._dumps texts (LineWriter's), json_text_safe */
+    if (jb_ch(j, ',')) return BAIL;
+    if (key != Py_None) {
+        c->len = 0;
+        if (jb_obj(c, key, 0) || csv_json(j, (const uint8_t *)c->p, c->len)) return BAIL;
+    }
+    if (jb_ch(j, ',')) return BAIL;
+    if (raw != NULL) {
+        int version;
+        c->len = 0;
+        if (vd_json_into(self->values, type_id, raw, raw_len, c, &version) ||
+            csv_json(j, (const uint8_t *)c->p, c->len))
+            return BAIL;
+    } else if (value != Py_None) {
+        c->len = 0;
+        if (jb_obj(c, value, 0) || csv_json(j, (const uint8_t *)c->p, c->len)) return BAIL;
+    }
+    /* key_raw_base64, value_raw_base64, layout, error (none for a value decoded here) */
+    if (jb_ch(j, ',') || csv_b64(self, slot[S_KEY_RAW]) || jb_ch(j, ',') ||
+        csv_b64(self, slot[S_VALUE_RAW]))
+        return BAIL;
+    if (raw != NULL) return jb_put(j, ",,\n", 3);
+    if (csv_next(j, slot[S_LAYOUT]) || csv_next(j, slot[S_ERROR])) return BAIL;
+    return jb_ch(j, '\n');
+}
+
+/* writer.fill(it, limit) -> (rows as UTF-8 bytes, rows written, record left or None) */
+static PyObject *CsvWriter_fill(CsvWriter *self, PyObject *args)
+{
+    PyObject *it;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "On", &it, &limit)) return NULL;
+    if (!PyIter_Check(it)) {
+        PyErr_SetString(PyExc_TypeError, "fill(iterator, limit)");
+        return NULL;
+    }
+    if (self->exc != NULL) { /* raised by the iterator after the rows of the last call */
+        PyObject *exc = self->exc;
+        self->exc = NULL;
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+        return NULL;
+    }
+    JBuf *j = &self->out;
+    j->len = 0;
+    Py_ssize_t rows = 0;
+    PyObject *left = Py_None;
+    while (j->len < limit) {
+        PyObject *rec = PyIter_Next(it);
+        if (rec == NULL) {
+            if (!PyErr_Occurred()) break;
+            if (rows == 0) return NULL;
+            /* keep it for the next call: the rows read before it are written first */
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            PyErr_NormalizeException(&type, &value, &tb);
+            if (tb != NULL && value != NULL) PyException_SetTraceback(value, tb);
+            Py_XDECREF(type);
+            Py_XDECREF(tb);
+            self->exc = value;
+            break;
+        }
+        Py_ssize_t start = j->len;
+        if (Py_TYPE(rec) == self->cls && csv_row(self, rec) == 0) {
+            rows++;
+            Py_DECREF(rec);
+            continue;
+        }
+        j->len = start;
+        if (fatal_error()) {
+            Py_DECREF(rec);
+            return NULL;
+        }
+        PyErr_Clear();
+        left = rec; /* the Python writer writes it */
+        break;
+    }
+    PyObject *data = PyBytes_FromStringAndSize(j->p, j->len);
+    if (left != Py_None) {
+        if (data == NULL) {
+            Py_DECREF(left);
+            return NULL;
+        }
+        return Py_BuildValue("NnN", data, rows, left);
+    }
+    return data == NULL ? NULL : Py_BuildValue("NnO", data, rows, Py_None);
+}
+
+static PyMethodDef CsvWriter_methods[] = {
+    {"fill", (PyCFunction)CsvWriter_fill, METH_VARARGS,
+     "fill(it, limit) -> (CSV rows as bytes, rows, a record left to Python or None); "
+     "(b'', 0, None) once `it` is done."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int CsvWriter_init(CsvWriter *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *cls, *slots, *values;
+    static char *kw[] = {"cls", "slots", "values", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!", kw, &PyType_Type, &cls,
+                                     &PyTuple_Type, &slots, &ValueDecoderType, &values))
+        return -1;
+    if (record_slot_offsets((PyTypeObject *)cls, slots, self->off, "CsvWriter")) return -1;
+    Py_INCREF(cls);
+    Py_XSETREF(self->cls, (PyTypeObject *)cls);
+    Py_INCREF(values);
+    Py_XSETREF(self->values, (ValueDecoder *)values);
+    return 0;
+}
+
+static int CsvWriter_traverse(CsvWriter *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->cls);
+    Py_VISIT(self->values);
+    Py_VISIT(self->exc);
+    return 0;
+}
+
+static void CsvWriter_dealloc(CsvWriter *self)
+{
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->cls);
+    Py_CLEAR(self->values);
+    Py_CLEAR(self->exc);
+    PyMem_Free(self->out.p);
+    PyMem_Free(self->cell.p);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject CsvWriterType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kgroup.offsets._speedups.CsvWriter",
+    .tp_basicsize = sizeof(CsvWriter),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "CsvWriter(cls, slots, values): writer.fill(it, limit) -> CSV rows of records.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)CsvWriter_init,
+    .tp_dealloc = (destructor)CsvWriter_dealloc,
+    .tp_traverse = (traverseproc)CsvWriter_traverse,
+    .tp_methods = CsvWriter_methods,
+};
+
 /* ------------------------------------------------------------------ Scanner */
 
 /* The scan engine's inner loop (scan/local.py LocalEngine._batch_records) over a run of
@@ -1918,7 +2309,8 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__speedups(void)
 {
     if (PyType_Ready(&ReaderType) < 0 || PyType_Ready(&ValueDecoderType) < 0 ||
-        PyType_Ready(&ScannerType) < 0 || PyType_Ready(&LineWriterType) < 0)
+        PyType_Ready(&ScannerType) < 0 || PyType_Ready(&LineWriterType) < 0 ||
+        PyType_Ready(&CsvWriterType) < 0)
         return NULL;
     K_MEMBERS = PyUnicode_InternFromString("members");
     K_PROTOCOL_TYPE = PyUnicode_InternFromString("protocol_type");
@@ -1929,6 +2321,18 @@ PyMODINIT_FUNC PyInit__speedups(void)
     K_VERSION = PyUnicode_InternFromString("version");
     if (!K_MEMBERS || !K_PROTOCOL_TYPE || !K_PROTOCOL || !K_SUBSCRIPTION || !K_ASSIGNMENT ||
         !K_USER_DATA || !K_VERSION)
+        return NULL;
+    K_GROUP = PyUnicode_InternFromString("group");
+    K_GROUP_ID = PyUnicode_InternFromString("group_id");
+    K_TOPIC = PyUnicode_InternFromString("topic");
+    K_PARTITION = PyUnicode_InternFromString("partition");
+    K_OFFSET = PyUnicode_InternFromString("offset");
+    K_LEADER_EPOCH = PyUnicode_InternFromString("leader_epoch");
+    K_METADATA = PyUnicode_InternFromString("metadata");
+    K_COMMIT_TIMESTAMP = PyUnicode_InternFromString("commit_timestamp");
+    K_EXPIRE_TIMESTAMP = PyUnicode_InternFromString("expire_timestamp");
+    if (!K_GROUP || !K_GROUP_ID || !K_TOPIC || !K_PARTITION || !K_OFFSET || !K_LEADER_EPOCH ||
+        !K_METADATA || !K_COMMIT_TIMESTAMP || !K_EXPIRE_TIMESTAMP)
         return NULL;
     EMPTY_TUPLE = PyTuple_New(0);
     EMPTY_STR = PyUnicode_FromStringAndSize("", 0);
@@ -1957,6 +2361,12 @@ PyMODINIT_FUNC PyInit__speedups(void)
     Py_INCREF(&LineWriterType);
     if (PyModule_AddObject(m, "LineWriter", (PyObject *)&LineWriterType) < 0) {
         Py_DECREF(&LineWriterType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&CsvWriterType);
+    if (PyModule_AddObject(m, "CsvWriter", (PyObject *)&CsvWriterType) < 0) {
+        Py_DECREF(&CsvWriterType);
         Py_DECREF(m);
         return NULL;
     }

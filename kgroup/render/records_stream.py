@@ -1,8 +1,8 @@
 """`kgroup decode` record writers that stream: table, CSV, JSON and JSON Lines.
 
 Each writer takes an iterable of `DecodedRecord`s and writes them as they come, holding at most
-a bounded window (the table's first rows, a CSV batch), never the whole input: memory stays flat
-whatever the size of the segments (issue #13).
+a bounded window (the table's first rows, a CSV batch or chunk), never the whole input: memory
+stays flat whatever the size of the segments (issue #13).
 
 - JSON Lines: `DecodedRecord.to_json()`, one line each (CLI.md "decode output records").
 - JSON: one document `{"schema_version": 1, "records": [...], "summary": {...}}`, written
@@ -10,7 +10,9 @@ whatever the size of the segments (issue #13).
   after `records` (the scan summary) are computed once the records are written.
 - CSV: the columns of the Parquet/Arrow schema (kgroup/scan/rows.py, minus the engine-internal
   `file_index`), RFC 4180 quoting (every text cell quoted, `""` inside), null as an empty field,
-  booleans `true`/`false`; `key_json`/`value_json` hold whole JSON texts, never cut.
+  booleans `true`/`false`; `key_json`/`value_json` hold whole JSON texts, never cut. The rows
+  are written in C by `_speedups.CsvWriter` (the same bytes as the Python writer here, which
+  writes any record it leaves); no pyarrow.
 - Table: column widths chosen from the first rows (SAMPLE_ROWS, or what came in SAMPLE_SECONDS),
   then every row printed as it comes. Key and number cells are never cut (a later, wider one
   pushes its row to the right); on a terminal the free-text columns wrap at their width, as in
@@ -40,8 +42,8 @@ SAMPLE_SECONDS = 0.5  # or from the rows that came in this long (a filter that m
 VALUE_MAX = 120  # a JSON value in the table is cut here, with CUT_MARK
 CUT_MARK = "…"
 CSV_BATCH_ROWS = 8192  # rows per CSV write in Python
-ARROW_BATCH_ROWS = 1024  # rows per Arrow batch: pyarrow holds a few of them
-BUILDER_BATCHES = 16  # Arrow batches per row builder (and its cache of key texts)
+CSV_CHUNK_BYTES = 1 << 17  # CSV bytes per write from the compiled writer
+_UTF8 = ("utf-8", "utf8")
 GAP = "  "
 
 # ------------------------------------------------------------------ JSON Lines and JSON
@@ -93,23 +95,6 @@ def csv_columns() -> tuple[str, ...]:
 _JSON_COLUMNS = ("key_json", "value_json")
 # characters JSON leaves raw that a terminal or a bidi-aware viewer acts on (safe.py's set)
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-# What safe.py escapes, found in a batch's CSV bytes: ASCII control characters and DEL (line
-# ends are counted instead: one per row), or any non-ASCII text (then the full set is searched).
-_UNSAFE_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_SAFE_ASCII = bytes(range(0x20, 0x7F))  # printable ASCII: what translate() drops
-# a text cell starting with a spreadsheet formula (safe.csv_safe), searched in the columns
-_RE2_FORMULA = r"^[=+\-@]"
-# columns of kgroup's own words (record types, layouts, messages) need no formula search
-_OWN_TEXT = ("record_type", "layout", "error")
-
-
-def _csv_bytes_unsafe(data: bytes, rows: int) -> bool:
-    """Whether the CSV bytes of `rows` lines hold a character safe.py would escape: once the
-    printable ASCII is dropped, only the rows' line ends may be left (one pass)."""
-    if data.isascii():
-        return len(data.translate(None, _SAFE_ASCII)) != rows
-    text = data.decode("utf-8")
-    return text.count("\n") != rows or _UNSAFE_CHAR.search(text.replace("\n", "")) is not None
 
 
 def json_text_safe(text: str) -> str:
@@ -137,12 +122,13 @@ def _csv_cell(value: Any, json_text: bool = False) -> str:
 def write_csv(recs: Iterable[DecodedRecord], out: TextIO, *, native: bool = True) -> int:
     """The records as CSV rows under a header; returns the records written.
 
-    With the compiled row builder and pyarrow (`kgroup[spark]`) the cells are built and
-    written in C, a batch at a time; otherwise in Python. Both write the same bytes.
+    With the compiled codec (kgroup/offsets/_speedups.c `CsvWriter`) the rows are written in
+    C, a record it leaves written here in its place; otherwise (or `native=False`) in Python.
+    Both write the same bytes.
     """
     columns = csv_columns()
     out.write(",".join(_quoted(c) for c in columns) + "\n")
-    writer = _arrow_csv_writer(out, columns) if native else None
+    writer = _compiled_csv_writer(out, columns) if native else None
     if writer is None:
         return _write_csv_python(recs, out, columns)
     return writer(recs)
@@ -154,118 +140,85 @@ def _batches(recs: Iterable[DecodedRecord], size: int) -> Iterator[list[DecodedR
         yield chunk
 
 
-def _write_csv_python(recs: Iterable[DecodedRecord], out: TextIO, columns: Sequence[str]) -> int:
+def _python_rows(columns: Sequence[str]) -> Callable[[Iterable[DecodedRecord]], str]:
+    """A function that gives the CSV lines of some records, cells as `_csv_cell` writes them
+    from the columns of kgroup/scan/rows.py's RowBuilder."""
     from kgroup.scan.rows import COLUMNS, NAMES, RowBuilder
 
     builder = RowBuilder(native=False)
     picks = [NAMES.index(c) for c in columns]
     json_at = {NAMES.index(c) for c in _JSON_COLUMNS}
-    n = 0
-    for chunk in _batches(recs, CSV_BATCH_ROWS):
-        for rec in chunk:
+
+    def rows(recs: Iterable[DecodedRecord]) -> str:
+        for rec in recs:
             builder.add(rec)
         cols = builder.cols
         builder.cols = [[] for _ in COLUMNS]
-        lines = [
-            ",".join(_csv_cell(row[i], i in json_at) for i in picks)
+        return "".join(
+            ",".join([_csv_cell(row[i], i in json_at) for i in picks]) + "\n"
             for row in zip(*cols, strict=True)
-        ]
-        lines.append("")
-        out.write("\n".join(lines))
+        )
+
+    return rows
+
+
+def _write_csv_python(recs: Iterable[DecodedRecord], out: TextIO, columns: Sequence[str]) -> int:
+    rows = _python_rows(columns)
+    n = 0
+    for chunk in _batches(recs, CSV_BATCH_ROWS):
+        out.write(rows(chunk))
         n += len(chunk)
     return n
 
 
-def _arrow_csv_writer(
+def _native_csv_writer() -> Any:
+    """The compiled `CsvWriter`, or None (extension not built or switched off)."""
+    from kgroup.offsets import native as codec_native
+    from kgroup.offsets.decode import _SCANNER_SLOTS, DecodedRecord, native_value_decoder
+
+    ext = codec_native.get()
+    values = native_value_decoder()
+    if ext is None or values is None:
+        return None
+    return ext.CsvWriter(DecodedRecord, _SCANNER_SLOTS, values)
+
+
+def _compiled_csv_writer(
     out: TextIO, columns: Sequence[str]
 ) -> Callable[[Iterable[DecodedRecord]], int] | None:
-    """A writer of record batches built by the compiled `_arrow_rows` builder and written by
-    pyarrow's CSV writer, or None when either is missing. A batch holding anything safe.py
-    escapes (rare: found in one pass over its bytes, and by a formula search of its text
-    columns) is written again with every text cell escaped as the Python writer does."""
-    try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        import pyarrow.csv as pcsv
-    except ImportError:
+    """A writer of CSV rows made in C, CSV_CHUNK_BYTES at a time, or None when the extension
+    is missing. The UTF-8 bytes go to the stream's binary buffer when it has one and encodes
+    UTF-8; a record the C writer leaves is written by the Python code, in its place."""
+    writer = _native_csv_writer()
+    if writer is None:
         return None
-    from kgroup.scan.rows import RowBuilder
-
-    if not RowBuilder().compiled:
-        return None
-    options = pcsv.WriteOptions(include_header=False, quoting_style="needed")
+    fill = writer.fill
     sink = getattr(out, "buffer", None)
-    text_columns = [
-        name
-        for name, _sql, kind in _schema()
-        if kind == "string" and name in columns and name not in (*_JSON_COLUMNS, *_OWN_TEXT)
-    ]
-
-    def csv_bytes(batch: Any) -> bytes:
-        buf = pa.BufferOutputStream()
-        pcsv.write_csv(batch, buf, options)
-        return buf.getvalue().to_pybytes()
-
-    def formula(batch: Any) -> bool:
-        return any(
-            pc.match_substring_regex(batch.column(name), _RE2_FORMULA).true_count
-            for name in text_columns
-        )
-
-    def escaped(batch: Any) -> Any:
-        arrays = []
-        for name in columns:
-            col = batch.column(name)
-            if pa.types.is_string(col.type):
-                fix = json_text_safe if name in _JSON_COLUMNS else csv_safe
-                col = pa.array([None if v is None else fix(v) for v in col.to_pylist()], col.type)
-            arrays.append(col)
-        return pa.RecordBatch.from_arrays(arrays, names=list(columns))
-
-    def render(batch: Any, rows: int) -> bytes:
-        data = csv_bytes(batch)
-        if _csv_bytes_unsafe(data, rows) or formula(batch):
-            data = csv_bytes(escaped(batch))
-        return data
-
-    def emit(data: bytes) -> None:
-        if sink is not None:
-            out.flush()
-            sink.write(data)
-        else:
-            out.write(data.decode("utf-8"))
+    if sink is not None and (getattr(out, "encoding", None) or "").lower() not in _UTF8:
+        sink = None
 
     def write(recs: Iterable[DecodedRecord]) -> int:
-        from concurrent.futures import Future, ThreadPoolExecutor
-
+        it = iter(recs)
+        python_rows = None
         n = 0
-        builder = None
-        pending: Future[bytes] | None = None
-        # pyarrow formats a batch (without the GIL) on a second thread while the next one is
-        # decoded; one batch in flight, written in order
-        with ThreadPoolExecutor(1, thread_name_prefix="kgroup-csv") as pool:
-            for index, chunk in enumerate(_batches(recs, ARROW_BATCH_ROWS)):
-                # a new builder now and then: its cache of key JSON texts (up to 100,000
-                # keys, tens of MB) is kept to what BUILDER_BATCHES batches hold
-                if index % BUILDER_BATCHES == 0:
-                    builder = RowBuilder()
-                builder.add_many(chunk)
-                batch = builder.batch().select(list(columns))
-                if pending is not None:
-                    emit(pending.result())
-                pending = pool.submit(render, batch, len(chunk))
-                n += len(chunk)
-            if pending is not None:
-                emit(pending.result())
-        return n
+        while True:
+            data, rows, left = fill(it, CSV_CHUNK_BYTES)
+            n += rows
+            if data:
+                if sink is not None:
+                    out.flush()
+                    sink.write(data)
+                else:
+                    out.write(data.decode("utf-8"))
+            if left is not None:
+                if python_rows is None:
+                    python_rows = _python_rows(columns)
+                out.write(python_rows((left,)))
+                n += 1
+            elif not data:
+                return n
 
     return write
-
-
-def _schema() -> tuple[tuple[str, str, str], ...]:
-    from kgroup.scan.rows import COLUMNS as SCHEMA
-
-    return SCHEMA
 
 
 # ------------------------------------------------------------------ table
