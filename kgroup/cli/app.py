@@ -134,9 +134,9 @@ def _configure_logging(verbose: bool) -> None:
 
 
 def _register_commands() -> None:
-    from kgroup.cli import assign, complete, decode, describe, groups, reset, sandbox
+    from kgroup.cli import assign, check, complete, decode, describe, groups, reset, sandbox
 
-    for module in (groups, describe, reset, assign, decode, sandbox, complete):
+    for module in (groups, describe, check, reset, assign, decode, sandbox, complete):
         module.register(app)
 
 

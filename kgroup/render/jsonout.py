@@ -8,7 +8,8 @@ from typing import Any, TextIO
 
 
 def write_json(document: dict[str, Any], out: TextIO) -> None:
-    json.dump(document, out, indent=2, ensure_ascii=False)
+    # one write: json.dump writes every token separately, seconds for a large document
+    out.write(json.dumps(document, indent=2, ensure_ascii=False))
     out.write("\n")
 
 

@@ -221,6 +221,24 @@ def offsets_error(code: int, tp: TopicPartition) -> KgroupError:
     return _tag(error, name)
 
 
+def config_error(code: int, topic: str, message: str | None = None) -> KgroupError:
+    """The KgroupError for a DescribeConfigs error code of a topic resource."""
+    name = m.error_name(code)
+    detail = f": {message}" if message else ""
+    if code == m.TOPIC_AUTHORIZATION_FAILED:
+        error: KgroupError = AuthorizationError(
+            f"not authorized to describe the configuration of topic {topic} ({name})",
+            hint=f"ask for an ACL granting DescribeConfigs on Topic:{topic}",
+        )
+    elif code == m.UNKNOWN_TOPIC_OR_PARTITION:
+        error = NotFoundError(f"topic {topic} does not exist ({name})")
+    else:
+        error = KafkaOperationError(
+            f"cannot describe the configuration of topic {topic}: {name}{detail}"
+        )
+    return _tag(error, name)
+
+
 def topic_id_text(raw: bytes | None) -> str | None:
     """Kafka's printed form of a topic id (Uuid.toString: unpadded base64url of the 16 bytes);
     None for a missing or all-zero id (Uuid.ZERO_UUID: the broker has none)."""
@@ -1093,6 +1111,41 @@ class WireClient:
             else:
                 deleted[tp] = None if code == m.NONE else offset_delete_error(code, group_id, tp)
         return deleted
+
+    # -- DescribeConfigs ---------------------------------------------------------------------------
+
+    def describe_topic_configs(
+        self, topics: Iterable[str], keys: Sequence[str] | None = None
+    ) -> dict[str, dict[str, str | None] | KgroupError]:
+        """Configuration of each topic (only `keys` when given): one DescribeConfigs request to
+        any broker, as Admin.describeConfigs sends topic resources (any broker answers for
+        them). A topic that fails carries its KgroupError (TOPIC_AUTHORIZATION_FAILED ->
+        AuthorizationError, UNKNOWN_TOPIC_OR_PARTITION -> NotFoundError)."""
+        names = _unique(topics)
+        if not names:
+            return {}
+
+        def work(connection: BrokerConnection) -> list[m.DescribedResource]:
+            version = self._version(connection, m.DESCRIBE_CONFIGS)
+            request = m.encode_describe_configs_request(
+                version, [(m.RESOURCE_TOPIC, name, keys) for name in names]
+            )
+            body = connection.call(m.DESCRIBE_CONFIGS, version, request)
+            return m.decode_describe_configs_response(body, version)
+
+        answered = {r.resource_name: r for r in self._on_any(work)}
+        out: dict[str, dict[str, str | None] | KgroupError] = {}
+        for name in names:
+            resource = answered.get(name)
+            if resource is None:
+                out[name] = KafkaOperationError(
+                    f"the broker did not return the configuration of topic {name}"
+                )
+            elif resource.error_code != m.NONE:
+                out[name] = config_error(resource.error_code, name, resource.error_message)
+            else:
+                out[name] = {c.name: c.value for c in resource.configs}
+        return out
 
     def _fetch_on(
         self, connection: BrokerConnection, node: BrokerNode, groups: list[str]

@@ -7,7 +7,8 @@ FindCoordinator{Request,Response}.json (KIP-699 batching in v4),
 DescribeGroups{Request,Response}.json, OffsetFetch{Request,Response}.json (KIP-709 multi-group
 in v8), ListGroups{Request,Response}.json (KIP-518 states v4, KIP-848 types v5),
 SaslHandshake{Request,Response}.json, SaslAuthenticate{Request,Response}.json,
-OffsetDelete{Request,Response}.json (KIP-496), and the consumer embedded protocol
+OffsetDelete{Request,Response}.json (KIP-496), DescribeConfigs{Request,Response}.json, and the
+consumer embedded protocol
 ConsumerProtocolSubscription.json / ConsumerProtocolAssignment.json.
 Error names: org.apache.kafka.common.protocol.Errors.
 
@@ -59,6 +60,9 @@ SASL_AUTHENTICATE = Api(36, "SaslAuthenticate", (0, 1, 2), 2)
 # KIP-496. Kafka 2.4-4.1 offer v0 only (OffsetDeleteRequest.json validVersions "0"); the newest
 # OffsetDeleteResponse.json adds a flexible v1 for KIP-1313 with the same fields. kgroup speaks v0.
 OFFSET_DELETE = Api(47, "OffsetDelete", (0,), None)
+# v1 and v2 have the same layout (DescribeConfigsRequest.json: "Version 2 is the same as version
+# 1"); Kafka 4.0 dropped v0, v3 adds documentation and v4 is flexible. kgroup speaks v1-v2.
+DESCRIBE_CONFIGS = Api(32, "DescribeConfigs", (1, 2), 4)
 # KIP-848; v1 (KIP-1099, Kafka 4.0) adds Members.MemberType to the response
 CONSUMER_GROUP_DESCRIBE = Api(69, "ConsumerGroupDescribe", (0, 1), 0)
 
@@ -79,6 +83,7 @@ APIS = {
         API_VERSIONS,
         SASL_AUTHENTICATE,
         OFFSET_DELETE,
+        DESCRIBE_CONFIGS,
         CONSUMER_GROUP_DESCRIBE,
     )
 }
@@ -798,6 +803,84 @@ def decode_offset_delete_response(body: bytes, version: int) -> OffsetDeleteResu
     topics = reader.array(topic, "Topics")  # 0+
     reader.tagged_fields()
     return OffsetDeleteResult(error_code, [row for rows in topics for row in rows])
+
+
+# --- DescribeConfigs v1-v2 -----------------------------------------------------------------------
+
+RESOURCE_TOPIC = 2  # org.apache.kafka.common.config.ConfigResource.Type.TOPIC
+
+
+@dataclass(frozen=True)
+class DescribedConfig:
+    """One configuration entry of a resource (sensitive values come back null)."""
+
+    name: str
+    value: str | None
+    read_only: bool
+    source: int  # DescribeConfigsResponse ConfigSource: 1 topic, 4 static broker, 5 default ...
+    sensitive: bool
+
+
+@dataclass(frozen=True)
+class DescribedResource:
+    """One resource of a DescribeConfigsResponse: its error or its configuration entries."""
+
+    error_code: int
+    error_message: str | None
+    resource_type: int
+    resource_name: str
+    configs: tuple[DescribedConfig, ...]
+
+
+def encode_describe_configs_request(
+    version: int, resources: Sequence[tuple[int, str, Sequence[str] | None]]
+) -> bytes:
+    """DescribeConfigsRequest v1-v2: (resource type, name, keys or None for all) per resource,
+    synonyms not asked for."""
+    if version not in DESCRIBE_CONFIGS.versions:
+        raise ValueError("kgroup sends DescribeConfigs v1-v2 only")
+
+    def resource(w: Writer, item: tuple[int, str, Sequence[str] | None]) -> None:
+        kind, name, keys = item
+        w.int8(kind)  # Resources.ResourceType 0+
+        w.string(name)  # Resources.ResourceName 0+
+        w.nullable_array(keys, Writer.string)  # Resources.ConfigurationKeys 0+, nullable 0+
+
+    writer = Writer()
+    writer.array(resources, resource)  # Resources 0+
+    writer.boolean(False)  # IncludeSynonyms 1+
+    return writer.getvalue()
+
+
+def decode_describe_configs_response(body: bytes, version: int) -> list[DescribedResource]:
+    reader = Reader(body, flexible=DESCRIBE_CONFIGS.flexible(version))
+    reader.int32("ThrottleTimeMs")  # 0+
+
+    def synonym(r: Reader) -> None:
+        r.string("Synonyms.Name")  # 1+
+        r.nullable_string("Synonyms.Value")  # 1+
+        r.int8("Synonyms.Source")  # 1+
+
+    def config(r: Reader) -> DescribedConfig:
+        name = r.string("Configs.Name")  # 0+
+        value = r.nullable_string("Configs.Value")  # 0+
+        read_only = r.boolean("Configs.ReadOnly")  # 0+
+        source = r.int8("Configs.ConfigSource")  # 1+
+        sensitive = r.boolean("Configs.IsSensitive")  # 0+
+        r.array(synonym, "Configs.Synonyms")  # 1+
+        return DescribedConfig(name, value, read_only, source, sensitive)
+
+    def result(r: Reader) -> DescribedResource:
+        code = r.int16("Results.ErrorCode")  # 0+
+        message = r.nullable_string("Results.ErrorMessage")  # 0+
+        kind = r.int8("Results.ResourceType")  # 0+
+        name = r.string("Results.ResourceName")  # 0+
+        configs = r.array(config, "Results.Configs")  # 0+
+        return DescribedResource(code, message, kind, name, tuple(configs))
+
+    results = reader.array(result, "Results")  # 0+
+    reader.expect_end("DescribeConfigsResponse")
+    return results
 
 
 # --- JoinGroup v2-v9, SyncGroup v1-v5, LeaveGroup v1-v5 (classic group membership) ---------------

@@ -1,0 +1,1 @@
+"""`kgroup check`: Burrow's health rules over a window of commits (history or sampling)."""

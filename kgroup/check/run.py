@@ -1,0 +1,514 @@
+"""Run `kgroup check`: collect a window per group (history or sampling), evaluate, render, exit.
+
+Exit codes after the output (CLI.md): 3 when a named group does not exist (and nothing else
+failed), 1 when a group could not be evaluated (authorization, ...), 5 when a group is at or
+above `--fail-on` (err by default), 6 when the cluster is unreachable, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgroup.check.model import (
+    HISTORY,
+    SAMPLING,
+    GroupVerdict,
+    LogEnd,
+    Owner,
+    PartitionWindow,
+    Status,
+    Thresholds,
+    TopicRetention,
+)
+from kgroup.core.errors import (
+    CheckFailed,
+    KafkaOperationError,
+    KgroupError,
+    NotFoundError,
+    PartialFailure,
+)
+from kgroup.core.models import NextRecord, TopicPartition
+
+SOURCES = ("auto", "history", "sampling")
+
+
+@dataclass
+class CheckOptions:
+    groups: list[str]
+    all_groups: bool = False
+    match: str | None = None
+    window_ms: int = 300_000
+    samples: int = 10
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    fail_on: str = "err"
+    source: str = "auto"
+    watch: bool = False
+    lag_time: bool = True  # fetch the first unconsumed record of lagging partitions
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One evaluation: the verdicts, where the windows came from, and why."""
+
+    groups: list[GroupVerdict]
+    source: str
+    now_ms: int
+    notes: tuple[str, ...] = ()
+
+
+Note = Callable[[str], None]
+Progress = Callable[[int, int, float], None]
+
+
+def check_once(
+    opts: Any,
+    request: CheckOptions,
+    *,
+    note: Note | None = None,
+    progress: Progress | None = None,
+) -> CheckResult:
+    """Collect every group's window and evaluate it."""
+    from kgroup.check.history import OFFSETS_TOPIC, HistoryUnavailable, read_history
+    from kgroup.describe.collect import resolve_group_ids
+
+    admin = opts.admin()
+    ids = resolve_group_ids(admin, request.groups, request.all_groups, request.match)
+    counts = {name: t.partitions for name, t in admin.topics(include_internal=True).items()}
+    history = None
+    reason = None
+    if request.source in ("auto", "history"):
+        start_ms = int(time.time() * 1000)
+        if OFFSETS_TOPIC not in counts:
+            reason = f"the cluster has no {OFFSETS_TOPIC} topic"
+        else:
+            try:
+                history = read_history(
+                    admin,
+                    ids,
+                    partitions=counts[OFFSETS_TOPIC],
+                    now_ms=start_ms,
+                    window_ms=request.window_ms,
+                )
+            except HistoryUnavailable as exc:
+                reason = str(exc)
+        if history is None and request.source == "history":
+            raise KafkaOperationError(
+                f"cannot read the groups' commit history: {reason}",
+                hint="use --source sampling (or auto), or ask for Describe and Read on "
+                f"Topic:{OFFSETS_TOPIC}",
+            )
+    if history is not None:
+        return _evaluate_history(admin, request, ids, counts, history.commits)
+    why = f"history unavailable: {reason}; " if reason else ""
+    seconds = request.window_ms / 1000
+    if note is not None:
+        note(
+            f"{why}sampling {request.samples} times over {_seconds_text(seconds)} "
+            f"(done at {time.strftime('%H:%M:%S', time.localtime(time.time() + seconds))})"
+        )
+    return _evaluate_sampling(admin, request, ids, counts, progress)
+
+
+def _seconds_text(seconds: float) -> str:
+    from kgroup.reset.timespec import format_duration_ms
+
+    return format_duration_ms(int(seconds * 1000))
+
+
+def _evaluate_history(
+    admin: Any,
+    request: CheckOptions,
+    ids: list[str],
+    counts: dict[str, int],
+    commits: dict[tuple[str, TopicPartition], list[tuple[int, int]]],
+) -> CheckResult:
+    from kgroup.check.history import log_end_grid
+    from kgroup.check.window import from_commits
+    from kgroup.describe.collect import collect_inputs
+    from kgroup.describe.engine import partitions_in_view
+
+    inputs = collect_inputs(admin, ids)
+    views = {g: partitions_in_view(gi, counts) for g, gi in inputs.items() if gi.error is None}
+    existing = _existing(views, counts)
+    now_ms = int(time.time() * 1000)
+    marks = admin.watermarks(existing) if existing else {}
+    step = request.window_ms // request.samples
+    times = [now_ms - request.window_ms + k * step for k in range(request.samples)]
+    grid = log_end_grid(admin, existing, times, {tp: m.log_end for tp, m in marks.items()})
+    windows: dict[str, list[PartitionWindow]] = {}
+    for gid, tps in views.items():
+        gi = inputs[gid]
+        owners = _owners(gi.description)
+        out = []
+        for tp in tps:
+            mark = marks.get(tp)
+            ends = [*grid.get(tp, []), LogEnd(now_ms, mark.log_end)] if mark else []
+            committed = gi.committed.get(tp)
+            obs = from_commits(
+                commits.get((gid, tp), []),
+                ends,
+                samples=request.samples,
+                window_ms=request.window_ms,
+            )
+            window = _window(tp, obs, ends, committed, mark, owners.get(tp), request.samples)
+            positions = [LogEnd(o.timestamp_ms, o.offset) for o in obs]
+            if committed is not None:
+                if not obs:  # no commit in the window: the offset stood still all along
+                    positions.append(LogEnd(now_ms - request.window_ms, committed.offset))
+                positions.append(LogEnd(now_ms, committed.offset))
+            out.append(dataclasses.replace(window, positions=tuple(positions)))
+        windows[gid] = out
+    return _finish(admin, request, ids, inputs, windows, HISTORY, now_ms, ())
+
+
+def _evaluate_sampling(
+    admin: Any,
+    request: CheckOptions,
+    ids: list[str],
+    counts: dict[str, int],
+    progress: Progress | None,
+) -> CheckResult:
+    from kgroup.check.sampling import sample
+    from kgroup.check.window import Sample, from_samples
+    from kgroup.describe.collect import collect_inputs
+    from kgroup.describe.engine import partitions_in_view
+
+    rounds = sample(
+        admin,
+        ids,
+        counts,
+        samples=request.samples,
+        window_ms=request.window_ms,
+        on_round=progress,
+    )
+    inputs = collect_inputs(admin, ids)
+    views = {g: partitions_in_view(gi, counts) for g, gi in inputs.items() if gi.error is None}
+    existing = _existing(views, counts)
+    now_ms = int(time.time() * 1000)
+    marks = admin.watermarks(existing) if existing else {}
+    windows: dict[str, list[PartitionWindow]] = {}
+    for gid, tps in views.items():
+        gi = inputs[gid]
+        owners = _owners(gi.description)
+        assignments_known = any(m.assignment for m in gi.description.members)
+        out = []
+        for tp in tps:
+            mark = marks.get(tp)
+            series = []
+            ends = []
+            for r in rounds:
+                offsets = r.committed.get(gid)
+                got = None
+                if isinstance(offsets, dict) and tp in offsets:
+                    got = offsets[tp].offset
+                end = r.log_ends.get(tp)
+                series.append(Sample(r.timestamp_ms, got, end))
+                if end is not None:
+                    ends.append(LogEnd(r.timestamp_ms, end))
+            if mark is not None:
+                ends.append(LogEnd(now_ms, mark.log_end))
+            # alive: a member owns the partition, or the group has members and the broker
+            # does not say who owns what (tansu; TEST_ENVIRONMENT.md)
+            alive = tp in owners or (bool(gi.description.members) and not assignments_known)
+            obs = from_samples(series, alive=alive)
+            committed = gi.committed.get(tp)
+            window = _window(tp, obs, ends, committed, mark, owners.get(tp), request.samples)
+            moved = len({s.committed for s in series if s.committed is not None}) > 1
+            positions = [
+                LogEnd(x.timestamp_ms, x.committed) for x in series if x.committed is not None
+            ]
+            if committed is not None:
+                positions.append(LogEnd(now_ms, committed.offset))
+            out.append(
+                dataclasses.replace(
+                    window, committed_in_window=alive or moved, positions=tuple(positions)
+                )
+            )
+        windows[gid] = out
+    return _finish(admin, request, ids, inputs, windows, SAMPLING, now_ms, ())
+
+
+def _existing(
+    views: dict[str, list[TopicPartition]], counts: dict[str, int]
+) -> list[TopicPartition]:
+    return sorted(
+        {tp for tps in views.values() for tp in tps if tp.partition < counts.get(tp.topic, 0)}
+    )
+
+
+def _owners(description: Any) -> dict[TopicPartition, Owner]:
+    from kgroup.describe.engine import owners
+
+    return {
+        tp: Owner(m.member_id, m.client_id, m.host) for tp, m in owners(description.members).items()
+    }
+
+
+def _window(
+    tp: TopicPartition,
+    obs: tuple,
+    ends: list[LogEnd],
+    committed: Any,
+    mark: Any,
+    owner: Owner | None,
+    slots: int,
+) -> PartitionWindow:
+    return PartitionWindow(
+        topic=tp.topic,
+        partition=tp.partition,
+        observations=obs,
+        log_ends=tuple(ends),
+        committed=committed.offset if committed is not None else None,
+        log_start=mark.log_start if mark is not None else None,
+        log_end=mark.log_end if mark is not None else None,
+        owner=owner,
+        slots=slots,
+    )
+
+
+def _finish(
+    admin: Any,
+    request: CheckOptions,
+    ids: list[str],
+    inputs: dict[str, Any],
+    windows: dict[str, list[PartitionWindow]],
+    source: str,
+    now_ms: int,
+    notes: Sequence[str],
+) -> CheckResult:
+    """Add the lag times and retention, then evaluate every group (errors carried)."""
+    from kgroup.check.rules import evaluate_group
+    from kgroup.describe.engine import time_lag_ms
+
+    lagging = sorted(
+        {
+            (TopicPartition(w.topic, w.partition), w.committed)
+            for ws in windows.values()
+            for w in ws
+            if w.committed is not None and w.log_end is not None and w.log_end > w.committed
+        }
+    )
+    peeked: dict[tuple[TopicPartition, int], NextRecord] = (
+        admin.next_records(lagging) if lagging and request.lag_time else {}
+    )
+    topics = sorted({tp.topic for tp, _ in lagging}) if request.lag_time else []
+    retention, retention_notes = _retention(admin, topics)
+    verdicts = []
+    for gid in ids:
+        gi = inputs[gid]
+        if gi.error is not None:
+            status = Status.NOTFOUND if gi.error_kind == "not_found" else Status.ERR
+            verdicts.append(
+                GroupVerdict(
+                    group=gid,
+                    status=status,
+                    rule="not-found" if status == Status.NOTFOUND else "group-error",
+                    reason=gi.error,
+                    source=source,
+                    error=gi.error,
+                    error_kind=gi.error_kind,
+                )
+            )
+            continue
+        timed = []
+        for w in windows[gid]:
+            lag = None
+            if w.committed is not None and w.log_end is not None:
+                lag = w.log_end - w.committed
+            key = (TopicPartition(w.topic, w.partition), w.committed)
+            lag_ms = None
+            if lag is not None and request.lag_time:
+                lag_ms = time_lag_ms(lag, peeked.get(key), now_ms)
+            timed.append(dataclasses.replace(w, lag_ms=lag_ms))
+        d = gi.description
+        verdicts.append(
+            evaluate_group(
+                gid,
+                timed,
+                now_ms=now_ms,
+                thresholds=request.thresholds,
+                retention=retention,
+                members=[(m.member_id, m.client_id, m.host) for m in d.members],
+                state=d.state,
+                group_type=d.type,
+                source=source,
+            )
+        )
+    return CheckResult(verdicts, source, now_ms, (*notes, *retention_notes))
+
+
+def _retention(
+    admin: Any, topics: Sequence[str]
+) -> tuple[dict[str, TopicRetention], tuple[str, ...]]:
+    """Retention settings of the topics (DescribeConfigs); a topic that fails gets a note."""
+    if not topics:
+        return {}, ()
+    configs = describe_topic_configs(admin, topics)
+    out: dict[str, TopicRetention] = {}
+    notes = []
+    for topic in topics:
+        got = configs.get(topic)
+        if isinstance(got, KgroupError):
+            notes.append(f"retention of topic {topic} unknown: {got.one_line()}")
+            continue
+        out[topic] = retention_of(got or {})
+    return out, tuple(notes)
+
+
+def retention_of(config: dict[str, str | None]) -> TopicRetention:
+    """TopicRetention from a topic's configuration entries (absent: unknown)."""
+
+    def number(key: str) -> int | None:
+        value = config.get(key)
+        try:
+            return int(value) if value is not None else None
+        except ValueError:
+            return None
+
+    policy = config.get("cleanup.policy")
+    return TopicRetention(
+        retention_ms=number("retention.ms"),
+        retention_bytes=number("retention.bytes"),
+        delete_policy=policy is None or "delete" in policy.split(","),
+    )
+
+
+def describe_topic_configs(admin: Any, topics: Sequence[str]) -> dict[str, Any]:
+    """Topic -> configuration entries or KgroupError: the wire client's DescribeConfigs, or
+    librdkafka's AdminClient.describe_configs when the configuration needs librdkafka. All
+    keys are asked for (tansu drops a request that names keys; TEST_ENVIRONMENT.md)."""
+    if admin.wire is not None:
+        return admin.wire.describe_topic_configs(topics)
+    from confluent_kafka.admin import ConfigResource, ResourceType
+
+    futures = admin.admin.describe_configs(
+        [ConfigResource(ResourceType.TOPIC, t) for t in topics],
+        request_timeout=admin.timeout_s,
+    )
+    out: dict[str, Any] = {}
+    for resource, future in futures.items():
+        try:
+            entries = future.result()
+        except Exception as exc:
+            out[resource.name] = admin._fail(
+                exc,
+                "describe the configuration of topic",
+                resource.name,
+                acl=f"DescribeConfigs on Topic:{resource.name}",
+            )
+            continue
+        out[resource.name] = {name: entry.value for name, entry in entries.items()}
+    return out
+
+
+# --- the CLI's run and exit ------------------------------------------------------------------
+
+
+def run_check(opts: Any, request: CheckOptions) -> None:
+    from kgroup.cli.context import note
+    from kgroup.render import render
+    from kgroup.render.check import check_output
+
+    if request.watch:
+        _watch(opts, request)
+        return
+    with SamplingProgress(opts.no_color) as bar:
+        result = check_once(opts, request, note=note, progress=bar.update)
+    for text in result.notes:
+        note(text)
+    render(check_output(result, request), opts.output, no_color=opts.no_color)
+    check_outcome(result.groups, request)
+
+
+def check_outcome(groups: Sequence[GroupVerdict], request: CheckOptions) -> None:
+    """Raise the error whose exit code the run ends with (none: exit 0)."""
+    from kgroup.check.rules import fails
+
+    failed = [g for g in groups if g.error]
+    if failed:
+        listed = request.all_groups or request.match is not None
+        if not listed and all(g.error_kind == "not_found" for g in failed):
+            names = ", ".join(g.group for g in failed)
+            raise NotFoundError(
+                f"{len(failed)} of {len(groups)} groups not found: {names}",
+                hint="check the names with `kgroup list`",
+            )
+        raise PartialFailure(
+            f"{len(failed)} of {len(groups)} groups could not be checked "
+            f"(see their error fields): {', '.join(g.group for g in failed)}"
+        )
+    bad = [g for g in groups if fails(g.status, request.fail_on)]
+    if bad:
+        shown = "; ".join(f"{g.group} {g.status.name}: {g.reason}" for g in bad[:3])
+        more = f"; and {len(bad) - 3} more" if len(bad) > 3 else ""
+        raise CheckFailed(
+            f"{len(bad)} of {len(groups)} groups are {request.fail_on.upper()} or worse: "
+            f"{shown}{more}"
+        )
+
+
+def _watch(opts: Any, request: CheckOptions) -> None:
+    """Evaluate every window; print each group's and partition's status when it changes."""
+    from kgroup.cli.context import note
+    from kgroup.render.check import status_changes
+
+    previous: dict[tuple[str, str], str] = {}
+    first = True
+    while True:
+        started = time.monotonic()
+        result = check_once(opts, request, note=note if first else None)
+        if first:
+            for text in result.notes:
+                note(text)
+        for line in status_changes(previous, result):
+            sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+        first = False
+        if result.source == HISTORY:
+            # history needs no waiting to collect: wait out the window before the next look
+            time.sleep(max(0.0, request.window_ms / 1000 - (time.monotonic() - started)))
+
+
+class SamplingProgress:
+    """A progress bar on stderr while sampling (terminals only; KGROUP_NO_PROGRESS hides it)."""
+
+    def __init__(self, no_color: bool) -> None:
+        import os
+
+        self.no_color = no_color
+        self.enabled = sys.stderr.isatty() and os.environ.get("KGROUP_NO_PROGRESS", "") == ""
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> SamplingProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+    def update(self, done: int, total: int, seconds_left: float) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            import rich.progress as rp
+
+            from kgroup.render import stderr_console
+
+            self.bar = rp.Progress(
+                rp.TextColumn("sampling"),
+                rp.BarColumn(),
+                rp.MofNCompleteColumn(),
+                rp.TextColumn("{task.fields[left]} left"),
+                console=stderr_console(self.no_color),
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task("sampling", total=total, left="")
+        self.bar.update(self.task, completed=done, left=_seconds_text(round(seconds_left)))

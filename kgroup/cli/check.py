@@ -1,0 +1,163 @@
+"""`kgroup check`: a health verdict per group with Burrow's rules, thresholds, drain ETA and
+retention headroom; exit codes a script can act on."""
+
+from __future__ import annotations
+
+import typer
+
+from kgroup.cli.complete import choices, group_option, groups_argument
+from kgroup.cli.context import options
+from kgroup.cli.validate import groups_given
+
+FAIL_ON = ("warn", "err")
+SOURCES = ("auto", "history", "sampling")
+MAX_SAMPLES = 1000
+MAX_WINDOW_MS = 86_400_000  # a day
+
+
+def register(app: typer.Typer) -> None:
+    app.command("check")(check)
+
+
+def check(
+    ctx: typer.Context,
+    groups: list[str] | None = groups_argument("Groups to check."),
+    group_opt: list[str] | None = group_option(
+        "A group to check, as Kafka's tool takes it (repeatable; adds to GROUP...)."
+    ),
+    all_groups: bool = typer.Option(False, "--all-groups", help="Check every group."),
+    match: str | None = typer.Option(
+        None, "--match", metavar="REGEX", help="Check the groups whose id matches REGEX."
+    ),
+    window: str = typer.Option(
+        "5m",
+        "--window",
+        metavar="DURATION",
+        help="Time the rules look back over (1m, 30s, PT5M); sampling takes this long.",
+    ),
+    samples: int = typer.Option(
+        10,
+        "--samples",
+        metavar="N",
+        help="Observations per window (Burrow's intervals); sampling asks N times.",
+    ),
+    max_lag: int | None = typer.Option(
+        None, "--max-lag", metavar="N", help="ERR when a partition's lag exceeds N records."
+    ),
+    max_lag_time: str | None = typer.Option(
+        None,
+        "--max-lag-time",
+        metavar="DURATION",
+        help="ERR when the first unconsumed record is older than DURATION.",
+    ),
+    min_headroom: str | None = typer.Option(
+        None,
+        "--min-headroom",
+        metavar="DURATION",
+        help="ERR when retention would delete unconsumed records within DURATION.",
+    ),
+    fail_on: str = typer.Option(
+        "err",
+        "--fail-on",
+        metavar="LEVEL",
+        autocompletion=choices(FAIL_ON),
+        help="Exit 5 when a group is at this level or worse: warn or err.",
+    ),
+    source: str = typer.Option(
+        "auto",
+        "--source",
+        metavar="SOURCE",
+        autocompletion=choices(SOURCES),
+        help="Where windows come from: auto (history, else sampling), history or sampling.",
+    ),
+    lag_time: bool = typer.Option(
+        True,
+        "--lag-time/--no-lag-time",
+        help="Read the first unconsumed record of each lagging partition for the lag time and "
+        "retention headroom (one bounded fetch each); --no-lag-time skips both.",
+    ),
+    watch: bool = typer.Option(
+        False, "--watch", help="Re-evaluate every window; print status changes only."
+    ),
+) -> None:
+    """Health of consumer groups: OK, WARN, ERR, STOP, STALL, REWIND or NOTFOUND per partition
+    and group (Burrow's rules), with lag time, drain ETA and retention headroom."""
+    from kgroup.check.model import Thresholds
+    from kgroup.check.run import CheckOptions, run_check
+    from kgroup.core.errors import UsageError
+
+    names = groups_given(groups, group_opt)
+    opts = options(ctx)
+    given = [bool(names), all_groups, match is not None]
+    if sum(given) != 1:
+        raise UsageError(
+            "name the groups to check in exactly one way",
+            hint="give GROUP..., or --all-groups, or --match REGEX",
+        )
+    window_ms = _duration(window, "--window")
+    if window_ms > MAX_WINDOW_MS:
+        raise UsageError(
+            f"--window {window} is longer than a day", hint="use a window of a day or less"
+        )
+    if not 2 <= samples <= MAX_SAMPLES:
+        raise UsageError(
+            f"--samples must be between 2 and {MAX_SAMPLES}, got {samples}",
+            hint="a window needs two observations to compare, e.g. --samples 10",
+        )
+    if max_lag is not None and max_lag < 0:
+        raise UsageError(f"--max-lag must be 0 or more, got {max_lag}", hint="e.g. --max-lag 1000")
+    if fail_on not in FAIL_ON:
+        raise UsageError(f"--fail-on {fail_on!r} is not warn or err", hint="e.g. --fail-on warn")
+    if source not in SOURCES:
+        raise UsageError(
+            f"--source {source!r} is not one of {', '.join(SOURCES)}", hint="e.g. --source auto"
+        )
+    if not lag_time and (max_lag_time is not None or min_headroom is not None):
+        used = "--max-lag-time" if max_lag_time is not None else "--min-headroom"
+        raise UsageError(
+            f"{used} needs the lag time, which --no-lag-time skips",
+            hint=f"drop --no-lag-time, or drop {used}",
+        )
+    if watch and opts.output != "table":
+        raise UsageError("--watch prints status changes as lines", hint="drop -o, or drop --watch")
+    run_check(
+        opts,
+        CheckOptions(
+            groups=names,
+            all_groups=all_groups,
+            match=match,
+            window_ms=window_ms,
+            samples=samples,
+            thresholds=Thresholds(
+                max_lag=max_lag,
+                max_lag_ms=None
+                if max_lag_time is None
+                else _duration(max_lag_time, "--max-lag-time"),
+                min_headroom_ms=None
+                if min_headroom is None
+                else _duration(min_headroom, "--min-headroom"),
+            ),
+            fail_on=fail_on,
+            source=source,
+            watch=watch,
+            lag_time=lag_time,
+        ),
+    )
+
+
+def _optional_duration(text: str | None, option: str) -> int | None:
+    return None if text is None else _duration(text, option)
+
+
+def _duration(text: str, option: str) -> int:
+    """A positive duration in ms; the option named in the error."""
+    from kgroup.core.errors import UsageError
+    from kgroup.reset.timespec import parse_duration_ms
+
+    try:
+        ms = parse_duration_ms(text)
+    except UsageError as exc:
+        raise UsageError(f"{option}: {exc.message}", hint=exc.hint) from None
+    if ms <= 0:
+        raise UsageError(f"{option} must be longer than 0, got {text!r}", hint=f"e.g. {option} 5m")
+    return ms

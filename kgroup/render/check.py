@@ -1,0 +1,194 @@
+"""`kgroup check` as an Output (one row per partition; one JSON object per group) and the
+status-change lines of `--watch`."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from kgroup.check.model import GroupVerdict, PartitionVerdict
+from kgroup.render.describe import format_duration_ms
+from kgroup.render.model import ELLIPSIS, KEY, NUMBER, TEXT, Column, Output
+
+LOG_END_SOURCE = {"history": "list_offsets_by_timestamp", "sampling": "sampled"}
+
+
+def _duration_cell(value: object) -> str | None:
+    return format_duration_ms(value) if isinstance(value, int) else None
+
+
+COLUMNS = [
+    Column("group", kind=KEY),
+    Column("topic", kind=KEY),
+    Column("partition", justify="right", kind=NUMBER),
+    Column("status", kind=KEY),
+    Column("rule", kind=KEY),
+    Column("lag", justify="right", kind=NUMBER),
+    Column("lag_ms", header="LAG_TIME", justify="right", kind=NUMBER, display=_duration_cell),
+    Column("drain", kind=KEY),
+    Column("headroom_ms", header="HEADROOM", justify="right", kind=NUMBER, display=_duration_cell),
+    Column("consumer_id", kind=TEXT, cut=ELLIPSIS),
+]
+
+
+def drain_text(p: PartitionVerdict) -> str | None:
+    """`caught up`, `eta 2m10s`, `behind 12.5/s`, or None when the rates are unknown."""
+    d = p.drain
+    if d.eta_ms == 0:
+        return "caught up"
+    if d.eta_ms is not None:
+        return f"eta {format_duration_ms(d.eta_ms)}"
+    if d.behind_per_s is not None:
+        return "not draining" if d.behind_per_s == 0 else f"behind {d.behind_per_s:.3g}/s"
+    return None
+
+
+def _rate(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def partition_json(p: PartitionVerdict) -> dict[str, Any]:
+    return {
+        "topic": p.topic,
+        "partition": p.partition,
+        "status": p.status.name,
+        "rule": p.rule,
+        "reason": p.reason,
+        "current_offset": p.committed,
+        "log_start_offset": p.log_start,
+        "log_end_offset": p.log_end,
+        "lag": p.lag,
+        "lag_ms": p.lag_ms,
+        "complete": round(p.complete, 3),
+        "consume_rate": _rate(p.drain.consume_rate),
+        "produce_rate": _rate(p.drain.produce_rate),
+        "drain_eta_ms": p.drain.eta_ms,
+        "falling_behind_per_s": _rate(p.drain.behind_per_s),
+        "headroom_ms": p.headroom_ms,
+        "consumer_id": p.owner.consumer_id if p.owner else None,
+        "client_id": p.owner.client_id if p.owner else None,
+        "host": p.owner.host if p.owner else None,
+        "evidence": {
+            "commits": [
+                {"timestamp_ms": o.timestamp_ms, "offset": o.offset, "lag": o.lag}
+                for o in p.observations
+            ],
+            "log_ends": [{"timestamp_ms": e.timestamp_ms, "offset": e.offset} for e in p.log_ends],
+        },
+    }
+
+
+def group_json(g: GroupVerdict) -> dict[str, Any]:
+    return {
+        "group": g.group,
+        "status": g.status.name,
+        "rule": g.rule,
+        "reason": g.reason,
+        "state": g.state,
+        "type": g.type,
+        "source": g.source,
+        "log_end_source": LOG_END_SOURCE.get(g.source),
+        "error": g.error,
+        "total_lag": g.total_lag,
+        "complete": round(g.complete, 3),
+        "skew": None if g.skew is None else round(g.skew, 3),
+        "partitions": [partition_json(p) for p in g.partitions],
+        "members": [
+            {
+                "consumer_id": m.consumer_id,
+                "client_id": m.client_id,
+                "host": m.host,
+                "partitions": m.partitions,
+                "total_lag": m.total_lag,
+                "hottest": None
+                if m.hottest is None
+                else {
+                    "topic": m.hottest.topic,
+                    "partition": m.hottest.partition,
+                    "lag": m.hottest.lag,
+                },
+            }
+            for m in g.members
+        ],
+    }
+
+
+def _footer(g: GroupVerdict) -> list[str]:
+    if g.error:
+        return [f"{g.group}: {g.status.name}: {g.error}"]
+    lines = [f"{g.group}: {g.status.name} ({g.reason}); from {g.source}"]
+    if g.members:
+        skew = "-" if g.skew is None else f"{g.skew:.2f}"
+        lines.append(f"{g.group}: {len(g.members)} members, lag skew {skew}")
+        for m in g.members:
+            hot = m.hottest
+            hottest = f", hottest {hot.topic}:{hot.partition} lag {hot.lag}" if hot else ""
+            total = "-" if m.total_lag is None else m.total_lag
+            lines.append(f"  {m.consumer_id}: {m.partitions} partitions, lag {total}{hottest}")
+    return lines
+
+
+def check_output(result: Any, request: Any) -> Output:
+    """The rows (partitions), JSON document and per-group footer of one evaluation."""
+    rows: list[dict[str, Any]] = []
+    footer: list[str] = []
+    for g in result.groups:
+        for p in g.partitions:
+            rows.append(
+                {
+                    "group": g.group,
+                    "topic": p.topic,
+                    "partition": p.partition,
+                    "status": p.status.name,
+                    "rule": p.rule,
+                    "lag": p.lag,
+                    "lag_ms": p.lag_ms,
+                    "drain": drain_text(p),
+                    "headroom_ms": p.headroom_ms,
+                    "consumer_id": p.owner.consumer_id if p.owner else None,
+                }
+            )
+        footer.extend(_footer(g))
+    groups = [group_json(g) for g in result.groups]
+    limits = request.thresholds
+    document = {
+        "window_ms": request.window_ms,
+        "samples": request.samples,
+        "evaluated_at_ms": result.now_ms,
+        "fail_on": request.fail_on,
+        "thresholds": {
+            "max_lag": limits.max_lag,
+            "max_lag_ms": limits.max_lag_ms,
+            "min_headroom_ms": limits.min_headroom_ms,
+        },
+        "groups": groups,
+    }
+    return Output(
+        columns=COLUMNS,
+        rows=rows,
+        document=document,
+        jsonl_items=groups,
+        footer=footer,
+        empty_message="No partitions.",
+    )
+
+
+def status_changes(previous: dict[tuple[str, str], str], result: Any) -> list[str]:
+    """`--watch` lines for the statuses that changed since `previous` (updated in place); the
+    first evaluation reports every group and every partition that is not OK."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(result.now_ms / 1000))
+    lines = []
+    for g in result.groups:
+        seen = [((g.group, ""), g.status.name, g.reason, g.group)]
+        for p in g.partitions:
+            where = f"{g.group} {p.topic}:{p.partition}"
+            seen.append(((g.group, f"{p.topic}:{p.partition}"), p.status.name, p.reason, where))
+        for key, status, reason, where in seen:
+            before = previous.get(key)
+            if before == status:
+                continue
+            previous[key] = status
+            if before is None and key[1] and status == "OK":
+                continue  # a partition appearing OK is no news
+            lines.append(f"{stamp} {where}: {before or '-'} -> {status} ({reason})")
+    return lines

@@ -1,0 +1,85 @@
+"""How check verdicts print: the drain cell, the JSON evidence, and --watch change lines."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from kgroup.check.model import LogEnd, Observation, Owner, PartitionWindow, Thresholds
+from kgroup.check.rules import evaluate_group
+from kgroup.render.check import check_output, drain_text, status_changes
+
+
+def verdict(commits: list[tuple[int, int, int]], committed: int, log_end: int, now: int):
+    window = PartitionWindow(
+        "t",
+        0,
+        tuple(Observation(ts, off, lag) for ts, off, lag in commits),
+        (LogEnd(commits[0][0], commits[0][1] + commits[0][2]), LogEnd(now, log_end)),
+        committed,
+        0,
+        log_end,
+        owner=Owner("m-1", "app", "/10.0.0.1"),
+        slots=len(commits),
+    )
+    return evaluate_group(
+        "g", [window], now_ms=now, thresholds=Thresholds(), members=[("m-1", "app", "/10.0.0.1")]
+    )
+
+
+def result_of(*groups):
+    return SimpleNamespace(groups=list(groups), now_ms=1_800_000_000_000, source="sampling")
+
+
+REQUEST = SimpleNamespace(window_ms=10_000, samples=3, fail_on="err", thresholds=Thresholds())
+
+
+def test_drain_cell_says_eta_behind_or_caught_up() -> None:
+    draining = verdict([(0, 100, 50), (5000, 200, 40), (10_000, 300, 30)], 300, 330, 10_000)
+    (p,) = draining.partitions
+    # consumed 200 in 10 s, produced 330-150=180 in 10 s: net 2/s, 30 left: 15 s
+    assert drain_text(p) == "eta 15s"
+    behind = verdict([(0, 100, 50), (5000, 110, 90), (10_000, 120, 130)], 120, 250, 10_000)
+    assert drain_text(behind.partitions[0]) == "behind 8/s"
+    caught = verdict([(0, 100, 0), (10_000, 120, 0)], 120, 120, 10_000)
+    assert drain_text(caught.partitions[0]) == "caught up"
+
+
+def test_json_carries_rule_evidence_and_members() -> None:
+    g = verdict([(0, 100, 50), (5000, 110, 90), (10_000, 120, 130)], 120, 250, 10_000)
+    out = check_output(result_of(g), REQUEST)
+    (doc,) = out.document["groups"]
+    assert (doc["status"], doc["rule"]) == ("WARN", "lag-not-decreasing")
+    (p,) = doc["partitions"]
+    assert p["evidence"]["commits"] == [
+        {"timestamp_ms": 0, "offset": 100, "lag": 50},
+        {"timestamp_ms": 5000, "offset": 110, "lag": 90},
+        {"timestamp_ms": 10_000, "offset": 120, "lag": 130},
+    ]
+    assert doc["members"] == [
+        {
+            "consumer_id": "m-1",
+            "client_id": "app",
+            "host": "/10.0.0.1",
+            "partitions": 1,
+            "total_lag": 130,
+            "hottest": {"topic": "t", "partition": 0, "lag": 130},
+        }
+    ]
+    assert out.rows[0]["status"] == "WARN" and out.jsonl_items == [doc]
+
+
+def test_watch_prints_only_changes() -> None:
+    previous: dict = {}
+    warn = verdict([(0, 100, 50), (5000, 110, 90), (10_000, 120, 130)], 120, 250, 10_000)
+    first = status_changes(previous, result_of(warn))
+    assert [line.split(" ", 1)[1] for line in first] == [
+        "g: - -> WARN (WARN on t:0: offsets move but the lag never decreases: falling behind)",
+        "g t:0: - -> WARN (offsets move but the lag never decreases: falling behind)",
+    ]
+    assert status_changes(previous, result_of(warn)) == []
+    ok = verdict([(0, 100, 50), (10_000, 200, 0)], 200, 200, 10_000)
+    again = status_changes(previous, result_of(ok))
+    assert [line.split(" ", 1)[1] for line in again] == [
+        "g: WARN -> OK (every partition is OK)",
+        "g t:0: WARN -> OK (caught up (lag 0))",
+    ]
