@@ -19,6 +19,19 @@ _kgroup_kind() {
         "|--version") kind="flag" ;;
         "|--install-completion") kind="flag" ;;
         "|--show-completion") kind="flag" ;;
+        "check|--group") kind="groups" ;;
+        "check|--all-groups") kind="flag" ;;
+        "check|--match") kind="value" ;;
+        "check|--window") kind="value" ;;
+        "check|--samples") kind="value" ;;
+        "check|--max-lag") kind="value" ;;
+        "check|--max-lag-time") kind="value" ;;
+        "check|--min-headroom") kind="value" ;;
+        "check|--fail-on") kind="choice:warn err" ;;
+        "check|--source") kind="choice:auto history sampling" ;;
+        "check|--lag-time") kind="flag" ;;
+        "check|--no-lag-time") kind="flag" ;;
+        "check|--watch") kind="flag" ;;
         "decode|--live") kind="flag" ;;
         "decode|--segments") kind="flag" ;;
         "decode|--group") kind="groups" ;;
@@ -160,6 +173,7 @@ _kgroup() {
         fi
         if [[ "$word" == -* ]]; then continue; fi
         case "${path}|${word}" in
+            "|check") path="check" ;;
             "|decode") path="decode" ;;
             "|delete") path="delete" ;;
             "|delete-offsets") path="delete-offsets" ;;
@@ -181,7 +195,8 @@ _kgroup() {
     fi
     local options="" subcommands="" positional=""
     case "$path" in
-        "") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --version --install-completion --show-completion --help" subcommands="decode delete delete-offsets describe list reset-offsets sandbox simulate-assign undo" positional="" ;;
+        "") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --version --install-completion --show-completion --help" subcommands="check decode delete delete-offsets describe list reset-offsets sandbox simulate-assign undo" positional="" ;;
+        "check") options="--group --all-groups --match --window --samples --max-lag --max-lag-time --min-headroom --fail-on --source --lag-time --no-lag-time --watch --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "decode") options="--live --segments --group --topic --type --latest --as-of --since --until --summary --engine --spark-master --spark-conf --out --skip-corrupt --offsets-topic --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="files" ;;
         "delete") options="--group --force --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "delete-offsets") options="--group --topic --force --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
