@@ -649,7 +649,18 @@ class GroupAdmin:
         a position with nothing but those before the end of the log is not consumable. A
         position whose record is gone (deleted) gets the next record, as a consumer would. A
         position that yields nothing within the timeout is left out (unknown).
+
+        The wire client answers with Fetch requests, one per leader and round, whatever the
+        number of positions per partition (WireClient.next_records); librdkafka's consumer,
+        which reads one offset per partition per assign/poll round, is the fallback where the
+        wire client cannot serve the configuration.
         """
+        if self.wire is not None:
+            return self.wire.next_records(  # type: ignore[no-any-return]
+                positions,
+                read_committed=read_committed,
+                max_bytes_per_partition=max_bytes_per_partition,
+            )
         from confluent_kafka import Consumer
         from confluent_kafka import TopicPartition as RdTopicPartition
 
@@ -715,6 +726,10 @@ class GroupAdmin:
                         consumable=True, timestamp=timestamp if timestamp >= 0 else None
                     )
                     consumer.pause([RdTopicPartition(tp.topic, tp.partition)])
+                # librdkafka keeps a partition paused across unassign/assign: without this the
+                # next round's offset of the same partition is never fetched (unknown after
+                # the timeout)
+                consumer.resume([RdTopicPartition(tp.topic, tp.partition) for tp in wanted])
                 consumer.unassign()
         finally:
             consumer.close()

@@ -47,6 +47,7 @@ from kgroup.core.models import (
     GroupDescription,
     GroupListing,
     MemberDescription,
+    NextRecord,
     OffsetAtTime,
     TopicMetadata,
     TopicPartition,
@@ -66,6 +67,10 @@ from kgroup.core.wire.sasl import MECHANISMS
 T = TypeVar("T")
 
 BATCH_SIZE = 1000
+# next_records: at most this many rounds (besides the timeout). A round is needed per group of
+# a partition's offsets within one fetch (64 KiB) of each other, so only groups spread over a
+# whole log come near it; what is left is unknown, as after the timeout.
+MAX_FETCH_ROUNDS = 1000
 RETRY_BACKOFF_S = 0.2
 MAX_THREADS = 8
 DEFAULT_CLIENT_ID = "kgroup"
@@ -219,6 +224,68 @@ def offsets_error(code: int, tp: TopicPartition) -> KgroupError:
     else:
         error = KafkaOperationError(f"failed to list offsets of {tp}: {name}")
     return _tag(error, name)
+
+
+def fetch_error(code: int, tp: TopicPartition) -> KgroupError:
+    """The KgroupError for a partition-level Fetch (or Metadata) error code."""
+    name = m.error_name(code)
+    if code == m.TOPIC_AUTHORIZATION_FAILED:
+        error: KgroupError = AuthorizationError(
+            f"not authorized to read a record of {tp} ({name})",
+            hint=f"ask for an ACL granting Read on Topic:{tp.topic}",
+        )
+    elif code == m.UNKNOWN_TOPIC_OR_PARTITION:
+        error = NotFoundError(
+            f"cannot read a record of {tp}: no such topic or partition ({name})",
+            hint="check the name with `kgroup list` or the topic list",
+        )
+    else:
+        error = KafkaOperationError(f"failed to read a record of {tp}: {name}")
+    return _tag(error, name)
+
+
+def _settle(
+    answer: m.FetchedPartition,
+    keys: Sequence[tuple[TopicPartition, int]],
+    pending: dict[tuple[TopicPartition, int], int],
+    result: dict[tuple[TopicPartition, int], NextRecord],
+    read_committed: bool,
+) -> bool:
+    """Answer the pending positions of one partition from its fetched data: a record or
+    nothing goes to `result`, a position the data ended before moves on in `pending`. True when
+    the data held no whole batch at a position (a batch larger than the byte limit)."""
+    # the record batch reader is imported when records are read (not by describe without it)
+    from kgroup.core.wire.first_record import FetchedData, Found, Nothing, ReadFrom
+    from kgroup.offsets.records import BatchError
+
+    end = answer.high_watermark
+    if read_committed and answer.last_stable_offset >= 0:
+        end = answer.last_stable_offset  # a read_committed consumer reads up to the LSO
+    tp = TopicPartition(answer.topic, answer.partition)
+    try:
+        data = FetchedData(
+            answer.records, end=end, read_committed=read_committed, aborted=answer.aborted
+        )
+        outcomes = [(key, data.first_at(pending[key])) for key in keys]
+    except BatchError as exc:
+        raise KafkaOperationError(
+            f"cannot read the records the broker sent for {tp}: {exc.reason}",
+            hint="kgroup reads magic 0-2 batches, uncompressed, gzip, snappy, lz4 or zstd; "
+            "check the topic's compression.type",
+        ) from None
+    too_large = False
+    for key, outcome in outcomes:
+        if isinstance(outcome, Found):
+            result[key] = NextRecord(consumable=True, timestamp=outcome.timestamp)
+            del pending[key]
+        elif isinstance(outcome, Nothing):
+            result[key] = NextRecord(consumable=False)
+            del pending[key]
+        elif isinstance(outcome, ReadFrom):
+            pending[key] = outcome.offset
+        else:
+            too_large = True
+    return too_large
 
 
 def config_error(code: int, topic: str, message: str | None = None) -> KgroupError:
@@ -671,6 +738,158 @@ class WireClient:
         for index, body in zip(order, bodies, strict=True):
             for answer in m.decode_list_offsets_response(body, version):
                 found[(index, TopicPartition(answer.topic, answer.partition))] = answer
+        return found
+
+    # -- Fetch: the first record a consumer would get ------------------------------------------
+
+    def next_records(
+        self,
+        positions: Iterable[tuple[TopicPartition, int]],
+        *,
+        read_committed: bool = False,
+        max_bytes_per_partition: int = 65536,
+    ) -> dict[tuple[TopicPartition, int], NextRecord]:
+        """What a consumer of each (partition, offset) would get next (see
+        `GroupAdmin.next_records` for the rules), with Fetch requests.
+
+        Each round sends every partition once, from its lowest pending offset, in one request
+        per leader (chunked at fetch.max.bytes worth of partitions), leaders in parallel; the
+        data answers every pending offset of the partition it covers, so rounds grow with how
+        far apart a partition's offsets are, not with how many groups sit on them. A partition
+        whose first batch is larger than the byte limit is fetched alone next round (KIP-74:
+        the first partition of a response gets one whole batch); OFFSET_OUT_OF_RANGE moves a
+        position below the log start to the log start (auto.offset.reset=earliest); a moved
+        leader is looked up again. What stays unanswered after the timeout is left out.
+        """
+        pending: dict[tuple[TopicPartition, int], int] = {}
+        for tp, offset in positions:
+            pending[(tp, offset)] = offset
+        result: dict[tuple[TopicPartition, int], NextRecord] = {}
+        deadline = time.monotonic() + self.timeout_s
+        alone: set[TopicPartition] = set()
+        tried_alone: set[TopicPartition] = set()
+        refresh = False
+        leader_retries = 0
+        rounds = 0
+        while pending and rounds < MAX_FETCH_ROUNDS and time.monotonic() < deadline:
+            rounds += 1
+            fresh = self._metadata is None or refresh
+            cluster = self.metadata(refresh=refresh)
+            refresh = False
+            keys_of: dict[TopicPartition, list[tuple[TopicPartition, int]]] = {}
+            for key in pending:
+                keys_of.setdefault(key[0], []).append(key)
+            start = {tp: min(pending[key] for key in keys) for tp, keys in keys_of.items()}
+            plan: dict[BrokerNode, list[TopicPartition]] = {}
+            for tp in sorted(start):
+                leader, code = cluster.leader_of(tp)
+                if leader is not None:
+                    plan.setdefault(leader, []).append(tp)
+                elif leader_retries < 2 and (
+                    code in m.RETRIABLE_LEADER_ERRORS
+                    or (code == m.UNKNOWN_TOPIC_OR_PARTITION and not fresh)
+                ):
+                    refresh = True  # a moved leader, or a topic newer than the metadata
+                else:
+                    raise fetch_error(code, tp)
+
+            def task(
+                node: BrokerNode, asked: list[m.FetchPosition], solo: set[TopicPartition]
+            ) -> Callable[[], dict[TopicPartition, m.FetchedPartition]]:
+                return lambda: self._on_broker(
+                    node.host,
+                    node.port,
+                    lambda conn: self._fetch_records_on(conn, asked, solo, read_committed),
+                )
+
+            tried_alone |= alone
+            tasks = {
+                node: task(
+                    node,
+                    [
+                        m.FetchPosition(tp.topic, tp.partition, start[tp], max_bytes_per_partition)
+                        for tp in tps
+                    ],
+                    alone & set(tps),
+                )
+                for node, tps in plan.items()
+            }
+            answers = self._parallel(tasks)
+            alone = set()
+            out_of_range: list[TopicPartition] = []
+            for node, tps in plan.items():
+                for tp in tps:
+                    answer = answers[node].get(tp)
+                    if answer is None:
+                        continue  # left out of the response: asked again next round
+                    if answer.error_code == m.OFFSET_OUT_OF_RANGE:
+                        out_of_range.append(tp)
+                    elif answer.error_code in m.RETRIABLE_LEADER_ERRORS and leader_retries < 2:
+                        refresh = True
+                    elif answer.error_code != m.NONE:
+                        raise fetch_error(answer.error_code, tp)
+                    elif _settle(answer, keys_of[tp], pending, result, read_committed):
+                        if tp in tried_alone:  # even alone, no whole batch: unknown
+                            for key in keys_of[tp]:
+                                pending.pop(key, None)
+                        else:
+                            alone.add(tp)
+            if refresh:
+                leader_retries += 1
+                time.sleep(self.retry_backoff_s)
+            if out_of_range:
+                self._reset_to_log_start(out_of_range, start, pending)
+        return result
+
+    def _reset_to_log_start(
+        self,
+        partitions: list[TopicPartition],
+        start: Mapping[TopicPartition, int],
+        pending: dict[tuple[TopicPartition, int], int],
+    ) -> None:
+        """OFFSET_OUT_OF_RANGE: move the positions of `partitions` that cannot be read to the
+        log start, as a consumer with auto.offset.reset=earliest does (records deleted)."""
+        log_start = self.list_offsets(partitions, [EARLIEST])[0]
+        for key, offset in pending.items():
+            tp = key[0]
+            if tp not in log_start:
+                continue
+            first = log_start[tp].offset
+            if offset < first or offset == start[tp]:
+                pending[key] = first
+
+    def _fetch_records_on(
+        self,
+        connection: BrokerConnection,
+        positions: list[m.FetchPosition],
+        alone: set[TopicPartition],
+        read_committed: bool,
+    ) -> dict[TopicPartition, m.FetchedPartition]:
+        """Fetch `positions` from one leader: those in `alone` one per request, the others
+        sharing requests of at most fetch.max.bytes worth of partitions, all pipelined."""
+        version = self._version(connection, m.FETCH)
+        isolation = m.READ_COMMITTED if read_committed else m.READ_UNCOMMITTED
+        solo = [p for p in positions if TopicPartition(p.topic, p.partition) in alone]
+        shared = [p for p in positions if TopicPartition(p.topic, p.partition) not in alone]
+        per_request = max(
+            1, m.FETCH_MAX_BYTES // max(1, max((p.max_bytes for p in shared), default=1))
+        )
+        groups = [[p] for p in solo] + [
+            shared[i : i + per_request] for i in range(0, len(shared), per_request)
+        ]
+        requests = [
+            (m.FETCH, version, m.encode_fetch_request(version, group, isolation_level=isolation))
+            for group in groups
+        ]
+        found: dict[TopicPartition, m.FetchedPartition] = {}
+        for body in connection.pipeline(requests):
+            code, partitions = m.decode_fetch_response(body, version)
+            if code != m.NONE:
+                raise KafkaOperationError(
+                    f"broker {connection.address} refused a Fetch request: {m.error_name(code)}"
+                )
+            for answer in partitions:
+                found[TopicPartition(answer.topic, answer.partition)] = answer
         return found
 
     # -- ListGroups ------------------------------------------------------------------------------

@@ -44,6 +44,9 @@ class Api:
         return self.key != API_VERSIONS.key and self.flexible(version)
 
 
+# v4-v11 (FetchRequest.json): v4 brings IsolationLevel and AbortedTransactions (KIP-98), Kafka 4.0
+# dropped v0-v3 (KIP-896), v12 turns flexible and v13 names topics by id; kgroup speaks v4-v11.
+FETCH = Api(1, "Fetch", (4, 5, 6, 7, 8, 9, 10, 11), 12)
 LIST_OFFSETS = Api(2, "ListOffsets", (1, 2, 3, 4, 5, 6, 7, 8), 6)
 METADATA = Api(3, "Metadata", (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12), 9)
 OFFSET_COMMIT = Api(8, "OffsetCommit", (2, 3, 4, 5, 6, 7, 8), 8)
@@ -69,6 +72,7 @@ CONSUMER_GROUP_DESCRIBE = Api(69, "ConsumerGroupDescribe", (0, 1), 0)
 APIS = {
     api.key: api
     for api in (
+        FETCH,
         LIST_OFFSETS,
         METADATA,
         OFFSET_COMMIT,
@@ -149,6 +153,7 @@ ERROR_NAMES: dict[int, str] = {
 }
 
 NONE = 0
+OFFSET_OUT_OF_RANGE = 1
 UNKNOWN_TOPIC_OR_PARTITION = 3
 LEADER_NOT_AVAILABLE = 5
 NOT_LEADER_OR_FOLLOWER = 6
@@ -1325,3 +1330,132 @@ def _write_topic_partitions(writer: Writer, pairs: Iterable[tuple[str, int]]) ->
         w.array(item[1], Writer.int32)
 
     writer.array(by_topic.items(), entry)
+
+
+# --- Fetch v4-v11 (FetchRequest.json / FetchResponse.json) -------------------------------------
+# A consumer's fetch without a fetch session (KIP-227: SessionId 0, SessionEpoch -1 = a full
+# fetch request that opens no session), ReplicaId -1, CurrentLeaderEpoch -1 (KIP-320: no
+# fencing). Used to read the first record a consumer would get at an offset.
+
+FETCH_MAX_BYTES = 52428800  # ConsumerConfig fetch.max.bytes default (KIP-74)
+# ConsumerConfig fetch.max.wait.ms default. With MinBytes 0 Kafka answers at once with what it
+# has; tansu answers MaxWaitMs 0 with no partitions at all and fills partitions only until the
+# wait runs out (TEST_ENVIRONMENT.md), so the wait must leave it time.
+FETCH_MAX_WAIT_MS = 500
+
+
+@dataclass(frozen=True)
+class FetchPosition:
+    """One partition to fetch: where from and at most how many bytes (KIP-74: the broker still
+    returns the first batch whole when it is larger, for the first partition of a response)."""
+
+    topic: str
+    partition: int
+    offset: int
+    max_bytes: int
+
+
+@dataclass(frozen=True)
+class FetchedPartition:
+    topic: str
+    partition: int
+    error_code: int
+    high_watermark: int
+    last_stable_offset: int  # -1 when unknown (4+)
+    log_start_offset: int  # -1 when unknown or before v5
+    # (producer id, first offset) of the aborted transactions in the fetched range (read_committed
+    # only; None otherwise)
+    aborted: tuple[tuple[int, int], ...] | None
+    records: bytes
+
+
+def encode_fetch_request(
+    version: int,
+    positions: Sequence[FetchPosition],
+    *,
+    isolation_level: int = READ_UNCOMMITTED,
+    max_wait_ms: int = FETCH_MAX_WAIT_MS,
+    min_bytes: int = 0,
+    max_bytes: int = FETCH_MAX_BYTES,
+    rack_id: str = "",
+) -> bytes:
+    """FetchRequest v4-v11 as a consumer without a fetch session sends it. Partitions go in the
+    order given (v3+: the broker fills the response in request order); topics are grouped in
+    order of first appearance."""
+    if version not in FETCH.versions:
+        raise ValueError(f"kgroup sends Fetch v{min(FETCH.versions)}-v{max(FETCH.versions)}")
+    by_topic: dict[str, list[FetchPosition]] = {}
+    for position in positions:
+        by_topic.setdefault(position.topic, []).append(position)
+    writer = Writer()
+    writer.int32(-1)  # ReplicaId 0+: a consumer
+    writer.int32(max_wait_ms)  # MaxWaitMs 0+
+    writer.int32(min_bytes)  # MinBytes 0+
+    writer.int32(max_bytes)  # MaxBytes 3+
+    writer.int8(isolation_level)  # IsolationLevel 4+
+    if version >= 7:
+        writer.int32(0)  # SessionId 7+: no session
+        writer.int32(-1)  # SessionEpoch 7+: FINAL_EPOCH, a full request that opens none
+
+    def partition(w: Writer, p: FetchPosition) -> None:
+        w.int32(p.partition)  # PartitionIndex 0+
+        if version >= 9:
+            w.int32(-1)  # CurrentLeaderEpoch 9+
+        w.int64(p.offset)  # FetchOffset 0+
+        if version >= 5:
+            w.int64(-1)  # LogStartOffset 5+: followers only
+        w.int32(p.max_bytes)  # MaxBytes 0+
+
+    def topic(w: Writer, item: tuple[str, list[FetchPosition]]) -> None:
+        w.string(item[0])  # Name 0+
+        w.array(item[1], partition)  # FetchPartitions 0+
+
+    writer.array(by_topic.items(), topic)  # Topics 0+
+    if version >= 7:
+        writer.array((), topic)  # Forgotten 7+: none
+    if version >= 11:
+        writer.string(rack_id)  # RackId 11+
+    return writer.getvalue()
+
+
+def decode_fetch_response(body: bytes, version: int) -> tuple[int, list[FetchedPartition]]:
+    """(top-level ErrorCode, partitions) of a FetchResponse v4-v11; ErrorCode is 0 before v7."""
+    reader = Reader(body)
+    reader.int32("ThrottleTimeMs")  # 1+
+    error_code = reader.int16("ErrorCode") if version >= 7 else NONE  # 7+
+    if version >= 7:
+        reader.int32("SessionId")  # 7+
+
+    def aborted(r: Reader) -> tuple[int, int]:
+        producer_id = r.int64("AbortedTransactions.ProducerId")  # 4+
+        return producer_id, r.int64("AbortedTransactions.FirstOffset")  # 4+
+
+    def topic(r: Reader) -> list[FetchedPartition]:
+        name = r.string("Responses.Topic")  # 0+
+
+        def partition(p: Reader) -> FetchedPartition:
+            index = p.int32("Partition")  # 0+
+            code = p.int16("ErrorCode")  # 0+
+            high_watermark = p.int64("HighWatermark")  # 0+
+            last_stable = p.int64("LastStableOffset")  # 4+
+            log_start = p.int64("LogStartOffset") if version >= 5 else -1  # 5+
+            transactions = p.nullable_array(aborted, "AbortedTransactions")  # 4+
+            if version >= 11:
+                p.int32("PreferredReadReplica")  # 11+ (KIP-392; -1 without a rack selector)
+            records = p.nullable_bytes("RecordSet") or b""  # 0+
+            return FetchedPartition(
+                name,
+                index,
+                code,
+                high_watermark,
+                last_stable,
+                log_start,
+                tuple(transactions) if transactions is not None else None,
+                records,
+            )
+
+        return r.array(partition, "PartitionResponses")  # 0+
+
+    topics = reader.array(topic, "Responses")  # 0+
+    reader.expect_end()
+    return error_code, [p for t in topics for p in t]

@@ -20,6 +20,7 @@ from kgroup.core.wire.codec import Reader, Writer, decode_request_header, encode
 Handler = Callable[[int, int, bytes], bytes]
 
 FULL_VERSIONS = {
+    m.FETCH.key: (0, 17),
     m.LIST_OFFSETS.key: (0, 9),
     m.METADATA.key: (0, 12),
     m.OFFSET_FETCH.key: (0, 9),
@@ -238,4 +239,83 @@ def list_offsets_body(version: int, answers: list[tuple[str, int, int, int, int]
 
     writer.array(by_topic.items(), topic)
     writer.tagged_fields()
+    return writer.getvalue()
+
+
+@dataclass(frozen=True)
+class FetchAsked:
+    topic: str
+    partition: int
+    offset: int
+    max_bytes: int
+
+
+def read_fetch_request(body: bytes, version: int) -> tuple[int, int, list[FetchAsked]]:
+    """(isolation level, max wait ms, partitions in request order) of a FetchRequest v4-v11,
+    checking the consumer fields: ReplicaId -1, no fetch session, no leader epoch."""
+    reader = Reader(body)
+    assert reader.int32() == -1  # ReplicaId
+    max_wait = reader.int32()  # MaxWaitMs
+    reader.int32()  # MinBytes
+    reader.int32()  # MaxBytes 3+
+    isolation = reader.int8()  # IsolationLevel 4+
+    if version >= 7:
+        assert reader.int32() == 0  # SessionId
+        assert reader.int32() == -1  # SessionEpoch
+
+    def topic(r: Reader) -> list[FetchAsked]:
+        name = r.string()
+
+        def partition(p: Reader) -> FetchAsked:
+            index = p.int32()
+            if version >= 9:
+                assert p.int32() == -1  # CurrentLeaderEpoch
+            offset = p.int64()
+            if version >= 5:
+                assert p.int64() == -1  # LogStartOffset
+            return FetchAsked(name, index, offset, p.int32())
+
+        return r.array(partition)
+
+    asked = [x for t in reader.array(topic) for x in t]
+    if version >= 7:
+        assert reader.array(lambda r: r.string()) == []  # Forgotten
+    if version >= 11:
+        reader.string()  # RackId
+    reader.expect_end()
+    return isolation, max_wait, asked
+
+
+@dataclass(frozen=True)
+class FetchAnswer:
+    topic: str
+    partition: int
+    records: bytes = b""
+    error: int = 0
+    high_watermark: int = 0
+    last_stable: int = -1
+    log_start: int = 0
+    aborted: tuple[tuple[int, int], ...] | None = None
+
+
+def fetch_body(version: int, answers: list[FetchAnswer]) -> bytes:
+    """A FetchResponse v4-v11 body, laid out from FetchResponse.json."""
+    writer = Writer()
+    writer.int32(0)  # ThrottleTimeMs 1+
+    if version >= 7:
+        writer.int16(0).int32(0)  # ErrorCode 7+, SessionId 7+
+    by_topic: dict[str, list[FetchAnswer]] = {}
+    for answer in answers:
+        by_topic.setdefault(answer.topic, []).append(answer)
+
+    def partition(w: Writer, a: FetchAnswer) -> None:
+        w.int32(a.partition).int16(a.error).int64(a.high_watermark).int64(a.last_stable)
+        if version >= 5:
+            w.int64(a.log_start)
+        w.nullable_array(a.aborted, lambda w2, t: w2.int64(t[0]).int64(t[1]))
+        if version >= 11:
+            w.int32(-1)  # PreferredReadReplica
+        w.nullable_bytes(a.records)
+
+    writer.array(by_topic.items(), lambda w, item: w.string(item[0]).array(item[1], partition))
     return writer.getvalue()
