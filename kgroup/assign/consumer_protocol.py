@@ -16,23 +16,31 @@ Source of truth (apache/kafka):
 - `CooperativeStickyAssignor`: generation from the subscription (v2+) when present, else from its
   userData (one int32; null: none; unreadable: -1); owned partitions from ownedPartitions.
 
-Pure and self-contained: engines do not import kgroup.core, so the few classic (non-flexible)
-primitives needed are read here with `struct`.
+The bytes are read by kgroup.protocol's generic reader from the declarations in
+`kgroup.protocol.consumer_protocol` (the wire client and the `__consumer_offsets`
+decoder read the same bytes with the same tables); what stays here is the assignors' reading
+of them: none for a negative generation or an empty rack, the sticky fallbacks, the claim.
 """
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
+from typing import Any
 
 from kgroup.assign.model import TP
+from kgroup.core.wire.codec import ProtocolError
+from kgroup.protocol import codec
+from kgroup.protocol.consumer_protocol import (
+    CONSUMER_PROTOCOL_ASSIGNMENT,
+    CONSUMER_PROTOCOL_SUBSCRIPTION,
+    COOPERATIVE_STICKY_USER_DATA,
+    STICKY_USER_DATA,
+)
+from kgroup.protocol.model import Message
 
-SUBSCRIPTION_HIGHEST_VERSION = 3
-ASSIGNMENT_HIGHEST_VERSION = 3
+SUBSCRIPTION_HIGHEST_VERSION = CONSUMER_PROTOCOL_SUBSCRIPTION.valid[1]
+ASSIGNMENT_HIGHEST_VERSION = CONSUMER_PROTOCOL_ASSIGNMENT.valid[1]
 DEFAULT_GENERATION = -1
-
-_I16 = struct.Struct(">h")
-_I32 = struct.Struct(">i")
 
 
 class MalformedData(ValueError):
@@ -45,81 +53,19 @@ class MalformedData(ValueError):
         self.field_name = field_name
 
 
-class _Reader:
-    """Classic (non-flexible) Kafka primitives over a byte string, bounds-checked."""
+def _read(msg: Message, data: bytes, version: int | None = None) -> dict[str, Any]:
+    """`msg` behind its int16 version (`version` None), or a bare `msg` v`version`; bytes
+    after the layout are not looked at, as Java's `ConsumerProtocol` and `Schema.read` do."""
+    try:
+        if version is None:
+            return codec.decode_versioned(msg, data)
+        return codec.decode(msg, version, data, trailing="ignore")
+    except ProtocolError as exc:
+        raise MalformedData(exc.reason, exc.position, exc.field) from None
 
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.pos = 0
 
-    def _fixed(self, packer: struct.Struct, name: str) -> int:
-        if self.pos + packer.size > len(self.data):
-            raise MalformedData(
-                f"needs {packer.size} bytes, {len(self.data) - self.pos} left", self.pos, name
-            )
-        (value,) = packer.unpack_from(self.data, self.pos)
-        self.pos += packer.size
-        return int(value)
-
-    def int16(self, name: str) -> int:
-        return self._fixed(_I16, name)
-
-    def int32(self, name: str) -> int:
-        return self._fixed(_I32, name)
-
-    def _raw(self, size: int, name: str) -> bytes:
-        if self.pos + size > len(self.data):
-            raise MalformedData(
-                f"length {size} exceeds the {len(self.data) - self.pos} bytes left", self.pos, name
-            )
-        chunk = self.data[self.pos : self.pos + size]
-        self.pos += size
-        return chunk
-
-    def nullable_string(self, name: str) -> str | None:
-        start = self.pos
-        size = self.int16(name)
-        if size < 0:
-            if size != -1:
-                raise MalformedData(f"negative length {size}", start, name)
-            return None
-        try:
-            return self._raw(size, name).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise MalformedData("not UTF-8", start, name) from exc
-
-    def string(self, name: str) -> str:
-        start = self.pos
-        value = self.nullable_string(name)
-        if value is None:
-            raise MalformedData("null in a non-nullable string", start, name)
-        return value
-
-    def nullable_bytes(self, name: str) -> bytes | None:
-        start = self.pos
-        size = self.int32(name)
-        if size < 0:
-            if size != -1:
-                raise MalformedData(f"negative length {size}", start, name)
-            return None
-        return self._raw(size, name)
-
-    def count(self, name: str) -> int:
-        start = self.pos
-        size = self.int32(name)
-        if size < 0:
-            raise MalformedData(f"null or negative array length {size}", start, name)
-        if size > len(self.data) - self.pos:  # every element takes at least one byte
-            raise MalformedData(f"array length {size} exceeds the bytes left", start, name)
-        return size
-
-    def topic_partitions(self, name: str) -> list[TP]:
-        out: list[TP] = []
-        for _ in range(self.count(name)):
-            topic = self.string(f"{name}.Topic")
-            for _ in range(self.count(f"{name}.Partitions")):
-                out.append((topic, self.int32(f"{name}.Partitions")))
-        return out
+def _pairs(entries: list[dict[str, Any]]) -> tuple[TP, ...]:
+    return tuple((e["topic"], p) for e in entries for p in e["partitions"])
 
 
 @dataclass(frozen=True)
@@ -146,35 +92,22 @@ class MemberAssignment:
 
 def decode_subscription(data: bytes) -> Subscription:
     """ConsumerProtocolSubscription v0-v3 (newer versions: the v3 prefix)."""
-    reader = _Reader(data)
-    version = reader.int16("Version")
-    if version < 0:
-        raise MalformedData(f"negative version {version}", 0, "Version")
-    layout = min(version, SUBSCRIPTION_HIGHEST_VERSION)
-    topics = tuple(reader.string("Topics") for _ in range(reader.count("Topics")))
-    user_data = reader.nullable_bytes("UserData")
-    owned: list[TP] = reader.topic_partitions("OwnedPartitions") if layout >= 1 else []
-    generation = reader.int32("GenerationId") if layout >= 2 else DEFAULT_GENERATION
-    rack = reader.nullable_string("RackId") if layout >= 3 else None
+    d = _read(CONSUMER_PROTOCOL_SUBSCRIPTION, data)
+    generation = d["generation_id"]
     return Subscription(
-        version,
-        topics,
-        user_data,
-        tuple(owned),
+        d["version"],
+        tuple(d["topics"]),
+        d["user_data"],
+        _pairs(d["owned_partitions"]),
         generation if generation >= 0 else None,
-        rack or None,
+        d["rack_id"] or None,
     )
 
 
 def decode_assignment(data: bytes) -> MemberAssignment:
     """ConsumerProtocolAssignment v0-v3 (the same layout in every version)."""
-    reader = _Reader(data)
-    version = reader.int16("Version")
-    if version < 0:
-        raise MalformedData(f"negative version {version}", 0, "Version")
-    partitions = reader.topic_partitions("AssignedPartitions")
-    user_data = reader.nullable_bytes("UserData")
-    return MemberAssignment(version, tuple(partitions), user_data)
+    d = _read(CONSUMER_PROTOCOL_ASSIGNMENT, data)
+    return MemberAssignment(d["version"], _pairs(d["assigned_partitions"]), d["user_data"])
 
 
 def decode_sticky_user_data(data: bytes | None) -> tuple[tuple[TP, ...], int | None]:
@@ -183,13 +116,12 @@ def decode_sticky_user_data(data: bytes | None) -> tuple[tuple[TP, ...], int | N
     if not data:
         return (), None
     try:
-        reader = _Reader(data)
-        partitions = reader.topic_partitions("previous_assignment")
-        return tuple(partitions), reader.int32("generation")
+        v1 = _read(STICKY_USER_DATA, data, 1)
+        return _pairs(v1["previous_assignment"]), v1["generation"]
     except MalformedData:
         pass
     try:
-        return tuple(_Reader(data).topic_partitions("previous_assignment")), None
+        return _pairs(_read(STICKY_USER_DATA, data, 0)["previous_assignment"]), None
     except MalformedData:
         return (), DEFAULT_GENERATION
 
@@ -199,7 +131,7 @@ def decode_cooperative_user_data(data: bytes | None) -> int | None:
     if data is None:
         return None
     try:
-        return _Reader(data).int32("generation")
+        return _read(COOPERATIVE_STICKY_USER_DATA, data, 0)["generation"]
     except MalformedData:
         return DEFAULT_GENERATION
 

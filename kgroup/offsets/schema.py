@@ -4,146 +4,49 @@ Source of truth: Kafka's JSON message definitions,
 `group-coordinator/src/main/resources/common/message/*.json` (3.5+; `core/.../message/` 2.8-3.4;
 Scala `GroupMetadataManager` schemas before that), and
 `clients/src/main/resources/common/message/ConsumerProtocol{Subscription,Assignment}.json`;
-Kafka Connect's `ConnectProtocol` / `IncrementalCooperativeConnectProtocol`; the Java
-`StickyAssignor` / `CooperativeStickyAssignor` user data. Summarised in OFFSETS_FORMAT.md §2-4.
+Kafka Connect's `ConnectProtocol` / `IncrementalCooperativeConnectProtocol`. Summarised in
+OFFSETS_FORMAT.md §2-4. The consumer protocol and the sticky assignors' user data are declared in
+`kgroup.protocol.consumer_protocol` (the wire APIs carry the same bytes) and re-exported.
 
 One table per message, one line per field, with its version range, exactly as the JSON files
 have them: a new Kafka version means editing lines here. Field names keep Kafka's spelling; the
 decoder prints them in snake_case (`commitTimestamp` -> `commit_timestamp`, `GroupId` ->
-`group_id`), the naming of CLI.md "decode output records". The generic reader and writer in
-`decode.py` / `encode.py` walk these tables; there is no per-version parser.
+`group_id`), the naming of CLI.md "decode output records". kgroup.protocol's generic reader and
+writer (through `codec.py`) walk these tables; there is no per-version parser.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from functools import cached_property
 
-OPEN = 0x7FFF  # "N+" upper bound
-
-PRIMITIVES = frozenset(
-    {"int8", "int16", "uint16", "int32", "int64", "float64", "bool", "uuid", "string", "bytes"}
+# The declaration model (Struct, Array, Field, Message, f, struct, arr, message, ...) is
+# kgroup.protocol's: the same tables drive the wire codec, this decoder and the C fast path. The
+# consumer embedded protocol is declared once, with the wire APIs that carry it.
+from kgroup.protocol.consumer_protocol import (  # noqa: F401 (re-exported)
+    CONSUMER_PROTOCOL_ASSIGNMENT,
+    CONSUMER_PROTOCOL_SUBSCRIPTION,
+    COOPERATIVE_STICKY_USER_DATA,
+    STICKY_USER_DATA,
 )
-
-
-def snake(name: str) -> str:
-    """Kafka field name -> snake_case JSON key (`RebalanceTimeoutMs` -> `rebalance_timeout_ms`)."""
-    s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name)
-    s = re.sub(r"(?<=[A-Z])([A-Z][a-z])", r"_\1", s)
-    return s.lower()
-
-
-def parse_versions(spec: str) -> tuple[int, int]:
-    """`"0+"`, `"3"`, `"1-2"` -> inclusive (low, high)."""
-    if spec.endswith("+"):
-        return int(spec[:-1]), OPEN
-    if "-" in spec:
-        lo, hi = spec.split("-")
-        return int(lo), int(hi)
-    return int(spec), int(spec)
-
-
-# eq=False: tables are compared and hashed by identity, which keeps the compiled-reader cache
-# lookups cheap (a field-by-field hash of a nested table costs more than decoding it).
-@dataclass(frozen=True, eq=False)
-class Struct:
-    """A struct type: its name (for messages) and its fields in wire order."""
-
-    name: str
-    fields: tuple[Field, ...]
-
-
-@dataclass(frozen=True, eq=False)
-class Array:
-    """An array of a primitive type name or of a Struct."""
-
-    of: str | Struct
-
-
-FieldType = str | Array | Struct
-
-
-@dataclass(frozen=True, eq=False)
-class Field:
-    """One field: Kafka name, type, versions it exists in, nullability, tag and default."""
-
-    name: str
-    type: FieldType
-    versions: tuple[int, int]
-    nullable: tuple[int, int] | None = None
-    tag: int | None = None
-    default: object = None
-    note: str = ""
-    key: str = ""
-
-    def present(self, version: int) -> bool:
-        return self.versions[0] <= version <= self.versions[1]
-
-    def nullable_in(self, version: int) -> bool:
-        return self.nullable is not None and self.nullable[0] <= version <= self.nullable[1]
-
-
-def f(
-    name: str,
-    type_: FieldType,
-    versions: str = "0+",
-    *,
-    nullable: str | None = None,
-    tag: int | None = None,
-    default: object = None,
-    note: str = "",
-) -> Field:
-    """Declare a field the way Kafka's JSON does (`versions`, `nullableVersions`, `tag`)."""
-    if isinstance(type_, str) and type_ not in PRIMITIVES:
-        raise ValueError(f"unknown primitive type {type_!r} for field {name}")
-    return Field(
-        name=name,
-        type=type_,
-        versions=parse_versions(versions),
-        nullable=parse_versions(nullable) if nullable else None,
-        tag=tag,
-        default=default,
-        note=note,
-        key=snake(name),
-    )
-
-
-def struct(name: str, *fields: Field) -> Struct:
-    return Struct(name, tuple(fields))
-
-
-def arr(of: str | Struct) -> Array:
-    return Array(of)
-
-
-@dataclass(frozen=True, eq=False)
-class Message:
-    """A versioned message: valid version range and the first flexible version (None = never)."""
-
-    name: str
-    valid: tuple[int, int]
-    flexible_from: int | None
-    fields: tuple[Field, ...]
-    note: str = ""
-
-    def flexible(self, version: int) -> bool:
-        return self.flexible_from is not None and version >= self.flexible_from
-
-    @cached_property
-    def struct(self) -> Struct:
-        return Struct(self.name, self.fields)
-
-
-def message(name: str, valid: str, flexible: str | None, *fields: Field, note: str = "") -> Message:
-    return Message(
-        name=name,
-        valid=parse_versions(valid),
-        flexible_from=parse_versions(flexible)[0] if flexible else None,
-        fields=tuple(fields),
-        note=note,
-    )
-
+from kgroup.protocol.consumer_protocol import (
+    TOPIC_PARTITION as CONSUMER_TOPIC_PARTITION,  # noqa: F401 (re-exported)
+)
+from kgroup.protocol.model import (  # noqa: F401 (re-exported)
+    NULL,
+    OPEN,
+    PRIMITIVES,
+    Array,
+    Field,
+    FieldType,
+    Message,
+    Struct,
+    arr,
+    f,
+    message,
+    parse_versions,
+    snake,
+    struct,
+)
 
 # ====================================================================== keys
 # Keys are never flexible and are always written at version 0 of their struct (since 4.1 the
@@ -257,6 +160,7 @@ CONSUMER_GROUP_MEMBER_METADATA_VALUE = message(
         ),
         nullable="0+",
         tag=0,
+        default=NULL,
         note="members that joined a consumer group with the classic protocol (3.8)",
     ),
 )
@@ -282,7 +186,14 @@ TOPIC_PARTITIONS_WITH_EPOCHS = struct(
     "TopicPartitions",
     f("TopicId", "uuid"),
     f("Partitions", arr("int32")),
-    f("AssignmentEpochs", arr("int32"), nullable="0+", tag=0, note="per-partition epoch, 4.3"),
+    f(
+        "AssignmentEpochs",
+        arr("int32"),
+        nullable="0+",
+        tag=0,
+        default=NULL,
+        note="per-partition epoch, 4.3",
+    ),
 )
 
 CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = message(
@@ -386,7 +297,7 @@ STREAMS_GROUP_METADATA_VALUE = message(
     f("Epoch", "int32"),
     f("MetadataHash", "int64"),
     f("ValidatedTopologyEpoch", "int32", tag=0, default=-1, note="4.2"),
-    f("LastAssignmentConfigs", arr(KEY_VALUE), nullable="0+", tag=1, note="4.2"),
+    f("LastAssignmentConfigs", arr(KEY_VALUE), nullable="0+", tag=1, default=NULL, note="4.2"),
     f("StoredDescriptionTopologyEpoch", "int32", tag=2, default=-1, note="trunk"),
     f("FailedDescriptionTopologyEpoch", "int32", tag=3, default=-1, note="trunk"),
 )
@@ -441,7 +352,7 @@ TASK_IDS_WITH_EPOCHS = struct(
     "TaskIds",
     f("SubtopologyId", "string"),
     f("Partitions", arr("int32")),
-    f("AssignmentEpochs", arr("int32"), nullable="0+", tag=0, note="4.2"),
+    f("AssignmentEpochs", arr("int32"), nullable="0+", tag=0, default=NULL, note="4.2"),
 )
 
 STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = message(
@@ -755,46 +666,6 @@ def _index(types: tuple[RecordType, ...]) -> dict[int, RecordType]:
 
 RECORD_TYPES: dict[int, RecordType] = _index(_RECORD_TYPES)
 RECORD_TYPE_NAMES: frozenset[str] = frozenset(rt.name for rt in _RECORD_TYPES)
-
-# ====================================================================== embedded: ConsumerProtocol
-# Non-flexible, int16 version prefix; a higher version is read with the highest known layout and
-# trailing bytes are ignored (Java `ConsumerProtocol`).
-
-CONSUMER_TOPIC_PARTITION = struct(
-    "TopicPartition", f("topic", "string"), f("partitions", arr("int32"))
-)
-
-CONSUMER_PROTOCOL_SUBSCRIPTION = message(
-    "ConsumerProtocolSubscription",
-    "0-3",
-    None,
-    f("topics", arr("string")),
-    f("userData", "bytes", nullable="0+"),
-    f("ownedPartitions", arr(CONSUMER_TOPIC_PARTITION), "1+", note="KIP-429, 2.4"),
-    f("generationId", "int32", "2+", default=-1, note="KIP-792, 3.4"),
-    f("rackId", "string", "3+", nullable="3+", note="KIP-881, 3.4"),
-)
-
-CONSUMER_PROTOCOL_ASSIGNMENT = message(
-    "ConsumerProtocolAssignment",
-    "0-3",
-    None,
-    f("assignedPartitions", arr(CONSUMER_TOPIC_PARTITION)),
-    f("userData", "bytes", nullable="0+"),
-)
-
-# StickyAssignor user data (no version prefix): V1 = array + generation, V0 = array only.
-STICKY_USER_DATA = message(
-    "StickyAssignorUserData",
-    "0-1",
-    None,
-    f("previousAssignment", arr(CONSUMER_TOPIC_PARTITION)),
-    f("generation", "int32", "1+", default=-1),
-)
-# CooperativeStickyAssignor user data: the generation only.
-COOPERATIVE_STICKY_USER_DATA = message(
-    "CooperativeStickyAssignorUserData", "0", None, f("generation", "int32")
-)
 
 # ====================================================================== embedded: Kafka Connect
 # `ConnectProtocol` (v0, protocol "default") and `IncrementalCooperativeConnectProtocol`

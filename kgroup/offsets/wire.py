@@ -1,8 +1,8 @@
 """Primitive encodings of Kafka's protocol and record formats: fixed ints, varints, strings, uuids.
 
-Source of truth: Kafka's `ByteUtils` (unsigned varints, zig-zag varints/varlongs), the generated
-`Readable`/`Writable` message code (classic int16/int32 length prefixes, compact N+1 lengths,
-tagged-field sections) and `Uuid.toString` (unpadded base64url). OFFSETS_FORMAT.md §1.
+Source of truth: Kafka's `ByteUtils` (unsigned varints, zig-zag varints/varlongs), the record
+formats' int32-prefixed bytes (`LegacyRecord`) and `Uuid.toString` (unpadded base64url).
+OFFSETS_FORMAT.md §1. The message layouts themselves are read and written by kgroup.protocol.
 
 Readers work on `bytes` with an explicit position and end and raise `DecodeError` naming the
 field and byte position. Writers append to a `bytearray`. Nothing here does I/O.
@@ -10,18 +10,14 @@ field and byte position. Writers append to a `bytearray`. Nothing here does I/O.
 
 from __future__ import annotations
 
-import base64
 import struct
 
 from kgroup.core.errors import CorruptInputError
+from kgroup.protocol.types import uuid_bytes, uuid_text
 
-INT8 = struct.Struct(">b")
 INT16 = struct.Struct(">h")
-UINT16 = struct.Struct(">H")
 INT32 = struct.Struct(">i")
-UINT32 = struct.Struct(">I")
 INT64 = struct.Struct(">q")
-FLOAT64 = struct.Struct(">d")
 
 ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"
 
@@ -41,19 +37,10 @@ class DecodeError(CorruptInputError):
         self.field = field
 
 
-def uuid_to_str(raw: bytes) -> str:
-    """16 raw bytes as Kafka prints a Uuid: base64url without padding."""
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
-
-
-def uuid_from_str(text: str) -> bytes:
-    """Inverse of `uuid_to_str`; also accepts the 36-character hex form."""
-    if len(text) == 36 and text.count("-") == 4:
-        return bytes.fromhex(text.replace("-", ""))
-    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    if len(raw) != 16:
-        raise ValueError(f"not a uuid: {text!r}")
-    return raw
+# Kafka's Uuid text (base64url, no padding) and back: kgroup.protocol's, under the names the
+# offsets code and tests use.
+uuid_to_str = uuid_text
+uuid_from_str = uuid_bytes
 
 
 # ---------------------------------------------------------------- varints
@@ -125,24 +112,6 @@ def varint_bytes(value: int) -> bytes:
 # ---------------------------------------------------------------- classic strings/bytes
 
 
-def read_string16(buf: bytes, pos: int, end: int, field: str = "string") -> tuple[str | None, int]:
-    """Classic string: int16 length (-1 = null) then UTF-8."""
-    if pos + 2 > end:
-        raise DecodeError("truncated string length", pos, field)
-    (n,) = INT16.unpack_from(buf, pos)
-    pos += 2
-    if n < 0:
-        if n == -1:
-            return None, pos
-        raise DecodeError(f"negative string length {n}", pos - 2, field)
-    if pos + n > end:
-        raise DecodeError(f"string of {n} bytes runs past the end", pos, field)
-    try:
-        return buf[pos : pos + n].decode("utf-8"), pos + n
-    except UnicodeDecodeError as exc:
-        raise DecodeError(f"invalid UTF-8 ({exc.reason})", pos, field) from None
-
-
 def read_bytes32(buf: bytes, pos: int, end: int, field: str = "bytes") -> tuple[bytes | None, int]:
     """Classic bytes: int32 length (-1 = null) then the bytes."""
     if pos + 4 > end:
@@ -158,39 +127,10 @@ def read_bytes32(buf: bytes, pos: int, end: int, field: str = "bytes") -> tuple[
     return bytes(buf[pos : pos + n]), pos + n
 
 
-def write_string16(out: bytearray, value: str | None) -> None:
-    """Append a classic string (None = null)."""
-    if value is None:
-        out += b"\xff\xff"
-        return
-    raw = value.encode("utf-8")
-    out += INT16.pack(len(raw))
-    out += raw
-
-
 def write_bytes32(out: bytearray, value: bytes | None) -> None:
     """Append classic bytes (None = null)."""
     if value is None:
         out += b"\xff\xff\xff\xff"
         return
     out += INT32.pack(len(value))
-    out += value
-
-
-def write_compact_string(out: bytearray, value: str | None) -> None:
-    """Append a compact string: uvarint N+1 (0 = null) then UTF-8."""
-    if value is None:
-        out.append(0)
-        return
-    raw = value.encode("utf-8")
-    write_uvarint(out, len(raw) + 1)
-    out += raw
-
-
-def write_compact_bytes(out: bytearray, value: bytes | None) -> None:
-    """Append compact bytes: uvarint N+1 (0 = null) then the bytes."""
-    if value is None:
-        out.append(0)
-        return
-    write_uvarint(out, len(value) + 1)
     out += value

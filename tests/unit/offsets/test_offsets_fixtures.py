@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import struct
 from collections import Counter
@@ -16,6 +17,7 @@ from kgroup.offsets.decode import decode_kv
 from kgroup.offsets.records import Batch
 from kgroup.offsets.replay import partition_for
 from kgroup.scan.local import DecodeFilter, LocalEngine, find_segments
+from tests.helpers import run_kgroup
 
 FIXTURES = Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "consumer-offsets-segments"
 if not FIXTURES.is_dir():  # worktrees live beside shared/
@@ -144,6 +146,29 @@ def test_zeydozer_kafkajs_subscription_v1() -> None:
     assert member["subscription"]["raw_base64"][:2] == b"\x00\x01"
     assert "ownedPartitions" in member["subscription"]["error"]
     assert member["assignment"]["version"] == 1
+
+
+def test_zeydozer_subscription_error_reads_as_before_the_switch_to_kgroup_protocol() -> None:
+    """The reason `kgroup decode` prints for KafkaJS's short subscription is the one it printed
+    before the consumer protocol was read by kgroup.protocol's generic reader (issue #16)."""
+    result = run_kgroup(
+        "-o",
+        "jsonl",
+        "decode",
+        "--segments",
+        str(FIXTURES / "zeydozer_go-case" / "__consumer_offsets-45"),
+        "--type",
+        "group",
+    )
+    members = [
+        m for line in result.stdout.splitlines() for m in json.loads(line)["value"]["members"]
+    ]
+    assert [m["subscription"] for m in members] == [
+        {
+            "raw_base64": "AAEAAAABAAtpdGVtLWV2ZW50cwAAAAA=",
+            "error": "ownedPartitions: truncated length at byte 23",
+        }
+    ]
 
 
 def test_ravi_stock_service_counts() -> None:

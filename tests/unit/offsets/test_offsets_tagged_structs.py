@@ -12,6 +12,7 @@ nullableVersions "0+", fields SessionTimeoutMs int32 and SupportedProtocols []Cl
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import pytest
 from kgroup.offsets import codec, native, schema
 from kgroup.offsets import decode as dec
 from kgroup.offsets import encode as enc
+from kgroup.protocol.writer import get_writer
 from tests.helpers import run_kgroup
 from tests.unit.offsets.test_offsets_speedups import compiled
 
@@ -135,7 +137,7 @@ def test_a_non_marker_byte_is_a_decode_error() -> None:
     bad[-1] = 0x01  # present, but no struct bytes within the tagged field's size
     rec = dec.decode_kv(MEMBER_KEY, bytes(bad))
     assert rec.record_type == "unknown"
-    assert "SessionTimeoutMs" in (rec.error or "")
+    assert "sessionTimeoutMs" in (rec.error or "")  # Kafka's spelling (`camelCaseName()`)
 
 
 def test_encoder_writes_the_bytes_kafka_writes() -> None:
@@ -146,17 +148,22 @@ def test_encoder_writes_the_bytes_kafka_writes() -> None:
 
 
 def test_encoder_null_marker_of_a_tagged_struct_is_a_varint_zero() -> None:
+    """Inside a tagged field a nullable struct is marked by an unsigned varint: 0 null, 1
+    present. Kafka's default is null (never written), so the field is given another default
+    here to make the writer write a null."""
     fd = next(
         x
         for x in schema.CONSUMER_GROUP_MEMBER_METADATA_VALUE.fields
         if x.name == "ClassicMemberMetadata"
     )
+    table = schema.Struct("T", (dataclasses.replace(fd, default=None),))
     out = bytearray()
-    codec._write_value(fd, fd.type, None, 0, True, out, tagged=True)
-    assert bytes(out) == h("00")
+    get_writer(table, 0, True)({"classic_member_metadata": None}, out)
+    assert bytes(out) == h("01 00 01 00")  # one tag: tag 0, 1 byte, marker 0 (null)
     out = bytearray()
-    codec._write_value(fd, fd.type, CLASSIC, 0, True, out, tagged=True)
-    assert bytes(out) == WITH_CLASSIC[-18:]  # marker 01 + the struct (18 bytes)
+    get_writer(table, 0, True)({"classic_member_metadata": CLASSIC}, out)
+    # the same tagged field as in WITH_CLASSIC: tag 0, size 18, marker 01 + the struct
+    assert bytes(out) == h("01 00 12") + WITH_CLASSIC[-18:]
 
 
 def _segment_dir(tmp_path: Path) -> Path:

@@ -261,7 +261,11 @@ def _any_record(draw: st.DrawFn) -> dec.DecodedRecord:
     names = ["offset", "leader_epoch", "metadata", "commit_timestamp", "expire_timestamp"]
     rec.value = draw(
         st.none()
-        | st.dictionaries(st.sampled_from([*names, "members"]), _CELL | st.lists(_CELL))
+        | st.builds(
+            lambda cells, members: {**cells, **members},
+            st.dictionaries(st.sampled_from(names), _CELL),
+            st.dictionaries(st.just("members"), st.lists(_CELL)),
+        )
         | st.dictionaries(_TEXT, _CELL | st.binary(max_size=5))
     )
     rec.value_version = draw(st.none() | _INT)

@@ -1,0 +1,287 @@
+"""Declarative codec (kgroup.protocol) against the hand-written one (kgroup.core.wire.messages).
+
+Builds large responses (Metadata of 200 topics x 50 partitions, OffsetFetch of 500 groups x 10
+partitions, DescribeGroups of 500 groups x 5 members, ListOffsets, ConsumerGroupDescribe) with
+the generic writer, then times decoding them to the client's result types both ways, plus two
+request encoders. No broker needed. Target (issue 16): the declarative path within 5% of the
+hand-written one (ratio <= 1.05).
+
+    python benchmarks/bench_protocol.py [REPEATS]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kgroup.core.wire import messages as m
+from kgroup.protocol import adapters as a
+from kgroup.protocol import codec
+from kgroup.protocol import messages as p
+
+
+def best(fn: Callable[[], Any], repeats: int) -> float:
+    """Best wall time of `repeats` runs (each run long enough to time), in ms."""
+    fn()  # warm the compiled-reader caches
+    runs = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        fn()
+        runs.append(time.perf_counter() - started)
+    return 1000 * min(runs)
+
+
+def metadata(version: int) -> bytes:
+    topics = [
+        {
+            "name": f"topic-{t:03d}",
+            "topic_id": bytes(16),
+            "partitions": [
+                {
+                    "partition_index": i,
+                    "leader_id": i % 3,
+                    "replica_nodes": [0, 1, 2],
+                    "isr_nodes": [0, 1, 2],
+                }
+                for i in range(50)
+            ],
+        }
+        for t in range(200)
+    ]
+    brokers = [{"node_id": n, "host": f"broker-{n}", "port": 9092} for n in range(3)]
+    return codec.encode(p.METADATA.response, version, {"brokers": brokers, "topics": topics})
+
+
+def offset_fetch_v8() -> bytes:
+    partitions = [
+        {"partition_index": i, "committed_offset": 1000 + i, "metadata": ""} for i in range(10)
+    ]
+    groups = [
+        {"group_id": f"group-{g:04d}", "topics": [{"name": "orders", "partitions": partitions}]}
+        for g in range(500)
+    ]
+    return codec.encode(p.OFFSET_FETCH.response, 8, {"groups": groups})
+
+
+def describe_groups_v5() -> bytes:
+    subscription = m.encode_subscription(m.Subscription(3, ["orders"], None, [], 4, None))
+    members = [
+        {
+            "member_id": f"consumer-{i}-0b5c6f9e",
+            "client_id": f"consumer-{i}",
+            "client_host": "/10.0.0.1",
+            "member_metadata": subscription,
+            "member_assignment": b"\x00\x00" * 10,
+        }
+        for i in range(5)
+    ]
+    groups = [
+        {
+            "group_id": f"group-{g:04d}",
+            "group_state": "Stable",
+            "protocol_type": "consumer",
+            "protocol_data": "range",
+            "members": members,
+        }
+        for g in range(500)
+    ]
+    return codec.encode(p.DESCRIBE_GROUPS.response, 5, {"groups": groups})
+
+
+def list_offsets_v8() -> bytes:
+    topics = [
+        {
+            "name": f"topic-{t:03d}",
+            "partitions": [
+                {"partition_index": i, "timestamp": -1, "offset": 10**6 + i} for i in range(50)
+            ],
+        }
+        for t in range(100)
+    ]
+    return codec.encode(p.LIST_OFFSETS.response, 8, {"topics": topics})
+
+
+def consumer_group_describe_v1() -> bytes:
+    assignment = {
+        "topic_partitions": [
+            {"topic_id": bytes(16), "topic_name": "orders", "partitions": list(range(10))}
+        ]
+    }
+    members = [
+        {
+            "member_id": f"m-{i}",
+            "client_id": "c",
+            "client_host": "/h",
+            "subscribed_topic_names": ["orders"],
+            "assignment": assignment,
+            "target_assignment": assignment,
+            "member_type": 1,
+        }
+        for i in range(5)
+    ]
+    groups = [
+        {
+            "group_id": f"g-{g}",
+            "group_state": "Stable",
+            "assignor_name": "uniform",
+            "members": members,
+        }
+        for g in range(300)
+    ]
+    return codec.encode(p.CONSUMER_GROUP_DESCRIBE.response, 1, {"groups": groups})
+
+
+def offsets_cases() -> list[tuple[str, Callable[[], Any], Callable[[], Any]]]:
+    """`__consumer_offsets` values: kgroup.offsets' Python reader against the generic one with
+    the offsets decoder's options (its C reader, when built, is faster than both)."""
+    from kgroup.offsets import codec as offsets_codec
+    from kgroup.offsets import schema
+    from kgroup.offsets.wire import DecodeError
+    from kgroup.protocol import model
+    from kgroup.protocol.reader import get_reader
+
+    def convert(typ: Any) -> Any:
+        if isinstance(typ, schema.Struct):
+            return model.Struct(typ.name, tuple(convert_field(fd) for fd in typ.fields))
+        if isinstance(typ, schema.Array):
+            return model.Array(convert(typ.of))
+        return typ
+
+    def convert_field(fd: Any) -> model.Field:
+        return model.Field(
+            fd.name, convert(fd.type), fd.versions, fd.nullable, fd.tag, fd.default, "", fd.key
+        )
+
+    out = []
+    samples = [
+        (schema.OFFSET_COMMIT_VALUE, 3, {"offset": 5, "metadata": "", "commit_timestamp": 1}),
+        (
+            schema.GROUP_METADATA_VALUE,
+            3,
+            {
+                "protocol_type": "consumer",
+                "protocol": "range",
+                "leader": "m-0",
+                "members": [
+                    {
+                        "member_id": f"m-{i}",
+                        "client_id": "c",
+                        "client_host": "/h",
+                        "subscription": b"\x00" * 30,
+                        "assignment": b"\x00" * 30,
+                    }
+                    for i in range(5)
+                ],
+            },
+        ),
+    ]
+    for old, version, values in samples:
+        new = model.Message(
+            old.name, old.valid, old.flexible_from, tuple(convert_field(fd) for fd in old.fields)
+        )
+        raw = codec.encode(new, version, values)
+        theirs = offsets_codec.get_py_reader(old.struct, version, old.flexible(version))
+        ours = get_reader(
+            new.struct,
+            version,
+            new.flexible(version),
+            uuid_as_text=True,
+            defaults=False,
+            error=DecodeError,
+        )
+        records = [raw] * 20000
+        out.append(
+            (
+                f"{old.name} v{version} x20000 (offsets, Python)",
+                lambda r=records, t=theirs: [t(x, 0, len(x))[0] for x in r],
+                lambda r=records, o=ours: [o(x, 0, len(x))[0] for x in r],
+            )
+        )
+    return out
+
+
+def main() -> int:
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+    commit_rows = [("orders", i, i * 10, -1, None) for i in range(5000)]
+    cases: list[tuple[str, Callable[[], Any], Callable[[], Any]]] = []
+    for version in (1, 12):
+        body = metadata(version)
+        cases.append(
+            (
+                f"Metadata v{version} decode (10000 partitions)",
+                lambda b=body, v=version: m.decode_metadata_response(b, v),
+                lambda b=body, v=version: a.decode_metadata_response(b, v),
+            )
+        )
+    fetch = offset_fetch_v8()
+    cases.append(
+        (
+            "OffsetFetch v8 decode (500 groups x 10)",
+            lambda: m.decode_offset_fetch_response(fetch, 8, []),
+            lambda: a.decode_offset_fetch_response(fetch, 8, []),
+        )
+    )
+    describe = describe_groups_v5()
+    cases.append(
+        (
+            "DescribeGroups v5 decode (500 groups x 5)",
+            lambda: m.decode_describe_groups_response(describe, 5),
+            lambda: a.decode_describe_groups_response(describe, 5),
+        )
+    )
+    offsets = list_offsets_v8()
+    cases.append(
+        (
+            "ListOffsets v8 decode (5000 partitions)",
+            lambda: m.decode_list_offsets_response(offsets, 8),
+            lambda: a.decode_list_offsets_response(offsets, 8),
+        )
+    )
+    cgd = consumer_group_describe_v1()
+    cases.append(
+        (
+            "ConsumerGroupDescribe v1 decode (300 x 5)",
+            lambda: m.decode_consumer_group_describe_response(cgd, 1),
+            lambda: a.decode_consumer_group_describe_response(cgd, 1),
+        )
+    )
+    subs = [m.encode_subscription(m.Subscription(3, ["orders", "audit"], None, [], 4, "r"))] * 2500
+    cases.append(
+        (
+            "Subscription decode (2500)",
+            lambda: [m.decode_subscription(s) for s in subs],
+            lambda: [a.decode_subscription(s) for s in subs],
+        )
+    )
+    cases.append(
+        (
+            "OffsetCommit v8 encode (5000 partitions)",
+            lambda: m.encode_offset_commit_request(8, "g", commit_rows),
+            lambda: a.encode_offset_commit_request(8, "g", commit_rows),
+        )
+    )
+    cases.append(
+        (
+            "ListOffsets v8 encode (100 x 50)",
+            lambda: m.encode_list_offsets_request(
+                8, [(f"t{t}", [(i, -1) for i in range(50)]) for t in range(100)]
+            ),
+            lambda: a.encode_list_offsets_request(
+                8, [(f"t{t}", [(i, -1) for i in range(50)]) for t in range(100)]
+            ),
+        )
+    )
+    cases += offsets_cases()
+    print(f"{'case':46} {'hand-written':>13} {'declarative':>12} {'ratio':>6}")
+    for name, hand, ours in cases:
+        assert hand() == ours()
+        hand_ms = best(hand, repeats)
+        ours_ms = best(ours, repeats)
+        print(f"{name:46} {hand_ms:10.2f} ms {ours_ms:9.2f} ms {ours_ms / hand_ms:6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
