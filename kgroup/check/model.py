@@ -83,6 +83,7 @@ class PartitionWindow:
     positions: tuple[LogEnd, ...] = ()
     # a commit happened within the window (sampling: the offset moved, or an owner is alive)
     committed_in_window: bool | None = None  # None: as `observations` say
+    size_bytes: int | None = None  # the leader's log size (DescribeLogDirs); None: unknown
 
     @property
     def has_commits(self) -> bool:
@@ -130,6 +131,10 @@ class PartitionVerdict:
     owner: Owner | None
     observations: tuple[Observation, ...]
     log_ends: tuple[LogEnd, ...]
+    headroom_by: str | None = None  # "time" or "size": which retention limit is nearer
+    headroom_time_ms: int | None = None  # from retention.ms
+    headroom_size_ms: int | None = None  # from retention.bytes (an estimate)
+    size_bytes: int | None = None
 
 
 @dataclass(frozen=True)

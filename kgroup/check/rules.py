@@ -1,5 +1,6 @@
 """The health rules of `kgroup check`: Burrow's evaluator, the user's thresholds, drain ETA and
-retention headroom. Pure: windows in, verdicts out (`now_ms` is passed in).
+retention headroom (the nearer of `retention.ms` and `retention.bytes`). Pure: windows in,
+verdicts out (`now_ms` is passed in).
 
 Burrow's partition rules (linkedin/Burrow core/internal/evaluator/caching.go,
 `calculatePartitionStatus`, and the wiki page "Consumer Lag Evaluation Rules"), checked in this
@@ -177,6 +178,54 @@ def headroom_ms(
     return retention.retention_ms - lag_ms
 
 
+def size_headroom_ms(
+    retention: TopicRetention | None,
+    *,
+    lag: int | None,
+    log_start: int | None,
+    log_end: int | None,
+    size_bytes: int | None,
+    produce_rate: float | None,
+) -> int | None:
+    """Time until `retention.bytes` deletes the first unconsumed record: an estimate.
+
+    Kafka deletes whole segments from the start of the log while the partition is larger than
+    retention.bytes (UnifiedLog `deleteRetentionSizeBreachedSegments`: a segment goes while
+    size - segment size >= retention.bytes; retention.bytes applies per replica, -1 = no
+    limit). The unconsumed records are at risk once the bytes appended after them push the size
+    over, so the bytes that can still be appended are retention.bytes minus the bytes from the
+    committed offset to the log end, estimated as lag x the average record size (partition
+    size / records kept); the time is that over the production rate in bytes per second (the
+    window's records per second x the average size). Estimate: segment granularity means the
+    real deletion comes later (a whole segment must fit in the excess), and records vary in
+    size. 0 when the unconsumed bytes alone exceed the limit; None when nothing is at risk (no
+    size limit, compacted, no lag), the size is unknown, or nothing is produced.
+    """
+    if retention is None or not retention.delete_policy:
+        return None
+    limit = retention.retention_bytes
+    if limit is None or limit < 0 or lag is None or lag <= 0 or size_bytes is None:
+        return None
+    if log_start is None or log_end is None or log_end <= log_start:
+        return None
+    per_record = size_bytes / (log_end - log_start)
+    left = limit - lag * per_record
+    if left <= 0:
+        return 0
+    if produce_rate is None or produce_rate <= 0 or per_record <= 0:
+        return None
+    return int(left / (produce_rate * per_record) * 1000)
+
+
+def _nearer(time_ms: int | None, size_ms: int | None) -> tuple[int | None, str | None]:
+    """The smaller headroom and the limit it comes from (time wins a tie)."""
+    if size_ms is not None and (time_ms is None or size_ms < time_ms):
+        return size_ms, "size"
+    if time_ms is not None:
+        return time_ms, "time"
+    return None, None
+
+
 def evaluate_partition(
     window: PartitionWindow,
     now_ms: int,
@@ -195,8 +244,18 @@ def evaluate_partition(
     else:
         status, rule = burrow_status(observations, [e.offset for e in window.log_ends], lag, now_ms)
         reason = _REASONS[rule]
-    room = headroom_ms(retention, lag, window.lag_ms)
-    raised = _beyond_burrow(window, lag, room, thresholds)
+    rates = drain(observations, window.log_ends, lag, window.positions)
+    by_time = headroom_ms(retention, lag, window.lag_ms)
+    by_size = size_headroom_ms(
+        retention,
+        lag=lag,
+        log_start=window.log_start,
+        log_end=window.log_end,
+        size_bytes=window.size_bytes,
+        produce_rate=rates.produce_rate,
+    )
+    room, room_by = _nearer(by_time, by_size)
+    raised = _beyond_burrow(window, lag, room, room_by, thresholds)
     if raised is not None and status < Status.ERR:
         status, rule, reason = Status.ERR, raised[0], raised[1]
     return PartitionVerdict(
@@ -211,16 +270,24 @@ def evaluate_partition(
         lag=lag,
         lag_ms=window.lag_ms,
         complete=complete,
-        drain=drain(observations, window.log_ends, lag, window.positions),
+        drain=rates,
         headroom_ms=room,
         owner=window.owner,
         observations=observations,
         log_ends=window.log_ends,
+        headroom_by=room_by,
+        headroom_time_ms=by_time,
+        headroom_size_ms=by_size,
+        size_bytes=window.size_bytes,
     )
 
 
 def _beyond_burrow(
-    window: PartitionWindow, lag: int | None, room: int | None, limits: Thresholds
+    window: PartitionWindow,
+    lag: int | None,
+    room: int | None,
+    room_by: str | None,
+    limits: Thresholds,
 ) -> tuple[str, str] | None:
     """The first of kgroup's own ERR rules that holds: (rule, reason), or None."""
     from kgroup.reset.timespec import format_duration_ms
@@ -234,10 +301,14 @@ def _beyond_burrow(
         return "data-lost", f"{lost} records were deleted before the group read them"
     if limits.min_headroom_ms is not None and room is not None and room < limits.min_headroom_ms:
         left = format_duration_ms(max(0, room) // 1000 * 1000)  # whole seconds
+        what = (
+            "retention.bytes deletes unconsumed records in about"
+            if room_by == "size"
+            else "retention deletes unconsumed records in"
+        )
         return (
             "min-headroom",
-            f"retention deletes unconsumed records in {left}"
-            f" (< --min-headroom {format_duration_ms(limits.min_headroom_ms)})",
+            f"{what} {left} (< --min-headroom {format_duration_ms(limits.min_headroom_ms)})",
         )
     if limits.max_lag is not None and lag is not None and lag > limits.max_lag:
         return "max-lag", f"lag {lag} > --max-lag {limits.max_lag}"

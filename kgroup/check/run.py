@@ -298,6 +298,8 @@ def _finish(
     )
     topics = sorted({tp.topic for tp, _ in lagging}) if request.lag_time else []
     retention, retention_notes = _retention(admin, topics)
+    size_limited = [tp for tp, _ in lagging if _limits_size(retention.get(tp.topic))]
+    sizes, size_notes = _sizes(admin, size_limited)
     verdicts = []
     for gid in ids:
         gi = inputs[gid]
@@ -324,7 +326,8 @@ def _finish(
             lag_ms = None
             if lag is not None and request.lag_time:
                 lag_ms = time_lag_ms(lag, peeked.get(key), now_ms)
-            timed.append(dataclasses.replace(w, lag_ms=lag_ms))
+            size = sizes.get(TopicPartition(w.topic, w.partition))
+            timed.append(dataclasses.replace(w, lag_ms=lag_ms, size_bytes=size))
         d = gi.description
         verdicts.append(
             evaluate_group(
@@ -339,7 +342,49 @@ def _finish(
                 source=source,
             )
         )
-    return CheckResult(verdicts, source, now_ms, (*notes, *retention_notes))
+    return CheckResult(verdicts, source, now_ms, (*notes, *retention_notes, *size_notes))
+
+
+def _limits_size(retention: TopicRetention | None) -> bool:
+    """Whether retention.bytes can delete the topic's records (a limit and the delete policy)."""
+    return (
+        retention is not None
+        and retention.delete_policy
+        and retention.retention_bytes is not None
+        and retention.retention_bytes >= 0
+    )
+
+
+def _sizes(
+    admin: Any, partitions: Sequence[TopicPartition]
+) -> tuple[dict[TopicPartition, int], tuple[str, ...]]:
+    """Log sizes of the partitions on their leaders (DescribeLogDirs) for the retention.bytes
+    headroom; what cannot be had becomes one note per reason, and that headroom is skipped."""
+    if not partitions:
+        return {}, ()
+    if admin.wire is None:
+        return {}, (
+            "retention.bytes headroom skipped: partition sizes need DescribeLogDirs, which "
+            "only the wire client sends (this configuration uses librdkafka)",
+        )
+    from kgroup.core.wire.log_dirs import partition_sizes
+
+    sizes: dict[TopicPartition, int] = {}
+    failed: dict[str, list[TopicPartition]] = {}
+    for tp, got in partition_sizes(admin.wire, partitions).items():
+        if isinstance(got, KgroupError):
+            failed.setdefault(got.one_line(), []).append(tp)
+        else:
+            sizes[tp] = got
+    notes = tuple(
+        f"retention.bytes headroom skipped for {_some(tps)}: {why}" for why, tps in failed.items()
+    )
+    return sizes, notes
+
+
+def _some(tps: Sequence[TopicPartition]) -> str:
+    names = ", ".join(f"{tp.topic}:{tp.partition}" for tp in tps[:3])
+    return names + (f" and {len(tps) - 3} more" if len(tps) > 3 else "")
 
 
 def _retention(

@@ -54,7 +54,8 @@ def check(
         None,
         "--min-headroom",
         metavar="DURATION",
-        help="ERR when retention would delete unconsumed records within DURATION.",
+        help="ERR when retention (retention.ms, or retention.bytes at the current production "
+        "rate) would delete unconsumed records within DURATION.",
     ),
     fail_on: str = typer.Option(
         "err",

@@ -56,3 +56,75 @@ def test_unreachable_cluster_exits_6() -> None:
     result = run_kgroup("-b", address, "--timeout", "2", "check", "g", expect=6)
     assert address in one_line(result.stderr)
     assert result.stdout == ""
+
+
+# --- retention.bytes headroom end to end, on a scripted broker ---------------------------------
+# tansu 0.6 offers no DescribeLogDirs (API 35), so these runs use tests/unit/wire/fakecheck.py.
+
+
+@pytest.fixture()
+def size_cluster(monkeypatch: pytest.MonkeyPatch):
+    from kgroup.core.wire import messages as m
+    from kgroup.core.wire.log_dirs import WIRE_API
+    from tests.unit.wire.fakecheck import CheckCluster
+
+    # FakeBroker picks header layouts from the wire client's API table, which does not list
+    # DescribeLogDirs (sent by kgroup.core.wire.log_dirs)
+    monkeypatch.setitem(m.APIS, WIRE_API.key, WIRE_API)
+    made: list = []
+
+    def make(**kw: object):
+        cluster = CheckCluster(**kw)
+        made.append(cluster)
+        return cluster
+
+    yield make
+    for cluster in made:
+        cluster.close()
+
+
+def check_json(cluster, *args: str, expect: int):
+    import json
+
+    result = run_kgroup(
+        "-b", cluster.address, "--timeout", "10", "check", "billing",
+        "--window", "2s", "--samples", "3", "-o", "json", *args, expect=expect,
+    )  # fmt: skip
+    (group,) = json.loads(result.stdout)["groups"]
+    (partition,) = group["partitions"]
+    return result, group, partition
+
+
+def test_min_headroom_is_err_by_size_when_retention_bytes_is_nearer(size_cluster) -> None:
+    cluster = size_cluster()
+    result, group, p = check_json(cluster, "--min-headroom", "1m", expect=5)
+    assert (p["status"], p["rule"], p["headroom_by"]) == ("ERR", "min-headroom", "size")
+    assert p["reason"].startswith("retention.bytes deletes unconsumed records in about ")
+    # 1,000,000 bytes allowed, ~100-200 records of 1000 bytes after the commit, 100 kB/s
+    assert 5_000 < p["headroom_ms"] == p["headroom_size_ms"] < 10_000
+    assert 3 * 3_600_000 - 70_000 < p["headroom_time_ms"] < 3 * 3_600_000 - 59_000
+    assert p["partition_size_bytes"] > 900_000
+    assert group["status"] == "ERR"
+    assert "Traceback" not in result.stderr
+    # one DescribeLogDirs for the partition, at the highest version both speak
+    assert [(v, d["topics"]) for v, d in cluster.log_dirs_asked] == [
+        (4, [{"topic": "orders", "partitions": [0]}])
+    ]
+
+
+def test_without_a_size_limit_time_decides_and_the_size_is_not_asked(size_cluster) -> None:
+    cluster = size_cluster(retention_bytes=-1)
+    _, _, p = check_json(cluster, "--min-headroom", "1m", expect=0)
+    assert (p["status"], p["rule"], p["headroom_by"]) == ("WARN", "lag-not-decreasing", "time")
+    assert p["headroom_size_ms"] is None
+    assert cluster.log_dirs_asked == []
+
+
+def test_a_broker_without_describe_log_dirs_says_so_and_keeps_time(size_cluster) -> None:
+    cluster = size_cluster(offer_log_dirs=False)
+    result, _, p = check_json(cluster, "--min-headroom", "1m", expect=0)
+    assert (p["headroom_by"], p["partition_size_bytes"]) == ("time", None)
+    assert (
+        "kgroup: retention.bytes headroom skipped for orders:0: broker 127.0.0.1:" in result.stderr
+    )
+    assert "does not answer DescribeLogDirs v1-v4" in result.stderr

@@ -248,3 +248,45 @@ def test_watch_prints_status_changes_and_ctrl_c_exits_130(kafka_broker, topic, u
         f"{group}: - -> STOP (no members and no commit in the window)",
         f"{group} {topic}:0: - -> STOP (no commit for longer than the window's commits span)",
     ]
+
+
+def test_retention_bytes_headroom_or_why_it_is_missing(kafka_broker, unique) -> None:
+    """A topic whose unconsumed bytes already exceed retention.bytes: a broker that answers
+    DescribeLogDirs (API 35) gets headroom 0 by size and ERR under --min-headroom; one that
+    does not (tansu 0.6) gets a note saying so and the time headroom."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    from kgroup.core.config import ClusterConfig
+    from kgroup.core.wire.client import WireClient
+
+    bootstrap = kafka_broker.bootstrap
+    name = f"chk-bytes-{unique}"
+    group = f"chk-bytes-g-{unique}"
+    config = {"retention.ms": str(3_600_000), "retention.bytes": "1000"}
+    client = AdminClient({"bootstrap.servers": bootstrap})
+    client.create_topics([NewTopic(name, 1, 1, config=config)])[name].result(timeout=15)
+    produce(bootstrap, name, 40, timestamp_ms=int(time.time() * 1000) - 10 * 60_000)
+    with WireClient(ClusterConfig(bootstrap, timeout_s=10)) as wire:
+        sizes_offered = 35 in wire.api_versions()
+
+    def drain_slowly(offset, end):
+        return 1 if offset is None else min(end, offset + 1)
+
+    with committing(bootstrap, group, name, drain_slowly):
+        time.sleep(0.5)
+        result = run_kgroup(
+            "-b", bootstrap, "check", group, *FAST, "--min-headroom", "30m", "-o", "json",
+            expect=None,
+        )  # fmt: skip
+    (p0,) = json.loads(result.stdout)["groups"][0]["partitions"]
+    # ~39 unconsumed records of one batch each (> 60 bytes): more than 1000 bytes
+    if sizes_offered:
+        assert result.code == 5, result.stderr
+        assert (p0["rule"], p0["headroom_ms"], p0["headroom_by"]) == ("min-headroom", 0, "size")
+        assert p0["partition_size_bytes"] > 1000
+    else:
+        assert result.code == 0, result.stderr
+        assert f"retention.bytes headroom skipped for {name}:0: broker " in result.stderr
+        assert "does not answer DescribeLogDirs v1-v4" in result.stderr
+        assert p0["headroom_by"] == "time"
+        assert 45 * 60_000 < p0["headroom_ms"] <= 50 * 60_000
