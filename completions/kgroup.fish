@@ -326,7 +326,7 @@ complete -c kgroup -n "__kgroup_at 'check'" -l window -x -d 'Time the rules look
 complete -c kgroup -n "__kgroup_at 'check'" -l samples -x -d 'Observations per window (Burrow\'s intervals); sampling asks N times.'
 complete -c kgroup -n "__kgroup_at 'check'" -l max-lag -x -d 'ERR when a partition\'s lag exceeds N records.'
 complete -c kgroup -n "__kgroup_at 'check'" -l max-lag-time -x -d 'ERR when the first unconsumed record is older than DURATION.'
-complete -c kgroup -n "__kgroup_at 'check'" -l min-headroom -x -d 'ERR when retention would delete unconsumed records within DURATION.'
+complete -c kgroup -n "__kgroup_at 'check'" -l min-headroom -x -d 'ERR when retention (retention.ms, or retention.bytes at the current production rate) would delete un'
 complete -c kgroup -n "__kgroup_at 'check'" -l fail-on -x -a 'warn err' -d 'Exit 5 when a group is at this level or worse: warn or err.'
 complete -c kgroup -n "__kgroup_at 'check'" -l source -x -a 'auto history sampling' -d 'Where windows come from: auto (history, else sampling), history or sampling.'
 complete -c kgroup -n "__kgroup_at 'check'" -l lag-time -l no-lag-time -d 'Read the first unconsumed record of each lagging partition for the lag time and retention headroom ('
