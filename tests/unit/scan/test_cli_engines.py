@@ -104,7 +104,7 @@ def test_auto_picks_spark_only_where_it_finishes_sooner(capsys) -> None:
 
 def test_spark_class_archive_location_and_switch(monkeypatch, tmp_path) -> None:
     pytest.importorskip("pyspark")
-    from kgroup.scan import spark as sp
+    from kgroup.scan import spark_session as sp
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("KGROUP_SPARK_CDS", raising=False)
