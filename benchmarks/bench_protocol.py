@@ -1,4 +1,5 @@
-"""Declarative codec (kgroup.protocol) against the hand-written one (kgroup.core.wire.messages).
+"""Declarative codec (kgroup.protocol) against the hand-written one it replaced (kept as the
+parity tests' oracle in tests/unit/protocol/handwritten.py).
 
 Builds large responses (Metadata of 200 topics x 50 partitions, OffsetFetch of 500 groups x 10
 partitions, DescribeGroups of 500 groups x 5 members, ListOffsets, ConsumerGroupDescribe) with
@@ -11,15 +12,19 @@ hand-written one (ratio <= 1.05).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
 from kgroup.core.wire import messages as m
 from kgroup.protocol import adapters as a
 from kgroup.protocol import codec
 from kgroup.protocol import messages as p
+from tests.unit.protocol import handwritten as hw
 
 
 def best(fn: Callable[[], Any], repeats: int) -> float:
@@ -66,7 +71,7 @@ def offset_fetch_v8() -> bytes:
 
 
 def describe_groups_v5() -> bytes:
-    subscription = m.encode_subscription(m.Subscription(3, ["orders"], None, [], 4, None))
+    subscription = hw.encode_subscription(m.Subscription(3, ["orders"], None, [], 4, None))
     members = [
         {
             "member_id": f"consumer-{i}-0b5c6f9e",
@@ -211,7 +216,7 @@ def main() -> int:
         cases.append(
             (
                 f"Metadata v{version} decode (10000 partitions)",
-                lambda b=body, v=version: m.decode_metadata_response(b, v),
+                lambda b=body, v=version: hw.decode_metadata_response(b, v),
                 lambda b=body, v=version: a.decode_metadata_response(b, v),
             )
         )
@@ -219,7 +224,7 @@ def main() -> int:
     cases.append(
         (
             "OffsetFetch v8 decode (500 groups x 10)",
-            lambda: m.decode_offset_fetch_response(fetch, 8, []),
+            lambda: hw.decode_offset_fetch_response(fetch, 8, []),
             lambda: a.decode_offset_fetch_response(fetch, 8, []),
         )
     )
@@ -227,7 +232,7 @@ def main() -> int:
     cases.append(
         (
             "DescribeGroups v5 decode (500 groups x 5)",
-            lambda: m.decode_describe_groups_response(describe, 5),
+            lambda: hw.decode_describe_groups_response(describe, 5),
             lambda: a.decode_describe_groups_response(describe, 5),
         )
     )
@@ -235,7 +240,7 @@ def main() -> int:
     cases.append(
         (
             "ListOffsets v8 decode (5000 partitions)",
-            lambda: m.decode_list_offsets_response(offsets, 8),
+            lambda: hw.decode_list_offsets_response(offsets, 8),
             lambda: a.decode_list_offsets_response(offsets, 8),
         )
     )
@@ -243,29 +248,29 @@ def main() -> int:
     cases.append(
         (
             "ConsumerGroupDescribe v1 decode (300 x 5)",
-            lambda: m.decode_consumer_group_describe_response(cgd, 1),
+            lambda: hw.decode_consumer_group_describe_response(cgd, 1),
             lambda: a.decode_consumer_group_describe_response(cgd, 1),
         )
     )
-    subs = [m.encode_subscription(m.Subscription(3, ["orders", "audit"], None, [], 4, "r"))] * 2500
+    subs = [hw.encode_subscription(m.Subscription(3, ["orders", "audit"], None, [], 4, "r"))] * 2500
     cases.append(
         (
             "Subscription decode (2500)",
-            lambda: [m.decode_subscription(s) for s in subs],
+            lambda: [hw.decode_subscription(s) for s in subs],
             lambda: [a.decode_subscription(s) for s in subs],
         )
     )
     cases.append(
         (
             "OffsetCommit v8 encode (5000 partitions)",
-            lambda: m.encode_offset_commit_request(8, "g", commit_rows),
+            lambda: hw.encode_offset_commit_request(8, "g", commit_rows),
             lambda: a.encode_offset_commit_request(8, "g", commit_rows),
         )
     )
     cases.append(
         (
             "ListOffsets v8 encode (100 x 50)",
-            lambda: m.encode_list_offsets_request(
+            lambda: hw.encode_list_offsets_request(
                 8, [(f"t{t}", [(i, -1) for i in range(50)]) for t in range(100)]
             ),
             lambda: a.encode_list_offsets_request(

@@ -6,5 +6,5 @@
 `consumer_protocol` the bytes consumer-group members exchange (also stored in
 `__consumer_offsets`, hence outside `messages`, which the offsets decoder does not load), all
 transcribed from Kafka's JSON message definitions; `adapters` gives them the signatures and
-result types of `kgroup.core.wire.messages`.
+result types of the wire client (`kgroup.core.wire.messages` re-exports them).
 """

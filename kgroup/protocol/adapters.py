@@ -1,14 +1,14 @@
-"""The request encoders and response decoders of `kgroup.core.wire.messages`, on the declarations.
+"""The wire client's request encoders and response decoders, on the declarations.
 
-Each function has the name, signature and result of its hand-written twin in
-`kgroup.core.wire.messages`, so the switch-over is an import: the bytes come from
-`kgroup.protocol.codec` reading or writing a table in `kgroup.protocol.messages`, and the
-function only maps kgroup's arguments to Kafka's fields and the decoded dict to kgroup's result
-types. Rules that are kgroup's, not the protocol's (which versions kgroup sends, "exactly one
-group before OffsetFetch v8", sorted filters, topics grouped in first-seen order) stay here.
+`kgroup.core.wire.messages` re-exports them under these names. The bytes come from
+`kgroup.protocol.codec` reading or writing a table in `kgroup.protocol.messages`; each function
+only maps kgroup's arguments to Kafka's fields and the decoded dict to kgroup's result types
+(`kgroup.core.wire.results`). Rules that are kgroup's, not the protocol's (which versions kgroup
+sends, "exactly one group before OffsetFetch v8", sorted filters, topics grouped in first-seen
+order) stay here.
 
-Responses are read with `trailing="ignore"`, as the hand-written decoders (and Kafka's
-`NetworkClient`) do; everything else is strict.
+Responses are read with `trailing="ignore"`, as Kafka's `NetworkClient` does (Fetch and
+DescribeConfigs: strict, as kgroup always read them); everything else is strict.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire import results as res
 from kgroup.protocol import codec
 from kgroup.protocol import messages as p
 from kgroup.protocol.codec import Trailing
@@ -59,10 +59,10 @@ def encode_api_versions_request(version: int = 0) -> bytes:
     return _request(p.API_VERSIONS, version, {})
 
 
-def decode_api_versions_response(body: bytes, version: int = 0) -> m.ApiVersionsResult:
+def decode_api_versions_response(body: bytes, version: int = 0) -> res.ApiVersionsResult:
     d = _response(p.API_VERSIONS, version, body)
     versions = {k["api_key"]: (k["min_version"], k["max_version"]) for k in d["api_keys"]}
-    return m.ApiVersionsResult(d["error_code"], versions)
+    return res.ApiVersionsResult(d["error_code"], versions)
 
 
 # --- Metadata -------------------------------------------------------------------------------------
@@ -78,20 +78,20 @@ def encode_metadata_request(version: int = 1, *, all_topics: bool = False) -> by
     return _request(p.METADATA, version, values)
 
 
-def decode_metadata_response(body: bytes, version: int = 1) -> m.MetadataResult:
+def decode_metadata_response(body: bytes, version: int = 1) -> res.MetadataResult:
     d = _response(p.METADATA, version, body)
     with_ids = version >= 10
     brokers = [
-        m.MetadataBroker(b["node_id"], b["host"], b["port"], b["rack"]) for b in d["brokers"]
+        res.MetadataBroker(b["node_id"], b["host"], b["port"], b["rack"]) for b in d["brokers"]
     ]
     topics = [
-        m.MetadataTopic(
+        res.MetadataTopic(
             t["error_code"],
             t["name"],
             t["topic_id"] if with_ids else None,
             t["is_internal"],
             [
-                m.MetadataPartition(
+                res.MetadataPartition(
                     x["error_code"],
                     x["partition_index"],
                     x["leader_id"],
@@ -105,7 +105,7 @@ def decode_metadata_response(body: bytes, version: int = 1) -> m.MetadataResult:
         )
         for t in d["topics"]
     ]
-    return m.MetadataResult(brokers, d["controller_id"], topics, d["cluster_id"])
+    return res.MetadataResult(brokers, d["controller_id"], topics, d["cluster_id"])
 
 
 # --- ListOffsets ----------------------------------------------------------------------------------
@@ -114,11 +114,11 @@ def decode_metadata_response(body: bytes, version: int = 1) -> m.MetadataResult:
 def encode_list_offsets_request(
     version: int,
     topics: Sequence[tuple[str, Sequence[tuple[int, int]]]],
-    isolation_level: int = m.READ_UNCOMMITTED,
+    isolation_level: int = res.READ_UNCOMMITTED,
 ) -> bytes:
     """As a consumer sends it: ReplicaId -1, CurrentLeaderEpoch -1 (no fencing)."""
     _spoken(p.LIST_OFFSETS, version)
-    if version < 2 and isolation_level != m.READ_UNCOMMITTED:
+    if version < 2 and isolation_level != res.READ_UNCOMMITTED:
         raise ValueError("ListOffsets v1 has no isolation level")
     values = {
         "replica_id": -1,
@@ -137,10 +137,10 @@ def encode_list_offsets_request(
     return _request(p.LIST_OFFSETS, version, values)
 
 
-def decode_list_offsets_response(body: bytes, version: int) -> list[m.ListedOffset]:
+def decode_list_offsets_response(body: bytes, version: int) -> list[res.ListedOffset]:
     d = _response(p.LIST_OFFSETS, version, body)
     return [
-        m.ListedOffset(
+        res.ListedOffset(
             t["name"],
             x["partition_index"],
             x["error_code"],
@@ -158,12 +158,12 @@ def decode_list_offsets_response(body: bytes, version: int) -> list[m.ListedOffs
 
 def encode_fetch_request(
     version: int,
-    positions: Sequence[m.FetchPosition],
+    positions: Sequence[res.FetchPosition],
     *,
-    isolation_level: int = m.READ_UNCOMMITTED,
-    max_wait_ms: int = m.FETCH_MAX_WAIT_MS,
+    isolation_level: int = res.READ_UNCOMMITTED,
+    max_wait_ms: int = res.FETCH_MAX_WAIT_MS,
     min_bytes: int = 0,
-    max_bytes: int = m.FETCH_MAX_BYTES,
+    max_bytes: int = res.FETCH_MAX_BYTES,
     rack_id: str = "",
 ) -> bytes:
     """As a consumer without a fetch session sends it (KIP-227: SessionId 0, Epoch -1 opens
@@ -200,12 +200,12 @@ def encode_fetch_request(
     return _request(p.FETCH, version, values)
 
 
-def decode_fetch_response(body: bytes, version: int) -> tuple[int, list[m.FetchedPartition]]:
+def decode_fetch_response(body: bytes, version: int) -> tuple[int, list[res.FetchedPartition]]:
     """(top-level ErrorCode, partitions); ErrorCode is 0 before v7, a null RecordSet is b"".
     Strict about trailing bytes, as the hand-written decoder is."""
     d = codec.decode(p.FETCH.response, version, body, trailing="error")
     return d["error_code"], [
-        m.FetchedPartition(
+        res.FetchedPartition(
             t["topic"],
             x["partition"],
             x["error_code"],
@@ -228,27 +228,27 @@ def decode_fetch_response(body: bytes, version: int) -> tuple[int, list[m.Fetche
 def encode_find_coordinator_request(version: int, keys: Sequence[str]) -> bytes:
     """v4 carries many keys (KIP-699); v1-v3 exactly one."""
     if version >= 4:
-        values: dict[str, Any] = {"key_type": m.KEY_TYPE_GROUP, "coordinator_keys": list(keys)}
+        values: dict[str, Any] = {"key_type": res.KEY_TYPE_GROUP, "coordinator_keys": list(keys)}
     else:
         if len(keys) != 1:
             raise ValueError(f"FindCoordinator v{version} takes exactly one key")
-        values = {"key": keys[0], "key_type": m.KEY_TYPE_GROUP}
+        values = {"key": keys[0], "key_type": res.KEY_TYPE_GROUP}
     return _request(p.FIND_COORDINATOR, version, values)
 
 
 def decode_find_coordinator_response(
     body: bytes, version: int, keys: Sequence[str]
-) -> list[m.CoordinatorResult]:
+) -> list[res.CoordinatorResult]:
     d = _response(p.FIND_COORDINATOR, version, body)
     if version >= 4:
         return [
-            m.CoordinatorResult(
+            res.CoordinatorResult(
                 c["key"], c["node_id"], c["host"], c["port"], c["error_code"], c["error_message"]
             )
             for c in d["coordinators"]
         ]
     return [
-        m.CoordinatorResult(
+        res.CoordinatorResult(
             keys[0], d["node_id"], d["host"], d["port"], d["error_code"], d["error_message"]
         )
     ]
@@ -265,18 +265,18 @@ def encode_describe_groups_request(version: int, group_ids: Sequence[str]) -> by
     )
 
 
-def decode_describe_groups_response(body: bytes, version: int) -> list[m.DescribedGroup]:
+def decode_describe_groups_response(body: bytes, version: int) -> list[res.DescribedGroup]:
     d = _response(p.DESCRIBE_GROUPS, version, body)
     with_operations = version >= 3
     return [
-        m.DescribedGroup(
+        res.DescribedGroup(
             g["error_code"],
             g["group_id"],
             g["group_state"],
             g["protocol_type"],
             g["protocol_data"],
             [
-                m.DescribedMember(
+                res.DescribedMember(
                     x["member_id"],
                     x["group_instance_id"],
                     x["client_id"],
@@ -315,10 +315,10 @@ def _pairs(assignment: dict[str, Any]) -> tuple[tuple[str, int], ...]:
 
 def decode_consumer_group_describe_response(
     body: bytes, version: int
-) -> list[m.ConsumerGroupDescribed]:
+) -> list[res.ConsumerGroupDescribed]:
     d = _response(p.CONSUMER_GROUP_DESCRIBE, version, body)
     return [
-        m.ConsumerGroupDescribed(
+        res.ConsumerGroupDescribed(
             g["error_code"],
             g["error_message"],
             g["group_id"],
@@ -327,7 +327,7 @@ def decode_consumer_group_describe_response(
             g["assignment_epoch"],
             g["assignor_name"],
             tuple(
-                m.ConsumerGroupMember(
+                res.ConsumerGroupMember(
                     member_id=x["member_id"],
                     instance_id=x["instance_id"],
                     rack_id=x["rack_id"],
@@ -411,14 +411,14 @@ def encode_offset_delete_request(
     return _request(p.OFFSET_DELETE, version, values)
 
 
-def decode_offset_delete_response(body: bytes, version: int) -> m.OffsetDeleteResult:
+def decode_offset_delete_response(body: bytes, version: int) -> res.OffsetDeleteResult:
     d = _response(p.OFFSET_DELETE, version, body)
     rows = [
         (t["name"], x["partition_index"], x["error_code"])
         for t in d["topics"]
         for x in t["partitions"]
     ]
-    return m.OffsetDeleteResult(d["error_code"], rows)
+    return res.OffsetDeleteResult(d["error_code"], rows)
 
 
 # --- DescribeConfigs ------------------------------------------------------------------------------
@@ -444,17 +444,17 @@ def encode_describe_configs_request(
     return _request(p.DESCRIBE_CONFIGS, version, values)
 
 
-def decode_describe_configs_response(body: bytes, version: int) -> list[m.DescribedResource]:
+def decode_describe_configs_response(body: bytes, version: int) -> list[res.DescribedResource]:
     """Strict about trailing bytes, as the hand-written decoder is."""
     d = codec.decode(p.DESCRIBE_CONFIGS.response, version, body, trailing="error")
     return [
-        m.DescribedResource(
+        res.DescribedResource(
             r["error_code"],
             r["error_message"],
             r["resource_type"],
             r["resource_name"],
             tuple(
-                m.DescribedConfig(
+                res.DescribedConfig(
                     c["name"], c["value"], c["read_only"], c["config_source"], c["is_sensitive"]
                 )
                 for c in r["configs"]
@@ -491,10 +491,10 @@ def encode_join_group_request(
     return _request(p.JOIN_GROUP, version, values)
 
 
-def decode_join_group_response(body: bytes, version: int) -> m.JoinResult:
+def decode_join_group_response(body: bytes, version: int) -> res.JoinResult:
     d = _response(p.JOIN_GROUP, version, body)
     members = tuple((x["member_id"], x["metadata"]) for x in d["members"])
-    return m.JoinResult(
+    return res.JoinResult(
         d["error_code"],
         d["generation_id"],
         d["protocol_name"],
@@ -566,9 +566,9 @@ def encode_offset_fetch_request(
     return _request(p.OFFSET_FETCH, version, values)
 
 
-def _fetched(topics: list[dict[str, Any]]) -> list[m.FetchedOffset]:
+def _fetched(topics: list[dict[str, Any]]) -> list[res.FetchedOffset]:
     return [
-        m.FetchedOffset(
+        res.FetchedOffset(
             t["name"],
             x["partition_index"],
             x["committed_offset"],
@@ -583,14 +583,14 @@ def _fetched(topics: list[dict[str, Any]]) -> list[m.FetchedOffset]:
 
 def decode_offset_fetch_response(
     body: bytes, version: int, group_ids: Sequence[str]
-) -> list[m.FetchedGroup]:
+) -> list[res.FetchedGroup]:
     d = _response(p.OFFSET_FETCH, version, body)
     if version >= 8:
         return [
-            m.FetchedGroup(g["group_id"], g["error_code"], _fetched(g["topics"]))
+            res.FetchedGroup(g["group_id"], g["error_code"], _fetched(g["topics"]))
             for g in d["groups"]
         ]
-    return [m.FetchedGroup(group_ids[0], d["error_code"], _fetched(d["topics"]))]
+    return [res.FetchedGroup(group_ids[0], d["error_code"], _fetched(d["topics"]))]
 
 
 # --- ListGroups -----------------------------------------------------------------------------------
@@ -609,11 +609,11 @@ def encode_list_groups_request(
     return _request(p.LIST_GROUPS, version, values)
 
 
-def decode_list_groups_response(body: bytes, version: int) -> m.ListGroupsResult:
+def decode_list_groups_response(body: bytes, version: int) -> res.ListGroupsResult:
     d = _response(p.LIST_GROUPS, version, body)
     with_state, with_type = version >= 4, version >= 5
     groups = [
-        m.ListedGroup(
+        res.ListedGroup(
             g["group_id"],
             g["protocol_type"],
             g["group_state"] if with_state else None,
@@ -621,7 +621,7 @@ def decode_list_groups_response(body: bytes, version: int) -> m.ListGroupsResult
         )
         for g in d["groups"]
     ]
-    return m.ListGroupsResult(d["error_code"], groups)
+    return res.ListGroupsResult(d["error_code"], groups)
 
 
 # --- SaslHandshake v1 and SaslAuthenticate --------------------------------------------------------
@@ -640,9 +640,9 @@ def encode_sasl_authenticate_request(version: int, auth_bytes: bytes) -> bytes:
     return _request(p.SASL_AUTHENTICATE, version, {"auth_bytes": auth_bytes})
 
 
-def decode_sasl_authenticate_response(body: bytes, version: int) -> m.SaslAuthenticateResult:
+def decode_sasl_authenticate_response(body: bytes, version: int) -> res.SaslAuthenticateResult:
     d = _response(p.SASL_AUTHENTICATE, version, body)
-    return m.SaslAuthenticateResult(d["error_code"], d["error_message"], d["auth_bytes"])
+    return res.SaslAuthenticateResult(d["error_code"], d["error_message"], d["auth_bytes"])
 
 
 # --- ConsumerProtocol -----------------------------------------------------------------------------
@@ -656,10 +656,10 @@ def _entries(pairs: Iterable[tuple[str, int]]) -> list[dict[str, Any]]:
     return [{"topic": t, "partitions": ps} for t, ps in _by_topic(pairs).items()]
 
 
-def decode_subscription(data: bytes) -> m.Subscription:
+def decode_subscription(data: bytes) -> res.Subscription:
     """ConsumerProtocolSubscription (newer versions: the v3 prefix, as Kafka reads them)."""
     d = codec.decode_versioned(CONSUMER_PROTOCOL_SUBSCRIPTION, data)
-    return m.Subscription(
+    return res.Subscription(
         d["version"],
         d["topics"],
         d["user_data"],
@@ -669,12 +669,12 @@ def decode_subscription(data: bytes) -> m.Subscription:
     )
 
 
-def decode_assignment(data: bytes) -> m.Assignment:
+def decode_assignment(data: bytes) -> res.Assignment:
     d = codec.decode_versioned(CONSUMER_PROTOCOL_ASSIGNMENT, data)
-    return m.Assignment(d["version"], _topic_partitions(d["assigned_partitions"]), d["user_data"])
+    return res.Assignment(d["version"], _topic_partitions(d["assigned_partitions"]), d["user_data"])
 
 
-def encode_subscription(sub: m.Subscription) -> bytes:
+def encode_subscription(sub: res.Subscription) -> bytes:
     values: dict[str, Any] = {"topics": list(sub.topics), "user_data": sub.user_data}
     if sub.version >= 1:
         values["owned_partitions"] = _entries(sub.owned_partitions)
@@ -685,7 +685,7 @@ def encode_subscription(sub: m.Subscription) -> bytes:
     return codec.encode_versioned(CONSUMER_PROTOCOL_SUBSCRIPTION, sub.version, values)
 
 
-def encode_assignment(assignment: m.Assignment) -> bytes:
+def encode_assignment(assignment: res.Assignment) -> bytes:
     values = {
         "assigned_partitions": _entries(assignment.partitions),
         "user_data": assignment.user_data,

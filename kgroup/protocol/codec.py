@@ -14,8 +14,8 @@ Reading is strict as Kafka's generated readers are (a field running past the end
 non-nullable field, a string longer than 0x7fff, an array longer than the bytes left, invalid
 UTF-8, a tagged field not filling its size: all errors naming the field path and byte
 position). Bytes after the message are an error (`trailing="error"`), kept as `_trailing`
-(`"keep"`) or ignored (`"ignore"`). Every reading error is a
-`kgroup.core.wire.codec.ProtocolError`; writing errors are `ProtocolWriteError` (a ValueError).
+(`"keep"`) or ignored (`"ignore"`). Every reading error is a `ProtocolError` (`types`,
+re-exported by `kgroup.core.wire.codec`); writing errors are `ProtocolWriteError` (a ValueError).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from __future__ import annotations
 import struct as _struct
 from typing import Any
 
-from kgroup.core.wire.codec import ProtocolError
 from kgroup.protocol.model import Message
 from kgroup.protocol.reader import get_reader
 from kgroup.protocol.types import (
+    ProtocolError,
     ProtocolWriteError,
     Trailing,
     TrailingBytesError,

@@ -46,11 +46,16 @@ class _Null:
 NULL = _Null()
 
 
+# Where an underscore goes: before a capital that ends a lowercase run, and between capitals
+# when the second starts a word (`ZStdLevel`, `HTTPServer` -> `http_server`). A plain "_"
+# replacement (no template) keeps declaring every table at import cheap.
+_WORD_END = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_ACRONYM_END = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z])")
+
+
 def snake(name: str) -> str:
     """Kafka field name -> snake_case key (`RebalanceTimeoutMs` -> `rebalance_timeout_ms`)."""
-    s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name)
-    s = re.sub(r"(?<=[A-Z])([A-Z][a-z])", r"_\1", s)
-    return s.lower()
+    return _ACRONYM_END.sub("_", _WORD_END.sub("_", name)).lower()
 
 
 def java_name(name: str) -> str:

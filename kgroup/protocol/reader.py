@@ -22,12 +22,12 @@ import struct as _struct
 from collections.abc import Callable
 from typing import Any
 
-from kgroup.core.wire.codec import ProtocolError
 from kgroup.protocol.model import Array, Field, Struct, java_name
 from kgroup.protocol.types import (
     FIXED,
     WIRE,
     ErrorClass,
+    ProtocolError,
     Wording,
     after_length,
     default_value,

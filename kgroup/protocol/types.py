@@ -11,10 +11,25 @@ import base64
 from collections.abc import Callable
 from typing import Any, Literal
 
-from kgroup.core.wire.codec import ProtocolError
+from kgroup.core.errors import KafkaOperationError
 from kgroup.protocol.model import NULL, Array, Field, Struct
 
 Trailing = Literal["error", "keep", "ignore"]
+
+
+class ProtocolError(KafkaOperationError):
+    """Bytes that do not follow the Kafka protocol: says what was read, where, and why."""
+
+    def __init__(self, reason: str, *, position: int, field: str = "") -> None:
+        where = f" reading {field}" if field else ""
+        super().__init__(
+            f"malformed Kafka protocol data at byte {position}{where}: {reason}",
+            hint="the broker answered with bytes kgroup cannot decode; retry, or report the "
+            "broker version",
+        )
+        self.position = position
+        self.field = field
+        self.reason = reason
 
 
 class TrailingBytesError(ProtocolError):
@@ -114,6 +129,18 @@ def after_length(
     is allowed, an over-long string, a collection longer than the bytes left."""
     p, field = wording.at(start, after, label, kafka_text)
     return error(reason, position=p, field=field)
+
+
+def encode_uvarint(value: int) -> bytes:
+    """Unsigned LEB128 of a value in 0 .. 2**32 - 1 (`ByteUtils.writeUnsignedVarint`)."""
+    if value < 0 or value > 0xFFFFFFFF:
+        raise ValueError(f"unsigned varint out of range: {value}")
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 def read_uvarint(

@@ -17,9 +17,15 @@ import struct as _struct
 from collections.abc import Callable
 from typing import Any
 
-from kgroup.core.wire.codec import encode_uvarint
 from kgroup.protocol.model import Array, Field, Struct
-from kgroup.protocol.types import FIXED, ProtocolWriteError, default_value, is_fixed, uuid_bytes
+from kgroup.protocol.types import (
+    FIXED,
+    ProtocolWriteError,
+    default_value,
+    encode_uvarint,
+    is_fixed,
+    uuid_bytes,
+)
 
 StructWriter = Callable[[dict[str, Any], bytearray], None]
 

@@ -1,7 +1,9 @@
 """A small Kafka wire-protocol client for the group APIs librdkafka cannot batch.
 
-`codec` (primitive types, headers), `messages` (the group APIs' layouts), `sasl` (PLAIN, SCRAM),
-`connection` (one socket per broker: TLS, SASL, pipelined requests) and `client` (`WireClient`).
-Standard library only; kgroup.core.admin.GroupAdmin (librdkafka) is the fallback when
-`WireClient.supports(config)` says no.
+`messages` (the APIs and versions kgroup speaks; encoders and decoders re-exported from
+`kgroup.protocol.adapters`, which hold no layout either: the layouts are the declarations of
+`kgroup.protocol.messages`), `results` (what requests return, error codes), `codec` (framing and
+headers), `sasl` (PLAIN, SCRAM), `connection` (one socket per broker: TLS, SASL, pipelined
+requests) and `client` (`WireClient`). Standard library only; kgroup.core.admin.GroupAdmin
+(librdkafka) is the fallback when `WireClient.supports(config)` says no.
 """

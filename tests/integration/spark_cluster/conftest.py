@@ -88,6 +88,11 @@ def foreign_python(tmp_path_factory: pytest.TempPathFactory) -> str:
         text=True,
     ).stdout.strip()
     Path(site, "kgroup-test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    probe = subprocess.run([python, "-c", "import kgroup"], capture_output=True, cwd=root)
+    # in-process local Spark sessions of earlier tests put kgroup's root on this process's
+    # PYTHONPATH (for their executors): the foreign Python must not inherit it
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    probe = subprocess.run(
+        [python, "-c", "import kgroup"], capture_output=True, cwd=root, env=clean
+    )
     assert probe.returncode != 0, "the foreign Python must not import kgroup"
     return python

@@ -16,6 +16,7 @@ from kgroup.core.wire import messages as m
 from kgroup.protocol import adapters as a
 from kgroup.protocol import codec
 from kgroup.protocol import messages as p
+from tests.unit.protocol import handwritten as h
 from tests.unit.protocol.strategies import message_values
 from tests.unit.wire.fakebroker import (
     FakePartition,
@@ -31,41 +32,41 @@ FAST = settings(max_examples=30, deadline=None)
 
 # (api, hand-written decoder, adapter); decoders take (body, version)
 DECODERS: list[tuple[Any, Callable[..., Any], Callable[..., Any]]] = [
-    (p.API_VERSIONS, m.decode_api_versions_response, a.decode_api_versions_response),
-    (p.FETCH, m.decode_fetch_response, a.decode_fetch_response),
-    (p.METADATA, m.decode_metadata_response, a.decode_metadata_response),
-    (p.LIST_OFFSETS, m.decode_list_offsets_response, a.decode_list_offsets_response),
+    (p.API_VERSIONS, h.decode_api_versions_response, a.decode_api_versions_response),
+    (p.FETCH, h.decode_fetch_response, a.decode_fetch_response),
+    (p.METADATA, h.decode_metadata_response, a.decode_metadata_response),
+    (p.LIST_OFFSETS, h.decode_list_offsets_response, a.decode_list_offsets_response),
     (
         p.FIND_COORDINATOR,
-        lambda b, v: m.decode_find_coordinator_response(b, v, ["k"]),
+        lambda b, v: h.decode_find_coordinator_response(b, v, ["k"]),
         lambda b, v: a.decode_find_coordinator_response(b, v, ["k"]),
     ),
-    (p.DESCRIBE_GROUPS, m.decode_describe_groups_response, a.decode_describe_groups_response),
+    (p.DESCRIBE_GROUPS, h.decode_describe_groups_response, a.decode_describe_groups_response),
     (
         p.CONSUMER_GROUP_DESCRIBE,
-        m.decode_consumer_group_describe_response,
+        h.decode_consumer_group_describe_response,
         a.decode_consumer_group_describe_response,
     ),
-    (p.DESCRIBE_CONFIGS, m.decode_describe_configs_response, a.decode_describe_configs_response),
-    (p.OFFSET_COMMIT, m.decode_offset_commit_response, a.decode_offset_commit_response),
-    (p.OFFSET_DELETE, m.decode_offset_delete_response, a.decode_offset_delete_response),
+    (p.DESCRIBE_CONFIGS, h.decode_describe_configs_response, a.decode_describe_configs_response),
+    (p.OFFSET_COMMIT, h.decode_offset_commit_response, a.decode_offset_commit_response),
+    (p.OFFSET_DELETE, h.decode_offset_delete_response, a.decode_offset_delete_response),
     (
         p.OFFSET_FETCH,
-        lambda b, v: m.decode_offset_fetch_response(b, v, ["g"]),
+        lambda b, v: h.decode_offset_fetch_response(b, v, ["g"]),
         lambda b, v: a.decode_offset_fetch_response(b, v, ["g"]),
     ),
-    (p.LIST_GROUPS, m.decode_list_groups_response, a.decode_list_groups_response),
-    (p.JOIN_GROUP, m.decode_join_group_response, a.decode_join_group_response),
-    (p.SYNC_GROUP, m.decode_sync_group_response, a.decode_sync_group_response),
-    (p.LEAVE_GROUP, m.decode_leave_group_response, a.decode_leave_group_response),
+    (p.LIST_GROUPS, h.decode_list_groups_response, a.decode_list_groups_response),
+    (p.JOIN_GROUP, h.decode_join_group_response, a.decode_join_group_response),
+    (p.SYNC_GROUP, h.decode_sync_group_response, a.decode_sync_group_response),
+    (p.LEAVE_GROUP, h.decode_leave_group_response, a.decode_leave_group_response),
     (
         p.SASL_HANDSHAKE,
-        lambda b, v: m.decode_sasl_handshake_response(b),
+        lambda b, v: h.decode_sasl_handshake_response(b),
         lambda b, v: a.decode_sasl_handshake_response(b),
     ),
     (
         p.SASL_AUTHENTICATE,
-        m.decode_sasl_authenticate_response,
+        h.decode_sasl_authenticate_response,
         a.decode_sasl_authenticate_response,
     ),
 ]
@@ -115,14 +116,14 @@ TOPICS = (
 def test_fake_broker_metadata(version: int) -> None:
     body = metadata_body([(1, "b1", 9092, "r1"), (2, "b2", 9093)], version, TOPICS)
     ours = a.decode_metadata_response(body, version)
-    assert ours == m.decode_metadata_response(body, version)
+    assert ours == h.decode_metadata_response(body, version)
     assert [t.name for t in ours.topics] == ["orders", "__consumer_offsets"]
 
 
 @pytest.mark.parametrize("version", m.LIST_OFFSETS.versions)
 def test_fake_broker_list_offsets(version: int) -> None:
     body = list_offsets_body(version, [("t", 0, 0, -1, 5), ("t", 1, 6, -1, -1), ("u", 0, 0, 3, 9)])
-    assert a.decode_list_offsets_response(body, version) == m.decode_list_offsets_response(
+    assert a.decode_list_offsets_response(body, version) == h.decode_list_offsets_response(
         body, version
     )
 
@@ -136,7 +137,7 @@ def test_fake_broker_fetch(version: int) -> None:
     ]
     body = fetch_body(version, answers)
     ours = a.decode_fetch_response(body, version)
-    assert ours == m.decode_fetch_response(body, version)
+    assert ours == h.decode_fetch_response(body, version)
     assert [(x.topic, x.partition) for x in ours[1]] == [("t", 0), ("t", 1), ("u", 3)]
 
 
@@ -144,7 +145,7 @@ def test_fake_broker_fetch(version: int) -> None:
 def test_fetch_trailing_bytes_fail_in_both(version: int) -> None:
     body = fetch_body(version, [FetchAnswer("t", 0, b"abc")]) + b"\x00"
     with pytest.raises(m.ProtocolError):
-        m.decode_fetch_response(body, version)
+        h.decode_fetch_response(body, version)
     with pytest.raises(m.ProtocolError):
         a.decode_fetch_response(body, version)
 
@@ -171,10 +172,10 @@ def cluster():
 
 def test_fake_groups_offset_fetch_v8(cluster: GroupsCluster) -> None:
     request = a.encode_offset_fetch_request(8, ["g", "h", "nope"])
-    assert request == m.encode_offset_fetch_request(8, ["g", "h", "nope"])
+    assert request == h.encode_offset_fetch_request(8, ["g", "h", "nope"])
     body = cluster.handler(p.OFFSET_FETCH.key, 8, request)
     ours = a.decode_offset_fetch_response(body, 8, ["g", "h", "nope"])
-    assert ours == m.decode_offset_fetch_response(body, 8, ["g", "h", "nope"])
+    assert ours == h.decode_offset_fetch_response(body, 8, ["g", "h", "nope"])
     assert {g.group_id: len(g.partitions) for g in ours} == {"g": 3, "h": 1, "nope": 0}
 
 
@@ -182,7 +183,7 @@ def test_fake_groups_find_coordinator_v4(cluster: GroupsCluster) -> None:
     request = a.encode_find_coordinator_request(4, ["g", "h"])
     body = cluster.handler(p.FIND_COORDINATOR.key, 4, request)
     ours = a.decode_find_coordinator_response(body, 4, ["g", "h"])
-    assert ours == m.decode_find_coordinator_response(body, 4, ["g", "h"])
+    assert ours == h.decode_find_coordinator_response(body, 4, ["g", "h"])
     assert [c.key for c in ours] == ["g", "h"]
 
 
@@ -190,7 +191,7 @@ def test_fake_groups_offset_delete(cluster: GroupsCluster) -> None:
     request = a.encode_offset_delete_request(0, "h", [("u", 0), ("t", 1)])
     body = cluster.handler(p.OFFSET_DELETE.key, 0, request)
     ours = a.decode_offset_delete_response(body, 0)
-    assert ours == m.decode_offset_delete_response(body, 0)
+    assert ours == h.decode_offset_delete_response(body, 0)
     assert ours.partitions == [("u", 0, m.GROUP_SUBSCRIBED_TO_TOPIC), ("t", 1, 0)]
 
 
@@ -198,7 +199,7 @@ def test_fake_groups_offset_delete(cluster: GroupsCluster) -> None:
 def test_fake_groups_list_groups(cluster: GroupsCluster, version: int) -> None:
     body = cluster.handler(p.LIST_GROUPS.key, version, a.encode_list_groups_request(version))
     ours = a.decode_list_groups_response(body, version)
-    assert ours == m.decode_list_groups_response(body, version)
+    assert ours == h.decode_list_groups_response(body, version)
     assert {g.group_id for g in ours.groups} >= {"g", "h", "kip848"}
 
 
@@ -207,7 +208,7 @@ def test_fake_groups_describe_groups(cluster: GroupsCluster, version: int) -> No
     request = a.encode_describe_groups_request(version, ["g", "kip848"])
     body = cluster.handler(p.DESCRIBE_GROUPS.key, version, request)
     ours = a.decode_describe_groups_response(body, version)
-    assert ours == m.decode_describe_groups_response(body, version)
+    assert ours == h.decode_describe_groups_response(body, version)
     assert [g.group_id for g in ours] == ["g", "kip848"]
 
 
@@ -216,7 +217,7 @@ def test_fake_groups_consumer_group_describe(cluster: GroupsCluster, version: in
     request = a.encode_consumer_group_describe_request(version, ["kip848", "g"])
     body = cluster.handler(p.CONSUMER_GROUP_DESCRIBE.key, version, request)
     ours = a.decode_consumer_group_describe_response(body, version)
-    assert ours == m.decode_consumer_group_describe_response(body, version)
+    assert ours == h.decode_consumer_group_describe_response(body, version)
     member = ours[0].members[0]
     assert member.assignment == (("t", 0), ("t", 1))
     assert ours[0].members[1].member_type == (0 if version >= 1 else -1)
@@ -238,22 +239,22 @@ TPS = st.lists(st.tuples(st.sampled_from(["t", "u"]), st.integers(0, 99)), max_s
     extra=st.binary(max_size=4),
 )
 def test_subscriptions_decode_the_same(version, topics, user_data, owned, generation, rack, extra):
-    raw = m.encode_subscription(m.Subscription(version, topics, user_data, owned, generation, rack))
+    raw = h.encode_subscription(m.Subscription(version, topics, user_data, owned, generation, rack))
     raw += extra  # a newer version's fields, or bytes Kafka does not look at
-    assert a.decode_subscription(raw) == m.decode_subscription(raw)
+    assert a.decode_subscription(raw) == h.decode_subscription(raw)
 
 
 @FAST
 @given(version=st.integers(0, 6), partitions=TPS, user_data=st.none() | st.binary(max_size=6))
 def test_assignments_decode_the_same(version, partitions, user_data) -> None:
-    raw = m.encode_assignment(m.Assignment(version, partitions, user_data))
-    assert a.decode_assignment(raw) == m.decode_assignment(raw)
+    raw = h.encode_assignment(m.Assignment(version, partitions, user_data))
+    assert a.decode_assignment(raw) == h.decode_assignment(raw)
 
 
 def test_a_negative_subscription_version_is_an_error_in_both() -> None:
     raw = bytes.fromhex("ffff 00000000 ffffffff".replace(" ", ""))
     with pytest.raises(m.ProtocolError):
-        m.decode_subscription(raw)
+        h.decode_subscription(raw)
     with pytest.raises(m.ProtocolError, match="version -1"):
         a.decode_subscription(raw)
 
@@ -263,7 +264,7 @@ def test_a_negative_subscription_version_is_an_error_in_both() -> None:
 
 
 def test_assign_errors_stay_malformed_data() -> None:
-    raw = m.encode_subscription(m.Subscription(1, ["t"], None, [("t", 0)]))
+    raw = h.encode_subscription(m.Subscription(1, ["t"], None, [("t", 0)]))
     for cut in range(len(raw)):
         with pytest.raises(assign_cp.MalformedData):
             assign_cp.decode_subscription(raw[:cut])

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from kgroup.core.wire import messages as m
 from kgroup.protocol import adapters as a
+from tests.unit.protocol import handwritten as h
 from tests.unit.protocol.strategies import TEXT
 
 FAST = settings(max_examples=25, deadline=None)
@@ -19,13 +20,13 @@ OPT_TEXT = st.none() | TEXT
 
 
 def test_api_versions_v0_is_an_empty_body() -> None:
-    assert a.encode_api_versions_request(0) == m.encode_api_versions_request(0) == b""
+    assert a.encode_api_versions_request(0) == h.encode_api_versions_request(0) == b""
 
 
 @pytest.mark.parametrize("version", m.METADATA.versions)
 @pytest.mark.parametrize("all_topics", [False, True])
 def test_metadata(version: int, all_topics: bool) -> None:
-    assert a.encode_metadata_request(version, all_topics=all_topics) == m.encode_metadata_request(
+    assert a.encode_metadata_request(version, all_topics=all_topics) == h.encode_metadata_request(
         version, all_topics=all_topics
     )
 
@@ -41,7 +42,7 @@ def test_metadata(version: int, all_topics: bool) -> None:
 )
 def test_list_offsets(version: int, topics: list, committed: bool) -> None:
     level = m.READ_COMMITTED if committed and version >= 2 else m.READ_UNCOMMITTED
-    assert a.encode_list_offsets_request(version, topics, level) == m.encode_list_offsets_request(
+    assert a.encode_list_offsets_request(version, topics, level) == h.encode_list_offsets_request(
         version, topics, level
     )
 
@@ -73,7 +74,7 @@ def test_fetch(version, positions, committed, wait, min_bytes, max_bytes, rack) 
         "max_bytes": max_bytes,
         "rack_id": rack,
     }
-    assert a.encode_fetch_request(version, positions, **kwargs) == m.encode_fetch_request(
+    assert a.encode_fetch_request(version, positions, **kwargs) == h.encode_fetch_request(
         version, positions, **kwargs
     )
 
@@ -81,7 +82,7 @@ def test_fetch(version, positions, committed, wait, min_bytes, max_bytes, rack) 
 def test_fetch_other_versions_are_refused_like_the_hand_written_one() -> None:
     for version in (3, 12):
         with pytest.raises(ValueError, match="Fetch v4-v11"):
-            m.encode_fetch_request(version, [])
+            h.encode_fetch_request(version, [])
         with pytest.raises(ValueError, match="Fetch v4-v11"):
             a.encode_fetch_request(version, [])
 
@@ -91,7 +92,7 @@ def test_fetch_other_versions_are_refused_like_the_hand_written_one() -> None:
 @given(keys=st.lists(TEXT, min_size=1, max_size=4))
 def test_find_coordinator(version: int, keys: list[str]) -> None:
     keys = keys if version >= 4 else keys[:1]
-    assert a.encode_find_coordinator_request(version, keys) == m.encode_find_coordinator_request(
+    assert a.encode_find_coordinator_request(version, keys) == h.encode_find_coordinator_request(
         version, keys
     )
 
@@ -105,7 +106,7 @@ def test_find_coordinator_before_v4_refuses_two_keys_like_the_hand_written_one()
 @FAST
 @given(groups=NAMES)
 def test_describe_groups(version: int, groups: list[str]) -> None:
-    assert a.encode_describe_groups_request(version, groups) == m.encode_describe_groups_request(
+    assert a.encode_describe_groups_request(version, groups) == h.encode_describe_groups_request(
         version, groups
     )
 
@@ -116,7 +117,7 @@ def test_describe_groups(version: int, groups: list[str]) -> None:
 def test_consumer_group_describe(version: int, groups: list[str]) -> None:
     assert a.encode_consumer_group_describe_request(
         version, groups
-    ) == m.encode_consumer_group_describe_request(version, groups)
+    ) == h.encode_consumer_group_describe_request(version, groups)
 
 
 OFFSET_ROWS = st.lists(
@@ -131,7 +132,7 @@ def test_offset_commit(version: int, group: str, rows: list, generation: int, me
     ours = a.encode_offset_commit_request(
         version, group, rows, generation=generation, member_id=member
     )
-    assert ours == m.encode_offset_commit_request(
+    assert ours == h.encode_offset_commit_request(
         version, group, rows, generation=generation, member_id=member
     )
 
@@ -139,7 +140,7 @@ def test_offset_commit(version: int, group: str, rows: list, generation: int, me
 @FAST
 @given(group=TEXT, partitions=st.lists(st.tuples(st.sampled_from(["t", "u"]), INT32), max_size=6))
 def test_offset_delete(group: str, partitions: list) -> None:
-    assert a.encode_offset_delete_request(0, group, partitions) == m.encode_offset_delete_request(
+    assert a.encode_offset_delete_request(0, group, partitions) == h.encode_offset_delete_request(
         0, group, partitions
     )
 
@@ -154,7 +155,7 @@ def test_offset_delete_other_versions_are_refused_like_the_hand_written_one() ->
 @given(groups=st.lists(TEXT, min_size=1, max_size=3), stable=st.booleans())
 def test_offset_fetch(version: int, groups: list[str], stable: bool) -> None:
     groups = groups if version >= 8 else groups[:1]
-    assert a.encode_offset_fetch_request(version, groups, stable) == m.encode_offset_fetch_request(
+    assert a.encode_offset_fetch_request(version, groups, stable) == h.encode_offset_fetch_request(
         version, groups, stable
     )
 
@@ -163,7 +164,7 @@ def test_offset_fetch(version: int, groups: list[str], stable: bool) -> None:
 @FAST
 @given(states=NAMES, types=NAMES)
 def test_list_groups(version: int, states: list[str], types: list[str]) -> None:
-    assert a.encode_list_groups_request(version, states, types) == m.encode_list_groups_request(
+    assert a.encode_list_groups_request(version, states, types) == h.encode_list_groups_request(
         version, states, types
     )
 
@@ -186,7 +187,7 @@ def test_join_group(version: int, group: str, member: str, timeouts, protocols, 
         reason=reason,
     )
     assert a.encode_join_group_request(version, group, member, **kwargs) == (
-        m.encode_join_group_request(version, group, member, **kwargs)
+        h.encode_join_group_request(version, group, member, **kwargs)
     )
 
 
@@ -202,7 +203,7 @@ def test_join_group(version: int, group: str, member: str, timeouts, protocols, 
 def test_sync_group(version: int, group: str, generation: int, member: str, name, assignments):
     kwargs = dict(protocol_type="consumer", protocol_name=name, assignments=assignments)
     assert a.encode_sync_group_request(version, group, generation, member, **kwargs) == (
-        m.encode_sync_group_request(version, group, generation, member, **kwargs)
+        h.encode_sync_group_request(version, group, generation, member, **kwargs)
     )
 
 
@@ -211,14 +212,14 @@ def test_sync_group(version: int, group: str, generation: int, member: str, name
 @given(group=TEXT, member=TEXT, reason=OPT_TEXT)
 def test_leave_group(version: int, group: str, member: str, reason: str | None) -> None:
     assert a.encode_leave_group_request(version, group, member, reason) == (
-        m.encode_leave_group_request(version, group, member, reason)
+        h.encode_leave_group_request(version, group, member, reason)
     )
 
 
 @FAST
 @given(mechanism=TEXT)
 def test_sasl_handshake(mechanism: str) -> None:
-    assert a.encode_sasl_handshake_request(mechanism) == m.encode_sasl_handshake_request(mechanism)
+    assert a.encode_sasl_handshake_request(mechanism) == h.encode_sasl_handshake_request(mechanism)
 
 
 @pytest.mark.parametrize("version", m.SASL_AUTHENTICATE.versions)
@@ -226,7 +227,7 @@ def test_sasl_handshake(mechanism: str) -> None:
 @given(token=st.binary(max_size=300))
 def test_sasl_authenticate(version: int, token: bytes) -> None:
     assert a.encode_sasl_authenticate_request(version, token) == (
-        m.encode_sasl_authenticate_request(version, token)
+        h.encode_sasl_authenticate_request(version, token)
     )
 
 
@@ -244,14 +245,14 @@ TPS = st.lists(st.tuples(st.sampled_from(["t", "u"]), INT32), max_size=5)
 )
 def test_subscription(version, topics, user_data, owned, generation, rack) -> None:
     sub = m.Subscription(version, topics, user_data, owned, generation, rack)
-    assert a.encode_subscription(sub) == m.encode_subscription(sub)
+    assert a.encode_subscription(sub) == h.encode_subscription(sub)
 
 
 @FAST
 @given(version=st.integers(0, 5), partitions=TPS, user_data=st.none() | st.binary(max_size=8))
 def test_assignment(version, partitions, user_data) -> None:
     assignment = m.Assignment(version, partitions, user_data)
-    assert a.encode_assignment(assignment) == m.encode_assignment(assignment)
+    assert a.encode_assignment(assignment) == h.encode_assignment(assignment)
 
 
 @pytest.mark.parametrize("version", m.DESCRIBE_CONFIGS.versions)
@@ -259,5 +260,5 @@ def test_assignment(version, partitions, user_data) -> None:
 @given(resources=st.lists(st.tuples(st.sampled_from([2, 4]), TEXT, st.none() | NAMES), max_size=3))
 def test_describe_configs(version: int, resources: list) -> None:
     assert a.encode_describe_configs_request(version, resources) == (
-        m.encode_describe_configs_request(version, resources)
+        h.encode_describe_configs_request(version, resources)
     )

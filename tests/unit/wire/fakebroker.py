@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgroup.core.wire import messages as m
-from kgroup.core.wire.codec import Reader, Writer, decode_request_header, encode_response_header
+from tests.unit.wire.wirecodec import Reader, Writer, decode_request_header, encode_response_header
 
 Handler = Callable[[int, int, bytes], bytes]
 

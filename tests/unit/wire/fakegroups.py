@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kgroup.core.wire import messages as m
-from kgroup.core.wire.codec import Reader, Writer
 from tests.unit.wire.fakebroker import (
     FakeBroker,
     FakePartition,
@@ -23,6 +22,7 @@ from tests.unit.wire.fakebroker import (
     metadata_body,
     read_list_offsets_request,
 )
+from tests.unit.wire.wirecodec import Reader, Writer
 
 VERSIONS = {
     m.LIST_OFFSETS.key: (1, 8),

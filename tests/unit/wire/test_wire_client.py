@@ -20,8 +20,8 @@ from kgroup.core.errors import (
 from kgroup.core.models import CommittedOffset, TopicPartition
 from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient, kafka_error_of
-from kgroup.core.wire.codec import Reader, Writer
 from tests.unit.wire.fakebroker import FULL_VERSIONS, FakeBroker, metadata_body
+from tests.unit.wire.wirecodec import Reader, Writer
 
 SUBSCRIPTION = m.encode_subscription(m.Subscription(3, ["orders"], None, [], 4, "rack-a"))
 ASSIGNMENT = m.encode_assignment(m.Assignment(0, [("orders", 1), ("orders", 0)]))

@@ -7,13 +7,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kgroup.core.errors import KafkaOperationError
-from kgroup.core.wire.codec import (
-    ProtocolError,
+from kgroup.core.wire.codec import ProtocolError, decode_response_header, encode_request_header
+from tests.unit.wire.wirecodec import (
     Reader,
     Writer,
     decode_request_header,
-    decode_response_header,
-    encode_request_header,
     encode_uvarint,
     encode_varint,
 )

@@ -1,0 +1,410 @@
+"""What the wire client's requests return, and the protocol constants it reasons with.
+
+Plain data, no byte layout: the layouts are `kgroup.protocol.messages` (declarations) and the
+mapping from decoded fields to these types is `kgroup.protocol.adapters`. Error codes and names
+come from org.apache.kafka.common.protocol.Errors; the other constants cite their Kafka class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# --- error codes (org.apache.kafka.common.protocol.Errors) ---------------------------------------
+
+ERROR_NAMES: dict[int, str] = {
+    -1: "UNKNOWN_SERVER_ERROR",
+    0: "NONE",
+    1: "OFFSET_OUT_OF_RANGE",
+    2: "CORRUPT_MESSAGE",
+    3: "UNKNOWN_TOPIC_OR_PARTITION",
+    5: "LEADER_NOT_AVAILABLE",
+    6: "NOT_LEADER_OR_FOLLOWER",
+    7: "REQUEST_TIMED_OUT",
+    8: "BROKER_NOT_AVAILABLE",
+    9: "REPLICA_NOT_AVAILABLE",
+    13: "NETWORK_EXCEPTION",
+    14: "COORDINATOR_LOAD_IN_PROGRESS",
+    15: "COORDINATOR_NOT_AVAILABLE",
+    16: "NOT_COORDINATOR",
+    17: "INVALID_TOPIC_EXCEPTION",
+    22: "ILLEGAL_GENERATION",
+    23: "INCONSISTENT_GROUP_PROTOCOL",
+    24: "INVALID_GROUP_ID",
+    25: "UNKNOWN_MEMBER_ID",
+    26: "INVALID_SESSION_TIMEOUT",
+    27: "REBALANCE_IN_PROGRESS",
+    29: "TOPIC_AUTHORIZATION_FAILED",
+    30: "GROUP_AUTHORIZATION_FAILED",
+    31: "CLUSTER_AUTHORIZATION_FAILED",
+    33: "UNSUPPORTED_SASL_MECHANISM",
+    34: "ILLEGAL_SASL_STATE",
+    35: "UNSUPPORTED_VERSION",
+    42: "INVALID_REQUEST",
+    43: "UNSUPPORTED_FOR_MESSAGE_FORMAT",
+    53: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
+    56: "KAFKA_STORAGE_ERROR",
+    58: "SASL_AUTHENTICATION_FAILED",
+    68: "NON_EMPTY_GROUP",
+    69: "GROUP_ID_NOT_FOUND",
+    74: "FENCED_LEADER_EPOCH",
+    75: "UNKNOWN_LEADER_EPOCH",
+    78: "OFFSET_NOT_AVAILABLE",
+    79: "MEMBER_ID_REQUIRED",
+    81: "GROUP_MAX_SIZE_REACHED",
+    82: "FENCED_INSTANCE_ID",
+    86: "GROUP_SUBSCRIBED_TO_TOPIC",
+    88: "UNSTABLE_OFFSET_COMMIT",
+    89: "THROTTLING_QUOTA_EXCEEDED",
+    100: "UNKNOWN_TOPIC_ID",
+}
+
+NONE = 0
+OFFSET_OUT_OF_RANGE = 1
+UNKNOWN_TOPIC_OR_PARTITION = 3
+LEADER_NOT_AVAILABLE = 5
+NOT_LEADER_OR_FOLLOWER = 6
+REPLICA_NOT_AVAILABLE = 9
+COORDINATOR_LOAD_IN_PROGRESS = 14
+COORDINATOR_NOT_AVAILABLE = 15
+NOT_COORDINATOR = 16
+ILLEGAL_GENERATION = 22
+INCONSISTENT_GROUP_PROTOCOL = 23
+INVALID_GROUP_ID = 24
+UNKNOWN_MEMBER_ID = 25
+INVALID_SESSION_TIMEOUT = 26
+REBALANCE_IN_PROGRESS = 27
+TOPIC_AUTHORIZATION_FAILED = 29
+GROUP_AUTHORIZATION_FAILED = 30
+CLUSTER_AUTHORIZATION_FAILED = 31
+UNSUPPORTED_SASL_MECHANISM = 33
+UNSUPPORTED_VERSION = 35
+SASL_AUTHENTICATION_FAILED = 58
+NON_EMPTY_GROUP = 68
+GROUP_ID_NOT_FOUND = 69
+FENCED_LEADER_EPOCH = 74
+UNKNOWN_LEADER_EPOCH = 75
+OFFSET_NOT_AVAILABLE = 78
+MEMBER_ID_REQUIRED = 79
+GROUP_SUBSCRIBED_TO_TOPIC = 86
+UNSTABLE_OFFSET_COMMIT = 88
+
+# Errors after which asking (the right) coordinator again can succeed.
+RETRIABLE_COORDINATOR_ERRORS = frozenset(
+    {COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR}
+)
+
+
+# Partition errors after which asking the partition's leader again, with fresh metadata, can
+# succeed: the leader moved or is being elected (the Java admin client's ListOffsetsHandler
+# retries these after a metadata refresh too).
+RETRIABLE_LEADER_ERRORS = frozenset(
+    {
+        LEADER_NOT_AVAILABLE,
+        NOT_LEADER_OR_FOLLOWER,
+        REPLICA_NOT_AVAILABLE,
+        FENCED_LEADER_EPOCH,
+        UNKNOWN_LEADER_EPOCH,
+        OFFSET_NOT_AVAILABLE,
+    }
+)
+
+
+def error_name(code: int) -> str:
+    """Kafka's name for an error code (`UNKNOWN_ERROR_CODE_<n>` for codes not in the table)."""
+    return ERROR_NAMES.get(code, f"UNKNOWN_ERROR_CODE_{code}")
+
+
+@dataclass(frozen=True)
+class ApiVersionsResult:
+    error_code: int
+    versions: dict[int, tuple[int, int]]
+
+
+# --- Metadata v1-v12 ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MetadataBroker:
+    node_id: int
+    host: str
+    port: int
+    rack: str | None
+
+
+@dataclass(frozen=True)
+class MetadataPartition:
+    error_code: int
+    partition: int
+    leader_id: int
+    leader_epoch: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    offline: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class MetadataTopic:
+    error_code: int
+    name: str | None
+    topic_id: bytes | None  # the 16 raw bytes (v10+), None before v10
+    is_internal: bool
+    partitions: list[MetadataPartition]
+
+
+@dataclass(frozen=True)
+class MetadataResult:
+    brokers: list[MetadataBroker]
+    controller_id: int
+    topics: list[MetadataTopic] = field(default_factory=list)
+    cluster_id: str | None = None
+
+
+# --- ListOffsets v1-v8 ---------------------------------------------------------------------------
+
+EARLIEST_TIMESTAMP = -2  # ListOffsetsRequest.EARLIEST_TIMESTAMP: the log start offset
+LATEST_TIMESTAMP = -1  # ListOffsetsRequest.LATEST_TIMESTAMP: the log end (or last stable) offset
+READ_UNCOMMITTED = 0  # IsolationLevel
+READ_COMMITTED = 1
+
+
+@dataclass(frozen=True)
+class ListedOffset:
+    topic: str
+    partition: int
+    error_code: int
+    timestamp: int
+    offset: int
+    leader_epoch: int = -1
+
+
+# --- FindCoordinator v1-v4 -----------------------------------------------------------------------
+
+KEY_TYPE_GROUP = 0
+
+
+@dataclass(frozen=True)
+class CoordinatorResult:
+    key: str
+    node_id: int
+    host: str
+    port: int
+    error_code: int
+    error_message: str | None
+
+
+# --- DescribeGroups v1-v5 ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DescribedMember:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    metadata: bytes
+    assignment: bytes
+
+
+@dataclass(frozen=True)
+class DescribedGroup:
+    error_code: int
+    group_id: str
+    state: str
+    protocol_type: str
+    protocol_data: str
+    members: list[DescribedMember]
+    authorized_operations: int | None = None
+
+
+# --- ConsumerGroupDescribe v0-v1 (KIP-848; ConsumerGroupDescribe{Request,Response}.json) ---------
+
+
+@dataclass(frozen=True)
+class ConsumerGroupMember:
+    """A member of a KIP-848 consumer group as ConsumerGroupDescribe reports it."""
+
+    member_id: str
+    instance_id: str | None
+    rack_id: str | None
+    member_epoch: int
+    client_id: str
+    client_host: str
+    subscribed_topic_names: tuple[str, ...]
+    subscribed_topic_regex: str | None
+    assignment: tuple[tuple[str, int], ...]
+    target_assignment: tuple[tuple[str, int], ...]
+    member_type: int = -1  # 1+ (KIP-1099): -1 unknown, 0 classic member, 1 consumer member
+
+
+@dataclass(frozen=True)
+class ConsumerGroupDescribed:
+    """One group of a ConsumerGroupDescribe response."""
+
+    error_code: int
+    error_message: str | None
+    group_id: str
+    state: str
+    group_epoch: int
+    assignment_epoch: int
+    assignor: str
+    members: tuple[ConsumerGroupMember, ...]
+
+
+# --- OffsetDelete v0 (KIP-496) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OffsetDeleteResult:
+    """OffsetDeleteResponse: the group-level error and (topic, partition, error) per partition."""
+
+    error_code: int
+    partitions: list[tuple[str, int, int]]
+
+
+# --- DescribeConfigs v1-v2 -----------------------------------------------------------------------
+
+RESOURCE_TOPIC = 2  # org.apache.kafka.common.config.ConfigResource.Type.TOPIC
+
+
+@dataclass(frozen=True)
+class DescribedConfig:
+    """One configuration entry of a resource (sensitive values come back null)."""
+
+    name: str
+    value: str | None
+    read_only: bool
+    source: int  # DescribeConfigsResponse ConfigSource: 1 topic, 4 static broker, 5 default ...
+    sensitive: bool
+
+
+@dataclass(frozen=True)
+class DescribedResource:
+    """One resource of a DescribeConfigsResponse: its error or its configuration entries."""
+
+    error_code: int
+    error_message: str | None
+    resource_type: int
+    resource_name: str
+    configs: tuple[DescribedConfig, ...]
+
+
+# --- JoinGroup v2-v9, SyncGroup v1-v5, LeaveGroup v1-v5 (classic group membership) ---------------
+# Field layouts from Kafka's JoinGroup/SyncGroup/LeaveGroup{Request,Response}.json. kgroup joins a
+# group only to fence it while it changes the group's offsets (kgroup.core.wire.fence).
+
+
+@dataclass(frozen=True)
+class JoinResult:
+    """JoinGroupResponse: the generation, the leader, and (for the leader) every member."""
+
+    error_code: int
+    generation: int
+    protocol_name: str | None
+    leader: str
+    member_id: str
+    members: tuple[tuple[str, bytes], ...]  # (member id, metadata); empty unless leader
+
+
+# --- OffsetFetch v2-v8 ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FetchedOffset:
+    topic: str
+    partition: int
+    offset: int
+    leader_epoch: int
+    metadata: str | None
+    error_code: int
+
+
+@dataclass(frozen=True)
+class FetchedGroup:
+    group_id: str
+    error_code: int
+    partitions: list[FetchedOffset] = field(default_factory=list)
+
+
+# --- ListGroups v0-v5 ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ListedGroup:
+    group_id: str
+    protocol_type: str
+    state: str | None
+    type: str | None
+
+
+@dataclass(frozen=True)
+class ListGroupsResult:
+    error_code: int
+    groups: list[ListedGroup]
+
+
+@dataclass(frozen=True)
+class SaslAuthenticateResult:
+    error_code: int
+    error_message: str | None
+    auth_bytes: bytes
+
+
+# --- ConsumerProtocol member metadata and assignment ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Subscription:
+    """ConsumerProtocolSubscription v0-v3 (newer versions: the known prefix)."""
+
+    version: int
+    topics: list[str]
+    user_data: bytes | None = None
+    owned_partitions: list[tuple[str, int]] = field(default_factory=list)
+    generation_id: int = -1
+    rack_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """ConsumerProtocolAssignment v0-v3 (newer versions: the known prefix)."""
+
+    version: int
+    partitions: list[tuple[str, int]]
+    user_data: bytes | None = None
+
+
+# --- Fetch v4-v11 (FetchRequest.json / FetchResponse.json) -------------------------------------
+# A consumer's fetch without a fetch session (KIP-227: SessionId 0, SessionEpoch -1 = a full
+# fetch request that opens no session), ReplicaId -1, CurrentLeaderEpoch -1 (KIP-320: no
+# fencing). Used to read the first record a consumer would get at an offset.
+
+FETCH_MAX_BYTES = 52428800  # ConsumerConfig fetch.max.bytes default (KIP-74)
+# ConsumerConfig fetch.max.wait.ms default. With MinBytes 0 Kafka answers at once with what it
+# has; tansu answers MaxWaitMs 0 with no partitions at all and fills partitions only until the
+# wait runs out (TEST_ENVIRONMENT.md), so the wait must leave it time.
+FETCH_MAX_WAIT_MS = 500
+
+
+@dataclass(frozen=True)
+class FetchPosition:
+    """One partition to fetch: where from and at most how many bytes (KIP-74: the broker still
+    returns the first batch whole when it is larger, for the first partition of a response)."""
+
+    topic: str
+    partition: int
+    offset: int
+    max_bytes: int
+
+
+@dataclass(frozen=True)
+class FetchedPartition:
+    topic: str
+    partition: int
+    error_code: int
+    high_watermark: int
+    last_stable_offset: int  # -1 when unknown (4+)
+    log_start_offset: int  # -1 when unknown or before v5
+    # (producer id, first offset) of the aborted transactions in the fetched range (read_committed
+    # only; None otherwise)
+    aborted: tuple[tuple[int, int], ...] | None
+    records: bytes
