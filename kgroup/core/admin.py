@@ -2,7 +2,9 @@
 
 The only module (with its siblings in core/) that imports confluent_kafka, lazily. Every Kafka
 error leaves here as a KgroupError with a hint: unreachable -> exit 6 within the timeout, unknown
-group or topic -> exit 3, authorization -> exit 1 naming the ACL needed.
+group or topic -> exit 3, authorization -> exit 1 naming the ACL needed. The translation lives
+in `kgroup.core.rdkafka_errors` (librdkafka's errors) and `kgroup.core.rdkafka_convert` (its
+results as models); this module holds the operations.
 """
 
 from __future__ import annotations
@@ -15,43 +17,54 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kgroup.core.config import ClusterConfig
-from kgroup.core.errors import (
-    AuthorizationError,
-    ConfigError,
-    KafkaOperationError,
-    KgroupError,
-    NotFoundError,
-    UnreachableError,
-)
+from kgroup.core.errors import KafkaOperationError, KgroupError, NotFoundError, UnreachableError
 from kgroup.core.models import (
     BrokerNode,
     CommittedOffset,
     GroupDescription,
     GroupListing,
-    MemberDescription,
     NextRecord,
     OffsetAtTime,
     TopicMetadata,
     TopicPartition,
     Watermarks,
 )
+from kgroup.core.rdkafka_convert import (
+    STATE_NAMES,
+    _group_description,
+    _uuid_text,
+    state_name,
+    type_name,
+)
+from kgroup.core.rdkafka_errors import (
+    _UNREACHABLE,
+    _as_exception,
+    _rdkafka_config_error,
+    connection_failures,
+    kafka_error_name,
+    map_kafka_error,
+)
+
+# Names kept importable from here (callers import them from this module).
+__all__ = [
+    "GROUP_STATES",
+    "GROUP_TYPES",
+    "STATE_NAMES",
+    "GroupAdmin",
+    "_as_exception",
+    "_rdkafka_config_error",
+    "connection_failures",
+    "kafka_error_name",
+    "map_kafka_error",
+    "rdkafka_log",
+    "state_name",
+    "type_name",
+]
 
 log = logging.getLogger("kgroup.admin")
 rdkafka_log = logging.getLogger("kgroup.rdkafka")
 
-# Kafka's state names (ConsumerGroupState / GroupState) for librdkafka's enum names.
-STATE_NAMES = {
-    "UNKNOWN": "Unknown",
-    "PREPARING_REBALANCING": "PreparingRebalance",
-    "PREPARING_REBALANCE": "PreparingRebalance",
-    "COMPLETING_REBALANCING": "CompletingRebalance",
-    "COMPLETING_REBALANCE": "CompletingRebalance",
-    "STABLE": "Stable",
-    "DEAD": "Dead",
-    "EMPTY": "Empty",
-    "ASSIGNING": "Assigning",
-    "RECONCILING": "Reconciling",
-}
+# The group states and types kgroup accepts in filters (Kafka's names).
 GROUP_STATES = (
     "PreparingRebalance",
     "CompletingRebalance",
@@ -64,40 +77,6 @@ GROUP_STATES = (
 )
 GROUP_TYPES = ("classic", "consumer", "share", "streams")
 
-# librdkafka error names meaning "the cluster did not answer".
-_UNREACHABLE = {
-    "_TRANSPORT",
-    "_ALL_BROKERS_DOWN",
-    "_TIMED_OUT",
-    "_MSG_TIMED_OUT",
-    "_RESOLVE",
-    "REQUEST_TIMED_OUT",
-    "_WAIT_COORD",
-    "COORDINATOR_NOT_AVAILABLE",
-    "_DESTROY",
-    "NETWORK_EXCEPTION",
-    "_TIMED_OUT_QUEUE",
-}
-_AUTH = {
-    "GROUP_AUTHORIZATION_FAILED": "Group",
-    "TOPIC_AUTHORIZATION_FAILED": "Topic",
-    "CLUSTER_AUTHORIZATION_FAILED": "Cluster",
-    "TRANSACTIONAL_ID_AUTHORIZATION_FAILED": "TransactionalId",
-}
-_NOT_FOUND = {
-    "GROUP_ID_NOT_FOUND",
-    "UNKNOWN_TOPIC_OR_PART",
-    "_UNKNOWN_PARTITION",
-    "_UNKNOWN_TOPIC",
-    "UNKNOWN_TOPIC_ID",
-}
-
-
-def state_name(state: Any) -> str:
-    """Kafka's name for a librdkafka group state enum (or string)."""
-    name = getattr(state, "name", str(state))
-    return STATE_NAMES.get(name.upper(), name)
-
 
 def _not_a_classic_group(description: GroupDescription) -> bool:
     """DescribeGroups' answer for a group it does not hold: GROUP_ID_NOT_FOUND, or Dead with no
@@ -105,119 +84,6 @@ def _not_a_classic_group(description: GroupDescription) -> bool:
     if description.error_code == "GROUP_ID_NOT_FOUND":
         return True
     return description.error is None and description.state == "Dead"
-
-
-def type_name(group_type: Any) -> str:
-    """`classic`, `consumer`, `share`, `streams` or `unknown`."""
-    name = getattr(group_type, "name", str(group_type))
-    return name.lower()
-
-
-def kafka_error_name(error: Any) -> str:
-    """The librdkafka error name of a KafkaError, KafkaException or other exception."""
-    inner = error.args[0] if getattr(error, "args", None) else error
-    name = getattr(inner, "name", None)
-    if callable(name):
-        return str(name())
-    return type(error).__name__
-
-
-# librdkafka's connection failures as its error callback reports them (rdkafka_broker.c).
-_RESOLVE_FAILED = re.compile(
-    r"Failed to resolve '(?P<address>[^']*)': (?P<reason>.*?)(?: \(after |$)"
-)
-_CONNECT_REFUSED = re.compile(
-    r"Connect to (?:ipv[46]#)?(?P<address>\S+) failed: Connection refused"
-)
-
-
-def connection_failures(errors: Iterable[tuple[str, str]]) -> list[str] | None:
-    """What librdkafka's error callback said about its connections, as kgroup words it:
-    `connection refused by HOST:PORT`, `cannot resolve HOST (reason)`. None when nothing was
-    reported or something else happened too (a timeout, a TLS or SASL failure): then only the
-    wait is known. `errors` are (error name, text) pairs."""
-    found: list[str] = []
-    for name, text in errors:
-        if name == "_ALL_BROKERS_DOWN":
-            continue
-        resolve = _RESOLVE_FAILED.search(text) if name == "_RESOLVE" else None
-        refused = _CONNECT_REFUSED.search(text) if name == "_TRANSPORT" else None
-        if resolve is not None:
-            host = resolve["address"].rpartition(":")[0] or resolve["address"]
-            found.append(f"cannot resolve {host} ({resolve['reason']})")
-        elif refused is not None:
-            found.append(f"connection refused by {refused['address']}")
-        else:
-            return None
-    return list(dict.fromkeys(found)) or None
-
-
-def map_kafka_error(
-    error: BaseException,
-    *,
-    operation: str,
-    subject: str = "",
-    acl: str | None = None,
-    timeout_s: float | None = None,
-    bootstrap: str = "",
-    transport_errors: Iterable[tuple[str, str]] = (),
-) -> KgroupError:
-    """Turn a librdkafka exception into the KgroupError a user should see.
-
-    `transport_errors`: what librdkafka's error callback reported meanwhile, to say why the
-    cluster could not be reached (refused, unknown host) instead of only how long it waited.
-    """
-    if isinstance(error, KgroupError):
-        return error
-    name = kafka_error_name(error)
-    inner = error.args[0] if getattr(error, "args", None) else error
-    text = inner.str() if hasattr(inner, "str") else str(error)
-    where = f" {subject}" if subject else ""
-    if name in _UNREACHABLE:
-        causes = connection_failures(transport_errors)
-        if causes:
-            return UnreachableError(
-                f"cannot reach cluster {bootstrap} to {operation}{where}: {'; '.join(causes)}",
-                hint="check -b/--bootstrap-server and that the brokers are running",
-            )
-        waited = f" within {timeout_s:g} s" if timeout_s else ""
-        return UnreachableError(
-            f"cluster {bootstrap} did not answer{waited} while trying to {operation}{where}"
-            f" ({text})",
-            hint="check -b/--bootstrap-server, the network and the security settings, or raise "
-            "--timeout",
-        )
-    if name in _AUTH:
-        resource = _AUTH[name]
-        needed = acl or f"the right operation on {resource}"
-        return AuthorizationError(
-            f"not authorized to {operation}{where} ({name})",
-            hint=f"ask for an ACL granting {needed}",
-        )
-    if name in _NOT_FOUND:
-        return NotFoundError(
-            f"cannot {operation}{where}: {text}",
-            hint="check the name with `kgroup list` or the topic list",
-        )
-    if name in ("_AUTHENTICATION", "SASL_AUTHENTICATION_FAILED", "_SSL"):
-        return KafkaOperationError(
-            f"authentication to {bootstrap} failed ({text})",
-            hint="check the SASL/SSL settings in --command-config",
-        )
-    return KafkaOperationError(f"failed to {operation}{where}: {name}: {text}")
-
-
-def _rdkafka_config_error(exc: BaseException, config: ClusterConfig) -> ConfigError:
-    text = str(exc.args[0].str() if exc.args and hasattr(exc.args[0], "str") else exc)
-    key = None
-    if '"' in text:
-        key = text.split('"')[1]
-    where = f" (from {config.origin_of(key)})" if key else ""
-    return ConfigError(
-        f"client property rejected{where}: {text}",
-        hint="use a Java client property kgroup translates or a librdkafka property "
-        "(see librdkafka CONFIGURATION.md)",
-    )
 
 
 class _RequestCounter(logging.Handler):
@@ -885,70 +751,3 @@ class GroupAdmin:
                     exc, "delete group", group_id, acl=f"Delete on Group:{group_id}"
                 ).one_line()
         return outcome
-
-
-def _uuid_text(uuid: Any) -> str | None:
-    """Kafka's printed form of a topic id: unpadded base64url of the 16 bytes."""
-    if uuid is None:
-        return None
-    import base64
-
-    raw = uuid.get_most_significant_bits().to_bytes(
-        8, "big", signed=True
-    ) + uuid.get_least_significant_bits().to_bytes(8, "big", signed=True)
-    if raw == bytes(16):
-        return None
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _as_exception(error: Any) -> BaseException:
-    from confluent_kafka import KafkaException
-
-    return KafkaException(error)
-
-
-def _node(node: Any) -> BrokerNode | None:
-    if node is None:
-        return None
-    return BrokerNode(id=node.id, host=node.host, port=node.port, rack=getattr(node, "rack", None))
-
-
-def _group_description(described: Any) -> GroupDescription:
-    members = []
-    for member in described.members or []:
-        assignment = getattr(member, "assignment", None)
-        owned = tuple(
-            sorted(
-                TopicPartition(tp.topic, tp.partition)
-                for tp in (assignment.topic_partitions if assignment else []) or []
-            )
-        )
-        target = getattr(member, "target_assignment", None)
-        target_tps = (
-            tuple(
-                sorted(
-                    TopicPartition(tp.topic, tp.partition) for tp in target.topic_partitions or []
-                )
-            )
-            if target is not None
-            else None
-        )
-        members.append(
-            MemberDescription(
-                member_id=member.member_id,
-                group_instance_id=getattr(member, "group_instance_id", None) or None,
-                client_id=member.client_id or None,
-                host=member.host or None,
-                assignment=owned,
-                target_assignment=target_tps,
-            )
-        )
-    return GroupDescription(
-        group_id=described.group_id,
-        state=state_name(described.state),
-        type=type_name(getattr(described, "type", "classic")),
-        protocol_type=None if described.is_simple_consumer_group else "consumer",
-        assignor=described.partition_assignor or None,
-        coordinator=_node(described.coordinator),
-        members=tuple(sorted(members, key=lambda m: m.member_id)),
-    )

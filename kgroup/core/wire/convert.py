@@ -1,0 +1,184 @@
+"""The wire client's decoded answers as kgroup's models (`kgroup.core.models`), and the
+models as request rows: committed offsets, group descriptions (DescribeGroups, with the consumer
+protocol's subscription and assignment bytes decoded; ConsumerGroupDescribe, KIP-848), topic ids.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+
+from kgroup.core.errors import KgroupError
+from kgroup.core.models import (
+    BrokerNode,
+    CommittedOffset,
+    GroupDescription,
+    MemberDescription,
+    TopicPartition,
+)
+from kgroup.core.wire import messages as m
+from kgroup.core.wire.codec import ProtocolError
+from kgroup.core.wire.kafka_errors import _Retry, group_error, partition_error
+
+
+def topic_id_text(raw: bytes | None) -> str | None:
+    """Kafka's printed form of a topic id (Uuid.toString: unpadded base64url of the 16 bytes);
+    None for a missing or all-zero id (Uuid.ZERO_UUID: the broker has none)."""
+    if raw is None or raw == bytes(16):
+        return None
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _rack(node: BrokerNode | None) -> str | None:
+    return node.rack if node is not None else None
+
+
+def commit_rows(
+    offsets: Mapping[TopicPartition, CommittedOffset],
+) -> list[tuple[str, int, int, int, str]]:
+    """OffsetCommit rows (topic, partition, offset, leader epoch or -1, metadata), sorted."""
+    return [
+        (
+            tp.topic,
+            tp.partition,
+            value.offset,
+            value.leader_epoch if value.leader_epoch is not None else -1,
+            value.metadata or "",
+        )
+        for tp, value in sorted(offsets.items())
+    ]
+
+
+def to_committed_offsets(
+    group: m.FetchedGroup,
+) -> dict[TopicPartition, CommittedOffset] | KgroupError | _Retry:
+    """One group's OffsetFetch answer as offsets, an error, or a retriable error."""
+    if group.error_code != m.NONE:
+        error = group_error(group.error_code, group.group_id, "fetch the committed offsets")
+        return _Retry(error) if group.error_code in m.RETRIABLE_COORDINATOR_ERRORS else error
+    offsets: dict[TopicPartition, CommittedOffset] = {}
+    for item in group.partitions:
+        tp = TopicPartition(item.topic, item.partition)
+        if item.error_code != m.NONE:
+            error = partition_error(item.error_code, group.group_id, tp)
+            if item.error_code in m.RETRIABLE_COORDINATOR_ERRORS:
+                return _Retry(error)
+            return error
+        if item.offset < 0:  # -1: no committed offset for this partition
+            continue
+        offsets[tp] = CommittedOffset(
+            offset=item.offset,
+            leader_epoch=item.leader_epoch if item.leader_epoch >= 0 else None,
+            metadata=item.metadata or "",
+        )
+    return dict(sorted(offsets.items()))
+
+
+def to_group_description(
+    group: m.DescribedGroup, coordinator: BrokerNode | None
+) -> GroupDescription:
+    """A DescribeGroups answer as a GroupDescription (consumer protocol bytes decoded)."""
+    members = sorted(
+        (to_member(member, group.protocol_type) for member in group.members),
+        key=lambda member: member.member_id,
+    )
+    return GroupDescription(
+        group_id=group.group_id,
+        state=group.state or "Unknown",
+        type="classic",
+        # "" (a group only committing offsets, Kafka's isSimpleConsumerGroup): no protocol type
+        protocol_type=group.protocol_type or None,
+        assignor=group.protocol_data or None,
+        coordinator=coordinator,
+        members=tuple(members),
+    )
+
+
+# KIP-848 state names as ConsumerGroupDescribe spells them -> the names kgroup shows.
+_CONSUMER_GROUP_STATES = {
+    "empty": "Empty",
+    "assigning": "Assigning",
+    "reconciling": "Reconciling",
+    "stable": "Stable",
+    "dead": "Dead",
+}
+
+
+# ConsumerGroupDescribeResponse v1 MemberType (KIP-1099): -1 unknown, 0 classic, 1 consumer
+_MEMBER_TYPES = {0: "classic", 1: "consumer"}
+
+
+def to_consumer_group_description(
+    group: m.ConsumerGroupDescribed, coordinator: BrokerNode | None
+) -> GroupDescription:
+    """A ConsumerGroupDescribe answer as a GroupDescription (type `consumer`)."""
+    members = tuple(
+        sorted(
+            (
+                MemberDescription(
+                    member_id=member.member_id,
+                    group_instance_id=member.instance_id,
+                    client_id=member.client_id or None,
+                    host=member.client_host or None,
+                    assignment=tuple(TopicPartition(t, p) for t, p in member.assignment),
+                    target_assignment=tuple(
+                        TopicPartition(t, p) for t, p in member.target_assignment
+                    ),
+                    subscription=tuple(sorted(member.subscribed_topic_names)),
+                    rack=member.rack_id,
+                    member_epoch=member.member_epoch,
+                    subscribed_topic_regex=member.subscribed_topic_regex or None,
+                    member_type=_MEMBER_TYPES.get(member.member_type),
+                )
+                for member in group.members
+            ),
+            key=lambda item: item.member_id,
+        )
+    )
+    return GroupDescription(
+        group_id=group.group_id,
+        state=_CONSUMER_GROUP_STATES.get(group.state.lower(), group.state or "Unknown"),
+        type="consumer",
+        protocol_type="consumer",
+        assignor=group.assignor or None,
+        coordinator=coordinator,
+        members=members,
+        group_epoch=group.group_epoch,
+        assignment_epoch=group.assignment_epoch,
+    )
+
+
+def to_member(member: m.DescribedMember, protocol_type: str) -> MemberDescription:
+    """A described member; its subscription and assignment decoded for `consumer` groups.
+
+    Bytes that do not decode are kept raw, with no subscription or assignment.
+    """
+    assignment: tuple[TopicPartition, ...] = ()
+    subscription: tuple[str, ...] | None = None
+    rack: str | None = None
+    if protocol_type == "consumer":
+        if member.metadata:
+            try:
+                decoded = m.decode_subscription(member.metadata)
+                subscription = tuple(sorted(decoded.topics))
+                rack = decoded.rack_id
+            except ProtocolError:
+                pass
+        if member.assignment:
+            try:
+                assigned = m.decode_assignment(member.assignment)
+                assignment = tuple(sorted({TopicPartition(t, p) for t, p in assigned.partitions}))
+            except ProtocolError:
+                pass
+    return MemberDescription(
+        member_id=member.member_id,
+        group_instance_id=member.group_instance_id,
+        client_id=member.client_id or None,
+        host=member.client_host or None,
+        assignment=assignment,
+        subscription=subscription,
+        rack=rack,
+        raw_metadata=member.metadata or None,
+        raw_assignment=member.assignment or None,
+    )

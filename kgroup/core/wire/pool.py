@@ -1,0 +1,383 @@
+"""BrokerPool: the wire client's plumbing. Whether a configuration can be served without
+librdkafka, one connection per broker (bootstrap servers tried in turn within the deadline, a
+dropped connection opened again once), one task per broker in threads, the API versions a broker
+offers, and the cluster's metadata (brokers, topics, partition leaders), kept for reuse.
+
+The operations build on it: partition leaders' in `kgroup.core.wire.leaders`, group
+coordinators' in `kgroup.core.wire.client` (WireClient).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TypeVar
+
+from kgroup.core.config import ClusterConfig
+from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
+from kgroup.core.models import BrokerNode, TopicMetadata, TopicPartition
+from kgroup.core.wire import messages as m
+from kgroup.core.wire.connection import (
+    SECURITY_PROTOCOLS,
+    BrokerConnection,
+    ConnectionLost,
+    build_ssl_context,
+    security_from_properties,
+)
+from kgroup.core.wire.convert import _rack, topic_id_text
+from kgroup.core.wire.kafka_errors import unreachable_cluster
+from kgroup.core.wire.sasl import MECHANISMS
+
+T = TypeVar("T")
+_Pool = TypeVar("_Pool", bound="BrokerPool")
+
+BATCH_SIZE = 1000
+RETRY_BACKOFF_S = 0.2
+MAX_THREADS = 8
+DEFAULT_CLIENT_ID = "kgroup"
+
+# librdkafka properties this client implements.
+_IMPLEMENTED = {
+    "security.protocol",
+    "sasl.mechanisms",
+    "sasl.mechanism",
+    "sasl.username",
+    "sasl.password",
+    "client.id",
+}
+_IMPLEMENTED_SSL = {
+    "ssl.ca.location",
+    "ssl.ca.pem",
+    "ssl.certificate.location",
+    "ssl.key.location",
+    "ssl.key.password",
+    "ssl.endpoint.identification.algorithm",
+    "enable.ssl.certificate.verification",
+    "ssl.cipher.suites",
+}
+# Properties that change nothing about how these requests connect or what they return
+# (tuning, logging, retries, metadata caching; the deadline is ClusterConfig.timeout_s).
+_NO_EFFECT = {
+    "client.rack",
+    "socket.timeout.ms",
+    "socket.connection.setup.timeout.ms",
+    "retry.backoff.ms",
+    "retry.backoff.max.ms",
+    "reconnect.backoff.ms",
+    "reconnect.backoff.max.ms",
+    "connections.max.idle.ms",
+    "topic.metadata.refresh.interval.ms",
+    "metadata.max.age.ms",
+    "debug",
+    "log_level",
+    "log.connection.close",
+    "api.version.request",
+    "api.version.request.timeout.ms",
+    "socket.keepalive.enable",
+    "socket.nagle.disable",
+    "socket.send.buffer.bytes",
+    "socket.receive.buffer.bytes",
+    "statistics.interval.ms",
+    "allow.auto.create.topics",
+}
+# Properties accepted only with these values (the behaviour this client has).
+_ONLY_VALUES = {
+    "client.dns.lookup": {"use_all_dns_ips"},
+    "broker.address.family": {"any"},
+}
+
+
+@dataclass(frozen=True)
+class ClusterMetadata:
+    """One all-topics Metadata answer: brokers by id, topics by name, partitions."""
+
+    brokers: dict[int, BrokerNode]
+    topics: dict[str, m.MetadataTopic]
+    partitions: dict[TopicPartition, m.MetadataPartition]
+
+    def leader_of(self, tp: TopicPartition) -> tuple[BrokerNode | None, int]:
+        """The partition's leader, or None and the error code saying why there is none."""
+        topic = self.topics.get(tp.topic)
+        if topic is None:
+            return None, m.UNKNOWN_TOPIC_OR_PARTITION
+        partition = self.partitions.get(tp)
+        if partition is None:
+            if topic.error_code != m.NONE:
+                return None, topic.error_code
+            return None, m.UNKNOWN_TOPIC_OR_PARTITION
+        leader = self.brokers.get(partition.leader_id) if partition.leader_id >= 0 else None
+        if leader is None:
+            code = partition.error_code
+            return None, code if code != m.NONE else m.LEADER_NOT_AVAILABLE
+        return leader, m.NONE
+
+
+class BrokerPool:
+    """Connections to a cluster's brokers and its metadata; see the module docstring."""
+
+    def __init__(self, config: ClusterConfig) -> None:
+        ok, reason = self.supports(config)
+        if not ok:
+            raise ConfigError(f"the wire client cannot use this configuration: {reason}")
+        self.config = config
+        self.timeout_s = config.timeout_s
+        self.security = security_from_properties(config.properties)
+        self.client_id = config.properties.get("client.id") or DEFAULT_CLIENT_ID
+        self.ssl_context = (
+            build_ssl_context(self.security, config.origin_of) if self.security.uses_tls else None
+        )
+        self.request_counts: Counter[str] = Counter()
+        self.retry_backoff_s = RETRY_BACKOFF_S
+        self.batch_size = BATCH_SIZE
+        self._count_lock = threading.Lock()
+        self._pool_lock = threading.Lock()
+        self._connections: dict[tuple[str, int], BrokerConnection] = {}
+        self._brokers: dict[int, BrokerNode] | None = None
+        self._metadata: ClusterMetadata | None = None
+
+    # -- configuration ---------------------------------------------------------------------------
+
+    @staticmethod
+    def supports(config: ClusterConfig) -> tuple[bool, str]:
+        """Whether this client can connect as librdkafka would with `config`, and why not."""
+        props = config.properties
+        protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
+        if protocol not in SECURITY_PROTOCOLS:
+            return False, f"security.protocol={protocol} is not one of {SECURITY_PROTOCOLS}"
+        uses_sasl = protocol.startswith("SASL_")
+        uses_tls = protocol in ("SSL", "SASL_SSL")
+        if uses_sasl:
+            mechanism = props.get("sasl.mechanisms", props.get("sasl.mechanism", "GSSAPI"))
+            mechanism = mechanism.strip().upper()
+            if mechanism not in MECHANISMS:
+                return (
+                    False,
+                    f"SASL mechanism {mechanism} is not implemented (only {', '.join(MECHANISMS)})",
+                )
+            if not props.get("sasl.username") or "sasl.password" not in props:
+                return False, "SASL needs sasl.username and sasl.password"
+        if uses_tls:
+            algorithm = props.get("ssl.endpoint.identification.algorithm", "https").lower()
+            if algorithm not in ("https", "none"):
+                return False, f"ssl.endpoint.identification.algorithm={algorithm} is unknown"
+        for key, value in props.items():
+            if key in _IMPLEMENTED or key in _NO_EFFECT:
+                continue
+            if key in _ONLY_VALUES:
+                if value.strip().lower() not in _ONLY_VALUES[key]:
+                    return False, f"{key}={value} is not implemented"
+                continue
+            if key.startswith("ssl.") or key == "enable.ssl.certificate.verification":
+                if not uses_tls:
+                    continue  # librdkafka ignores TLS settings on a plaintext listener too
+                if key in _IMPLEMENTED_SSL:
+                    continue
+                return (
+                    False,
+                    f"{key} is not implemented (e.g. PKCS12 keystores, in-memory PEM keys, CRLs)",
+                )
+            if key.startswith(("sasl.kerberos.", "sasl.oauthbearer.")):
+                continue  # settings of mechanisms not in use
+            return False, f"property {key} is not implemented by the wire client"
+        return True, ""
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def __enter__(self: _Pool) -> _Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._pool_lock:
+            connections = list(self._connections.values())
+            self._connections.clear()
+        for connection in connections:
+            connection.close()
+
+    # -- connections -----------------------------------------------------------------------------
+
+    def _count(self, api_name: str) -> None:
+        with self._count_lock:
+            self.request_counts[api_name] += 1
+
+    def _new_connection(self, host: str, port: int) -> BrokerConnection:
+        return BrokerConnection(
+            host,
+            port,
+            security=self.security,
+            ssl_context=self.ssl_context,
+            client_id=self.client_id,
+            timeout_s=self.timeout_s,
+            on_request=self._count,
+        )
+
+    def _connection(self, host: str, port: int, deadline: float | None = None) -> BrokerConnection:
+        key = (host, port)
+        with self._pool_lock:
+            existing = self._connections.get(key)
+        if existing is not None and existing.is_open:
+            return existing
+        connection = self._new_connection(host, port).open(deadline)
+        with self._pool_lock:
+            current = self._connections.get(key)
+            if current is not None and current.is_open:
+                connection.close()
+                return current
+            self._connections[key] = connection
+        return connection
+
+    def _bootstrap_servers(self) -> list[tuple[str, int]]:
+        servers = []
+        for item in self.config.bootstrap_servers.split(","):
+            host, _, port = item.strip().rpartition(":")
+            servers.append((host.strip("[]"), int(port)))
+        return servers
+
+    def _any_connection(self) -> BrokerConnection:
+        """A connection to a bootstrap server (or any open one); tries each within the deadline."""
+        with self._pool_lock:
+            for connection in self._connections.values():
+                if connection.is_open:
+                    return connection
+        servers = self._bootstrap_servers()
+        deadline = time.monotonic() + self.timeout_s
+        failures: list[UnreachableError] = []
+        for index, (host, port) in enumerate(servers):
+            share = (deadline - time.monotonic()) / (len(servers) - index)
+            try:
+                return self._connection(host, port, time.monotonic() + max(share, 0.001))
+            except UnreachableError as exc:
+                failures.append(exc)
+        raise unreachable_cluster(self.config.bootstrap_servers, self.timeout_s, failures)
+
+    def _on_broker(self, host: str, port: int, work: Callable[[BrokerConnection], T]) -> T:
+        """Run `work` on the broker's connection; once more on a fresh one if it was dropped."""
+        for attempt in (1, 2):
+            connection = self._connection(host, port)
+            try:
+                return work(connection)
+            except ConnectionLost:
+                with self._pool_lock:
+                    if self._connections.get((host, port)) is connection:
+                        del self._connections[(host, port)]
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _on_any(self, work: Callable[[BrokerConnection], T]) -> T:
+        connection = self._any_connection()
+        return self._on_broker(connection.host, connection.port, work)
+
+    def _parallel(self, tasks: dict[BrokerNode, Callable[[], T]]) -> dict[BrokerNode, T]:
+        """Run one task per broker, in threads when there are several; first error re-raised."""
+        if len(tasks) <= 1:
+            return {node: task() for node, task in tasks.items()}
+        with ThreadPoolExecutor(max_workers=min(len(tasks), MAX_THREADS)) as pool:
+            futures = {node: pool.submit(task) for node, task in tasks.items()}
+            outcomes: dict[BrokerNode, T] = {}
+            first_error: BaseException | None = None
+            for node, future in futures.items():
+                try:
+                    outcomes[node] = future.result()
+                except BaseException as exc:
+                    first_error = first_error or exc
+        if first_error is not None:
+            raise first_error
+        return outcomes
+
+    def api_versions(self) -> dict[int, tuple[int, int]]:
+        """API key -> (lowest, highest) version a bootstrap broker offers (ApiVersions)."""
+        return dict(self._on_any(lambda connection: connection.versions))
+
+    @staticmethod
+    def _version(connection: BrokerConnection, api: m.Api) -> int:
+        version = connection.version_for(api)
+        if version is None:
+            offered = connection.versions.get(api.key)
+            span = f"versions {offered[0]}-{offered[1]}" if offered else "no version"
+            raise KafkaOperationError(
+                f"broker {connection.address} offers {span} of {api.name}; kgroup speaks "
+                f"{min(api.versions)}-{max(api.versions)}",
+                hint="use a broker of Kafka 0.11 or later",
+            )
+        return version
+
+    # -- cluster ---------------------------------------------------------------------------------
+
+    def _fetch_metadata(self, all_topics: bool) -> m.MetadataResult:
+        def work(connection: BrokerConnection) -> m.MetadataResult:
+            version = self._version(connection, m.METADATA)
+            request = m.encode_metadata_request(version, all_topics=all_topics)
+            body = connection.call(m.METADATA, version, request)
+            return m.decode_metadata_response(body, version)
+
+        result = self._on_any(work)
+        self._brokers = {
+            b.node_id: BrokerNode(b.node_id, b.host, b.port, b.rack) for b in result.brokers
+        }
+        return result
+
+    def brokers(self) -> list[BrokerNode]:
+        """The brokers the cluster advertises (one Metadata request for no topics)."""
+        self._fetch_metadata(all_topics=False)
+        assert self._brokers is not None
+        return sorted(self._brokers.values(), key=lambda node: node.id)
+
+    def metadata(self, refresh: bool = False) -> ClusterMetadata:
+        """Brokers and every topic (one Metadata request for all topics), kept for reuse.
+
+        Topics are never asked for by name (a broker may auto-create a name it is asked for);
+        the answer is kept, so listing offsets after this costs no second Metadata request
+        unless a leader moved (`refresh=True` asks again).
+        """
+        if self._metadata is None or refresh:
+            result = self._fetch_metadata(all_topics=True)
+            assert self._brokers is not None
+            topics = {t.name: t for t in result.topics if t.name is not None}
+            partitions = {
+                TopicPartition(t.name, p.partition): p
+                for t in result.topics
+                if t.name is not None
+                for p in t.partitions
+            }
+            self._metadata = ClusterMetadata(dict(self._brokers), topics, partitions)
+        return self._metadata
+
+    def topics(self) -> dict[str, TopicMetadata]:
+        """Every topic the cluster reports without an error (internal ones too), with partition
+        counts, topic ids (Metadata v10+) and the racks of each partition's replicas.
+
+        Always asks the cluster (a topic created a moment ago is there); `list_offsets` then
+        reuses this answer for the partition leaders.
+        """
+        cluster = self.metadata(refresh=True)
+        result: dict[str, TopicMetadata] = {}
+        for name, topic in sorted(cluster.topics.items()):
+            if topic.error_code != m.NONE:
+                continue
+            partitions = sorted(topic.partitions, key=lambda p: p.partition)
+            racks = tuple(
+                tuple(
+                    sorted(
+                        {
+                            rack
+                            for replica in p.replicas
+                            if (rack := _rack(cluster.brokers.get(replica))) is not None
+                        }
+                    )
+                )
+                for p in partitions
+            )
+            result[name] = TopicMetadata(
+                name=name,
+                partitions=len(partitions),
+                topic_id=topic_id_text(topic.topic_id),
+                replica_racks=racks,
+            )
+        return result
