@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import struct
 import zlib
+from collections.abc import Iterator
 
 from kgroup.offsets import records
 from kgroup.offsets.records import LEGACY_MIN_LENGTH, LOG_OVERHEAD, V2_HEADER, V2_MIN_LENGTH
@@ -195,3 +196,33 @@ def zero_run_end(buf: bytes, q: int) -> int:
     """The first position >= q whose byte is not zero (len(buf) when there is none)."""
     z = _NON_ZERO.search(buf, q)
     return z.start() if z is not None else len(buf)
+
+
+# ---------------------------------------------------------------- framing over a buffer
+
+
+def split_batches(buf: bytes, pos: int = 0) -> Iterator[tuple[int, int]]:
+    """(start, total size) of each complete batch in buf[pos:], without copying.
+
+    Stops at the first incomplete batch (fetched data may end in one); raises BatchError on a
+    frame whose header does not check out (`header_problem`: magic, length bounds,
+    offsets). CRCs are the caller's (`Batch.check_crc`).
+    """
+    end = len(buf)
+    prev: int | None = None
+    while end - pos >= records.HEADER_MIN:
+        reason = header_problem(buf, pos, prev)
+        if reason is not None:
+            raise records.BatchError(reason, pos)
+        total = frame_size(buf, pos)
+        if end - pos < total:
+            return
+        yield pos, total
+        prev = last_offset(buf, pos)
+        pos += total
+
+
+def iter_batches(buf: bytes) -> Iterator[records.Batch]:
+    """Every batch of a complete in-memory buffer (a whole .log file or fetched data)."""
+    for start, total in split_batches(buf):
+        yield records.Batch(bytes(buf[start : start + total]), start)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Iterator
 from typing import Any
 
 from kgroup.core.errors import CorruptInputError
@@ -508,35 +507,3 @@ def xxh32(data: bytes, seed: int = 0) -> int:
     h = h * _P3 & _M
     h ^= h >> 16
     return h
-
-
-# ---------------------------------------------------------------- framing over a buffer
-
-
-def split_batches(buf: bytes, pos: int = 0) -> Iterator[tuple[int, int]]:
-    """(start, total size) of each complete batch in buf[pos:], without copying.
-
-    Stops at the first incomplete batch (fetched data may end in one); raises BatchError on a
-    frame whose header does not check out (`framing.header_problem`: magic, length bounds,
-    offsets). CRCs are the caller's (`Batch.check_crc`).
-    """
-    from kgroup.offsets import framing  # framing builds on this module
-
-    end = len(buf)
-    prev: int | None = None
-    while end - pos >= HEADER_MIN:
-        reason = framing.header_problem(buf, pos, prev)
-        if reason is not None:
-            raise BatchError(reason, pos)
-        total = framing.frame_size(buf, pos)
-        if end - pos < total:
-            return
-        yield pos, total
-        prev = framing.last_offset(buf, pos)
-        pos += total
-
-
-def iter_batches(buf: bytes) -> Iterator[Batch]:
-    """Every batch of a complete in-memory buffer (a whole .log file or fetched data)."""
-    for start, total in split_batches(buf):
-        yield Batch(bytes(buf[start : start + total]), start)

@@ -16,7 +16,8 @@ import bisect
 import struct
 from dataclasses import dataclass
 
-from kgroup.offsets.records import Batch, split_batches
+from kgroup.offsets.framing import split_batches
+from kgroup.offsets.records import Batch
 
 ABORT = 0  # ControlRecordType.ABORT (COMMIT = 1)
 _CONTROL_KEY = struct.Struct(">hh")  # control record key: version, type

@@ -13,6 +13,7 @@ import pytest
 
 from kgroup.core.errors import CorruptInputError
 from kgroup.offsets import encode as enc
+from kgroup.offsets import framing
 from kgroup.offsets import records as rec
 from kgroup.offsets import segments as seg
 from kgroup.offsets.decode import DecodedRecord, decode_control, decode_kv
@@ -58,7 +59,7 @@ def _record_by_hand(offset_delta: int, key: bytes, value: bytes | None) -> bytes
 
 def test_hand_built_magic2_batch_two_records() -> None:
     raw = _v2_by_hand(_record_by_hand(0, KEY, VALUE) + _record_by_hand(1, KEY, None), 2)
-    (batch,) = list(rec.iter_batches(raw))
+    (batch,) = list(framing.iter_batches(raw))
     batch.check_crc()
     assert (batch.base_offset, batch.last_offset, batch.records_count) == (100, 101, 2)
     (o1, t1, k1, v1, _), (o2, _t2, k2, v2, _) = batch.records()
@@ -87,7 +88,7 @@ def test_crc_mismatch_is_reported_with_position() -> None:
 def test_each_codec_in_magic2(codec_id: int) -> None:
     entries = [enc.offset_commit("g", "t", p, p * 10) for p in range(50)]
     raw = enc.encode_batch(entries, base_offset=7, timestamp=5, codec_id=codec_id)
-    (batch,) = list(rec.iter_batches(raw))
+    (batch,) = list(framing.iter_batches(raw))
     batch.check_crc()
     assert batch.codec == codec_id
     out = batch.records()
@@ -181,7 +182,7 @@ def test_legacy_uncompressed_message_set(magic: int) -> None:
     assert raw[: len(raw) // 2] == enc.encode_legacy_set(
         [(KEY, VALUE)], magic=magic, base_offset=5, timestamp=77
     )
-    batches = list(rec.iter_batches(raw))
+    batches = list(framing.iter_batches(raw))
     assert [b.magic for b in batches] == [magic, magic]
     for b in batches:
         b.check_crc()
@@ -197,7 +198,7 @@ def test_legacy_v1_gzip_wrapper_relative_offsets_by_hand() -> None:
     wrapper = _legacy_by_hand(
         1002, 1, None, gzip.compress(inner), ts=99, attributes=1
     )  # wrapper offset = absolute offset of the last inner message
-    (batch,) = list(rec.iter_batches(wrapper))
+    (batch,) = list(framing.iter_batches(wrapper))
     batch.check_crc()
     assert [(o, t) for o, t, *_ in batch.records()] == [(1000, 10), (1001, 11), (1002, 12)]
 
@@ -206,7 +207,7 @@ def test_legacy_v1_log_append_time_wrapper_gives_its_timestamp() -> None:
     raw = enc.encode_legacy_set(
         [(KEY, VALUE)] * 2, magic=1, base_offset=50, timestamp=5, codec_id=2, log_append_time=True
     )
-    (batch,) = list(rec.iter_batches(raw))
+    (batch,) = list(framing.iter_batches(raw))
     assert batch.log_append_time
     assert [(o, t) for o, t, *_ in batch.records()] == [(50, 5), (51, 5)]
 
@@ -217,7 +218,7 @@ def test_legacy_compressed_wrappers_every_codec(codec_id: int, magic: int) -> No
     raw = enc.encode_legacy_set(
         [(KEY, VALUE)] * 3, magic=magic, base_offset=20, timestamp=9, codec_id=codec_id
     )
-    (batch,) = list(rec.iter_batches(raw))
+    (batch,) = list(framing.iter_batches(raw))
     batch.check_crc()
     assert [o for o, *_ in batch.records()] == [20, 21, 22]
 
@@ -225,14 +226,14 @@ def test_legacy_compressed_wrappers_every_codec(codec_id: int, magic: int) -> No
 def test_legacy_v0_inner_offsets_are_absolute() -> None:
     inner = b"".join(_legacy_by_hand(300 + i, 0, KEY, VALUE) for i in range(2))
     wrapper = _legacy_by_hand(301, 0, None, gzip.compress(inner), attributes=1)
-    (batch,) = list(rec.iter_batches(wrapper))
+    (batch,) = list(framing.iter_batches(wrapper))
     assert [o for o, *_ in batch.records()] == [300, 301]
 
 
 def test_legacy_crc32_mismatch() -> None:
     raw = bytearray(_legacy_by_hand(1, 0, KEY, VALUE))
     raw[-1] ^= 1
-    (batch,) = list(rec.iter_batches(bytes(raw)))
+    (batch,) = list(framing.iter_batches(bytes(raw)))
     with pytest.raises(rec.BatchError, match="CRC-32 mismatch"):
         batch.check_crc()
 
@@ -246,7 +247,7 @@ def test_control_batch_commit_marker() -> None:
         producer_epoch=2,
         coordinator_epoch=5,
     )
-    (batch,) = list(rec.iter_batches(raw))
+    (batch,) = list(framing.iter_batches(raw))
     assert batch.control and batch.transactional and batch.producer_id == 4000
     ((_o, _t, key, value, _),) = batch.records()
     assert key == bytes.fromhex("00000001")  # version 0, type 1 COMMIT
