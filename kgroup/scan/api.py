@@ -18,21 +18,22 @@ from kgroup.scan.local import LocalEngine, ScanStats, SegmentInput
 SPARK_AUTO_BYTES = 1024 * 1024 * 1024
 """Below this input size `--engine auto` always stays local (Spark's fixed cost dominates)."""
 
-# Measured with benchmarks/bench_spark.py on 1 GB of generated segments on this project's 2-core
-# machine (median of 3 fresh processes, both engines with the C fast path, Spark's class archive
-# in place): Spark's fixed cost (session + first query) was 10 s; throughput in MB of segments
-# per second, the record stream written with --out (JSON Lines locally, Parquet by Spark's tasks)
-# and the replayed views (--summary):
-SPARK_STARTUP_S = 10.0
-LOCAL_MB_PER_S = {"records": 43.1, "replay": 38.7}  # one core
-SPARK_MB_PER_S_PER_CORE = {"records": 31.3, "replay": 27.0}  # local[2] figure / 2
+# Measured with `benchmarks/bench_spark.py --repeat 3 1024` on 1 GiB of generated segments on
+# this project's 2-core machine, quiet (median of 3 fresh processes, both engines with the C fast
+# path and the C line writer, Spark's class archive in place): Spark's fixed cost (session + first
+# query) was 5.1 s; throughput in MB of segments per second, the record stream written with --out
+# (JSON Lines locally, Parquet by Spark's tasks) and the replayed views (--summary):
+SPARK_STARTUP_S = 5.1
+LOCAL_MB_PER_S = {"records": 97.4, "replay": 86.8}  # one core
+SPARK_MB_PER_S_PER_CORE = {"records": 88.0, "replay": 54.1}  # local[2] after start-up / 2
 
 
 def spark_pays_off(size_bytes: int, cores: int, view: str) -> bool:
     """Whether Spark on `cores` cores should finish `view` over `size_bytes` sooner than the
     local engine, by the measured rates above. `records` is the record stream written with
     --out; `stream` the record stream printed (it comes through the driver: never Spark);
-    every other view replays per partition. On 2 cores both pay off from ~1.4 GB."""
+    every other view replays per partition. On 2 cores --out pays off from ~1.1 GB, the
+    replayed views from ~2.2 GB."""
     if size_bytes < SPARK_AUTO_BYTES or cores < 1 or view == "stream":
         return False
     kind = "records" if view == "records" else "replay"
