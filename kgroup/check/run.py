@@ -29,8 +29,7 @@ from kgroup.core.errors import (
     CheckFailed,
     KafkaOperationError,
     KgroupError,
-    NotFoundError,
-    PartialFailure,
+    failed_groups_error,
 )
 from kgroup.core.models import NextRecord, TopicPartition
 
@@ -474,19 +473,14 @@ def check_outcome(groups: Sequence[GroupVerdict], request: CheckOptions) -> None
     """Raise the error whose exit code the run ends with (none: exit 0)."""
     from kgroup.check.rules import fails
 
-    failed = [g for g in groups if g.error]
-    if failed:
-        listed = request.all_groups or request.match is not None
-        if not listed and all(g.error_kind == "not_found" for g in failed):
-            names = ", ".join(g.group for g in failed)
-            raise NotFoundError(
-                f"{len(failed)} of {len(groups)} groups not found: {names}",
-                hint="check the names with `kgroup list`",
-            )
-        raise PartialFailure(
-            f"{len(failed)} of {len(groups)} groups could not be checked "
-            f"(see their error fields): {', '.join(g.group for g in failed)}"
-        )
+    error = failed_groups_error(
+        [(g.group, g.error_kind) for g in groups if g.error],
+        len(groups),
+        listed=request.all_groups or request.match is not None,
+        verb="checked",
+    )
+    if error is not None:
+        raise error
     bad = [g for g in groups if fails(g.status, request.fail_on)]
     if bad:
         shown = "; ".join(f"{g.group} {g.status.name}: {g.reason}" for g in bad[:3])

@@ -103,3 +103,25 @@ class PartialFailure(KgroupError):
     """Some items of a batch failed; the others were reported. Exit 1 after output."""
 
     exit_code = EXIT_KAFKA
+
+
+def failed_groups_error(
+    failed: list[tuple[str, str | None]], total: int, *, listed: bool, verb: str
+) -> KgroupError | None:
+    """The error a multi-group command ends with when some groups failed, or None.
+
+    `failed` holds (group, error kind) of each failed group. Groups the user named that all do not
+    exist: NotFoundError (exit 3); otherwise, or for groups the cluster listed (--all-groups,
+    --match) and then could not handle (deleted meanwhile, ...): PartialFailure (exit 1).
+    """
+    if not failed:
+        return None
+    names = ", ".join(group for group, _kind in failed)
+    if not listed and all(kind == "not_found" for _group, kind in failed):
+        return NotFoundError(
+            f"{len(failed)} of {total} groups not found: {names}",
+            hint="check the names with `kgroup list`",
+        )
+    return PartialFailure(
+        f"{len(failed)} of {total} groups could not be {verb} (see their error fields): {names}"
+    )

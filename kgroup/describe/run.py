@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgroup.core.errors import CheckFailed, NotFoundError, PartialFailure
+from kgroup.core.errors import CheckFailed, failed_groups_error
 from kgroup.describe.engine import GroupLag, partitions_over_lag
 
 
@@ -70,21 +70,16 @@ def run_describe(opts: Any, request: DescribeOptions) -> None:
 
 
 def check_outcome(groups: list[GroupLag], request: DescribeOptions) -> None:
-    failed = [g for g in groups if g.error]
-    if failed:
-        # A group the cluster listed (--all-groups, --match) and then could not describe
-        # (deleted meanwhile, ...) is one failed group among others, not a failed lookup.
-        listed = request.all_groups or request.match is not None
-        if not listed and all(g.error_kind == "not_found" for g in failed):
-            names = ", ".join(g.group for g in failed)
-            raise NotFoundError(
-                f"{len(failed)} of {len(groups)} groups not found: {names}",
-                hint="check the names with `kgroup list`",
-            )
-        raise PartialFailure(
-            f"{len(failed)} of {len(groups)} groups could not be described "
-            f"(see their error fields): {', '.join(g.group for g in failed)}"
-        )
+    # A group the cluster listed (--all-groups, --match) and then could not describe (deleted
+    # meanwhile, ...) is one failed group among others, not a failed lookup.
+    error = failed_groups_error(
+        [(g.group, g.error_kind) for g in groups if g.error],
+        len(groups),
+        listed=request.all_groups or request.match is not None,
+        verb="described",
+    )
+    if error is not None:
+        raise error
     if request.fail_on_lag is not None:
         over = partitions_over_lag(groups, request.fail_on_lag)
         if over:
