@@ -26,14 +26,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from kgroup.core.admin import GroupAdmin
-from kgroup.core.clients import SeedRecord, create_topics, produce_one_per_request
-from kgroup.core.config import ClusterConfig
+from benchmarks.bench_describe import GROUPS, seed
 from kgroup.sandbox.broker import start_tansu, stop_process
 
-GROUPS = 500
-TOPICS = 50
-PARTITIONS = 10
 WINDOW = ("--window", "1s", "--samples", "2")
 RUNS = int(os.environ.get("KGROUP_BENCH_RUNS", "3"))  # median of RUNS whole-process runs
 
@@ -61,35 +56,6 @@ def request_counts(*args: str) -> str:
     result = kgroup("-v", *args)
     match = re.search(r"requests sent: (.*)", result.stderr)
     return match.group(1) if match else "(not reported)"
-
-
-def seed(bootstrap: str) -> None:
-    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
-
-    admin = GroupAdmin(ClusterConfig(bootstrap_servers=bootstrap, timeout_s=30))
-    topics = {f"bench-{t:02d}": PARTITIONS for t in range(TOPICS)}
-    create_topics(admin, topics)
-    produce_one_per_request(
-        admin,
-        (
-            SeedRecord(topic, p, 1_767_225_600_000 + i, None, b"x")
-            for topic in topics
-            for p in range(PARTITIONS)
-            for i in range(2)
-        ),
-    )
-    futures = []
-    for g in range(GROUPS):
-        topic = f"bench-{g % TOPICS:02d}"
-        request = [
-            ConsumerGroupTopicPartitions(
-                f"bench-group-{g:03d}",
-                [TopicPartition(topic, p, g % 3) for p in range(PARTITIONS)],
-            )
-        ]
-        futures.append(admin.admin.alter_consumer_group_offsets(request)[request[0].group_id])
-    for future in futures:
-        future.result()
 
 
 def main() -> int:

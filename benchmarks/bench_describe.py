@@ -54,6 +54,37 @@ def request_counts(*args: str) -> str:
     return match.group(1) if match else "(not reported)"
 
 
+def seed(bootstrap: str) -> None:
+    """GROUPS groups with committed offsets on TOPICS topics of PARTITIONS partitions (shared by
+    bench_check.py)."""
+    admin = GroupAdmin(ClusterConfig(bootstrap_servers=bootstrap, timeout_s=30))
+    topics = {f"bench-{t:02d}": PARTITIONS for t in range(TOPICS)}
+    create_topics(admin, topics)
+    produce_one_per_request(
+        admin,
+        (
+            SeedRecord(topic, p, 1_767_225_600_000 + i, None, b"x")
+            for topic in topics
+            for p in range(PARTITIONS)
+            for i in range(2)
+        ),
+    )
+    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+
+    futures = []
+    for g in range(GROUPS):
+        topic = f"bench-{g % TOPICS:02d}"
+        request = [
+            ConsumerGroupTopicPartitions(
+                f"bench-group-{g:03d}",
+                [TopicPartition(topic, p, g % 3) for p in range(PARTITIONS)],
+            )
+        ]
+        futures.append(admin.admin.alter_consumer_group_offsets(request)[request[0].group_id])
+    for future in futures:
+        future.result()
+
+
 def main() -> int:
     import compileall
 
@@ -63,32 +94,7 @@ def main() -> int:
     state = start_tansu()
     bootstrap = state.bootstrap
     try:
-        admin = GroupAdmin(ClusterConfig(bootstrap_servers=bootstrap, timeout_s=30))
-        topics = {f"bench-{t:02d}": PARTITIONS for t in range(TOPICS)}
-        create_topics(admin, topics)
-        produce_one_per_request(
-            admin,
-            (
-                SeedRecord(topic, p, 1_767_225_600_000 + i, None, b"x")
-                for topic in topics
-                for p in range(PARTITIONS)
-                for i in range(2)
-            ),
-        )
-        from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
-
-        futures = []
-        for g in range(GROUPS):
-            topic = f"bench-{g % TOPICS:02d}"
-            request = [
-                ConsumerGroupTopicPartitions(
-                    f"bench-group-{g:03d}",
-                    [TopicPartition(topic, p, g % 3) for p in range(PARTITIONS)],
-                )
-            ]
-            futures.append(admin.admin.alter_consumer_group_offsets(request)[request[0].group_id])
-        for future in futures:
-            future.result()
+        seed(bootstrap)
 
         wall, result = timed("-b", bootstrap, "describe", "--all-groups", "-o", "json", runs=3)
         import json

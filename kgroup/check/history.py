@@ -10,7 +10,6 @@ offset the log ended at then), one round per time for every partition at once.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +19,6 @@ from kgroup.core.errors import AuthorizationError
 from kgroup.core.models import TopicPartition
 
 OFFSETS_TOPIC = "__consumer_offsets"
-READER_GROUP_ID = "kgroup-check-reader"  # required by librdkafka; never joined or committed
 
 
 class HistoryUnavailable(Exception):
@@ -96,64 +94,12 @@ def read_history(
 
 
 def _read(admin: Any, ranges: dict[int, tuple[int, int]]) -> Iterator[tuple[Any, Any]]:
-    """Keys and values of offsets [start, end) of each partition, read by one consumer with
-    no group membership (read_committed: aborted transactional commits do not count)."""
-    from confluent_kafka import Consumer, KafkaError
-    from confluent_kafka import TopicPartition as RdTopicPartition
+    """Keys and values of offsets [start, end) of each partition, read with no group membership
+    (read_committed: aborted transactional commits do not count)."""
+    from kgroup.core.topic_reader import TopicReader
 
-    from kgroup.core.admin import _as_exception, _rdkafka_config_error
-
-    if not ranges:
-        return
-    conf = admin.client_conf(
-        **{
-            "group.id": READER_GROUP_ID,
-            "enable.auto.commit": False,
-            "enable.auto.offset.store": False,
-            "enable.partition.eof": True,
-            "isolation.level": "read_committed",
-            "auto.offset.reset": "earliest",
-        }
-    )
-    try:
-        consumer = Consumer(conf)
-    except Exception as exc:
-        raise _rdkafka_config_error(exc, admin.config) from exc
-    pending = {p: end for p, (_start, end) in ranges.items()}
-    try:
-        consumer.assign(
-            [RdTopicPartition(OFFSETS_TOPIC, p, start) for p, (start, _end) in ranges.items()]
-        )
-        last_progress = time.monotonic()
-        while pending:
-            message = consumer.poll(0.5)
-            if message is None:
-                if time.monotonic() - last_progress > admin.timeout_s:
-                    break  # an open transaction holds read_committed back: stop there
-                continue
-            last_progress = time.monotonic()
-            p = message.partition()
-            error = message.error()
-            if error is not None:
-                if error.code() == KafkaError._PARTITION_EOF:
-                    pending.pop(p, None)
-                    continue
-                raise admin._fail(
-                    _as_exception(error),
-                    "read",
-                    f"{OFFSETS_TOPIC}-{p}",
-                    f"Read on Topic:{OFFSETS_TOPIC}",
-                )
-            if p not in pending:
-                continue
-            if message.offset() >= pending[p]:
-                pending.pop(p, None)
-                continue
-            yield message.key(), message.value()
-            if message.offset() + 1 >= pending[p]:
-                pending.pop(p, None)
-    finally:
-        consumer.close()
+    for message in TopicReader(admin, OFFSETS_TOPIC).read(ranges=ranges):
+        yield message.key, message.value
 
 
 def log_end_grid(

@@ -61,15 +61,18 @@ class TopicReader:
         partitions: Sequence[int] | None = None,
         *,
         on_progress: Callable[[int, int], None] | None = None,
+        ranges: dict[int, tuple[int, int]] | None = None,
     ) -> Iterator[RawMessage]:
         """Yield the records of `partitions` (all when None), partition offsets in order.
 
         `on_progress(done, total)` counts records against the watermarks seen at start.
+        `ranges` (partition -> (start, end)) reads offsets [start, end) of those partitions
+        instead, without asking for watermarks.
         """
         from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError
         from confluent_kafka import TopicPartition as RdTopicPartition
 
-        if partitions is None:
+        if partitions is None and ranges is None:
             partitions = range(self.partition_count())
         conf = self.admin.client_conf(
             **{
@@ -87,29 +90,17 @@ class TopicReader:
             raise _rdkafka_config_error(exc, self.admin.config) from exc
         timeout = self.admin.timeout_s
         try:
-            ends: dict[int, int] = {}
-            starts: dict[int, int] = {}
-            for p in partitions:
-                try:
-                    low, high = consumer.get_watermark_offsets(
-                        RdTopicPartition(self.topic, p), timeout=timeout
-                    )
-                except Exception as exc:
-                    raise self.admin._fail(
-                        exc,
-                        "read the watermarks of",
-                        f"{self.topic}-{p}",
-                        f"Describe on Topic:{self.topic}",
-                    ) from exc
-                if high > low:
-                    ends[p] = high
-                    starts[p] = low
+            if ranges is None:
+                ranges = self._watermarks(consumer, partitions or ())
+                first = dict.fromkeys(ranges, OFFSET_BEGINNING)
+            else:
+                first = {p: start for p, (start, _end) in ranges.items()}
+            starts = {p: start for p, (start, end) in ranges.items() if end > start}
+            ends = {p: ranges[p][1] for p in starts}
             total = sum(ends[p] - starts[p] for p in ends)
             if not ends:
                 return
-            consumer.assign(
-                [RdTopicPartition(self.topic, p, OFFSET_BEGINNING) for p in sorted(ends)]
-            )
+            consumer.assign([RdTopicPartition(self.topic, p, first[p]) for p in sorted(ends)])
             done = 0
             pending = dict(ends)
             last_progress = time.monotonic()
@@ -149,6 +140,25 @@ class TopicReader:
                     pending.pop(p, None)
         finally:
             consumer.close()
+
+    def _watermarks(self, consumer: Any, partitions: Sequence[int]) -> dict[int, tuple[int, int]]:
+        """(low, high) watermarks of each partition, as the consumer sees them."""
+        from confluent_kafka import TopicPartition as RdTopicPartition
+
+        found = {}
+        for p in partitions:
+            try:
+                found[p] = consumer.get_watermark_offsets(
+                    RdTopicPartition(self.topic, p), timeout=self.admin.timeout_s
+                )
+            except Exception as exc:
+                raise self.admin._fail(
+                    exc,
+                    "read the watermarks of",
+                    f"{self.topic}-{p}",
+                    f"Describe on Topic:{self.topic}",
+                ) from exc
+        return found
 
 
 # ---------------------------------------------------------------- offset ranges (Spark source)
