@@ -7,26 +7,19 @@ import time
 from typing import Any
 
 from kgroup.check.model import GroupVerdict, PartitionVerdict
-from kgroup.render.describe import format_duration_ms
-from kgroup.render.model import ELLIPSIS, KEY, NUMBER, TEXT, Column, Output
+from kgroup.render.describe import duration_cell, format_duration_ms
+from kgroup.render.model import ELLIPSIS, KEY, NUMBER, PARTITION_KEY_COLUMNS, TEXT, Column, Output
 
 LOG_END_SOURCE = {"history": "list_offsets_by_timestamp", "sampling": "sampled"}
 
-
-def _duration_cell(value: object) -> str | None:
-    return format_duration_ms(value) if isinstance(value, int) else None
-
-
 COLUMNS = [
-    Column("group", kind=KEY),
-    Column("topic", kind=KEY),
-    Column("partition", justify="right", kind=NUMBER),
+    *PARTITION_KEY_COLUMNS,
     Column("status", kind=KEY),
     Column("rule", kind=KEY),
     Column("lag", justify="right", kind=NUMBER),
-    Column("lag_ms", header="LAG_TIME", justify="right", kind=NUMBER, display=_duration_cell),
+    Column("lag_ms", header="LAG_TIME", justify="right", kind=NUMBER, display=duration_cell),
     Column("drain", kind=KEY),
-    Column("headroom_ms", header="HEADROOM", justify="right", kind=NUMBER, display=_duration_cell),
+    Column("headroom_ms", header="HEADROOM", justify="right", kind=NUMBER, display=duration_cell),
     Column("consumer_id", kind=TEXT, cut=ELLIPSIS),
 ]
 

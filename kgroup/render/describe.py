@@ -7,7 +7,7 @@ from typing import Any
 
 from kgroup.core.models import BrokerNode, MemberDescription, TopicPartition
 from kgroup.describe.engine import GroupLag
-from kgroup.render.model import ELLIPSIS, KEY, NUMBER, TEXT, Column, Output
+from kgroup.render.model import ELLIPSIS, KEY, NUMBER, PARTITION_KEY_COLUMNS, TEXT, Column, Output
 
 
 def format_duration_ms(ms: int) -> str:
@@ -30,20 +30,19 @@ def format_duration_ms(ms: int) -> str:
     return f"{days}d{hours}h"
 
 
-def _duration_cell(value: object) -> str | None:
+def duration_cell(value: object) -> str | None:
+    """A table cell for a duration in milliseconds (`format_duration_ms`); blank when unknown."""
     return format_duration_ms(value) if isinstance(value, int) else None
 
 
 OFFSET_COLUMNS = [
-    Column("group", kind=KEY),
-    Column("topic", kind=KEY),
-    Column("partition", justify="right", kind=NUMBER),
+    *PARTITION_KEY_COLUMNS,
     Column("current_offset", justify="right", kind=NUMBER),
     Column("log_start_offset", justify="right", kind=NUMBER),
     Column("log_end_offset", justify="right", kind=NUMBER),
     Column("lag", justify="right", kind=NUMBER),
 ]
-LAG_MS_COLUMN = Column("lag_ms", justify="right", kind=NUMBER, display=_duration_cell)
+LAG_MS_COLUMN = Column("lag_ms", justify="right", kind=NUMBER, display=duration_cell)
 # Member ids wrap on a narrow terminal; hosts and client ids are cut with a visible `…`.
 OWNER_COLUMNS = [
     Column("consumer_id", kind=TEXT),
@@ -79,6 +78,24 @@ def _group_header(group: GroupLag) -> dict[str, Any]:
         "coordinator": _coordinator(d.coordinator),
         "error": group.error,
     }
+
+
+def _groups_output(
+    columns: Sequence[Column],
+    rows: Sequence[dict[str, Any]],
+    documents: Sequence[dict[str, Any]],
+    footer: Sequence[str],
+    empty_message: str,
+) -> Output:
+    """A describe view: its table rows, and one JSON document (and JSON Lines item) a group."""
+    return Output(
+        columns=columns,
+        rows=rows,
+        document={"groups": documents},
+        jsonl_items=documents,
+        footer=footer,
+        empty_message=empty_message,
+    )
 
 
 def _partition_json(row: Any, lag_time: bool) -> dict[str, Any]:
@@ -122,14 +139,7 @@ def offsets_output(groups: Sequence[GroupLag], *, lag_time: bool = False) -> Out
             footer.append(f"{group.group}: total lag {total} ({per_topic})")
         elif not group.error:
             footer.append(f"{group.group}: no committed offsets and no assigned partitions")
-    return Output(
-        columns=columns,
-        rows=rows,
-        document={"groups": documents},
-        jsonl_items=documents,
-        footer=footer,
-        empty_message="No partitions.",
-    )
+    return _groups_output(columns, rows, documents, footer, "No partitions.")
 
 
 def _member_json(member: MemberDescription, verbose: bool) -> dict[str, Any]:
@@ -200,14 +210,7 @@ def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Outp
             footer.append(f"{group.group}: error: {group.error}")
         elif not members:
             footer.append(f"{group.group}: no active members")
-    return Output(
-        columns=columns,
-        rows=rows,
-        document={"groups": documents},
-        jsonl_items=documents,
-        footer=footer,
-        empty_message="No members.",
-    )
+    return _groups_output(columns, rows, documents, footer, "No members.")
 
 
 def state_output(groups: Sequence[GroupLag]) -> Output:
@@ -246,11 +249,4 @@ def state_output(groups: Sequence[GroupLag]) -> Output:
             Column("group_epoch", justify="right", kind=NUMBER),
             Column("assignment_epoch", justify="right", kind=NUMBER),
         ]
-    return Output(
-        columns=columns,
-        rows=rows,
-        document={"groups": documents},
-        jsonl_items=documents,
-        footer=footer,
-        empty_message="No groups.",
-    )
+    return _groups_output(columns, rows, documents, footer, "No groups.")

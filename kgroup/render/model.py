@@ -69,3 +69,11 @@ class Output:
     footer: Sequence[str] = field(default_factory=tuple)
     title: str | None = None
     empty_message: str | None = None
+
+
+PARTITION_KEY_COLUMNS = (
+    Column("group", kind=KEY),
+    Column("topic", kind=KEY),
+    Column("partition", justify="right", kind=NUMBER),
+)
+"""The columns a row of a per-partition view (describe offsets, reset plans, check) is found by."""

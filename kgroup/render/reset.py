@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kgroup.render.model import KEY, NUMBER, TEXT, Column, Output
+from kgroup.render.model import KEY, NUMBER, PARTITION_KEY_COLUMNS, TEXT, Column, Output
 from kgroup.reset.apply import ExecutionReport
 from kgroup.reset.model import GroupPlan
 from kgroup.reset.timespec import format_utc_ms
 
 PLAN_COLUMNS = [
-    Column("group", kind=KEY),
-    Column("topic", kind=KEY),
-    Column("partition", justify="right", kind=NUMBER),
+    *PARTITION_KEY_COLUMNS,
     Column("current_offset", justify="right", kind=NUMBER),
     Column("new_offset", justify="right", kind=NUMBER),
     Column("delta", justify="right", kind=NUMBER),
