@@ -8,6 +8,7 @@ Client side: `range`, `roundrobin`, `sticky`, `cooperative-sticky`
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from kgroup.assign.model import Assignment, GroupInput
@@ -16,31 +17,18 @@ CLIENT_STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky")
 SERVER_STRATEGIES = ("uniform", "server-range")
 STRATEGIES = CLIENT_STRATEGIES + SERVER_STRATEGIES
 
+_ASSIGNORS: dict[str, tuple[str, str]] = {
+    "range": ("kgroup.assign.range", "assign_range"),
+    "roundrobin": ("kgroup.assign.roundrobin", "assign_roundrobin"),
+    "sticky": ("kgroup.assign.sticky", "assign_sticky"),
+    "cooperative-sticky": ("kgroup.assign.sticky", "assign_cooperative_sticky"),
+    "uniform": ("kgroup.assign.uniform", "assign_uniform"),
+    "server-range": ("kgroup.assign.server_range", "assign_server_range"),
+}
+"""Strategy name -> (module, function) of its assign function, imported on first use."""
+
 
 def get_assignor(name: str) -> Callable[[GroupInput], Assignment]:
-    """The assign function for a strategy name (imports only that engine)."""
-    if name == "range":
-        from kgroup.assign.range import assign_range
-
-        return assign_range
-    if name == "roundrobin":
-        from kgroup.assign.roundrobin import assign_roundrobin
-
-        return assign_roundrobin
-    if name == "sticky":
-        from kgroup.assign.sticky import assign_sticky
-
-        return assign_sticky
-    if name == "cooperative-sticky":
-        from kgroup.assign.sticky import assign_cooperative_sticky
-
-        return assign_cooperative_sticky
-    if name == "uniform":
-        from kgroup.assign.uniform import assign_uniform
-
-        return assign_uniform
-    if name == "server-range":
-        from kgroup.assign.server_range import assign_server_range
-
-        return assign_server_range
-    raise KeyError(name)
+    """The assign function for a strategy name (imports only that engine); KeyError if unknown."""
+    module, function = _ASSIGNORS[name]
+    return getattr(importlib.import_module(module), function)
