@@ -319,58 +319,60 @@ class ListOf(Spec):
         return out
 
 
+class _Mapping(Spec):
+    """A mapping walked in document order; a key given twice is an error. `entry` reads a key
+    and says which Spec its value must meet."""
+
+    def entry(self, doc: Document, key_node: Node, path: Path) -> tuple[str, Spec]:
+        raise NotImplementedError
+
+    def check(self, doc: Document, node: Node, path: Path) -> dict[str, Any]:
+        if node.kind != "map":
+            raise self.wrong(doc, node, path)
+        out: dict[str, Any] = {}
+        first: dict[str, tuple[Node, Path]] = {}
+        for key_node, value_node in node.value:
+            key, spec = self.entry(doc, key_node, path)
+            here = (*path, key)
+            if key in first:
+                raise doc.key_error(
+                    key_node, path, f"key {key!r} appears twice (first at {doc.at(*first[key])})"
+                )
+            doc.note(here, key_node)
+            first[key] = (key_node, here)
+            out[key] = doc.visit(spec, value_node, here)
+        return out
+
+
 @dataclass
-class MapOf(Spec):
+class MapOf(_Mapping):
     """A mapping of names to `value`, in document order; a key given twice is an error."""
 
     value: Spec
     key: Spec = field(default_factory=Name)
     what: str = "a mapping"
 
-    def check(self, doc: Document, node: Node, path: Path) -> dict[str, Any]:
-        if node.kind != "map":
-            raise self.wrong(doc, node, path)
-        out: dict[str, Any] = {}
-        first: dict[str, tuple[Node, Path]] = {}
-        for key_node, value_node in node.value:
-            key = self.key.check(doc, key_node, path)
-            here = (*path, key)
-            if key in first:
-                raise doc.key_error(
-                    key_node, path, f"key {key!r} appears twice (first at {doc.at(*first[key])})"
-                )
-            doc.note(here, key_node)
-            first[key] = (key_node, here)
-            out[key] = doc.visit(self.value, value_node, here)
-        return out
+    def entry(self, doc: Document, key_node: Node, path: Path) -> tuple[str, Spec]:
+        return self.key.check(doc, key_node, path), self.value
 
 
 @dataclass
-class Record(Spec):
+class Record(_Mapping):
     """A mapping with known keys: `fields` (key -> Spec); `required` keys must be present."""
 
     fields: Mapping[str, Spec]
     required: frozenset[str] = frozenset()
     what: str = "a mapping"
 
+    def entry(self, doc: Document, key_node: Node, path: Path) -> tuple[str, Spec]:
+        key = key_node.value
+        if not isinstance(key, str) or key not in self.fields:
+            expected = ", ".join(self.fields)
+            raise doc.key_error(key_node, path, f"unknown key {key!r} (expected {expected})")
+        return key, self.fields[key]
+
     def check(self, doc: Document, node: Node, path: Path) -> dict[str, Any]:
-        if node.kind != "map":
-            raise self.wrong(doc, node, path)
-        out: dict[str, Any] = {}
-        first: dict[str, tuple[Node, Path]] = {}
-        for key_node, value_node in node.value:
-            key = key_node.value
-            if not isinstance(key, str) or key not in self.fields:
-                expected = ", ".join(self.fields)
-                raise doc.key_error(key_node, path, f"unknown key {key!r} (expected {expected})")
-            here = (*path, key)
-            if key in first:
-                raise doc.key_error(
-                    key_node, path, f"key {key!r} appears twice (first at {doc.at(*first[key])})"
-                )
-            doc.note(here, key_node)
-            first[key] = (key_node, here)
-            out[key] = doc.visit(self.fields[key], value_node, here)
+        out = super().check(doc, node, path)
         missing = [k for k in self.fields if k in self.required and k not in out]
         if missing:
             raise doc.error(path, f"missing key {missing[0]!r}")
