@@ -9,12 +9,13 @@ from kgroup.assign.javaorder import (
 )
 from kgroup.assign.model import TP, TopicMeta
 from kgroup.assign.sticky_shared import (
+    AssignmentBuilder,
     RackInfo,
     partition_topic_key,
 )
 
 
-class ConstrainedBuilder:
+class ConstrainedBuilder(AssignmentBuilder):
     """`AbstractStickyAssignor.ConstrainedAssignmentBuilder`."""
 
     def __init__(
@@ -24,8 +25,7 @@ class ConstrainedBuilder:
         current: dict[str, list[TP]],
         multiple_owners: set[TP],
     ) -> None:
-        self.topics = topics
-        self.rack_info = rack_info
+        super().__init__(topics, rack_info)
         self.current = current
         self.multiple_owners = multiple_owners
         # maybeRevokedPartitions: owned partition -> the member that owned it, for partitions
@@ -33,11 +33,10 @@ class ConstrainedBuilder:
         self.maybe_revoked: dict[TP, str] = {}
         self.unfilled_under: list[str] = []
         self.unfilled_exactly: list[str] = []
-        total = sum(t.partitions for t in topics.values())
         n = len(current)
-        self.min_quota = total // n
-        self.max_quota = -(-total // n)
-        self.expected_over_min = total % n
+        self.min_quota = self.total // n
+        self.max_quota = -(-self.total // n)
+        self.expected_over_min = self.total % n
         self.current_over_min = 0
         self.assignment: dict[str, list[TP]] = {c: [] for c in current}
         self.assigned: list[TP] = []

@@ -16,6 +16,7 @@ from kgroup.assign.javaorder import (
 from kgroup.assign.model import TP, MemberMeta, TopicMeta
 from kgroup.assign.sticky_shared import (
     DEFAULT_GENERATION,
+    AssignmentBuilder,
     RackInfo,
     tp_hash,
 )
@@ -120,7 +121,7 @@ class _LoadIndex:
         return entry[0] if entry else 0
 
 
-class GeneralBuilder:
+class GeneralBuilder(AssignmentBuilder):
     """`AbstractStickyAssignor.GeneralAssignmentBuilder`."""
 
     def __init__(
@@ -131,8 +132,7 @@ class GeneralBuilder:
         subscriptions: list[MemberMeta],
         max_generation: int,
     ) -> None:
-        self.topics = topics
-        self.rack_info = rack_info
+        super().__init__(topics, rack_info)
         self.subscriptions = subscriptions
         self.max_generation = max_generation
         self.subscribed = {m.member_id: frozenset(m.topics) for m in subscriptions}
@@ -162,7 +162,6 @@ class GeneralBuilder:
             (t, p) for t in self.sorted_topics for p in range(topics[t].partitions)
         ]
         self.revocation_required = False
-        self.total = sum(t.partitions for t in topics.values())
         self.movements = _Movements()
         self.jkey = {c: java_string_key(c) for c in self.current}
         self.sizes: dict[str, int] = {}

@@ -74,6 +74,21 @@ class RackInfo:
         return -1
 
 
+class AssignmentBuilder:
+    """`AbstractStickyAssignor.AbstractAssignmentBuilder`: what both builders start from, the
+    topics (`partitionsPerTopic`), the rack information and `totalPartitionsCount`. Each builder
+    keeps its own `currentAssignment` (the general one as ordered sets)."""
+
+    def __init__(self, topics: dict[str, TopicMeta], rack_info: RackInfo) -> None:
+        self.topics = topics
+        self.rack_info = rack_info
+        self.total = sum(t.partitions for t in topics.values())
+
+    def build(self) -> dict[str, list[TP]]:
+        """Member -> its partitions."""
+        raise NotImplementedError
+
+
 def remove_first(items: list[TP], tp: TP) -> None:
     with contextlib.suppress(ValueError):
         items.remove(tp)
