@@ -29,7 +29,6 @@ from kgroup.core.errors import (
     CheckFailed,
     KafkaOperationError,
     KgroupError,
-    failed_groups_error,
 )
 from kgroup.core.models import NextRecord, TopicPartition
 
@@ -472,15 +471,11 @@ def run_check(opts: Any, request: CheckOptions) -> None:
 def check_outcome(groups: Sequence[GroupVerdict], request: CheckOptions) -> None:
     """Raise the error whose exit code the run ends with (none: exit 0)."""
     from kgroup.check.rules import fails
+    from kgroup.describe.collect import raise_for_failed_groups
 
-    error = failed_groups_error(
-        [(g.group, g.error_kind) for g in groups if g.error],
-        len(groups),
-        listed=request.all_groups or request.match is not None,
-        verb="checked",
+    raise_for_failed_groups(
+        groups, all_groups=request.all_groups, match=request.match, verb="checked"
     )
-    if error is not None:
-        raise error
     bad = [g for g in groups if fails(g.status, request.fail_on)]
     if bad:
         shown = "; ".join(f"{g.group} {g.status.name}: {g.reason}" for g in bad[:3])

@@ -9,9 +9,10 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Container, Mapping, Sequence
+from typing import Any
 
 from kgroup.core.admin import GroupAdmin
-from kgroup.core.errors import KgroupError, NotFoundError, UsageError
+from kgroup.core.errors import KgroupError, NotFoundError, UsageError, failed_groups_error
 from kgroup.core.models import GroupDescription
 from kgroup.describe.engine import (
     GroupInput,
@@ -55,6 +56,26 @@ def resolve_group_ids(
                 hint="check the pattern against the group ids `kgroup list` shows",
             )
     return sorted(ids)
+
+
+def raise_for_failed_groups(
+    groups: Sequence[Any], *, all_groups: bool, match: str | None, verb: str
+) -> None:
+    """Raise the error a multi-group run ends with when some of `groups` (each with `group`,
+    `error` and `error_kind`) failed; return when none did.
+
+    Groups chosen as `resolve_group_ids` does with --all-groups or --match were listed by the
+    cluster: one that could not then be handled (deleted meanwhile, ...) is one failed group
+    among others, not a failed lookup.
+    """
+    error = failed_groups_error(
+        [(g.group, g.error_kind) for g in groups if g.error],
+        len(groups),
+        listed=all_groups or match is not None,
+        verb=verb,
+    )
+    if error is not None:
+        raise error
 
 
 def collect_inputs(admin: GroupAdmin, group_ids: Sequence[str]) -> dict[str, GroupInput]:

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgroup.core.errors import CheckFailed, failed_groups_error
+from kgroup.core.errors import CheckFailed
 from kgroup.describe.engine import GroupLag, partitions_over_lag
 
 
@@ -70,16 +70,12 @@ def run_describe(opts: Any, request: DescribeOptions) -> None:
 
 
 def check_outcome(groups: list[GroupLag], request: DescribeOptions) -> None:
-    # A group the cluster listed (--all-groups, --match) and then could not describe (deleted
-    # meanwhile, ...) is one failed group among others, not a failed lookup.
-    error = failed_groups_error(
-        [(g.group, g.error_kind) for g in groups if g.error],
-        len(groups),
-        listed=request.all_groups or request.match is not None,
-        verb="described",
+    """Raise the error whose exit code the run ends with (none: exit 0)."""
+    from kgroup.describe.collect import raise_for_failed_groups
+
+    raise_for_failed_groups(
+        groups, all_groups=request.all_groups, match=request.match, verb="described"
     )
-    if error is not None:
-        raise error
     if request.fail_on_lag is not None:
         over = partitions_over_lag(groups, request.fail_on_lag)
         if over:
