@@ -13,7 +13,7 @@ caller passes in (engines never read the clock).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from kgroup.core.errors import UsageError
 from kgroup.reset.model import TopicPartition
@@ -27,35 +27,41 @@ from kgroup.reset.timespec import (
 
 
 @dataclass(frozen=True, slots=True)
-class ToEarliest:
+class ToPosition:
+    """`--to WHERE`: a strategy without parameters, one subclass a WHERE."""
+
+    where: ClassVar[str]
+
+    def describe(self) -> str:
+        return f"to {self.where}"
+
+
+@dataclass(frozen=True, slots=True)
+class ToEarliest(ToPosition):
     """New offset = log start offset."""
 
-    def describe(self) -> str:
-        return "to earliest"
+    where = "earliest"
 
 
 @dataclass(frozen=True, slots=True)
-class ToLatest:
+class ToLatest(ToPosition):
     """New offset = log end offset (high watermark)."""
 
-    def describe(self) -> str:
-        return "to latest"
+    where = "latest"
 
 
 @dataclass(frozen=True, slots=True)
-class ToNone:
+class ToNone(ToPosition):
     """Keep the committed offset; fail (exit 5) if any is missing or outside the log."""
 
-    def describe(self) -> str:
-        return "to none"
+    where = "none"
 
 
 @dataclass(frozen=True, slots=True)
-class ToCurrent:
+class ToCurrent(ToPosition):
     """New offset = committed offset; log end where there is none (as Kafka does)."""
 
-    def describe(self) -> str:
-        return "to current"
+    where = "current"
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,12 +185,7 @@ Strategy = (
 
 TIMESTAMP_STRATEGIES = (ToTimestamp, ByDuration)
 
-_TO_VALUES: dict[str, Strategy] = {
-    "earliest": ToEarliest(),
-    "latest": ToLatest(),
-    "none": ToNone(),
-    "current": ToCurrent(),
-}
+_TO_VALUES: dict[str, Strategy] = {s.where: s() for s in (ToEarliest, ToLatest, ToNone, ToCurrent)}
 
 
 def parse_to(value: str) -> Strategy:
@@ -193,7 +194,7 @@ def parse_to(value: str) -> Strategy:
         return _TO_VALUES[value.strip().lower()]
     except KeyError:
         raise UsageError(
-            f"unknown --to value '{value}'", hint="use one of earliest, latest, none, current"
+            f"unknown --to value '{value}'", hint=f"use one of {', '.join(_TO_VALUES)}"
         ) from None
 
 
