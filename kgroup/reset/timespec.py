@@ -109,6 +109,14 @@ def _zone_offset_ms(zone: str, text: str) -> int:
     return sign * (hours * MS_PER_HOUR + minutes * MS_PER_MINUTE)
 
 
+def _non_blank(text: str, what: str, hint: str) -> str:
+    """`text` without surrounding blanks; a UsageError `empty WHAT` when nothing is left."""
+    value = text.strip()
+    if not value:
+        raise UsageError(f"empty {what}", hint=hint)
+    return value
+
+
 def parse_epoch(text: str) -> int:
     """Epoch seconds or milliseconds (by magnitude, see EPOCH_MS_THRESHOLD) -> epoch ms."""
     value = text.strip()
@@ -136,9 +144,7 @@ def parse_datetime_ms(text: str) -> int:
     >>> parse_datetime_ms("2026-05-01T15:30:00.250+05:30")
     1777629600250
     """
-    value = text.strip()
-    if not value:
-        raise UsageError("empty date-time", hint=f"e.g. {_DATETIME_EXAMPLE}")
+    value = _non_blank(text, "date-time", f"e.g. {_DATETIME_EXAMPLE}")
     if value.isdigit():
         return parse_epoch(value)
     match = _DATETIME_RE.fullmatch(value)
@@ -191,9 +197,7 @@ def parse_duration_ms(text: str) -> int:
     >>> parse_duration_ms("1h30m")
     5400000
     """
-    value = text.strip()
-    if not value:
-        raise UsageError("empty duration", hint=_DURATION_HINT)
+    value = _non_blank(text, "duration", _DURATION_HINT)
     if value[0] in "+-":
         raise UsageError(
             f"duration '{text}' has a sign; it is always counted back from now",
