@@ -22,36 +22,24 @@ from kgroup.core.models import TopicPartition
 
 BASE_TIMESTAMP_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
+
+def _per_partition(values: dict[str, list[int]]) -> dict[TopicPartition, int]:
+    """`{topic: [value of partition 0, of partition 1, ...]}` as TopicPartition -> value."""
+    return {TopicPartition(t, p): v for t, vs in values.items() for p, v in enumerate(vs)}
+
+
 TOPICS: dict[str, int] = {"orders": 3, "payments": 2}
-RECORDS_PER_PARTITION: dict[TopicPartition, int] = {
-    TopicPartition("orders", 0): 40,
-    TopicPartition("orders", 1): 30,
-    TopicPartition("orders", 2): 20,
-    TopicPartition("payments", 0): 10,
-    TopicPartition("payments", 1): 10,
-}
+RECORDS_PER_PARTITION = _per_partition({"orders": [40, 30, 20], "payments": [10, 10]})
 EMPTY_GROUP = "billing"
-EMPTY_GROUP_OFFSETS: dict[TopicPartition, int] = {
-    TopicPartition("orders", 0): 30,  # lag 10
-    TopicPartition("orders", 1): 30,  # lag 0
-    TopicPartition("orders", 2): 5,  # lag 15
-    TopicPartition("payments", 0): 10,  # lag 0
-    TopicPartition("payments", 1): 4,  # lag 6
-}
+# lag 10, 0, 15 on orders; 0, 6 on payments
+EMPTY_GROUP_OFFSETS = _per_partition({"orders": [30, 30, 5], "payments": [10, 4]})
 ACTIVE_GROUP = "shipping"
 ACTIVE_GROUP_TOPICS = ["orders"]
-ACTIVE_GROUP_OFFSETS: dict[TopicPartition, int] = {
-    TopicPartition("orders", 0): 35,  # lag 5
-    TopicPartition("orders", 1): 20,  # lag 10
-    TopicPartition("orders", 2): 20,  # lag 0
-}
+ACTIVE_GROUP_OFFSETS = _per_partition({"orders": [35, 20, 20]})  # lag 5, 10, 0
 
 KIP848_GROUP = "dispatch"
 KIP848_GROUP_TOPICS = ["payments"]
-KIP848_GROUP_OFFSETS: dict[TopicPartition, int] = {
-    TopicPartition("payments", 0): 7,  # lag 3
-    TopicPartition("payments", 1): 10,  # lag 0
-}
+KIP848_GROUP_OFFSETS = _per_partition({"payments": [7, 10]})  # lag 3, 0
 CONSUMER_GROUP_HEARTBEAT_KEY = 68  # KIP-848's ConsumerGroupHeartbeat API
 
 
