@@ -134,10 +134,23 @@ def _configure_logging(verbose: bool) -> None:
 
 
 def _register_commands() -> None:
+    """Every command under its name, in the order `kgroup --help` lists them."""
     from kgroup.cli import assign, check, complete, decode, describe, groups, reset, sandbox
 
-    for module in (groups, describe, check, reset, assign, decode, sandbox, complete):
-        module.register(app)
+    for name, command in (
+        ("list", groups.list_groups),
+        ("delete", groups.delete_groups),
+        ("delete-offsets", groups.delete_offsets),
+        ("describe", describe.describe),
+        ("check", check.check),
+        ("reset-offsets", reset.reset_offsets),
+        ("undo", reset.undo),
+        ("simulate-assign", assign.simulate_assign),
+        ("decode", decode.decode),
+    ):
+        app.command(name)(command)
+    app.add_typer(sandbox.sandbox_app, name="sandbox")
+    app.command("__complete", hidden=True)(complete.complete_command)
 
 
 _register_commands()

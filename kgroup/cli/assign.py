@@ -4,29 +4,31 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from kgroup.cli.complete import choices, cluster_names
 from kgroup.cli.context import options
+from kgroup.cli.options import choice_option, group_option
 from kgroup.cli.validate import check_group_names
 
 ALL_STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range")
 
 
-def register(app: typer.Typer) -> None:
-    app.command("simulate-assign")(simulate_assign)
+def _spec_option(name: str, help_text: str) -> Any:
+    """A SPEC in simulate-assign's short flag language (kgroup.assign.scenario.parse_*_flag)."""
+    return typer.Option(None, name, metavar="SPEC", help=help_text)
 
 
 def simulate_assign(
     ctx: typer.Context,
-    strategy: list[str] | None = typer.Option(
+    strategy: list[str] | None = choice_option(
         None,
         "--strategy",
         "-s",
+        values=ALL_STRATEGIES,
         metavar="NAME",
-        autocompletion=choices(ALL_STRATEGIES),
-        help="range, roundrobin, sticky, cooperative-sticky (client side), uniform, "
+        help_text="range, roundrobin, sticky, cooperative-sticky (client side), uniform, "
         "server-range (KIP-848). Repeatable; several compare side by side. Default: the "
         "group's own assignor with --from-group, else range.",
     ),
@@ -36,28 +38,20 @@ def simulate_assign(
     scenario: Path | None = typer.Option(
         None, "--scenario", metavar="FILE", help="YAML or JSON scenario (topics, members, events)."
     ),
-    members: str | None = typer.Option(
-        None, "--members", metavar="SPEC", help="c1,c2,c3 (every topic) or c1=t1+t2@rackA,c2=t1."
+    members: str | None = _spec_option(
+        "--members", "c1,c2,c3 (every topic) or c1=t1+t2@rackA,c2=t1."
     ),
-    topics: str | None = typer.Option(
-        None,
-        "--topics",
-        metavar="SPEC",
-        help="orders:12,payments:6 (optional @r1+r2 replica racks).",
+    topics: str | None = _spec_option(
+        "--topics", "orders:12,payments:6 (optional @r1+r2 replica racks)."
     ),
-    from_group: str | None = typer.Option(
-        None,
-        "--from-group",
-        metavar="GROUP",
-        autocompletion=cluster_names("groups"),
-        help="Start from a live group: its members, subscriptions, racks and current "
+    from_group: str | None = group_option(
+        "Start from a live group: its members, subscriptions, racks and current "
         "assignment, with its topics' partitions, replica racks and ids.",
+        name="--from-group",
     ),
-    events: str | None = typer.Option(
-        None,
+    events: str | None = _spec_option(
         "--events",
-        metavar="SPEC",
-        help="Rebalance sequence: +c4[=t1+t2][@rack], -c1, topic:orders=24, sub:c2=t1, rack:c2=r3.",
+        "Rebalance sequence: +c4[=t1+t2][@rack], -c1, topic:orders=24, sub:c2=t1, rack:c2=r3.",
     ),
     rack_aware: bool = typer.Option(
         False,

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import typer
 
-from kgroup.cli.complete import choices, group_option, groups_argument
 from kgroup.cli.context import options
-from kgroup.cli.validate import groups_given
+from kgroup.cli.options import (
+    all_groups_option,
+    choice_option,
+    duration_option,
+    groups_argument,
+    match_option,
+    more_groups_option,
+)
+from kgroup.cli.validate import groups_given, option_value
 
 FAIL_ON = ("warn", "err")
 SOURCES = ("auto", "history", "sampling")
@@ -15,25 +22,16 @@ MAX_SAMPLES = 1000
 MAX_WINDOW_MS = 86_400_000  # a day
 
 
-def register(app: typer.Typer) -> None:
-    app.command("check")(check)
-
-
 def check(
     ctx: typer.Context,
     groups: list[str] | None = groups_argument("Groups to check."),
-    group_opt: list[str] | None = group_option(
-        "A group to check, as Kafka's tool takes it (repeatable; adds to GROUP...)."
-    ),
-    all_groups: bool = typer.Option(False, "--all-groups", help="Check every group."),
-    match: str | None = typer.Option(
-        None, "--match", metavar="REGEX", help="Check the groups whose id matches REGEX."
-    ),
-    window: str = typer.Option(
-        "5m",
+    group_opt: list[str] | None = more_groups_option("check"),
+    all_groups: bool = all_groups_option("check"),
+    match: str | None = match_option("check"),
+    window: str = duration_option(
         "--window",
-        metavar="DURATION",
-        help="Time the rules look back over (1m, 30s, PT5M); sampling takes this long.",
+        "Time the rules look back over (1m, 30s, PT5M); sampling takes this long.",
+        default="5m",
     ),
     samples: int = typer.Option(
         10,
@@ -44,32 +42,27 @@ def check(
     max_lag: int | None = typer.Option(
         None, "--max-lag", metavar="N", help="ERR when a partition's lag exceeds N records."
     ),
-    max_lag_time: str | None = typer.Option(
-        None,
-        "--max-lag-time",
-        metavar="DURATION",
-        help="ERR when the first unconsumed record is older than DURATION.",
+    max_lag_time: str | None = duration_option(
+        "--max-lag-time", "ERR when the first unconsumed record is older than DURATION."
     ),
-    min_headroom: str | None = typer.Option(
-        None,
+    min_headroom: str | None = duration_option(
         "--min-headroom",
-        metavar="DURATION",
-        help="ERR when retention (retention.ms, or retention.bytes at the current production "
+        "ERR when retention (retention.ms, or retention.bytes at the current production "
         "rate) would delete unconsumed records within DURATION.",
     ),
-    fail_on: str = typer.Option(
+    fail_on: str = choice_option(
         "err",
         "--fail-on",
+        values=FAIL_ON,
         metavar="LEVEL",
-        autocompletion=choices(FAIL_ON),
-        help="Exit 5 when a group is at this level or worse: warn or err.",
+        help_text="Exit 5 when a group is at this level or worse: warn or err.",
     ),
-    source: str = typer.Option(
+    source: str = choice_option(
         "auto",
         "--source",
+        values=SOURCES,
         metavar="SOURCE",
-        autocompletion=choices(SOURCES),
-        help="Where windows come from: auto (history, else sampling), history or sampling.",
+        help_text="Where windows come from: auto (history, else sampling), history or sampling.",
     ),
     lag_time: bool = typer.Option(
         True,
@@ -131,12 +124,8 @@ def check(
             samples=samples,
             thresholds=Thresholds(
                 max_lag=max_lag,
-                max_lag_ms=None
-                if max_lag_time is None
-                else _duration(max_lag_time, "--max-lag-time"),
-                min_headroom_ms=None
-                if min_headroom is None
-                else _duration(min_headroom, "--min-headroom"),
+                max_lag_ms=_optional_duration(max_lag_time, "--max-lag-time"),
+                min_headroom_ms=_optional_duration(min_headroom, "--min-headroom"),
             ),
             fail_on=fail_on,
             source=source,
@@ -155,10 +144,7 @@ def _duration(text: str, option: str) -> int:
     from kgroup.core.errors import UsageError
     from kgroup.reset.timespec import parse_duration_ms
 
-    try:
-        ms = parse_duration_ms(text)
-    except UsageError as exc:
-        raise UsageError(f"{option}: {exc.message}", hint=exc.hint) from None
+    ms = option_value(parse_duration_ms, text, option)
     if ms <= 0:
         raise UsageError(f"{option} must be longer than 0, got {text!r}", hint=f"e.g. {option} 5m")
     return ms

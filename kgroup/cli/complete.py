@@ -102,10 +102,6 @@ def _has_space(name: str) -> bool:
     return any(c.isspace() for c in name)
 
 
-def register(app: typer.Typer) -> None:
-    app.command("__complete", hidden=True)(complete_command)
-
-
 def complete_command(
     ctx: typer.Context,
     kind: str = typer.Argument(..., metavar="groups|topics"),
@@ -124,25 +120,3 @@ def complete_command(
     if any(t.name.startswith("kgroup-complete-") for t in threading.enumerate()):
         os._exit(0)  # a client thread still connecting must not keep the shell waiting
     return 0
-
-
-def groups_argument(help_text: str, *, many: bool = True) -> Any:
-    """The positional GROUP... (or GROUP) of a command, completed from the cluster."""
-    return typer.Argument(
-        None,
-        metavar="GROUP..." if many else "GROUP",
-        help=help_text,
-        autocompletion=cluster_names("groups"),
-        show_default=False,
-    )
-
-
-def group_option(help_text: str) -> Any:
-    """`--group G` as Kafka's tool spells it, beside the positional groups."""
-    return typer.Option(
-        None,
-        "--group",
-        metavar="GROUP",
-        help=help_text,
-        autocompletion=cluster_names("groups"),
-    )

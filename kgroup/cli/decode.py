@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import typer
 
-from kgroup.cli.complete import choices, cluster_names
 from kgroup.cli.context import options
+from kgroup.cli.options import choice_option, group_option, time_option, topic_option
+from kgroup.cli.validate import option_value
 from kgroup.core.errors import UsageError
 
 DEFAULT_OFFSETS_TOPIC = "__consumer_offsets"
@@ -22,10 +23,6 @@ def _record_type_choices() -> list[str]:
     from kgroup.offsets.schema import RECORD_TYPE_NAMES
 
     return ["offset", "group", "all", *sorted(RECORD_TYPE_NAMES)]
-
-
-def register(app: typer.Typer) -> None:
-    app.command("decode")(decode)
 
 
 def decode(
@@ -40,49 +37,32 @@ def decode(
     segments: bool = typer.Option(
         False, "--segments", help="Read the PATHs (.log files or directories) from disk."
     ),
-    group: list[str] | None = typer.Option(
-        None,
-        "--group",
-        metavar="GROUP",
-        help="Only records of this group (repeatable).",
-        autocompletion=cluster_names("groups"),
+    group: list[str] | None = group_option("Only records of this group (repeatable)."),
+    topic: list[str] | None = topic_option(
+        "Only offset commits of this topic (repeatable).", partitions=False
     ),
-    topic: list[str] | None = typer.Option(
-        None,
-        "--topic",
-        metavar="TOPIC",
-        help="Only offset commits of this topic (repeatable).",
-        autocompletion=cluster_names("topics"),
-    ),
-    record_type: str = typer.Option(
+    record_type: str = choice_option(
         "all",
         "--type",
+        values=_record_type_choices,
         metavar="TYPE",
-        help="offset, group, all, or one record type (e.g. consumer_group_member_metadata).",
-        autocompletion=choices(_record_type_choices),
+        help_text="offset, group, all, or one record type (e.g. consumer_group_member_metadata).",
     ),
     latest: bool = typer.Option(
         False, "--latest", help="The compacted view: last value per key, transactions replayed."
     ),
-    as_of: str | None = typer.Option(
-        None, "--as-of", metavar="TIME", help="Committed offsets as they were at TIME."
-    ),
-    since: str | None = typer.Option(
-        None, "--since", metavar="TIME", help="Only records written at or after TIME."
-    ),
-    until: str | None = typer.Option(
-        None, "--until", metavar="TIME", help="Only records written at or before TIME."
-    ),
+    as_of: str | None = time_option("--as-of", "Committed offsets as they were at TIME."),
+    since: str | None = time_option("--since", "Only records written at or after TIME."),
+    until: str | None = time_option("--until", "Only records written at or before TIME."),
     summary: bool = typer.Option(
         False, "--summary", help="One row per group: type, protocol, commits, members, deleted."
     ),
-    engine: str = typer.Option(
+    engine: str = choice_option(
         "auto",
         "--engine",
-        metavar="|".join(ENGINES),
-        autocompletion=choices(ENGINES),
-        help="local: in process; spark: PySpark (pip install 'kgroup[spark]'); auto: Spark for "
-        "1 GiB+ of segments where Spark should finish sooner on this machine's cores.",
+        values=ENGINES,
+        help_text="local: in process; spark: PySpark (pip install 'kgroup[spark]'); auto: Spark "
+        "for 1 GiB+ of segments where Spark should finish sooner on this machine's cores.",
     ),
     spark_master: str | None = typer.Option(
         None, "--spark-master", metavar="URL", help="Run on this Spark master (default local[*])."
@@ -132,15 +112,15 @@ def decode(
     from kgroup.scan.local import DecodeFilter, type_ids_for
 
     type_ids = type_ids_for(record_type)
-    when = parse_time(as_of, "--as-of") if as_of is not None else None
+    when = parse_time(as_of, "--as-of")
     if when is not None:
         type_ids = type_ids_for("offset")
     flt = DecodeFilter(
         groups=frozenset(group) if group else None,
         topics=frozenset(topic) if topic else None,
         type_ids=type_ids,
-        since=parse_time(since, "--since") if since is not None else None,
-        until=parse_time(until, "--until") if until is not None else None,
+        since=parse_time(since, "--since"),
+        until=parse_time(until, "--until"),
     )
     view = (
         "summary" if summary else "latest" if latest else "as_of" if when is not None else "records"
@@ -177,11 +157,9 @@ def _spark_conf_pair(text: str) -> tuple[str, str]:
 # ---------------------------------------------------------------- time
 
 
-def parse_time(text: str, option: str) -> int:
-    """RFC 3339 with a zone, or epoch seconds/milliseconds -> epoch ms (the reset rules)."""
+def parse_time(text: str | None, option: str) -> int | None:
+    """RFC 3339 with a zone, or epoch seconds/milliseconds -> epoch ms (the reset rules);
+    None (the option not given) stays None."""
     from kgroup.reset.timespec import parse_datetime_ms
 
-    try:
-        return parse_datetime_ms(text)
-    except UsageError as exc:
-        raise UsageError(f"{option}: {exc.message}", hint=exc.hint) from None
+    return None if text is None else option_value(parse_datetime_ms, text, option)

@@ -6,25 +6,23 @@ from typing import Any
 
 import typer
 
-from kgroup.cli.complete import cluster_names, group_option, groups_argument
 from kgroup.cli.context import options
+from kgroup.cli.options import (
+    all_groups_option,
+    groups_argument,
+    match_option,
+    more_groups_option,
+    topic_option,
+)
 from kgroup.cli.validate import groups_given
-
-
-def register(app: typer.Typer) -> None:
-    app.command("describe")(describe)
 
 
 def describe(
     ctx: typer.Context,
     groups: list[str] | None = groups_argument("Groups to describe."),
-    group_option: list[str] | None = group_option(
-        "A group to describe, as Kafka's tool takes it (repeatable; adds to GROUP...)."
-    ),
-    all_groups: bool = typer.Option(False, "--all-groups", help="Describe every group."),
-    match: str | None = typer.Option(
-        None, "--match", metavar="REGEX", help="Describe the groups whose id matches REGEX."
-    ),
+    group_option: list[str] | None = more_groups_option("describe"),
+    all_groups: bool = all_groups_option("describe"),
+    match: str | None = match_option("describe"),
     offsets_view: bool = typer.Option(
         False, "--offsets", help="One row per partition with lag (the default view)."
     ),
@@ -40,12 +38,8 @@ def describe(
     state_view: bool = typer.Option(
         False, "--state", help="Coordinator, assignor, state, member count, type."
     ),
-    topic: list[str] | None = typer.Option(
-        None,
-        "--topic",
-        metavar="TOPIC[:P,P-P..]",
-        help="Only rows of this topic, or of its listed partitions and ranges (repeatable).",
-        autocompletion=cluster_names("topics"),
+    topic: list[str] | None = topic_option(
+        "Only rows of this topic, or of its listed partitions and ranges (repeatable)."
     ),
     lag_time: bool = typer.Option(
         False, "--lag-time", help="Add lag_ms: age of the first unconsumed record."

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import typer
 
-from kgroup.cli.complete import choices, cluster_names, group_option, groups_argument
 from kgroup.cli.context import options
+from kgroup.cli.options import (
+    choice_option,
+    force_option,
+    group_option,
+    groups_argument,
+    more_groups_option,
+    topic_option,
+)
 from kgroup.cli.validate import check_group_names, groups_given
 
 
@@ -23,27 +30,22 @@ def _group_states() -> tuple[str, ...]:
     return tuple(GROUP_STATES)
 
 
-def register(app: typer.Typer) -> None:
-    app.command("list")(list_groups)
-    register_delete(app)
-
-
 def list_groups(
     ctx: typer.Context,
-    state: list[str] | None = typer.Option(
+    state: list[str] | None = choice_option(
         None,
         "--state",
-        help="Only groups in this state (repeatable): Stable, Empty, "
-        "PreparingRebalance, CompletingRebalance, Dead, Assigning, Reconciling.",
+        values=_group_states,
         metavar="STATE",
-        autocompletion=choices(_group_states),
+        help_text="Only groups in this state (repeatable): Stable, Empty, "
+        "PreparingRebalance, CompletingRebalance, Dead, Assigning, Reconciling.",
     ),
-    group_type: str | None = typer.Option(
+    group_type: str | None = choice_option(
         None,
         "--type",
-        help="Only groups of this type: classic, consumer, share, streams.",
+        values=_group_types,
         metavar="TYPE",
-        autocompletion=choices(_group_types),
+        help_text="Only groups of this type: classic, consumer, share, streams.",
     ),
 ) -> None:
     """List consumer groups with state, type, protocol type and member count."""
@@ -75,18 +77,11 @@ FORCE_HELP = (
 )
 
 
-def register_delete(app: typer.Typer) -> None:
-    app.command("delete")(delete_groups)
-    app.command("delete-offsets")(delete_offsets)
-
-
 def delete_groups(
     ctx: typer.Context,
     groups: list[str] | None = groups_argument("Groups to delete (or give them with --group)."),
-    group_option: list[str] | None = group_option(
-        "A group to delete, as Kafka's tool takes it (repeatable; adds to GROUP...)."
-    ),
-    force: bool = typer.Option(False, "--force", help=FORCE_HELP),
+    group_option: list[str] | None = more_groups_option("delete"),
+    force: bool = force_option(FORCE_HELP),
 ) -> None:
     """Delete groups (their committed offsets too); refused for active or protected groups."""
     from kgroup.core.errors import UsageError
@@ -118,14 +113,11 @@ def delete_offsets(
     group_option: list[str] | None = group_option(
         "The group, as Kafka's tool takes it (instead of GROUP)."
     ),
-    topic: list[str] = typer.Option(
-        ...,
-        "--topic",
-        metavar="TOPIC[:P,P-P..]",
-        help="Offsets to delete: a topic, or some of its partitions and ranges (orders:0-2,5).",
-        autocompletion=cluster_names("topics"),
+    topic: list[str] = topic_option(
+        "Offsets to delete: a topic, or some of its partitions and ranges (orders:0-2,5).",
+        required=True,
     ),
-    force: bool = typer.Option(False, "--force", help=FORCE_HELP),
+    force: bool = force_option(FORCE_HELP),
 ) -> None:
     """Delete a group's committed offsets for topics or partitions (Kafka refuses topics an
     active group consumes; protected groups are refused)."""

@@ -2,94 +2,98 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
-from kgroup.cli.complete import choices, cluster_names, group_option, groups_argument
 from kgroup.cli.context import note, options
+from kgroup.cli.options import (
+    all_groups_option,
+    backup_option,
+    choice_option,
+    dry_run_option,
+    duration_option,
+    execute_option,
+    force_option,
+    groups_argument,
+    more_groups_option,
+    time_option,
+    topic_option,
+)
 from kgroup.cli.validate import check_group_names, groups_given
 
 # `--to` values (kgroup.reset.strategy.parse_to accepts them in any case).
 TO_VALUES = ("earliest", "latest", "none", "current")
-# kafka-consumer-groups.sh's spellings of `--to VALUE`, counted as strategy options.
-TO_ALIASES = ("--to-earliest", "--to-latest", "--to-current")
+# The `--to VALUE`s kafka-consumer-groups.sh also spells `--to-VALUE`, counted as strategy options.
+ALIASED_TO_VALUES = ("earliest", "latest", "current")
+TO_ALIASES = tuple(f"--to-{value}" for value in ALIASED_TO_VALUES)
 
 
-def register(app: typer.Typer) -> None:
-    app.command("reset-offsets")(reset_offsets)
-    app.command("undo")(undo)
+def _to_alias_option(value: str) -> Any:
+    """`--to-VALUE`, Kafka's spelling of `--to VALUE`, counted so that a repeat is refused."""
+    return typer.Option(
+        0, f"--to-{value}", count=True, help=f"Same as --to {value} (Kafka's spelling)."
+    )
+
+
+def _strategy_option(name: str, metavar: str, help_text: str) -> Any:
+    """A reset strategy taking a value; a list, so that run_reset can refuse a repeat."""
+    return typer.Option(None, name, metavar=metavar, help=help_text)
+
+
+def _move_limit_option(name: str, how_far: str) -> Any:
+    """A limit on how far a plan may move a partition: a message count or a DURATION."""
+    return typer.Option(
+        None, name, metavar="N|DURATION", help=f"Refuse a plan moving any partition {how_far}"
+    )
 
 
 def reset_offsets(
     ctx: typer.Context,
     groups: list[str] | None = groups_argument("Groups to reset."),
-    group_option: list[str] | None = group_option(
-        "A group to reset, as Kafka's tool takes it (repeatable; adds to GROUP...)."
-    ),
-    all_groups: bool = typer.Option(False, "--all-groups", help="Reset every group."),
-    topic: list[str] | None = typer.Option(
-        None,
-        "--topic",
-        metavar="TOPIC[:P,P-P..]",
-        help="Partitions in scope: every partition of TOPIC, or the listed ones and ranges "
-        "such as orders:0-2,5 (repeatable).",
-        autocompletion=cluster_names("topics"),
+    group_option: list[str] | None = more_groups_option("reset"),
+    all_groups: bool = all_groups_option("reset"),
+    topic: list[str] | None = topic_option(
+        "Partitions in scope: every partition of TOPIC, or the listed ones and ranges "
+        "such as orders:0-2,5 (repeatable)."
     ),
     all_topics: bool = typer.Option(
         False, "--all-topics", help="Every partition the group has committed offsets for."
     ),
-    to: list[str] | None = typer.Option(
+    to: list[str] | None = choice_option(
         None,
         "--to",
-        metavar="|".join(TO_VALUES),
-        help="Reset to the log start, log end, keep (checked), or current offsets.",
-        autocompletion=choices(TO_VALUES),
+        values=TO_VALUES,
+        help_text="Reset to the log start, log end, keep (checked), or current offsets.",
     ),
-    to_earliest: int = typer.Option(
-        0, "--to-earliest", count=True, help="Same as --to earliest (Kafka's spelling)."
+    to_earliest: int = _to_alias_option("earliest"),
+    to_latest: int = _to_alias_option("latest"),
+    to_current: int = _to_alias_option("current"),
+    to_datetime: list[str] | None = time_option(
+        "--to-datetime", "First offset at or after TIME (RFC 3339 with a zone, or epoch s/ms)."
     ),
-    to_latest: int = typer.Option(
-        0, "--to-latest", count=True, help="Same as --to latest (Kafka's spelling)."
+    to_timestamp: list[str] | None = _strategy_option(
+        "--to-timestamp", "MS", "First offset at or after epoch MS."
     ),
-    to_current: int = typer.Option(
-        0, "--to-current", count=True, help="Same as --to current (Kafka's spelling)."
+    by_duration: list[str] | None = duration_option(
+        "--by-duration", "First offset at or after now minus DURATION (PT30M, 2h, 1d)."
     ),
-    to_datetime: list[str] | None = typer.Option(
-        None,
-        "--to-datetime",
-        metavar="TIME",
-        help="First offset at or after TIME (RFC 3339 with a zone, or epoch s/ms).",
+    to_offset: list[str] | None = _strategy_option(
+        "--to-offset", "N", "Offset N, clamped into the log."
     ),
-    to_timestamp: list[str] | None = typer.Option(
-        None, "--to-timestamp", metavar="MS", help="First offset at or after epoch MS."
+    shift_by: list[str] | None = _strategy_option(
+        "--shift-by", "N", "Committed offset plus N (may be negative)."
     ),
-    by_duration: list[str] | None = typer.Option(
-        None,
-        "--by-duration",
-        metavar="DURATION",
-        help="First offset at or after now minus DURATION (PT30M, 2h, 1d).",
+    from_file: list[str] | None = _strategy_option(
+        "--from-file", "FILE", "Offsets from a plan: Kafka CSV or kgroup JSON plan/backup."
     ),
-    to_offset: list[str] | None = typer.Option(
-        None, "--to-offset", metavar="N", help="Offset N, clamped into the log."
-    ),
-    shift_by: list[str] | None = typer.Option(
-        None, "--shift-by", metavar="N", help="Committed offset plus N (may be negative)."
-    ),
-    from_file: list[str] | None = typer.Option(
-        None,
-        "--from-file",
-        metavar="FILE",
-        help="Offsets from a plan: Kafka CSV or kgroup JSON plan/backup.",
-    ),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan only (the default)."),
-    execute: bool = typer.Option(False, "--execute", help="Commit the plan."),
+    dry_run: bool = dry_run_option(),
+    execute: bool = execute_option("Commit the plan."),
     export: str | None = typer.Option(
         None, "--export", metavar="FILE", help="Write the plan to FILE (.csv or .json)."
     ),
-    backup: str | None = typer.Option(
-        None,
-        "--backup",
-        metavar="FILE",
-        help="Where --execute writes the backup (.json file, or a directory).",
+    backup: str | None = backup_option(
+        "Where --execute writes the backup (.json file, or a directory)."
     ),
     allow_new_group: bool = typer.Option(
         False,
@@ -102,24 +106,16 @@ def reset_offsets(
         metavar="TIMEOUT",
         help="Wait up to TIMEOUT (90s, 5m, PT2M) for the groups to have no member, then plan.",
     ),
-    max_rewind: str | None = typer.Option(
-        None,
+    max_rewind: str | None = _move_limit_option(
         "--max-rewind",
-        metavar="N|DURATION",
-        help="Refuse a plan moving any partition back more than N messages or DURATION of "
-        "records (default: reset.properties max.rewind).",
+        "back more than N messages or DURATION of records (default: reset.properties max.rewind).",
     ),
-    max_skip: str | None = typer.Option(
-        None,
+    max_skip: str | None = _move_limit_option(
         "--max-skip",
-        metavar="N|DURATION",
-        help="Refuse a plan moving any partition forward more than N messages or DURATION "
-        "(default: reset.properties max.skip).",
+        "forward more than N messages or DURATION (default: reset.properties max.skip).",
     ),
-    force: bool = typer.Option(
-        False,
-        "--force",
-        help="Execute despite --max-rewind/--max-skip and the protected-groups list.",
+    force: bool = force_option(
+        "Execute despite --max-rewind/--max-skip and the protected-groups list."
     ),
 ) -> None:
     """Plan (and with --execute, commit) new committed offsets for groups."""
@@ -158,24 +154,13 @@ def reset_offsets(
 
 def undo(
     ctx: typer.Context,
-    group: str | None = typer.Argument(
-        None,
-        metavar="GROUP",
-        help="The group to restore; required unless --list (then: only its backups).",
-        show_default=False,
-        autocompletion=cluster_names("groups"),
+    group: str | None = groups_argument(
+        "The group to restore; required unless --list (then: only its backups).", many=False
     ),
-    backup: str | None = typer.Option(
-        None,
-        "--backup",
-        metavar="FILE",
-        help="Backup to restore (default: the group's latest backup).",
-    ),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan only (the default)."),
-    execute: bool = typer.Option(False, "--execute", help="Restore the offsets."),
-    force: bool = typer.Option(
-        False, "--force", help="Restore a protected group's offsets (see reset-offsets --force)."
-    ),
+    backup: str | None = backup_option("Backup to restore (default: the group's latest backup)."),
+    dry_run: bool = dry_run_option(),
+    execute: bool = execute_option("Restore the offsets."),
+    force: bool = force_option("Restore a protected group's offsets (see reset-offsets --force)."),
     list_only: bool = typer.Option(
         False,
         "--list",

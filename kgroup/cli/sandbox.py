@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from kgroup.cli.complete import choices
 from kgroup.cli.context import note, options
+from kgroup.cli.options import choice_option
 
 SANDBOX_ENGINES = ("tansu", "docker", "kafka")
 
@@ -13,10 +13,6 @@ sandbox_app = typer.Typer(
     help="Run a local broker (tansu, or your own Apache Kafka) for demos and tests.",
     no_args_is_help=True,
 )
-
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(sandbox_app, name="sandbox")
 
 
 def _render_state(ctx: typer.Context, fields: dict[str, object]) -> None:
@@ -39,13 +35,12 @@ def _render_state(ctx: typer.Context, fields: dict[str, object]) -> None:
 @sandbox_app.command("start")
 def start(
     ctx: typer.Context,
-    engine: str = typer.Option(
+    engine: str = choice_option(
         "tansu",
         "--engine",
-        metavar="|".join(SANDBOX_ENGINES),
-        autocompletion=choices(SANDBOX_ENGINES),
-        help="tansu (embedded, default), kafka (your Apache Kafka 3.7+ distribution, KRaft) "
-        "or docker (Apache Kafka through testcontainers).",
+        values=SANDBOX_ENGINES,
+        help_text="tansu (embedded, default), kafka (your Apache Kafka 3.7+ distribution, "
+        "KRaft) or docker (Apache Kafka through testcontainers).",
     ),
     kafka_home: str | None = typer.Option(
         None,

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from kgroup.core.errors import UsageError
+
+T = TypeVar("T")
+
+
+def option_value(parse: Callable[[str], T], text: str, option: str) -> T:
+    """`parse(text)` for the value of `option`; a UsageError it raises names the option first."""
+    try:
+        return parse(text)
+    except UsageError as exc:
+        raise UsageError(f"{option}: {exc.message}", hint=exc.hint) from None
 
 
 def check_group_names(names: Iterable[str] | str | None, *, option: str | None = None) -> None:
