@@ -264,15 +264,9 @@ def run(args: list[str]) -> int:
         )
         return result if isinstance(result, int) else 0
     except KgroupError as exc:
-        if verbose:
-            import traceback
-
-            traceback.print_exc()
-        from kgroup.render.safe import terminal_safe
-
-        sys.stderr.write(f"kgroup: error: {terminal_safe(exc.one_line())}\n")
+        _write_error(f"kgroup: error: {exc.one_line()}", verbose=verbose)
         return exc.exit_code
-    except typer.Abort:
+    except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("kgroup: interrupted\n")
         return EXIT_INTERRUPTED
     except getattr(click_exceptions, "NoArgsIsHelpError", ()) as exc:
@@ -280,17 +274,8 @@ def run(args: list[str]) -> int:
         exc.show()
         return EXIT_USAGE
     except click_exceptions.ClickException as exc:
-        if verbose:
-            import traceback
-
-            traceback.print_exc()
-        from kgroup.render.safe import terminal_safe
-
-        sys.stderr.write(terminal_safe(_usage_error_line(exc)) + "\n")
+        _write_error(_usage_error_line(exc), verbose=verbose)
         return EXIT_USAGE if isinstance(exc, click_exceptions.UsageError) else exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("kgroup: interrupted\n")
-        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return _stdout_closed()
     except SystemExit as exc:
@@ -313,14 +298,23 @@ def run(args: list[str]) -> int:
     except Exception as exc:  # a bug: say so in one line, the traceback with --verbose
         if verbose:
             raise
-        from kgroup.render.safe import terminal_safe
-
-        sys.stderr.write(
-            f"kgroup: error: unexpected {type(exc).__name__}: {terminal_safe(str(exc))}. Hint: "
-            "rerun with --verbose "
-            "for the traceback and report it\n"
+        _write_error(
+            f"kgroup: error: unexpected {type(exc).__name__}: {exc}. Hint: rerun with --verbose "
+            "for the traceback and report it",
+            verbose=False,
         )
         return 1
+
+
+def _write_error(line: str, *, verbose: bool) -> None:
+    """`line` on stderr, control characters escaped; with --verbose the traceback first."""
+    if verbose:
+        import traceback
+
+        traceback.print_exc()
+    from kgroup.render.safe import terminal_safe
+
+    sys.stderr.write(terminal_safe(line) + "\n")
 
 
 __all__ = ["GlobalOptions", "UsageError", "app", "main", "note", "options", "run"]
