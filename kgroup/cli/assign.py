@@ -70,7 +70,6 @@ def simulate_assign(
     )
     from kgroup.assign.simulate import simulate
     from kgroup.core.errors import NotFoundError, UsageError
-    from kgroup.render import render
     from kgroup.render.assign import data_output, table_outputs, write_json_document
 
     opts = options(ctx)
@@ -117,11 +116,11 @@ def simulate_assign(
         for index, output in enumerate(table_outputs(sims)):
             if index:
                 typer.echo("")
-            render(output, "table", no_color=opts.no_color)
+            opts.show(output)
     elif opts.output == "json":
         write_json_document(data_output(sims, "json").document, sys.stdout)
     else:
-        render(data_output(sims, opts.output), opts.output, no_color=opts.no_color)
+        opts.show(data_output(sims, opts.output))
 
 
 def _strategies(given: list[str] | None, compare: bool, default: str = "range") -> list[str]:

@@ -17,6 +17,7 @@ from kgroup.render.notes import note
 if TYPE_CHECKING:
     from kgroup.core.admin import GroupAdmin
     from kgroup.core.config import ClusterConfig
+    from kgroup.render import Output
 
 
 @dataclass
@@ -63,6 +64,12 @@ class GlobalOptions:
         admin = GroupAdmin(self.cluster(), count_requests=self.verbose)
         self._admins.append(admin)
         return admin
+
+    def show(self, output: Output) -> None:
+        """Print `output` on stdout in this invocation's format (-o) and colour (--no-color)."""
+        from kgroup.render import render
+
+        render(output, self.output, no_color=self.no_color)
 
     def log_request_counts(self) -> None:
         """With --verbose: how many Kafka requests this run sent, per API."""

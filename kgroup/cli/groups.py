@@ -50,7 +50,7 @@ def list_groups(
 ) -> None:
     """List consumer groups with state, type, protocol type and member count."""
     from kgroup.core.groups import list_groups_with_state, parse_state_filter, parse_type_filter
-    from kgroup.render import Column, Output, render
+    from kgroup.render import Column, Output
 
     opts = options(ctx)
     states = parse_state_filter(state or [])
@@ -68,7 +68,7 @@ def list_groups(
         document={"groups": rows},
         empty_message="No groups.",
     )
-    render(output, opts.output, no_color=opts.no_color)
+    opts.show(output)
 
 
 FORCE_HELP = (
@@ -86,21 +86,19 @@ def delete_groups(
     """Delete groups (their committed offsets too); refused for active or protected groups."""
     from kgroup.core.errors import UsageError
     from kgroup.core.groups import delete_inactive_groups
-    from kgroup.render import Column, Output, render
+    from kgroup.render import Column, Output
 
     groups = groups_given(groups, group_option)
     if not groups:
         raise UsageError("delete needs GROUP... or --group GROUP", hint="kgroup delete GROUP")
     opts = options(ctx)
     rows = delete_inactive_groups(opts.admin(), groups, force=force)
-    render(
+    opts.show(
         Output(
             columns=[Column("group"), Column("status"), Column("message")],
             rows=rows,
             document={"groups": rows},
-        ),
-        opts.output,
-        no_color=opts.no_color,
+        )
     )
     from kgroup.core.groups import raise_for_failures
 
@@ -123,7 +121,7 @@ def delete_offsets(
     active group consumes; protected groups are refused)."""
     from kgroup.core.errors import UsageError
     from kgroup.core.groups import delete_group_offsets
-    from kgroup.render import Column, Output, render
+    from kgroup.render import Column, Output
     from kgroup.reset.planner import parse_topic_option
 
     given = [*([group] if group is not None else []), *(group_option or [])]
@@ -140,7 +138,7 @@ def delete_offsets(
         parse_topic_option(value)
     opts = options(ctx)
     rows = delete_group_offsets(opts.admin(), group, topic, force=force)
-    render(
+    opts.show(
         Output(
             columns=[
                 Column("group"),
@@ -150,9 +148,7 @@ def delete_offsets(
             ],
             rows=rows,
             document={"group": group, "partitions": rows},
-        ),
-        opts.output,
-        no_color=opts.no_color,
+        )
     )
     from kgroup.core.groups import raise_for_offset_failures
 

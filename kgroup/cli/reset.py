@@ -199,14 +199,14 @@ def undo(
 
 def _list_backups(ctx: typer.Context, group: str | None) -> None:
     """`undo --list`: the backups of the default directory, from the files alone."""
-    from kgroup.render import Column, Output, render
+    from kgroup.render import Column, Output
     from kgroup.reset.backups import backup_dir, list_backups
 
     opts = options(ctx)
     directory = backup_dir()
     rows = list_backups(directory, group)
     whose = f" of group {group}" if group is not None else ""
-    render(
+    opts.show(
         Output(
             columns=[
                 Column("created"),
@@ -219,7 +219,5 @@ def _list_backups(ctx: typer.Context, group: str | None) -> None:
             rows=rows,
             document={"directory": str(directory), "backups": rows},
             empty_message=f"No backups{whose} in {directory}.",
-        ),
-        opts.output,
-        no_color=opts.no_color,
+        )
     )

@@ -16,19 +16,17 @@ sandbox_app = typer.Typer(
 
 
 def _render_state(ctx: typer.Context, fields: dict[str, object]) -> None:
-    from kgroup.render import Column, Output, render
+    from kgroup.render import Column, Output
 
     opts = options(ctx)
     rows = [{"field": k, "value": v} for k, v in fields.items()]
-    render(
+    opts.show(
         Output(
             columns=[Column("field"), Column("value")],
             rows=rows,
             document=fields,
             jsonl_items=[fields],
-        ),
-        opts.output,
-        no_color=opts.no_color,
+        )
     )
 
 
