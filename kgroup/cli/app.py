@@ -169,6 +169,8 @@ _GLOBAL_WITH_VALUE = {
     "--output",
 }
 _GLOBAL_FLAGS = {"--no-color", "-v", "--verbose"}
+# Short ones also take their value glued on: -Xkey=value, -ojson.
+_GLOBAL_SHORT_WITH_VALUE = tuple(sorted(n for n in _GLOBAL_WITH_VALUE if not n.startswith("--")))
 
 
 def hoist_global_options(args: list[str], command: Any = None) -> list[str]:
@@ -195,8 +197,8 @@ def hoist_global_options(args: list[str], command: Any = None) -> list[str]:
             else:
                 front.extend(args[i : i + 2])
                 i += 1
-        elif len(arg) > 2 and arg[:2] in ("-b", "-c", "-X", "-o") and not arg.startswith("--"):
-            front.append(arg)  # -Xkey=value, -ojson
+        elif len(arg) > 2 and arg[:2] in _GLOBAL_SHORT_WITH_VALUE and not arg.startswith("--"):
+            front.append(arg)
         elif arg in _value_options(current):
             rest.extend(args[i : i + 2])  # the option and its value, whatever it looks like
             i += 1

@@ -99,12 +99,12 @@ def choice_option(
     (called only when a shell completes) if `metavar` is. The command checks the value itself,
     with its own message.
     """
+    if metavar is None:
+        if callable(values):
+            raise TypeError("a choice option with computed values needs a metavar")
+        metavar = "|".join(values)
     return typer.Option(
-        default,
-        *names,
-        metavar="|".join(values) if metavar is None else metavar,  # type: ignore[arg-type]
-        autocompletion=choices(values),
-        help=help_text,
+        default, *names, metavar=metavar, autocompletion=choices(values), help=help_text
     )
 
 
