@@ -37,7 +37,7 @@ def _to_alias_option(value: str) -> Any:
 
 
 def _strategy_option(name: str, metavar: str, help_text: str) -> Any:
-    """A reset strategy taking a value; a list, so that run_reset can refuse a repeat."""
+    """A reset strategy given with a value (its parameter is a list: run_reset refuses a repeat)."""
     return typer.Option(None, name, metavar=metavar, help=help_text)
 
 
