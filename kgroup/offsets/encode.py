@@ -163,26 +163,12 @@ def encode_record_v2(
     body = bytearray(b"\x00")
     wire.write_varint(body, timestamp_delta)
     wire.write_varint(body, offset_delta)
-    if key is None:
-        wire.write_varint(body, -1)
-    else:
-        wire.write_varint(body, len(key))
-        body += key
-    if value is None:
-        wire.write_varint(body, -1)
-    else:
-        wire.write_varint(body, len(value))
-        body += value
+    wire.write_varint_bytes(body, key)
+    wire.write_varint_bytes(body, value)
     wire.write_varint(body, len(headers))
     for hkey, hval in headers:
-        raw = hkey.encode()
-        wire.write_varint(body, len(raw))
-        body += raw
-        if hval is None:
-            wire.write_varint(body, -1)
-        else:
-            wire.write_varint(body, len(hval))
-            body += hval
+        wire.write_varint_bytes(body, hkey.encode())
+        wire.write_varint_bytes(body, hval)
     out = bytearray()
     wire.write_varint(out, len(body))
     return bytes(out + body)

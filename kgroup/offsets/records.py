@@ -202,75 +202,20 @@ def _records_v2_py(batch: Batch, buf: Any, pos: int, log_time: int | None) -> li
     base_ts = batch.base_timestamp
     out: list[Record] = []
     append = out.append
-    read_varint = wire.read_varint
     count = batch.records_count
     if count < 0 or count > end - pos:
         raise BatchError(f"record count {count} does not fit the batch", batch.position)
     try:
         for _ in range(count):
-            # length
-            b = buf[pos]
-            if b < 128:
-                length = (b >> 1) ^ -(b & 1)
-                pos += 1
-            elif buf[pos + 1] < 128:  # two-byte varint: most coordinator records
-                u = (b & 0x7F) | (buf[pos + 1] << 7)
-                length = (u >> 1) ^ -(u & 1)
-                pos += 2
-            else:
-                length, pos = read_varint(buf, pos, end, "record length")
+            length, pos = _varint_at(buf, pos, end, "record length")
             rec_end = pos + length
             if length < 6 or rec_end > end:
                 raise BatchError(f"record length {length} does not fit the batch", batch.position)
             pos += 1  # attributes (unused)
-            b = buf[pos]
-            if b < 128:
-                ts_delta = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                ts_delta, pos = read_varint(buf, pos, rec_end, "timestampDelta")
-            b = buf[pos]
-            if b < 128:
-                off_delta = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                off_delta, pos = read_varint(buf, pos, rec_end, "offsetDelta")
-            b = buf[pos]
-            if b < 128:
-                klen = (b >> 1) ^ -(b & 1)
-                pos += 1
-            elif buf[pos + 1] < 128:
-                u = (b & 0x7F) | (buf[pos + 1] << 7)
-                klen = (u >> 1) ^ -(u & 1)
-                pos += 2
-            else:
-                klen, pos = read_varint(buf, pos, rec_end, "keyLength")
-            if klen >= 0:
-                q = pos + klen
-                if q > rec_end:
-                    raise BatchError("record key runs past the record", batch.position)
-                key: bytes | None = buf[pos:q]
-                pos = q
-            else:
-                key = None
-            b = buf[pos]
-            if b < 128:
-                vlen = (b >> 1) ^ -(b & 1)
-                pos += 1
-            elif buf[pos + 1] < 128:
-                u = (b & 0x7F) | (buf[pos + 1] << 7)
-                vlen = (u >> 1) ^ -(u & 1)
-                pos += 2
-            else:
-                vlen, pos = read_varint(buf, pos, rec_end, "valueLength")
-            if vlen >= 0:
-                q = pos + vlen
-                if q > rec_end:
-                    raise BatchError("record value runs past the record", batch.position)
-                value: bytes | None = buf[pos:q]
-                pos = q
-            else:
-                value = None
+            ts_delta, pos = _varint_at(buf, pos, rec_end, "timestampDelta")
+            off_delta, pos = _varint_at(buf, pos, rec_end, "offsetDelta")
+            key, pos = _record_bytes(buf, pos, rec_end, "key", batch.position)
+            value, pos = _record_bytes(buf, pos, rec_end, "value", batch.position)
             b = buf[pos]
             if b == 0:
                 headers: tuple[Any, ...] = ()
@@ -295,6 +240,34 @@ def _records_v2_py(batch: Batch, buf: Any, pos: int, log_time: int | None) -> li
     if pos != end:
         raise BatchError(f"{end - pos} bytes after the last record", batch.position)
     return out
+
+
+def _varint_at(buf: Any, pos: int, end: int, field: str) -> tuple[int, int]:
+    """The zig-zag varint at buf[pos] and the position after it. One- and two-byte varints
+    (nearly every length and delta of a coordinator record) are read here; an IndexError
+    means the batch ended inside one. Longer ones go to `wire.read_varint`, bounded by `end`."""
+    b = buf[pos]
+    if b < 128:
+        return (b >> 1) ^ -(b & 1), pos + 1
+    if buf[pos + 1] < 128:
+        u = (b & 0x7F) | (buf[pos + 1] << 7)
+        return (u >> 1) ^ -(u & 1), pos + 2
+    return wire.read_varint(buf, pos, end, field)
+
+
+def _record_bytes(
+    buf: Any, pos: int, end: int, what: str, position: int
+) -> tuple[bytes | None, int]:
+    """A record's `what` ("key" or "value") at buf[pos]: its length (a varint, negative =
+    null), then the bytes, which must end by `end` (the record's end); returns (bytes or
+    None, position after)."""
+    n, pos = _varint_at(buf, pos, end, what + "Length")
+    if n < 0:
+        return None, pos
+    q = pos + n
+    if q > end:
+        raise BatchError(f"record {what} runs past the record", position)
+    return buf[pos:q], q
 
 
 def _headers(buf: Any, pos: int, end: int, position: int) -> tuple[tuple[Any, ...], int]:

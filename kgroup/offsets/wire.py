@@ -46,38 +46,35 @@ uuid_from_str = uuid_bytes
 # ---------------------------------------------------------------- varints
 
 
-def read_uvarint(buf: bytes, pos: int, end: int, field: str = "varint") -> tuple[int, int]:
-    """Unsigned varint (at most 5 bytes, 32 bits) at `pos`; returns (value, new position)."""
+def _read_base128(
+    buf: bytes, pos: int, end: int, field: str, kind: str, max_bytes: int
+) -> tuple[int, int]:
+    """The raw bits of a `kind` varint of at most `max_bytes` bytes at `pos` (7 bits a byte,
+    least significant first, high bit = more follows); returns (bits, new position)."""
     value = 0
     shift = 0
     while True:
         if pos >= end:
-            raise DecodeError("truncated unsigned varint", pos, field)
+            raise DecodeError(f"truncated {kind}", pos, field)
         b = buf[pos]
         pos += 1
         value |= (b & 0x7F) << shift
         if b < 0x80:
             return value, pos
         shift += 7
-        if shift > 28:
-            raise DecodeError("unsigned varint longer than 5 bytes", pos, field)
+        if shift >= 7 * max_bytes:
+            raise DecodeError(f"{kind} longer than {max_bytes} bytes", pos, field)
+
+
+def read_uvarint(buf: bytes, pos: int, end: int, field: str = "varint") -> tuple[int, int]:
+    """Unsigned varint (at most 5 bytes, 32 bits) at `pos`; returns (value, new position)."""
+    return _read_base128(buf, pos, end, field, "unsigned varint", 5)
 
 
 def read_varint(buf: bytes, pos: int, end: int, field: str = "varint") -> tuple[int, int]:
     """Zig-zag signed varint/varlong (record format) at `pos`; returns (value, new position)."""
-    value = 0
-    shift = 0
-    while True:
-        if pos >= end:
-            raise DecodeError("truncated varint", pos, field)
-        b = buf[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        if b < 0x80:
-            return (value >> 1) ^ -(value & 1), pos
-        shift += 7
-        if shift > 63:
-            raise DecodeError("varint longer than 10 bytes", pos, field)
+    value, pos = _read_base128(buf, pos, end, field, "varint", 10)
+    return (value >> 1) ^ -(value & 1), pos
 
 
 def write_uvarint(out: bytearray, value: int) -> None:
@@ -93,6 +90,16 @@ def write_uvarint(out: bytearray, value: int) -> None:
 def write_varint(out: bytearray, value: int) -> None:
     """Append a zig-zag signed varint/varlong (64-bit)."""
     write_uvarint(out, ((value << 1) ^ (value >> 63)) & 0xFFFFFFFFFFFFFFFF)
+
+
+def write_varint_bytes(out: bytearray, value: bytes | None) -> None:
+    """Append record-format bytes (a record's key, value or header value): zig-zag varint
+    length, -1 = null, then the bytes."""
+    if value is None:
+        write_varint(out, -1)
+        return
+    write_varint(out, len(value))
+    out += value
 
 
 def uvarint_bytes(value: int) -> bytes:
