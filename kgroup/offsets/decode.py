@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
+from operator import attrgetter
 from typing import Any
 
 from kgroup.offsets import codec, native, schema
@@ -25,6 +26,22 @@ from kgroup.offsets.wire import INT16, INT32, DecodeError
 UNKNOWN = "unknown"
 TXN_MARKER = "txn_marker"
 CONTROL = "control"
+
+
+def _resolved(slot: str, doc: str) -> property:
+    """A `DecodedRecord` attribute that depends on the value, kept in `slot`: reading it
+    decodes a deferred value first; setting it sets the slot."""
+    read_slot = attrgetter(slot)
+
+    def get(rec: DecodedRecord) -> Any:
+        if rec._pending is not None:
+            rec._resolve()
+        return read_slot(rec)
+
+    def set_(rec: DecodedRecord, value: Any) -> None:
+        setattr(rec, slot, value)
+
+    return property(get, set_, doc=doc)
 
 
 class DecodedRecord:
@@ -134,35 +151,13 @@ class DecodedRecord:
         self._pending = None
         self._value = fields
 
-    @property
-    def record_type(self) -> str:
-        if self._pending is not None:
-            self._resolve()
-        return self._record_type
-
-    @record_type.setter
-    def record_type(self, name: str) -> None:
-        self._record_type = name
-
-    @property
-    def error(self) -> str | None:
-        if self._pending is not None:
-            self._resolve()
-        return self._error
-
-    @error.setter
-    def error(self, text: str | None) -> None:
-        self._error = text
-
-    @property
-    def layout(self) -> str | None:
-        if self._pending is not None:
-            self._resolve()
-        return self._layout
-
-    @layout.setter
-    def layout(self, text: str | None) -> None:
-        self._layout = text
+    record_type = _resolved(
+        "_record_type", "The record type's name; UNKNOWN when the key or value is not understood."
+    )
+    error = _resolved("_error", "Why the key or value could not be decoded, or None.")
+    layout = _resolved(
+        "_layout", 'How the value was read when not as its version says ("read as v3").'
+    )
 
     @property
     def tombstone(self) -> bool:
@@ -618,17 +613,9 @@ def decode_kv(
         return rec
     rec.record_type = rt.name
     rec.key = key_fields
-    if value is None:
-        return rec
-    version, fields, error, layout = decode_value(rt, value)
-    rec.value_version = version
-    if fields is None:
-        rec.record_type = UNKNOWN
-        rec.value_raw = value
-        rec.error = error
-    else:
-        rec.value = fields
-        rec.layout = layout
+    if value is not None:
+        rec.defer_value(rt, value)
+        rec._resolve()  # at once: only the scan engine leaves values for later
     return rec
 
 
