@@ -15,7 +15,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from kgroup.core.errors import CorruptInputError, KgroupError, NotFoundError, UsageError
 from kgroup.offsets import decode as dec
@@ -23,6 +23,9 @@ from kgroup.offsets import replay as rp
 from kgroup.offsets import segments as seg
 from kgroup.offsets.records import Batch, BatchError
 from kgroup.offsets.schema import RECORD_TYPES, RecordType
+
+if TYPE_CHECKING:  # for annotations only: the engine does not import the Kafka client side
+    from kgroup.core.topic_reader import RawMessage
 
 OFFSET_TYPES = frozenset({0, 1})
 GROUP_TYPES = frozenset(t for t in RECORD_TYPES if t not in OFFSET_TYPES)
@@ -102,18 +105,6 @@ class ScanStats:
     emitted: int = 0
     problems: list[seg.Problem] = field(default_factory=list)
     open_transactions: list[tuple[object, int, int]] = field(default_factory=list)
-
-
-class LiveMessage(Protocol):
-    """A record as a consumer returns it (no batch header: control records never arrive);
-    `kgroup.core.topic_reader.RawMessage` is one."""
-
-    topic: str
-    partition: int
-    offset: int
-    timestamp: int
-    key: bytes | None
-    value: bytes | None
 
 
 _NOT_REGULAR = (
@@ -366,26 +357,12 @@ class LocalEngine:
         for offset, ts, key, value, _headers in raw_records:
             if has_time and not control and not flt.time_ok(ts):
                 continue
-            if control or key is None:
-                rec = record(
-                    source,
-                    partition,
-                    position,
-                    offset,
-                    ts,
-                    producer_id,
-                    producer_epoch,
-                    transactional,
-                )
-                if control:
-                    yield dec.decode_control(key, value, rec)
-                elif wants_unknown:
-                    yield dec.decode_kv(key, value, rec)
-                continue
-            hit = key_cache_get(key)  # decode_key's own cache, looked up inline: hot loop
-            key_type, rt, key_fields, _error = hit if hit is not None else decode_key(key)
-            if rt is None:
-                if wants_unknown:
+            rt = None
+            if not control and key is not None:
+                hit = key_cache_get(key)  # decode_key's own cache, looked up inline: hot loop
+                key_type, rt, key_fields, _error = hit if hit is not None else decode_key(key)
+            if rt is None:  # a control record, or a key of no known record type
+                if control or wants_unknown:
                     rec = record(
                         source,
                         partition,
@@ -396,7 +373,10 @@ class LocalEngine:
                         producer_epoch,
                         transactional,
                     )
-                    yield dec.decode_kv(key, value, rec)
+                    if control:
+                        yield dec.decode_control(key, value, rec)
+                    else:
+                        yield dec.decode_kv(key, value, rec)
                 continue
             if key_type in NAME_TYPES and value is not None:
                 self._learn_names(rt, value)
@@ -430,8 +410,9 @@ class LocalEngine:
 
     # ------------------------------------------------------------ live input
 
-    def live_records(self, messages: Iterable[LiveMessage]) -> Iterator[dec.DecodedRecord]:
-        """Decoded records of consumed messages (read_committed: no markers, no aborted data)."""
+    def live_records(self, messages: Iterable[RawMessage]) -> Iterator[dec.DecodedRecord]:
+        """Decoded records of consumed messages (read_committed: no markers, no aborted data;
+        no batch headers: control records never arrive)."""
         flt = self.filter
         names = self.topic_names
         for msg in messages:
