@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from kgroup.core.errors import UsageError
@@ -89,35 +90,30 @@ def session_split_bytes(spark: Any) -> int:
         ) from exc
 
 
+@dataclass(eq=False)
 class SparkScan:
-    """The Spark engine behind the `Scan` interface (kgroup.scan.api)."""
+    """The Spark engine behind the `Scan` interface (kgroup.scan.api), on segment `inputs` or
+    a `live` topic (exactly one). `split_bytes` None: the session's (`session_split_bytes`)."""
 
-    def __init__(
-        self,
-        spark: Any,
-        flt: DecodeFilter,
-        *,
-        inputs: list[SegmentInput] | None = None,
-        live: LiveSpec | None = None,
-        skip_corrupt: bool = False,
-        on_problem: Callable[[seg.Problem], None] | None = None,
-        console: Any = None,
-        split_bytes: int | None = None,
-    ) -> None:
-        if (inputs is None) == (live is None):
+    spark: Any
+    flt: DecodeFilter
+    _: KW_ONLY
+    inputs: list[SegmentInput] | None = None
+    live: LiveSpec | None = None
+    skip_corrupt: bool = False
+    on_problem: Callable[[seg.Problem], None] | None = None
+    console: Any = None
+    split_bytes: int | None = None
+    stats: ScanStats = field(init=False, default_factory=ScanStats)
+
+    def __post_init__(self) -> None:
+        if (self.inputs is None) == (self.live is None):
             raise UsageError("give segment inputs or a live topic")
-        self.spark = spark
-        self.flt = flt
-        self.inputs = inputs
-        self.live = live
-        self.skip_corrupt = skip_corrupt
-        self.on_problem = on_problem
-        self.console = console
-        self.split_bytes = split_bytes if split_bytes is not None else session_split_bytes(spark)
-        self.stats = ScanStats()
-        if inputs is not None:
-            self.stats.files = len(inputs)
-            self.stats.bytes = sum(i.size for i in inputs)
+        if self.split_bytes is None:
+            self.split_bytes = session_split_bytes(self.spark)
+        if self.inputs is not None:
+            self.stats.files = len(self.inputs)
+            self.stats.bytes = sum(i.size for i in self.inputs)
 
     # ------------------------------------------------------------ frames
 

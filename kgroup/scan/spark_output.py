@@ -20,7 +20,6 @@ from kgroup.offsets import segments as seg
 from kgroup.render.notes import note
 from kgroup.scan import rows as rw
 from kgroup.scan.api import LiveSpec
-from kgroup.scan.local import LocalEngine
 from kgroup.scan.spark_jobs import TaskProgress, spark_errors
 from kgroup.scan.spark_sources import (
     BATCH_ROWS,
@@ -29,6 +28,7 @@ from kgroup.scan.spark_sources import (
     ViewOptions,
     partition_chunks,
     settle_worker,
+    task_engine,
 )
 
 PART_STATS_DDL = "`index` int, `path` string, `rows` bigint, `problems` string"
@@ -58,14 +58,12 @@ def parquet_part_task(
         for batch in ids:
             for index in batch.column(0).to_pylist():
                 problems: list[seg.Problem] = []
-                eng = LocalEngine(
-                    opts.flt, skip_corrupt=opts.skip_corrupt, on_problem=problems.append
-                )
+                eng = task_engine(opts, problems)
                 part = parts[index]
                 path = f"{stage_path}/part-{index:05d}-{uuid.uuid4().hex[:12]}.parquet"
                 batches = rw.chunk_batches(
                     partition_chunks(eng, part, live),
-                    file_index=part.order if isinstance(part, SegmentPartition) else part.partition,
+                    file_index=part.order,
                     skip_control=not opts.flt.wants_control,
                     rows=BATCH_ROWS,
                 )

@@ -218,7 +218,22 @@ class SegmentPartition(InputPartition):
     order: int
 
 
-class SegmentReader(DataSourceReader):
+class ViewReader(DataSourceReader):
+    """What both readers share: an input partition's records, as Arrow batches of the view."""
+
+    opts: ViewOptions
+    live: LiveSpec | None = None
+
+    def read(  # type: ignore[override]
+        self, partition: SegmentPartition | TopicPartitionRange
+    ) -> Iterator[Any]:
+        problems: list[seg.Problem] = []
+        eng = task_engine(self.opts, problems)
+        recs = partition_records(eng, partition, self.live)
+        yield from view_batches(eng, recs, self.opts, partition.order, problems)
+
+
+class SegmentReader(ViewReader):
     def __init__(self, inputs: list[SegmentInput], opts: ViewOptions, split_bytes: int) -> None:
         self.inputs = inputs
         self.opts = opts
@@ -241,21 +256,31 @@ class SegmentReader(DataSourceReader):
             for scope in plan_scopes(self.inputs)
         ]
 
-    def read(self, partition: SegmentPartition) -> Iterator[Any]:  # type: ignore[override]
-        problems: list[seg.Problem] = []
-        eng = LocalEngine(
-            self.opts.flt, skip_corrupt=self.opts.skip_corrupt, on_problem=problems.append
-        )
-        recs = partition_records(eng, partition, None)
-        yield from view_batches(eng, recs, self.opts, partition.order, problems)
 
+class ViewSource(DataSource):
+    """What both sources share: the view options, the schema of the view, the format name."""
 
-class SegmentSource(DataSource):
-    """`__consumer_offsets` segment files as decoded records (see the module docstring)."""
+    FORMAT: str
 
     def __init__(self, options: Any) -> None:
         super().__init__(options)
         self.opts = ViewOptions.parse(options)
+
+    @classmethod
+    def name(cls) -> str:
+        return cls.FORMAT
+
+    def schema(self) -> str:
+        return self.opts.schema
+
+
+class SegmentSource(ViewSource):
+    """`__consumer_offsets` segment files as decoded records (see the module docstring)."""
+
+    FORMAT = SEGMENTS_FORMAT
+
+    def __init__(self, options: Any) -> None:
+        super().__init__(options)
         try:
             raw = json.loads(options["inputs"])
             self.inputs = [SegmentInput(str(p), str(s), part, int(n)) for p, s, part, n in raw]
@@ -264,13 +289,6 @@ class SegmentSource(DataSource):
                 "option inputs: a JSON list of [path, source, partition, size]"
             ) from exc
         self.split_bytes = int(options.get("split_bytes", SPLIT_BYTES))
-
-    @classmethod
-    def name(cls) -> str:
-        return SEGMENTS_FORMAT
-
-    def schema(self) -> str:
-        return self.opts.schema
 
     def reader(self, schema: Any) -> SegmentReader:
         return SegmentReader(self.inputs, self.opts, self.split_bytes)
@@ -288,8 +306,13 @@ class TopicPartitionRange(InputPartition):
     start: int
     end: int
 
+    @property
+    def order(self) -> int:
+        """Where its rows go in the input order: the Kafka partition."""
+        return self.partition
 
-class TopicReader(DataSourceReader):
+
+class TopicReader(ViewReader):
     def __init__(self, live: LiveSpec, opts: ViewOptions, split_records: int) -> None:
         self.live = live
         self.opts = opts
@@ -307,19 +330,14 @@ class TopicReader(DataSourceReader):
                 out.append(TopicPartitionRange(live.topic, p, start, min(start + step, high)))
         return out
 
-    def read(self, partition: TopicPartitionRange) -> Iterator[Any]:  # type: ignore[override]
-        problems: list[seg.Problem] = []
-        eng = LocalEngine(self.opts.flt, on_problem=problems.append)
-        recs = partition_records(eng, partition, self.live)
-        yield from view_batches(eng, recs, self.opts, partition.partition, problems)
 
-
-class TopicSource(DataSource):
+class TopicSource(ViewSource):
     """A live `__consumer_offsets` (or a copy) as decoded records (see the module docstring)."""
+
+    FORMAT = TOPIC_FORMAT
 
     def __init__(self, options: Any) -> None:
         super().__init__(options)
-        self.opts = ViewOptions.parse(options)
         try:
             parts = json.loads(options.get("partitions") or "null")
             self.live = LiveSpec(
@@ -332,15 +350,13 @@ class TopicSource(DataSource):
             raise UsageError("options props (JSON) and topic are required") from exc
         self.split_records = int(options.get("split_records", SPLIT_RECORDS))
 
-    @classmethod
-    def name(cls) -> str:
-        return TOPIC_FORMAT
-
-    def schema(self) -> str:
-        return self.opts.schema
-
     def reader(self, schema: Any) -> TopicReader:
         return TopicReader(self.live, self.opts, self.split_records)
+
+
+def task_engine(opts: ViewOptions, problems: list[seg.Problem]) -> LocalEngine:
+    """The engine a task decodes one input partition with; its problems go to `problems`."""
+    return LocalEngine(opts.flt, skip_corrupt=opts.skip_corrupt, on_problem=problems.append)
 
 
 def partition_records(
