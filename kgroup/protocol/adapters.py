@@ -13,8 +13,10 @@ DescribeConfigs: strict, as kgroup always read them); everything else is strict.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields as dataclass_fields
+from functools import cache
+from typing import Any, TypeVar
 
 from kgroup.core.wire import results as res
 from kgroup.protocol import codec
@@ -28,6 +30,8 @@ from kgroup.protocol.model import Api
 
 RESPONSE_TRAILING: Trailing = "ignore"
 
+R = TypeVar("R")
+
 
 def _request(api: Api, version: int, values: dict[str, Any]) -> bytes:
     return codec.encode(api.request, version, values)
@@ -40,6 +44,18 @@ def _response(api: Api, version: int, body: bytes) -> dict[str, Any]:
 def _spoken(api: Api, version: int) -> None:
     if version not in api.spoken:
         raise ValueError(f"kgroup sends {api.name} v{min(api.spoken)}-v{max(api.spoken)}")
+
+
+def _result(cls: Callable[..., R], fields: dict[str, Any], **given: Any) -> R:
+    """A result of the dataclass `cls`: each of its fields from `given`, else the decoded
+    field of the same name (the results keep Kafka's names unless told otherwise)."""
+    return cls(**{name: given[name] if name in given else fields[name] for name in _names(cls)})
+
+
+@cache
+def _names(cls: Any) -> tuple[str, ...]:
+    """The field names of a result dataclass."""
+    return tuple(f.name for f in dataclass_fields(cls))
 
 
 def _by_topic(pairs: Iterable[tuple[str, Any]]) -> dict[str, list[Any]]:
@@ -318,27 +334,18 @@ def decode_consumer_group_describe_response(
 ) -> list[res.ConsumerGroupDescribed]:
     d = _response(p.CONSUMER_GROUP_DESCRIBE, version, body)
     return [
-        res.ConsumerGroupDescribed(
-            g["error_code"],
-            g["error_message"],
-            g["group_id"],
-            g["group_state"],
-            g["group_epoch"],
-            g["assignment_epoch"],
-            g["assignor_name"],
-            tuple(
-                res.ConsumerGroupMember(
-                    member_id=x["member_id"],
-                    instance_id=x["instance_id"],
-                    rack_id=x["rack_id"],
-                    member_epoch=x["member_epoch"],
-                    client_id=x["client_id"],
-                    client_host=x["client_host"],
+        _result(
+            res.ConsumerGroupDescribed,
+            g,
+            state=g["group_state"],
+            assignor=g["assignor_name"],
+            members=tuple(
+                _result(
+                    res.ConsumerGroupMember,
+                    x,
                     subscribed_topic_names=tuple(x["subscribed_topic_names"]),
-                    subscribed_topic_regex=x["subscribed_topic_regex"],
                     assignment=_pairs(x["assignment"]),
                     target_assignment=_pairs(x["target_assignment"]),
-                    member_type=x["member_type"],
                 )
                 for x in g["members"]
             ),

@@ -29,7 +29,7 @@ Pure: records in, rows out; no I/O, no clock.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from kgroup.offsets.decode import DecodedRecord
@@ -63,39 +63,35 @@ class Partial:
     removed_offsets: set[tuple[str, int]] = field(default_factory=set)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "group": self.group,
-            "type": self.type,
-            "protocol": self.protocol,
-            "last_commit": self.last_commit,
-            "commits": self.commits,
-            "topics": sorted(self.topics),
-            "partitions": sorted([t, p] for t, p in self.partitions),
-            "generation": self.generation,
-            "members": self.members,
-            "member_ids": sorted(self.member_ids),
-            "metadata_state": self.metadata_state,
-            "live_offsets": sorted([t, p] for t, p in self.live_offsets),
-            "removed_offsets": sorted([t, p] for t, p in self.removed_offsets),
-        }
+        """The fields in declaration order; sets as sorted lists (pairs as [topic, partition])."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in _PAIR_SETS:
+                value = sorted([t, p] for t, p in value)
+            elif f.name in _NAME_SETS:
+                value = sorted(value)
+            out[f.name] = value
+        return out
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Partial:
-        return cls(
-            group=doc["group"],
-            type=doc["type"],
-            protocol=doc["protocol"],
-            last_commit=doc["last_commit"],
-            commits=doc["commits"],
-            topics=set(doc["topics"]),
-            partitions={(t, p) for t, p in doc["partitions"]},
-            generation=doc["generation"],
-            members=doc["members"],
-            member_ids=set(doc["member_ids"]),
-            metadata_state=doc["metadata_state"],
-            live_offsets={(t, p) for t, p in doc["live_offsets"]},
-            removed_offsets={(t, p) for t, p in doc["removed_offsets"]},
-        )
+        """The inverse of `to_json`."""
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            value = doc[f.name]
+            if f.name in _PAIR_SETS:
+                value = {(t, p) for t, p in value}
+            elif f.name in _NAME_SETS:
+                value = set(value)
+            values[f.name] = value
+        return cls(**values)
+
+
+_NAME_SETS = frozenset({"topics", "member_ids"})
+"""Partial's fields that are sets of names."""
+_PAIR_SETS = frozenset({"partitions", "live_offsets", "removed_offsets"})
+"""Partial's fields that are sets of (topic, partition)."""
 
 
 class PartitionFold:
