@@ -69,26 +69,16 @@ class TopicReader:
         `ranges` (partition -> (start, end)) reads offsets [start, end) of those partitions
         instead, without asking for watermarks.
         """
-        from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError
+        from confluent_kafka import OFFSET_BEGINNING, Consumer
         from confluent_kafka import TopicPartition as RdTopicPartition
 
         if partitions is None and ranges is None:
             partitions = range(self.partition_count())
-        conf = self.admin.client_conf(
-            **{
-                "group.id": READER_GROUP_ID,
-                "enable.auto.commit": False,
-                "enable.auto.offset.store": False,
-                "enable.partition.eof": True,
-                "isolation.level": "read_committed" if self.read_committed else "read_uncommitted",
-                "auto.offset.reset": "earliest",
-            }
-        )
+        conf = self.admin.client_conf(**_reader_settings(self.read_committed))
         try:
             consumer = Consumer(conf)
         except Exception as exc:
             raise _rdkafka_config_error(exc, self.admin.config) from exc
-        timeout = self.admin.timeout_s
         try:
             if ranges is None:
                 ranges = self._watermarks(consumer, partitions or ())
@@ -101,43 +91,20 @@ class TopicReader:
             if not ends:
                 return
             consumer.assign([RdTopicPartition(self.topic, p, first[p]) for p in sorted(ends)])
-            done = 0
-            pending = dict(ends)
-            last_progress = time.monotonic()
-            while pending:
-                message = consumer.poll(0.5)
-                if message is None:
-                    if time.monotonic() - last_progress > timeout:
-                        # open transactions hold read_committed back below the high watermark
-                        break
-                    continue
-                last_progress = time.monotonic()
-                p = message.partition()
-                error = message.error()
-                if error is not None:
-                    if error.code() == KafkaError._PARTITION_EOF:
-                        pending.pop(p, None)
-                        continue
-                    raise self.admin._fail(
-                        _as_exception(error),
-                        "read",
-                        f"{self.topic}-{p}",
-                        acl=f"Read on Topic:{self.topic}",
-                    )
-                if p not in pending:
-                    continue
-                offset = message.offset()
-                if offset >= pending[p]:
-                    pending.pop(p, None)
-                    continue
-                _kind, ts = message.timestamp()
-                headers = tuple(message.headers() or ())
-                yield RawMessage(self.topic, p, offset, ts, message.key(), message.value(), headers)
-                done += 1
+
+            def fail(error: Any, p: int) -> Exception:
+                return self.admin._fail(
+                    _as_exception(error),
+                    "read",
+                    f"{self.topic}-{p}",
+                    acl=f"Read on Topic:{self.topic}",
+                )
+
+            messages = _read_assigned(consumer, self.topic, ends, self.admin.timeout_s, fail)
+            for done, message in enumerate(messages, 1):
+                yield message
                 if on_progress is not None:
                     on_progress(done, total)
-                if offset + 1 >= pending[p]:
-                    pending.pop(p, None)
         finally:
             consumer.close()
 
@@ -161,24 +128,72 @@ class TopicReader:
         return found
 
 
+def _reader_settings(read_committed: bool) -> dict[str, Any]:
+    """The librdkafka settings of a consumer that reads by assignment: the group id it must
+    have, never used; nothing committed; the end of each partition reported."""
+    return {
+        "group.id": READER_GROUP_ID,
+        "enable.auto.commit": False,
+        "enable.auto.offset.store": False,
+        "enable.partition.eof": True,
+        "isolation.level": "read_committed" if read_committed else "read_uncommitted",
+        "auto.offset.reset": "earliest",
+    }
+
+
+def _read_assigned(
+    consumer: Any,
+    topic: str,
+    ends: dict[int, int],
+    timeout_s: float,
+    fail: Callable[[Any, int], Exception],
+) -> Iterator[RawMessage]:
+    """The records of the assigned partitions (`ends`: partition -> end offset), in order per
+    partition, until each reaches its end offset or its end (EOF), or nothing arrives for
+    `timeout_s` (an open transaction holds read_committed back below the end). A consumer
+    error of partition p raises fail(error, p)."""
+    from confluent_kafka import KafkaError
+
+    pending = dict(ends)
+    last_progress = time.monotonic()
+    while pending:
+        message = consumer.poll(0.5)
+        if message is None:
+            if time.monotonic() - last_progress > timeout_s:
+                break
+            continue
+        last_progress = time.monotonic()
+        p = message.partition()
+        error = message.error()
+        if error is not None:
+            if error.code() == KafkaError._PARTITION_EOF:
+                pending.pop(p, None)
+                continue
+            raise fail(error, p)
+        if p not in pending:
+            continue
+        offset = message.offset()
+        if offset >= pending[p]:
+            pending.pop(p, None)
+            continue
+        _kind, ts = message.timestamp()
+        headers = tuple(message.headers() or ())
+        yield RawMessage(topic, p, offset, ts, message.key(), message.value(), headers)
+        if offset + 1 >= pending[p]:
+            pending.pop(p, None)
+
+
 # ---------------------------------------------------------------- offset ranges (Spark source)
 
 
 def _range_consumer(props: dict[str, str], read_committed: bool) -> Any:
     from confluent_kafka import Consumer
 
-    conf: dict[str, Any] = dict(props)
-    conf.update(
-        {
-            "group.id": READER_GROUP_ID,
-            "enable.auto.commit": False,
-            "enable.auto.offset.store": False,
-            "enable.partition.eof": True,
-            "isolation.level": "read_committed" if read_committed else "read_uncommitted",
-            "auto.offset.reset": "earliest",
-            "enable.metrics.push": False,
-        }
-    )
+    conf: dict[str, Any] = {
+        **props,
+        **_reader_settings(read_committed),
+        "enable.metrics.push": False,
+    }
     try:
         return Consumer(conf)
     except Exception as exc:
@@ -232,34 +247,17 @@ def read_range(
     read_committed: aborted records are skipped and an open transaction holds the read back
     below `end`; the read then stops after `timeout_s` without progress, like `TopicReader`.
     """
-    from confluent_kafka import KafkaError
     from confluent_kafka import TopicPartition as RdTopicPartition
 
     if end <= start:
         return
     consumer = _range_consumer(props, read_committed)
+
+    def fail(error: Any, _p: int) -> Exception:
+        return UnreachableError(f"cannot read {topic}-{partition}: {error.str()}")
+
     try:
         consumer.assign([RdTopicPartition(topic, partition, start)])
-        last_progress = time.monotonic()
-        while True:
-            message = consumer.poll(0.5)
-            if message is None:
-                if time.monotonic() - last_progress > timeout_s:
-                    return
-                continue
-            last_progress = time.monotonic()
-            error = message.error()
-            if error is not None:
-                if error.code() == KafkaError._PARTITION_EOF:
-                    return
-                raise UnreachableError(f"cannot read {topic}-{partition}: {error.str()}")
-            offset = message.offset()
-            if offset >= end:
-                return
-            _kind, ts = message.timestamp()
-            headers = tuple(message.headers() or ())
-            yield RawMessage(topic, partition, offset, ts, message.key(), message.value(), headers)
-            if offset + 1 >= end:
-                return
+        yield from _read_assigned(consumer, topic, {partition: end}, timeout_s, fail)
     finally:
         consumer.close()
