@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
 from kgroup.core.config import ClusterConfig
-from kgroup.core.errors import AuthorizationError, KafkaOperationError, KgroupError
+from kgroup.core.errors import KafkaOperationError, KgroupError
 from kgroup.core.models import (
     BrokerNode,
     CommittedOffset,
@@ -51,17 +52,20 @@ from kgroup.core.wire.convert import (
     topic_id_text,
 )
 from kgroup.core.wire.kafka_errors import (
-    _Retry,
-    _tag,
+    Retry,
     commit_error,
     config_error,
+    coordinator_failure,
     fetch_error,
     group_error,
     kafka_error_of,
+    list_groups_error,
+    missing_answer,
     offset_delete_error,
     offsets_error,
     partition_error,
     unreachable_cluster,
+    unsupported_api,
 )
 from kgroup.core.wire.leaders import (
     EARLIEST,
@@ -113,6 +117,40 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+
+class _GroupAnswer(Protocol):
+    """A group in a describe response: its id and error code."""
+
+    @property
+    def group_id(self) -> str: ...
+
+    @property
+    def error_code(self) -> int: ...
+
+
+_Group = TypeVar("_Group", bound=_GroupAnswer)
+Answer = TypeVar("Answer")
+
+
+@dataclass(frozen=True)
+class _KeyedRequest(Generic[Answer]):
+    """A request about a list of keys (groups, coordinator keys) that takes many keys per request
+    from version `batched_from` on (one before); `decode` gives one answer per key."""
+
+    api: m.Api
+    batched_from: int
+    encode: Callable[[int, list[str]], bytes]
+    decode: Callable[[bytes, int, list[str]], Iterable[Answer]]
+
+
+# FindCoordinator batches keys from v4 (KIP-699), OffsetFetch groups from v8 (KIP-709).
+_FIND_COORDINATOR = _KeyedRequest(
+    m.FIND_COORDINATOR, 4, m.encode_find_coordinator_request, m.decode_find_coordinator_response
+)
+_OFFSET_FETCH = _KeyedRequest(
+    m.OFFSET_FETCH, 8, m.encode_offset_fetch_request, m.decode_offset_fetch_response
+)
 
 
 def _chunks(items: Sequence[str], size: int) -> list[list[str]]:
@@ -167,22 +205,7 @@ class WireClient(LeaderClient):
                     continue
                 break
             if result.error_code != m.NONE:
-                name = m.error_name(result.error_code)
-                if result.error_code == m.CLUSTER_AUTHORIZATION_FAILED:
-                    raise _tag(
-                        AuthorizationError(
-                            f"not authorized to list groups on {connection.address} ({name})",
-                            hint="ask for an ACL granting Describe on Cluster:kafka-cluster (or "
-                            "Describe on the groups)",
-                        ),
-                        name,
-                    )
-                raise _tag(
-                    KafkaOperationError(
-                        f"broker {connection.address} failed to list groups: {name}"
-                    ),
-                    name,
-                )
+                raise list_groups_error(result.error_code, connection.address)
             return version, result
 
         answers = self._parallel({node: on(node) for node in nodes})
@@ -225,11 +248,8 @@ class WireClient(LeaderClient):
             for group_id in todo:
                 answer = found.get(group_id)
                 if answer is None:
-                    results[group_id] = _tag(
-                        KafkaOperationError(
-                            f"the broker did not return the coordinator of group {group_id}"
-                        ),
-                        "MISSING",
+                    results[group_id] = missing_answer(
+                        f"the broker did not return the coordinator of group {group_id}"
                     )
                     continue
                 if answer.error_code == m.NONE:
@@ -259,19 +279,64 @@ class WireClient(LeaderClient):
     def _find_on(
         self, connection: BrokerConnection, keys: Sequence[str]
     ) -> dict[str, m.CoordinatorResult]:
-        version = self._version(connection, m.FIND_COORDINATOR)
-        batches = _chunks(keys, self.batch_size) if version >= 4 else [[k] for k in keys]
-        bodies = connection.pipeline(
-            [
-                (m.FIND_COORDINATOR, version, m.encode_find_coordinator_request(version, batch))
-                for batch in batches
-            ]
+        return {answer.key: answer for answer in self._ask(connection, _FIND_COORDINATOR, keys)}
+
+    def _ask(
+        self, connection: BrokerConnection, request: _KeyedRequest[Answer], keys: Sequence[str]
+    ) -> list[Answer]:
+        """Every answer of `request` for `keys`, in batches where the broker's version takes
+        many keys, else one key per request; pipelined on `connection`."""
+        version = self._version(connection, request.api)
+        answers = self._pipelined(
+            connection,
+            request.api,
+            version,
+            keys,
+            request.encode,
+            batched=version >= request.batched_from,
         )
-        found: dict[str, m.CoordinatorResult] = {}
-        for batch, body in zip(batches, bodies, strict=True):
-            for answer in m.decode_find_coordinator_response(body, version, batch):
-                found[answer.key] = answer
-        return found
+        return [
+            answer for batch, body in answers for answer in request.decode(body, version, batch)
+        ]
+
+    def _pipelined(
+        self,
+        connection: BrokerConnection,
+        api: m.Api,
+        version: int,
+        keys: Sequence[str],
+        encode: Callable[[int, list[str]], bytes],
+        *,
+        batched: bool = True,
+    ) -> list[tuple[list[str], bytes]]:
+        """One `api` request per batch of `keys` (up to `batch_size` each; one key each when not
+        `batched`), pipelined on `connection`: each batch with its answer's body."""
+        batches = _chunks(keys, self.batch_size) if batched else [[key] for key in keys]
+        bodies = connection.pipeline([(api, version, encode(version, batch)) for batch in batches])
+        return list(zip(batches, bodies, strict=True))
+
+    def _described(
+        self,
+        connection: BrokerConnection,
+        node: BrokerNode,
+        groups: list[str],
+        api: m.Api,
+        version: int,
+        encode: Callable[[int, list[str]], bytes],
+        decode: Callable[[bytes, int], Iterable[_Group]],
+        describe: Callable[[_Group, BrokerNode], GroupDescription],
+    ) -> dict[str, GroupDescription | KgroupError | Retry]:
+        """Describe `groups` on their coordinator `node`: `api` requests per batch, each answered
+        group as `describe` makes it, or its error (retried when the coordinator moved)."""
+        out: dict[str, GroupDescription | KgroupError | Retry] = {}
+        for _batch, body in self._pipelined(connection, api, version, groups, encode):
+            for group in decode(body, version):
+                if group.error_code == m.NONE:
+                    out[group.group_id] = describe(group, node)
+                else:
+                    error = group_error(group.error_code, group.group_id, "describe")
+                    out[group.group_id] = coordinator_failure(group.error_code, error)
+        return out
 
     # -- per-coordinator plumbing ----------------------------------------------------------------
 
@@ -279,13 +344,13 @@ class WireClient(LeaderClient):
         self,
         group_ids: Iterable[str],
         work: Callable[
-            [BrokerConnection, BrokerNode, list[str]], dict[str, T | KgroupError | _Retry]
+            [BrokerConnection, BrokerNode, list[str]], dict[str, T | KgroupError | Retry]
         ],
     ) -> tuple[dict[str, T | KgroupError], dict[str, BrokerNode]]:
         """Find coordinators, run `work` once per coordinator (in parallel), retry once.
 
         Coordinators this client found before are reused. `work` returns per-group results;
-        `_Retry` ones are retried once with their coordinator looked up again (NOT_COORDINATOR
+        `Retry` ones are retried once with their coordinator looked up again (NOT_COORDINATOR
         after a coordinator moved, LOAD_IN_PROGRESS, ...).
         """
         todo = _unique(group_ids)
@@ -311,7 +376,7 @@ class WireClient(LeaderClient):
 
             def task(
                 node: BrokerNode, groups: list[str]
-            ) -> Callable[[], dict[str, T | KgroupError | _Retry]]:
+            ) -> Callable[[], dict[str, T | KgroupError | Retry]]:
                 return lambda: self._on_broker(
                     node.host, node.port, lambda conn: work(conn, node, groups)
                 )
@@ -323,14 +388,10 @@ class WireClient(LeaderClient):
                 for group_id in groups:
                     outcome = answer.get(group_id)
                     if outcome is None:
-                        results[group_id] = _tag(
-                            KafkaOperationError(
-                                f"coordinator {node.host}:{node.port} did not return group "
-                                f"{group_id}"
-                            ),
-                            "MISSING",
+                        results[group_id] = missing_answer(
+                            f"coordinator {node.host}:{node.port} did not return group {group_id}"
                         )
-                    elif isinstance(outcome, _Retry):
+                    elif isinstance(outcome, Retry):
                         if attempt == 1:
                             retry.append(group_id)
                         else:
@@ -357,34 +418,24 @@ class WireClient(LeaderClient):
 
     def _consumer_describe_on(
         self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
-    ) -> dict[str, GroupDescription | KgroupError | _Retry]:
+    ) -> dict[str, GroupDescription | KgroupError | Retry]:
         api = m.CONSUMER_GROUP_DESCRIBE
         version = connection.version_for(api)
         if version is None:
-            unsupported = _tag(
-                KafkaOperationError(
-                    f"broker {connection.address} does not offer ConsumerGroupDescribe (KIP-848)"
-                ),
-                "UNSUPPORTED_VERSION",
+            unsupported = unsupported_api(
+                f"broker {connection.address} does not offer ConsumerGroupDescribe (KIP-848)"
             )
             return dict.fromkeys(groups, unsupported)
-        bodies = connection.pipeline(
-            [
-                (api, version, m.encode_consumer_group_describe_request(version, batch))
-                for batch in _chunks(groups, self.batch_size)
-            ]
+        return self._described(
+            connection,
+            node,
+            groups,
+            api,
+            version,
+            m.encode_consumer_group_describe_request,
+            m.decode_consumer_group_describe_response,
+            to_consumer_group_description,
         )
-        out: dict[str, GroupDescription | KgroupError | _Retry] = {}
-        for body in bodies:
-            for group in m.decode_consumer_group_describe_response(body, version):
-                if group.error_code == m.NONE:
-                    out[group.group_id] = to_consumer_group_description(group, node)
-                    continue
-                error = group_error(group.error_code, group.group_id, "describe")
-                out[group.group_id] = (
-                    _Retry(error) if group.error_code in m.RETRIABLE_COORDINATOR_ERRORS else error
-                )
-        return out
 
     # -- DescribeGroups --------------------------------------------------------------------------
 
@@ -402,7 +453,7 @@ class WireClient(LeaderClient):
         group_ids: Iterable[str],
         work: Callable[
             [BrokerConnection, BrokerNode, list[str]],
-            dict[str, GroupDescription | KgroupError | _Retry],
+            dict[str, GroupDescription | KgroupError | Retry],
         ],
         group_type: str,
     ) -> dict[str, GroupDescription]:
@@ -430,26 +481,17 @@ class WireClient(LeaderClient):
 
     def _describe_on(
         self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
-    ) -> dict[str, GroupDescription | KgroupError | _Retry]:
-        version = self._version(connection, m.DESCRIBE_GROUPS)
-        batches = _chunks(groups, self.batch_size)
-        bodies = connection.pipeline(
-            [
-                (m.DESCRIBE_GROUPS, version, m.encode_describe_groups_request(version, batch))
-                for batch in batches
-            ]
+    ) -> dict[str, GroupDescription | KgroupError | Retry]:
+        return self._described(
+            connection,
+            node,
+            groups,
+            m.DESCRIBE_GROUPS,
+            self._version(connection, m.DESCRIBE_GROUPS),
+            m.encode_describe_groups_request,
+            m.decode_describe_groups_response,
+            to_group_description,
         )
-        out: dict[str, GroupDescription | KgroupError | _Retry] = {}
-        for body in bodies:
-            for group in m.decode_describe_groups_response(body, version):
-                if group.error_code == m.NONE:
-                    out[group.group_id] = to_group_description(group, node)
-                    continue
-                error = group_error(group.error_code, group.group_id, "describe")
-                out[group.group_id] = (
-                    _Retry(error) if group.error_code in m.RETRIABLE_COORDINATOR_ERRORS else error
-                )
-        return out
 
     # -- OffsetFetch -----------------------------------------------------------------------------
 
@@ -481,7 +523,7 @@ class WireClient(LeaderClient):
 
         def work(
             connection: BrokerConnection, node: BrokerNode, groups: list[str]
-        ) -> dict[str, bool | KgroupError | _Retry]:
+        ) -> dict[str, bool | KgroupError | Retry]:
             version = self._version(connection, m.OFFSET_COMMIT)
             (body,) = connection.pipeline(
                 [
@@ -495,8 +537,7 @@ class WireClient(LeaderClient):
             for topic, partition, code in m.decode_offset_commit_response(body, version):
                 if code != m.NONE:
                     error = commit_error(code, group_id, TopicPartition(topic, partition))
-                    retriable = code in m.RETRIABLE_COORDINATOR_ERRORS
-                    return {group_id: _Retry(error) if retriable else error}
+                    return {group_id: coordinator_failure(code, error)}
             return {group_id: True}
 
         results, _ = self._per_coordinator([group_id], work)
@@ -525,17 +566,14 @@ class WireClient(LeaderClient):
 
         def work(
             connection: BrokerConnection, node: BrokerNode, groups: list[str]
-        ) -> dict[str, m.OffsetDeleteResult | KgroupError | _Retry]:
+        ) -> dict[str, m.OffsetDeleteResult | KgroupError | Retry]:
             version = connection.version_for(m.OFFSET_DELETE)
             if version is None:
                 return {
-                    group_id: _tag(
-                        KafkaOperationError(
-                            f"broker {connection.address} does not offer OffsetDelete (KIP-496; "
-                            "Kafka has it since 2.4), so it cannot delete committed offsets",
-                            hint="kgroup reset-offsets can move the offsets instead",
-                        ),
-                        "UNSUPPORTED_VERSION",
+                    group_id: unsupported_api(
+                        f"broker {connection.address} does not offer OffsetDelete (KIP-496; "
+                        "Kafka has it since 2.4), so it cannot delete committed offsets",
+                        hint="kgroup reset-offsets can move the offsets instead",
                     )
                 }
             request = m.encode_offset_delete_request(version, group_id, rows)
@@ -544,8 +582,7 @@ class WireClient(LeaderClient):
             )
             if result.error_code != m.NONE:
                 error = offset_delete_error(result.error_code, group_id)
-                retriable = result.error_code in m.RETRIABLE_COORDINATOR_ERRORS
-                return {group_id: _Retry(error) if retriable else error}
+                return {group_id: coordinator_failure(result.error_code, error)}
             return {group_id: result}
 
         results, _ = self._per_coordinator([group_id], work)
@@ -559,13 +596,10 @@ class WireClient(LeaderClient):
             tp = TopicPartition(topic, partition)
             code = answered.get(tp)
             if code is None:
-                deleted[tp] = _tag(
-                    KafkaOperationError(
-                        f"the coordinator of group {group_id} did not answer for {tp}: whether "
-                        "its offset was deleted is unknown",
-                        hint=f"check with `kgroup describe {group_id}`",
-                    ),
-                    "MISSING",
+                deleted[tp] = missing_answer(
+                    f"the coordinator of group {group_id} did not answer for {tp}: whether "
+                    "its offset was deleted is unknown",
+                    hint=f"check with `kgroup describe {group_id}`",
                 )
             else:
                 deleted[tp] = None if code == m.NONE else offset_delete_error(code, group_id, tp)
@@ -608,17 +642,8 @@ class WireClient(LeaderClient):
 
     def _fetch_on(
         self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
-    ) -> dict[str, dict[TopicPartition, CommittedOffset] | KgroupError | _Retry]:
-        version = self._version(connection, m.OFFSET_FETCH)
-        batches = _chunks(groups, self.batch_size) if version >= 8 else [[g] for g in groups]
-        bodies = connection.pipeline(
-            [
-                (m.OFFSET_FETCH, version, m.encode_offset_fetch_request(version, batch))
-                for batch in batches
-            ]
-        )
-        out: dict[str, dict[TopicPartition, CommittedOffset] | KgroupError | _Retry] = {}
-        for batch, body in zip(batches, bodies, strict=True):
-            for group in m.decode_offset_fetch_response(body, version, batch):
-                out[group.group_id] = to_committed_offsets(group)
-        return out
+    ) -> dict[str, dict[TopicPartition, CommittedOffset] | KgroupError | Retry]:
+        return {
+            group.group_id: to_committed_offsets(group)
+            for group in self._ask(connection, _OFFSET_FETCH, groups)
+        }

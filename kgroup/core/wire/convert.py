@@ -19,7 +19,12 @@ from kgroup.core.models import (
 )
 from kgroup.core.wire import messages as m
 from kgroup.core.wire.codec import ProtocolError
-from kgroup.core.wire.kafka_errors import _Retry, group_error, partition_error
+from kgroup.core.wire.kafka_errors import (
+    Retry,
+    coordinator_failure,
+    group_error,
+    partition_error,
+)
 
 
 def topic_id_text(raw: bytes | None) -> str | None:
@@ -52,19 +57,20 @@ def commit_rows(
 
 def to_committed_offsets(
     group: m.FetchedGroup,
-) -> dict[TopicPartition, CommittedOffset] | KgroupError | _Retry:
+) -> dict[TopicPartition, CommittedOffset] | KgroupError | Retry:
     """One group's OffsetFetch answer as offsets, an error, or a retriable error."""
     if group.error_code != m.NONE:
-        error = group_error(group.error_code, group.group_id, "fetch the committed offsets")
-        return _Retry(error) if group.error_code in m.RETRIABLE_COORDINATOR_ERRORS else error
+        return coordinator_failure(
+            group.error_code,
+            group_error(group.error_code, group.group_id, "fetch the committed offsets"),
+        )
     offsets: dict[TopicPartition, CommittedOffset] = {}
     for item in group.partitions:
         tp = TopicPartition(item.topic, item.partition)
         if item.error_code != m.NONE:
-            error = partition_error(item.error_code, group.group_id, tp)
-            if item.error_code in m.RETRIABLE_COORDINATOR_ERRORS:
-                return _Retry(error)
-            return error
+            return coordinator_failure(
+                item.error_code, partition_error(item.error_code, group.group_id, tp)
+            )
         if item.offset < 0:  # -1: no committed offset for this partition
             continue
         offsets[tp] = CommittedOffset(

@@ -9,8 +9,9 @@ name (Errors.java), read back with `kafka_error_of`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kgroup.core.errors import (
     AuthorizationError,
@@ -25,10 +26,49 @@ from kgroup.core.wire import messages as m
 from kgroup.core.wire.connection import BrokerTimeout
 
 
-def _tag(error: KgroupError, kafka_error: str) -> KgroupError:
-    """Attach Kafka's error name to an error returned for one group."""
+def tagged(error: KgroupError, kafka_error: str) -> KgroupError:
+    """`error` carrying Kafka's error name (read back with `kafka_error_of`)."""
     error.kafka_error = kafka_error  # type: ignore[attr-defined]
     return error
+
+
+class ErrorTemplate(NamedTuple):
+    """How one Kafka error code reads to a user: the KgroupError class, its message and hint.
+
+    Message and hint are `str.format` templates over the mapper's fields and `name` (Kafka's
+    error name)."""
+
+    kind: type[KgroupError]
+    message: str
+    hint: str | None = None
+
+    def error(self, name: str, **fields: object) -> KgroupError:
+        """The error this template describes, tagged with Kafka's error name."""
+        hint = self.hint.format(name=name, **fields) if self.hint is not None else None
+        return tagged(self.kind(self.message.format(name=name, **fields), hint=hint), name)
+
+
+class ErrorTable(NamedTuple):
+    """The errors of one kind of answer: a template per error code that has its own, and the
+    message of the KafkaOperationError every other code gets."""
+
+    otherwise: str
+    templates: Mapping[int, ErrorTemplate]
+
+    def error(self, code: int, **fields: object) -> KgroupError:
+        """The KgroupError for error `code`, its templates filled in with `fields`."""
+        template = self.templates.get(code) or ErrorTemplate(KafkaOperationError, self.otherwise)
+        return template.error(m.error_name(code), **fields)
+
+
+def missing_answer(message: str, hint: str | None = None) -> KgroupError:
+    """A broker's answer left out something asked for (Kafka error name "MISSING")."""
+    return tagged(KafkaOperationError(message, hint=hint), "MISSING")
+
+
+def unsupported_api(message: str, hint: str | None = None) -> KgroupError:
+    """A broker does not offer a request kgroup needs (Kafka error name "UNSUPPORTED_VERSION")."""
+    return tagged(KafkaOperationError(message, hint=hint), "UNSUPPORTED_VERSION")
 
 
 def unreachable_cluster(
@@ -56,132 +96,201 @@ def kafka_error_of(error: BaseException) -> str | None:
     return getattr(error, "kafka_error", None)
 
 
+_LIST_GROUPS_ERRORS = ErrorTable(
+    "broker {address} failed to list groups: {name}",
+    {
+        m.CLUSTER_AUTHORIZATION_FAILED: ErrorTemplate(
+            AuthorizationError,
+            "not authorized to list groups on {address} ({name})",
+            "ask for an ACL granting Describe on Cluster:kafka-cluster (or Describe on the groups)",
+        ),
+    },
+)
+
+
+def list_groups_error(code: int, address: str) -> KgroupError:
+    """The KgroupError for the error code of a broker's ListGroups answer."""
+    return _LIST_GROUPS_ERRORS.error(code, address=address)
+
+
+_GROUP_NOT_FOUND = ErrorTemplate(
+    NotFoundError, "group {group_id} does not exist ({name})", "check the name with `kgroup list`"
+)
+
+_GROUP_ERRORS = ErrorTable(
+    "cannot {operation} of group {group_id}: {name}{detail}",
+    {
+        m.GROUP_AUTHORIZATION_FAILED: ErrorTemplate(
+            AuthorizationError,
+            "not authorized to {operation} of group {group_id} ({name})",
+            "ask for an ACL granting Describe on Group:{group_id}",
+        ),
+        m.TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
+            AuthorizationError,
+            "not authorized to {operation} of group {group_id} ({name})",
+            "ask for an ACL granting Describe on the group's topics",
+        ),
+        m.CLUSTER_AUTHORIZATION_FAILED: ErrorTemplate(
+            AuthorizationError,
+            "not authorized to {operation} of group {group_id} ({name})",
+            "ask for an ACL granting Describe on Cluster:kafka-cluster",
+        ),
+        m.GROUP_ID_NOT_FOUND: _GROUP_NOT_FOUND,
+    },
+)
+
+
 def group_error(
     code: int, group_id: str, operation: str, message: str | None = None
 ) -> KgroupError:
     """The KgroupError for a group-level Kafka error code."""
-    name = m.error_name(code)
     detail = f": {message}" if message else ""
-    if code == m.GROUP_AUTHORIZATION_FAILED:
-        error: KgroupError = AuthorizationError(
-            f"not authorized to {operation} of group {group_id} ({name})",
-            hint=f"ask for an ACL granting Describe on Group:{group_id}",
-        )
-    elif code == m.TOPIC_AUTHORIZATION_FAILED:
-        error = AuthorizationError(
-            f"not authorized to {operation} of group {group_id} ({name})",
-            hint="ask for an ACL granting Describe on the group's topics",
-        )
-    elif code == m.CLUSTER_AUTHORIZATION_FAILED:
-        error = AuthorizationError(
-            f"not authorized to {operation} of group {group_id} ({name})",
-            hint="ask for an ACL granting Describe on Cluster:kafka-cluster",
-        )
-    elif code == m.GROUP_ID_NOT_FOUND:
-        error = NotFoundError(
-            f"group {group_id} does not exist ({name})",
-            hint="check the name with `kgroup list`",
-        )
-    else:
-        error = KafkaOperationError(f"cannot {operation} of group {group_id}: {name}{detail}")
-    return _tag(error, name)
+    return _GROUP_ERRORS.error(code, group_id=group_id, operation=operation, detail=detail)
+
+
+_PARTITION_ERRORS = ErrorTable(
+    "cannot fetch the committed offset of group {group_id} for {tp}: {name}",
+    {
+        m.TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
+            AuthorizationError,
+            "not authorized to fetch the committed offset of group {group_id} for {tp} ({name})",
+            "ask for an ACL granting Describe on Topic:{tp.topic}",
+        ),
+        m.UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
+            NotFoundError,
+            "group {group_id} has an offset for {tp}, which does not exist ({name})",
+            "check the topic list",
+        ),
+    },
+)
 
 
 def partition_error(code: int, group_id: str, tp: TopicPartition) -> KgroupError:
     """The KgroupError for a partition-level OffsetFetch error code."""
-    name = m.error_name(code)
-    if code == m.TOPIC_AUTHORIZATION_FAILED:
-        error: KgroupError = AuthorizationError(
-            f"not authorized to fetch the committed offset of group {group_id} for {tp} ({name})",
-            hint=f"ask for an ACL granting Describe on Topic:{tp.topic}",
-        )
-    elif code == m.UNKNOWN_TOPIC_OR_PARTITION:
-        error = NotFoundError(
-            f"group {group_id} has an offset for {tp}, which does not exist ({name})",
-            hint="check the topic list",
-        )
-    else:
-        error = KafkaOperationError(
-            f"cannot fetch the committed offset of group {group_id} for {tp}: {name}"
-        )
-    return _tag(error, name)
+    return _PARTITION_ERRORS.error(code, group_id=group_id, tp=tp)
+
+
+def _leader_errors(action: str, acl: str) -> ErrorTable:
+    """The errors of a partition leader's request that does `action` ("list offsets of",
+    "read a record of") and needs `acl` on the topic."""
+    return ErrorTable(
+        f"failed to {action} {{tp}}: {{name}}",
+        {
+            m.TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
+                AuthorizationError,
+                f"not authorized to {action} {{tp}} ({{name}})",
+                f"ask for an ACL granting {acl} on Topic:{{tp.topic}}",
+            ),
+            m.UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
+                NotFoundError,
+                f"cannot {action} {{tp}}: no such topic or partition ({{name}})",
+                "check the name with `kgroup list` or the topic list",
+            ),
+        },
+    )
+
+
+_OFFSETS_ERRORS = _leader_errors("list offsets of", "Describe")
+_FETCH_ERRORS = _leader_errors("read a record of", "Read")
 
 
 def offsets_error(code: int, tp: TopicPartition) -> KgroupError:
     """The KgroupError for a partition-level ListOffsets (or Metadata) error code."""
-    name = m.error_name(code)
-    if code == m.TOPIC_AUTHORIZATION_FAILED:
-        error: KgroupError = AuthorizationError(
-            f"not authorized to list offsets of {tp} ({name})",
-            hint=f"ask for an ACL granting Describe on Topic:{tp.topic}",
-        )
-    elif code == m.UNKNOWN_TOPIC_OR_PARTITION:
-        error = NotFoundError(
-            f"cannot list offsets of {tp}: no such topic or partition ({name})",
-            hint="check the name with `kgroup list` or the topic list",
-        )
-    else:
-        error = KafkaOperationError(f"failed to list offsets of {tp}: {name}")
-    return _tag(error, name)
+    return _OFFSETS_ERRORS.error(code, tp=tp)
 
 
 def fetch_error(code: int, tp: TopicPartition) -> KgroupError:
     """The KgroupError for a partition-level Fetch (or Metadata) error code."""
-    name = m.error_name(code)
-    if code == m.TOPIC_AUTHORIZATION_FAILED:
-        error: KgroupError = AuthorizationError(
-            f"not authorized to read a record of {tp} ({name})",
-            hint=f"ask for an ACL granting Read on Topic:{tp.topic}",
-        )
-    elif code == m.UNKNOWN_TOPIC_OR_PARTITION:
-        error = NotFoundError(
-            f"cannot read a record of {tp}: no such topic or partition ({name})",
-            hint="check the name with `kgroup list` or the topic list",
-        )
-    else:
-        error = KafkaOperationError(f"failed to read a record of {tp}: {name}")
-    return _tag(error, name)
+    return _FETCH_ERRORS.error(code, tp=tp)
+
+
+_CONFIG_ERRORS = ErrorTable(
+    "cannot describe the configuration of topic {topic}: {name}{detail}",
+    {
+        m.TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
+            AuthorizationError,
+            "not authorized to describe the configuration of topic {topic} ({name})",
+            "ask for an ACL granting DescribeConfigs on Topic:{topic}",
+        ),
+        m.UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
+            NotFoundError, "topic {topic} does not exist ({name})"
+        ),
+    },
+)
 
 
 def config_error(code: int, topic: str, message: str | None = None) -> KgroupError:
     """The KgroupError for a DescribeConfigs error code of a topic resource."""
-    name = m.error_name(code)
-    detail = f": {message}" if message else ""
-    if code == m.TOPIC_AUTHORIZATION_FAILED:
-        error: KgroupError = AuthorizationError(
-            f"not authorized to describe the configuration of topic {topic} ({name})",
-            hint=f"ask for an ACL granting DescribeConfigs on Topic:{topic}",
-        )
-    elif code == m.UNKNOWN_TOPIC_OR_PARTITION:
-        error = NotFoundError(f"topic {topic} does not exist ({name})")
-    else:
-        error = KafkaOperationError(
-            f"cannot describe the configuration of topic {topic}: {name}{detail}"
-        )
-    return _tag(error, name)
+    return _CONFIG_ERRORS.error(code, topic=topic, detail=f": {message}" if message else "")
+
+
+_COMMIT_ERRORS = ErrorTable(
+    "cannot commit offsets of group {group_id} for {tp}: {name}",
+    {
+        **dict.fromkeys(
+            (m.TOPIC_AUTHORIZATION_FAILED, m.GROUP_AUTHORIZATION_FAILED),
+            ErrorTemplate(
+                AuthorizationError,
+                "not authorized to commit offsets for group {group_id} ({tp}: {name})",
+                "ask for an ACL granting Read on Group:{group_id} and Read on its topics",
+            ),
+        ),
+        m.UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
+            NotFoundError,
+            "cannot commit an offset of group {group_id} for {tp}: it does not exist ({name})",
+            "check the topic list",
+        ),
+        **dict.fromkeys(
+            (m.UNKNOWN_MEMBER_ID, m.ILLEGAL_GENERATION, m.REBALANCE_IN_PROGRESS),
+            ErrorTemplate(
+                SafetyRefusal,
+                "group {group_id} is not empty: the coordinator refused the commit ({name})",
+                "stop the group's consumers first",
+            ),
+        ),
+    },
+)
 
 
 def commit_error(code: int, group_id: str, tp: TopicPartition) -> KgroupError:
     """The KgroupError for a partition-level OffsetCommit error code."""
-    name = m.error_name(code)
-    if code in (m.TOPIC_AUTHORIZATION_FAILED, m.GROUP_AUTHORIZATION_FAILED):
-        error: KgroupError = AuthorizationError(
-            f"not authorized to commit offsets for group {group_id} ({tp}: {name})",
-            hint=f"ask for an ACL granting Read on Group:{group_id} and Read on its topics",
-        )
-    elif code == m.UNKNOWN_TOPIC_OR_PARTITION:
-        error = NotFoundError(
-            f"cannot commit an offset of group {group_id} for {tp}: it does not exist ({name})",
-            hint="check the topic list",
-        )
-    elif code in (m.UNKNOWN_MEMBER_ID, m.ILLEGAL_GENERATION, m.REBALANCE_IN_PROGRESS):
-        error = SafetyRefusal(
-            f"group {group_id} is not empty: the coordinator refused the commit ({name})",
-            hint="stop the group's consumers first",
-        )
-    else:
-        error = KafkaOperationError(f"cannot commit offsets of group {group_id} for {tp}: {name}")
-    return _tag(error, name)
+    return _COMMIT_ERRORS.error(code, group_id=group_id, tp=tp)
+
+
+_OFFSET_DELETE_ERRORS = ErrorTable(
+    "cannot delete committed offsets of group {group_id}{where}: {name}",
+    {
+        m.GROUP_SUBSCRIBED_TO_TOPIC: ErrorTemplate(
+            SafetyRefusal,
+            "group {group_id} is subscribed to topic {subscribed}: Kafka refuses to delete its "
+            "offsets while members consume it ({name})",
+            "stop the group's consumers, or take the topic out of their subscription, first",
+        ),
+        m.NON_EMPTY_GROUP: ErrorTemplate(
+            SafetyRefusal,
+            "group {group_id} has members and does not use the consumer protocol, so Kafka "
+            "cannot tell which topics they consume and refuses to delete offsets ({name})",
+            "stop the group's members first",
+        ),
+        m.GROUP_ID_NOT_FOUND: _GROUP_NOT_FOUND,
+        m.GROUP_AUTHORIZATION_FAILED: ErrorTemplate(
+            AuthorizationError,
+            "not authorized to delete committed offsets of group {group_id} ({name})",
+            "ask for an ACL granting Delete on Group:{group_id}",
+        ),
+        m.TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
+            AuthorizationError,
+            "not authorized to delete the committed offset of group {group_id}{where} ({name})",
+            "ask for an ACL granting Read on Topic:{acl_topic}",
+        ),
+        m.UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
+            NotFoundError,
+            "cannot delete the committed offset of group {group_id}{where}: no such topic or "
+            "partition ({name})",
+            "check the topic list",
+        ),
+    },
+)
 
 
 def offset_delete_error(code: int, group_id: str, tp: TopicPartition | None = None) -> KgroupError:
@@ -192,51 +301,23 @@ def offset_delete_error(code: int, group_id: str, tp: TopicPartition | None = No
     the consumer protocol), GROUP_ID_NOT_FOUND for a group it does not know. The operation needs
     Delete on the group and Read on each topic (KafkaApis.handleOffsetDeleteRequest).
     """
-    name = m.error_name(code)
-    where = f" for {tp}" if tp is not None else ""
-    if code == m.GROUP_SUBSCRIBED_TO_TOPIC:
-        topic = tp.topic if tp is not None else "(unknown)"
-        error: KgroupError = SafetyRefusal(
-            f"group {group_id} is subscribed to topic {topic}: Kafka refuses to delete its "
-            f"offsets while members consume it ({name})",
-            hint="stop the group's consumers, or take the topic out of their subscription, first",
-        )
-    elif code == m.NON_EMPTY_GROUP:
-        error = SafetyRefusal(
-            f"group {group_id} has members and does not use the consumer protocol, so Kafka "
-            f"cannot tell which topics they consume and refuses to delete offsets ({name})",
-            hint="stop the group's members first",
-        )
-    elif code == m.GROUP_ID_NOT_FOUND:
-        error = NotFoundError(
-            f"group {group_id} does not exist ({name})", hint="check the name with `kgroup list`"
-        )
-    elif code == m.GROUP_AUTHORIZATION_FAILED:
-        error = AuthorizationError(
-            f"not authorized to delete committed offsets of group {group_id} ({name})",
-            hint=f"ask for an ACL granting Delete on Group:{group_id}",
-        )
-    elif code == m.TOPIC_AUTHORIZATION_FAILED:
-        topic = tp.topic if tp is not None else "the topics"
-        error = AuthorizationError(
-            f"not authorized to delete the committed offset of group {group_id}{where} ({name})",
-            hint=f"ask for an ACL granting Read on Topic:{topic}",
-        )
-    elif code == m.UNKNOWN_TOPIC_OR_PARTITION:
-        error = NotFoundError(
-            f"cannot delete the committed offset of group {group_id}{where}: no such topic or "
-            f"partition ({name})",
-            hint="check the topic list",
-        )
-    else:
-        error = KafkaOperationError(
-            f"cannot delete committed offsets of group {group_id}{where}: {name}"
-        )
-    return _tag(error, name)
+    return _OFFSET_DELETE_ERRORS.error(
+        code,
+        group_id=group_id,
+        where=f" for {tp}" if tp is not None else "",
+        subscribed=tp.topic if tp is not None else "(unknown)",
+        acl_topic=tp.topic if tp is not None else "the topics",
+    )
 
 
 @dataclass(frozen=True)
-class _Retry:
+class Retry:
     """A retriable per-group failure: retried once, then reported as `error`."""
 
     error: KgroupError
+
+
+def coordinator_failure(code: int, error: KgroupError) -> KgroupError | Retry:
+    """`error`, for a group's coordinator error `code`: to retry (as a Retry) when the code means
+    the coordinator moved or is loading (RETRIABLE_COORDINATOR_ERRORS), else final."""
+    return Retry(error) if code in m.RETRIABLE_COORDINATOR_ERRORS else error
