@@ -24,7 +24,7 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -56,6 +56,9 @@ SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 
 class ConnectionLost(UnreachableError):
     """The broker closed the connection before answering (a fresh connection may work)."""
+
+
+_LOST_HINT = "the broker may not implement this request version; retry"
 
 
 class BrokerTimeout(UnreachableError):
@@ -122,7 +125,10 @@ def build_ssl_context(
     import ssl
 
     context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
-    try:
+    with _loading(
+        f"the CA certificates of ssl.ca.location/ssl.ca.pem (from {origin('ssl.ca.location')})",
+        hint="point ssl.ca.location (Java: ssl.truststore.location) at a readable PEM file",
+    ):
         if security.ca_location and security.ca_location != "probe":
             if os.path.isdir(security.ca_location):
                 context.load_verify_locations(capath=security.ca_location)
@@ -130,25 +136,17 @@ def build_ssl_context(
                 context.load_verify_locations(cafile=security.ca_location)
         if security.ca_pem:
             context.load_verify_locations(cadata=security.ca_pem)
-    except (OSError, ssl.SSLError) as exc:
-        raise ConfigError(
-            f"cannot load the CA certificates of ssl.ca.location/ssl.ca.pem (from "
-            f"{origin('ssl.ca.location')}): {_ssl_reason(exc)}",
-            hint="point ssl.ca.location (Java: ssl.truststore.location) at a readable PEM file",
-        ) from None
     if security.certificate_location or security.key_location:
-        try:
+        with _loading(
+            "the client certificate or key (ssl.certificate.location / ssl.key.location from "
+            f"{origin('ssl.key.location')})",
+            hint="check the paths and ssl.key.password",
+        ):
             context.load_cert_chain(
                 certfile=security.certificate_location or security.key_location or "",
                 keyfile=security.key_location,
                 password=security.key_password,
             )
-        except (OSError, ssl.SSLError) as exc:
-            raise ConfigError(
-                f"cannot load the client certificate or key (ssl.certificate.location / "
-                f"ssl.key.location from {origin('ssl.key.location')}): {_ssl_reason(exc)}",
-                hint="check the paths and ssl.key.password",
-            ) from None
     if security.ciphers:
         try:
             context.set_ciphers(security.ciphers)
@@ -162,6 +160,15 @@ def build_ssl_context(
     if not security.verify_certificate:
         context.verify_mode = ssl.CERT_NONE
     return context
+
+
+@contextlib.contextmanager
+def _loading(what: str, hint: str) -> Iterator[None]:
+    """A file or PEM text that cannot be read or parsed while loading `what` is a ConfigError."""
+    try:
+        yield
+    except OSError as exc:  # ssl.SSLError is an OSError
+        raise ConfigError(f"cannot load {what}: {_ssl_reason(exc)}", hint=hint) from None
 
 
 def _ssl_reason(exc: BaseException) -> str:
@@ -413,17 +420,24 @@ class BrokerConnection:
         return results
 
     def _send(self, payload: bytes, api: m.Api, deadline: float) -> None:
+        with self._socket_io(api, deadline, "while sending") as sock:
+            sock.sendall(payload)
+
+    @contextlib.contextmanager
+    def _socket_io(self, api: m.Api, deadline: float, doing: str) -> Iterator[socket.socket]:
+        """The socket, with what is left of `deadline` as its timeout; a timeout in the block is
+        a BrokerTimeout, a socket error a ConnectionLost saying when (`doing` `api`)."""
         assert self._sock is not None
         try:
             self._sock.settimeout(self._remaining(deadline, api))
-            self._sock.sendall(payload)
+            yield self._sock
         except TimeoutError:
             raise self._timeout(api) from None
         except OSError as exc:
             raise ConnectionLost(
-                f"broker {self.address} closed the connection while sending {api.name} "
+                f"broker {self.address} closed the connection {doing} {api.name} "
                 f"({exc.strerror or exc.__class__.__name__})",
-                hint="the broker may not implement this request version; retry",
+                hint=_LOST_HINT,
             ) from None
 
     def _receive(self, api: m.Api, deadline: float) -> bytes:
@@ -444,26 +458,16 @@ class BrokerConnection:
         return self._read_exact(size, api, deadline)
 
     def _read_exact(self, size: int, api: m.Api, deadline: float) -> bytes:
-        assert self._sock is not None
         buffer = bytearray(size)
         view = memoryview(buffer)
         got = 0
         while got < size:
-            try:
-                self._sock.settimeout(self._remaining(deadline, api))
-                count = self._sock.recv_into(view[got:], size - got)
-            except TimeoutError:
-                raise self._timeout(api) from None
-            except OSError as exc:
-                raise ConnectionLost(
-                    f"broker {self.address} closed the connection during {api.name} "
-                    f"({exc.strerror or exc.__class__.__name__})",
-                    hint="the broker may not implement this request version; retry",
-                ) from None
+            with self._socket_io(api, deadline, "during") as sock:
+                count = sock.recv_into(view[got:], size - got)
             if count == 0:
                 raise ConnectionLost(
                     f"broker {self.address} closed the connection before answering {api.name}",
-                    hint="the broker may not implement this request version; retry",
+                    hint=_LOST_HINT,
                 )
             got += count
         return bytes(buffer)
