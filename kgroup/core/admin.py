@@ -278,15 +278,10 @@ class GroupAdmin:
                 future, "describe topic", name, acl=f"Describe on Topic:{name}"
             )
             partitions = sorted(described.partitions, key=lambda p: p.id)
-            racks = tuple(
-                tuple(sorted({n.rack for n in p.replicas if getattr(n, "rack", None)}))
-                for p in partitions
-            )
-            result[name] = TopicMetadata(
-                name=name,
-                partitions=len(partitions),
+            result[name] = TopicMetadata.from_replica_racks(
+                name,
+                ([getattr(n, "rack", None) or None for n in p.replicas] for p in partitions),
                 topic_id=_uuid_text(described.topic_id),
-                replica_racks=racks,
             )
         return result
 

@@ -5,6 +5,7 @@ Pure dataclasses with no dependencies, so engines may import them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 
@@ -112,6 +113,22 @@ class TopicMetadata:
     partitions: int
     topic_id: str | None = None
     replica_racks: tuple[tuple[str, ...], ...] = field(default=())
+
+    @classmethod
+    def from_replica_racks(
+        cls, name: str, racks: Iterable[Iterable[str | None]], topic_id: str | None = None
+    ) -> TopicMetadata:
+        """A topic from the racks of each partition's replicas, in partition order (None for a
+        replica whose rack is unknown): each partition keeps its known racks, sorted, once."""
+        replica_racks = tuple(
+            tuple(sorted({rack for rack in replicas if rack is not None})) for replicas in racks
+        )
+        return cls(
+            name=name,
+            partitions=len(replica_racks),
+            topic_id=topic_id,
+            replica_racks=replica_racks,
+        )
 
 
 @dataclass(frozen=True)

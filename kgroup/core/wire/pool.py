@@ -362,22 +362,9 @@ class BrokerPool:
             if topic.error_code != m.NONE:
                 continue
             partitions = sorted(topic.partitions, key=lambda p: p.partition)
-            racks = tuple(
-                tuple(
-                    sorted(
-                        {
-                            rack
-                            for replica in p.replicas
-                            if (rack := _rack(cluster.brokers.get(replica))) is not None
-                        }
-                    )
-                )
-                for p in partitions
-            )
-            result[name] = TopicMetadata(
-                name=name,
-                partitions=len(partitions),
+            result[name] = TopicMetadata.from_replica_racks(
+                name,
+                ([_rack(cluster.brokers.get(r)) for r in p.replicas] for p in partitions),
                 topic_id=topic_id_text(topic.topic_id),
-                replica_racks=racks,
             )
         return result
