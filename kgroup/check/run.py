@@ -438,7 +438,7 @@ def describe_topic_configs(admin: Any, topics: Sequence[str]) -> dict[str, Any]:
         try:
             entries = future.result()
         except Exception as exc:
-            out[resource.name] = admin._fail(
+            out[resource.name] = admin.error_for(
                 exc,
                 "describe the configuration of topic",
                 resource.name,

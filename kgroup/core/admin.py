@@ -31,18 +31,18 @@ from kgroup.core.models import (
 )
 from kgroup.core.rdkafka_convert import (
     STATE_NAMES,
-    _group_description,
-    _uuid_text,
+    group_description,
     state_name,
+    topic_id_of,
     type_name,
 )
 from kgroup.core.rdkafka_errors import (
-    _UNREACHABLE,
-    _as_exception,
-    _rdkafka_config_error,
+    UNREACHABLE_ERRORS,
+    as_exception,
     connection_failures,
     kafka_error_name,
     map_kafka_error,
+    rdkafka_config_error,
 )
 
 # Names kept importable from here (callers import them from this module).
@@ -51,11 +51,11 @@ __all__ = [
     "GROUP_TYPES",
     "STATE_NAMES",
     "GroupAdmin",
-    "_as_exception",
-    "_rdkafka_config_error",
+    "as_exception",
     "connection_failures",
     "kafka_error_name",
     "map_kafka_error",
+    "rdkafka_config_error",
     "rdkafka_log",
     "state_name",
     "type_name",
@@ -187,17 +187,19 @@ class GroupAdmin:
             try:
                 self._admin = AdminClient(self.client_conf(error_cb=self._note_error))
             except Exception as exc:  # librdkafka refuses unknown or invalid properties here
-                raise _rdkafka_config_error(exc, self.config) from exc
+                raise rdkafka_config_error(exc, self.config) from exc
         return self._admin
 
     def _note_error(self, error: Any) -> None:
         """librdkafka's error callback (served by poll): keep connection errors."""
         self._transport_errors.append((error.name(), error.str()))
 
-    def _fail(
+    def error_for(
         self, exc: BaseException, operation: str, subject: str = "", acl: str | None = None
     ) -> KgroupError:
-        if self._admin is not None and kafka_error_name(exc) in _UNREACHABLE:
+        """The KgroupError a user sees for librdkafka's `exc` while trying to `operation`
+        `subject` (`acl`: the ACL such a call needs), with why the cluster was unreachable."""
+        if self._admin is not None and kafka_error_name(exc) in UNREACHABLE_ERRORS:
             self._admin.poll(0)  # serve the error callbacks of the connection attempts
         return map_kafka_error(
             exc,
@@ -215,7 +217,7 @@ class GroupAdmin:
         try:
             return future.result()
         except Exception as exc:
-            raise self._fail(exc, operation, subject, acl) from exc
+            raise self.error_for(exc, operation, subject, acl) from exc
 
     # -- cluster and topics ----------------------------------------------------------------
 
@@ -224,7 +226,7 @@ class GroupAdmin:
         try:
             metadata = self.admin.list_topics(timeout=self.timeout_s)
         except Exception as exc:
-            raise self._fail(exc, "fetch cluster metadata") from exc
+            raise self.error_for(exc, "fetch cluster metadata") from exc
         return [BrokerNode(b.id, b.host, b.port) for b in metadata.brokers.values()]
 
     def topics(self, include_internal: bool = False) -> dict[str, TopicMetadata]:
@@ -242,7 +244,7 @@ class GroupAdmin:
         try:
             metadata = self.admin.list_topics(timeout=self.timeout_s)
         except Exception as exc:
-            raise self._fail(exc, "fetch topic metadata") from exc
+            raise self.error_for(exc, "fetch topic metadata") from exc
         result: dict[str, TopicMetadata] = {}
         for name, topic in metadata.topics.items():
             if topic.error is not None:
@@ -281,7 +283,7 @@ class GroupAdmin:
             result[name] = TopicMetadata.from_replica_racks(
                 name,
                 ([getattr(n, "rack", None) or None for n in p.replicas] for p in partitions),
-                topic_id=_uuid_text(described.topic_id),
+                topic_id=topic_id_of(described.topic_id),
             )
         return result
 
@@ -304,7 +306,7 @@ class GroupAdmin:
         for error in errors:
             log.debug("list groups: a broker answered with %s", error)
         if errors and not result.valid:
-            raise self._fail(errors[0], "list groups", acl="Describe on Cluster")
+            raise self.error_for(errors[0], "list groups", acl="Describe on Cluster")
         listings = []
         for group in result.valid:
             listings.append(
@@ -379,7 +381,7 @@ class GroupAdmin:
             try:
                 described = future.result()
             except Exception as exc:
-                error = self._fail(
+                error = self.error_for(
                     exc, "describe group", group_id, acl=f"Describe on Group:{group_id}"
                 )
                 if isinstance(error, UnreachableError):
@@ -388,7 +390,7 @@ class GroupAdmin:
                     group_id=group_id, state="Unknown", error=error.one_line()
                 )
                 continue
-            result[group_id] = _group_description(described)
+            result[group_id] = group_description(described)
         return result
 
     def committed_offsets(self, group_id: str) -> dict[TopicPartition, CommittedOffset]:
@@ -459,7 +461,7 @@ class GroupAdmin:
             try:
                 answer = future.result()
             except Exception as exc:
-                error = self._fail(
+                error = self.error_for(
                     exc,
                     "fetch committed offsets of group",
                     group_id,
@@ -480,8 +482,8 @@ class GroupAdmin:
         offsets: dict[TopicPartition, CommittedOffset] = {}
         for tp in partitions:
             if tp.error is not None:
-                return self._fail(
-                    _as_exception(tp.error),
+                return self.error_for(
+                    as_exception(tp.error),
                     "fetch the committed offsets of group",
                     f"{group_id} ({tp.topic}:{tp.partition})",
                     acl=f"Describe on Topic:{tp.topic}",
@@ -547,7 +549,7 @@ class GroupAdmin:
         try:
             consumer = Consumer(conf)
         except Exception as exc:
-            raise _rdkafka_config_error(exc, self.config) from exc
+            raise rdkafka_config_error(exc, self.config) from exc
         try:
             rounds = max(len(offsets) for offsets in by_partition.values())
             for index in range(rounds):
@@ -576,8 +578,8 @@ class GroupAdmin:
                         if error.code() == error._PARTITION_EOF:
                             result[(tp, pending.pop(tp))] = NextRecord(consumable=False)
                             continue
-                        raise self._fail(
-                            _as_exception(error),
+                        raise self.error_for(
+                            as_exception(error),
                             "read a record of",
                             str(tp),
                             acl=f"Read on Topic:{tp.topic}",
@@ -727,8 +729,8 @@ class GroupAdmin:
         failed = [tp for tp in result.topic_partitions or [] if tp.error is not None]
         if failed:
             first = failed[0]
-            raise self._fail(
-                _as_exception(first.error),
+            raise self.error_for(
+                as_exception(first.error),
                 "commit offsets for group",
                 f"{group_id} ({first.topic}:{first.partition})",
             )
@@ -742,7 +744,7 @@ class GroupAdmin:
                 future.result()
                 outcome[group_id] = None
             except Exception as exc:
-                outcome[group_id] = self._fail(
+                outcome[group_id] = self.error_for(
                     exc, "delete group", group_id, acl=f"Delete on Group:{group_id}"
                 ).one_line()
         return outcome

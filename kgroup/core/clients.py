@@ -58,7 +58,7 @@ def create_topics(admin: GroupAdmin, partitions: Mapping[str, int]) -> list[str]
             future.result()
             created.append(name)
         except Exception as exc:
-            raise admin._fail(exc, "create topic", name, acl=f"Create on Topic:{name}") from exc
+            raise admin.error_for(exc, "create topic", name, acl=f"Create on Topic:{name}") from exc
     return created
 
 

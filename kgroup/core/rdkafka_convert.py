@@ -36,7 +36,7 @@ def type_name(group_type: Any) -> str:
     return name.lower()
 
 
-def _uuid_text(uuid: Any) -> str | None:
+def topic_id_of(uuid: Any) -> str | None:
     """Kafka's printed form of a topic id: unpadded base64url of the 16 bytes."""
     if uuid is None:
         return None
@@ -56,7 +56,8 @@ def _node(node: Any) -> BrokerNode | None:
     return BrokerNode(id=node.id, host=node.host, port=node.port, rack=getattr(node, "rack", None))
 
 
-def _group_description(described: Any) -> GroupDescription:
+def group_description(described: Any) -> GroupDescription:
+    """librdkafka's ConsumerGroupDescription as a GroupDescription."""
     members = []
     for member in described.members or []:
         assignment = getattr(member, "assignment", None)

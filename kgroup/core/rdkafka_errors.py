@@ -22,7 +22,7 @@ from kgroup.core.errors import (
 )
 
 # librdkafka error names meaning "the cluster did not answer".
-_UNREACHABLE = {
+UNREACHABLE_ERRORS = {
     "_TRANSPORT",
     "_ALL_BROKERS_DOWN",
     "_TIMED_OUT",
@@ -110,7 +110,7 @@ def map_kafka_error(
     inner = error.args[0] if getattr(error, "args", None) else error
     text = inner.str() if hasattr(inner, "str") else str(error)
     where = f" {subject}" if subject else ""
-    if name in _UNREACHABLE:
+    if name in UNREACHABLE_ERRORS:
         causes = connection_failures(transport_errors)
         if causes:
             return UnreachableError(
@@ -144,7 +144,8 @@ def map_kafka_error(
     return KafkaOperationError(f"failed to {operation}{where}: {name}: {text}")
 
 
-def _rdkafka_config_error(exc: BaseException, config: ClusterConfig) -> ConfigError:
+def rdkafka_config_error(exc: BaseException, config: ClusterConfig) -> ConfigError:
+    """The ConfigError for a client property librdkafka rejected, naming where it came from."""
     text = str(exc.args[0].str() if exc.args and hasattr(exc.args[0], "str") else exc)
     key = None
     if '"' in text:
@@ -157,7 +158,9 @@ def _rdkafka_config_error(exc: BaseException, config: ClusterConfig) -> ConfigEr
     )
 
 
-def _as_exception(error: Any) -> BaseException:
+def as_exception(error: Any) -> BaseException:
+    """librdkafka's KafkaError (of a message or partition) as the exception `map_kafka_error`
+    takes."""
     from confluent_kafka import KafkaException
 
     return KafkaException(error)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kgroup.core.admin import GroupAdmin, _as_exception, _rdkafka_config_error
+from kgroup.core.admin import GroupAdmin, as_exception, rdkafka_config_error
 from kgroup.core.errors import NotFoundError, UnreachableError
 
 READER_GROUP_ID = "kgroup-decode-reader"  # required by librdkafka; never joined or committed
@@ -78,7 +78,7 @@ class TopicReader:
         try:
             consumer = Consumer(conf)
         except Exception as exc:
-            raise _rdkafka_config_error(exc, self.admin.config) from exc
+            raise rdkafka_config_error(exc, self.admin.config) from exc
         try:
             if ranges is None:
                 ranges = self._watermarks(consumer, partitions or ())
@@ -93,8 +93,8 @@ class TopicReader:
             consumer.assign([RdTopicPartition(self.topic, p, first[p]) for p in sorted(ends)])
 
             def fail(error: Any, p: int) -> Exception:
-                return self.admin._fail(
-                    _as_exception(error),
+                return self.admin.error_for(
+                    as_exception(error),
                     "read",
                     f"{self.topic}-{p}",
                     acl=f"Read on Topic:{self.topic}",
@@ -119,7 +119,7 @@ class TopicReader:
                     RdTopicPartition(self.topic, p), timeout=self.admin.timeout_s
                 )
             except Exception as exc:
-                raise self.admin._fail(
+                raise self.admin.error_for(
                     exc,
                     "read the watermarks of",
                     f"{self.topic}-{p}",

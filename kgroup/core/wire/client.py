@@ -187,7 +187,7 @@ class WireClient(LeaderClient):
         nodes = self.brokers()
 
         def on(node: BrokerNode) -> Callable[[], tuple[int, m.ListGroupsResult]]:
-            return lambda: self._on_broker(node.host, node.port, list_on)
+            return lambda: self.on_broker(node.host, node.port, list_on)
 
         def list_on(connection: BrokerConnection) -> tuple[int, m.ListGroupsResult]:
             version = self._version(connection, m.LIST_GROUPS)
@@ -208,7 +208,7 @@ class WireClient(LeaderClient):
                 raise list_groups_error(result.error_code, connection.address)
             return version, result
 
-        answers = self._parallel({node: on(node) for node in nodes})
+        answers = self.parallel({node: on(node) for node in nodes})
         listings: dict[str, GroupListing] = {}
         for node in nodes:
             version, result = answers[node]
@@ -377,11 +377,11 @@ class WireClient(LeaderClient):
             def task(
                 node: BrokerNode, groups: list[str]
             ) -> Callable[[], dict[str, T | KgroupError | Retry]]:
-                return lambda: self._on_broker(
+                return lambda: self.on_broker(
                     node.host, node.port, lambda conn: work(conn, node, groups)
                 )
 
-            answers = self._parallel({node: task(node, groups) for node, groups in plan.items()})
+            answers = self.parallel({node: task(node, groups) for node, groups in plan.items()})
             retry = []
             for node, groups in plan.items():
                 answer = answers[node]

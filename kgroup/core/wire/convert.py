@@ -35,7 +35,8 @@ def topic_id_text(raw: bytes | None) -> str | None:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _rack(node: BrokerNode | None) -> str | None:
+def rack_of(node: BrokerNode | None) -> str | None:
+    """The broker's rack; None for an unknown broker or one without a rack."""
     return node.rack if node is not None else None
 
 

@@ -116,7 +116,7 @@ class GroupFence:
                 raise found
             node = self._node = found
         label = f"{CLIENT_ID_PREFIX} pid {os.getpid()} on {socket.gethostname()}"
-        connection = self.client._new_connection(node.host, node.port)
+        connection = self.client.new_connection(node.host, node.port)
         connection.client_id = label
         if timeout_s is not None:
             connection.timeout_s = min(connection.timeout_s, timeout_s)

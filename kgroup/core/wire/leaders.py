@@ -123,11 +123,11 @@ class LeaderClient(BrokerPool):
             def task(
                 node: BrokerNode, asked: dict[int, list[TopicPartition]]
             ) -> Callable[[], dict[tuple[int, TopicPartition], m.ListedOffset]]:
-                return lambda: self._on_broker(
+                return lambda: self.on_broker(
                     node.host, node.port, lambda conn: self._list_offsets_on(conn, queries, asked)
                 )
 
-            answers = self._parallel({node: task(node, asked) for node, asked in plan.items()})
+            answers = self.parallel({node: task(node, asked) for node, asked in plan.items()})
             for node, asked in plan.items():
                 for index, tps in sorted(asked.items()):
                     for tp in tps:
@@ -236,7 +236,7 @@ class LeaderClient(BrokerPool):
             def task(
                 node: BrokerNode, asked: list[m.FetchPosition], solo: set[TopicPartition]
             ) -> Callable[[], dict[TopicPartition, m.FetchedPartition]]:
-                return lambda: self._on_broker(
+                return lambda: self.on_broker(
                     node.host,
                     node.port,
                     lambda conn: self._fetch_records_on(conn, asked, solo, read_committed),
@@ -254,7 +254,7 @@ class LeaderClient(BrokerPool):
                 )
                 for node, tps in plan.items()
             }
-            answers = self._parallel(tasks)
+            answers = self.parallel(tasks)
             alone = set()
             out_of_range: list[TopicPartition] = []
             for node, tps in plan.items():

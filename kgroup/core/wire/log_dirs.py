@@ -100,13 +100,13 @@ def partition_sizes(
     def task(node: BrokerNode, tps: list[TopicPartition]) -> Callable[[], Sizes]:
         def run() -> Sizes:
             try:
-                return client._on_broker(node.host, node.port, lambda c: _sizes_on(c, tps))
+                return client.on_broker(node.host, node.port, lambda c: _sizes_on(c, tps))
             except KgroupError as exc:
                 return dict.fromkeys(tps, exc)
 
         return run
 
-    for answers in client._parallel({n: task(n, tps) for n, tps in plan.items()}).values():
+    for answers in client.parallel({n: task(n, tps) for n, tps in plan.items()}).values():
         out.update(answers)
     return out
 

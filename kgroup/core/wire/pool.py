@@ -28,7 +28,7 @@ from kgroup.core.wire.connection import (
     build_ssl_context,
     security_from_properties,
 )
-from kgroup.core.wire.convert import _rack, topic_id_text
+from kgroup.core.wire.convert import rack_of, topic_id_text
 from kgroup.core.wire.kafka_errors import unreachable_cluster
 from kgroup.core.wire.sasl import MECHANISMS
 
@@ -206,7 +206,8 @@ class BrokerPool:
         with self._count_lock:
             self.request_counts[api_name] += 1
 
-    def _new_connection(self, host: str, port: int) -> BrokerConnection:
+    def new_connection(self, host: str, port: int) -> BrokerConnection:
+        """A connection to a broker with this client's settings, not yet opened nor pooled."""
         return BrokerConnection(
             host,
             port,
@@ -223,7 +224,7 @@ class BrokerPool:
             existing = self._connections.get(key)
         if existing is not None and existing.is_open:
             return existing
-        connection = self._new_connection(host, port).open(deadline)
+        connection = self.new_connection(host, port).open(deadline)
         with self._pool_lock:
             current = self._connections.get(key)
             if current is not None and current.is_open:
@@ -256,7 +257,7 @@ class BrokerPool:
                 failures.append(exc)
         raise unreachable_cluster(self.config.bootstrap_servers, self.timeout_s, failures)
 
-    def _on_broker(self, host: str, port: int, work: Callable[[BrokerConnection], T]) -> T:
+    def on_broker(self, host: str, port: int, work: Callable[[BrokerConnection], T]) -> T:
         """Run `work` on the broker's connection; once more on a fresh one if it was dropped."""
         for attempt in (1, 2):
             connection = self._connection(host, port)
@@ -272,9 +273,9 @@ class BrokerPool:
 
     def _on_any(self, work: Callable[[BrokerConnection], T]) -> T:
         connection = self._any_connection()
-        return self._on_broker(connection.host, connection.port, work)
+        return self.on_broker(connection.host, connection.port, work)
 
-    def _parallel(self, tasks: dict[BrokerNode, Callable[[], T]]) -> dict[BrokerNode, T]:
+    def parallel(self, tasks: dict[BrokerNode, Callable[[], T]]) -> dict[BrokerNode, T]:
         """Run one task per broker, in threads when there are several; first error re-raised."""
         if len(tasks) <= 1:
             return {node: task() for node, task in tasks.items()}
@@ -364,7 +365,7 @@ class BrokerPool:
             partitions = sorted(topic.partitions, key=lambda p: p.partition)
             result[name] = TopicMetadata.from_replica_racks(
                 name,
-                ([_rack(cluster.brokers.get(r)) for r in p.replicas] for p in partitions),
+                ([rack_of(cluster.brokers.get(r)) for r in p.replicas] for p in partitions),
                 topic_id=topic_id_text(topic.topic_id),
             )
         return result
