@@ -1,10 +1,11 @@
 """Kafka error codes in the wire client's answers, as KgroupErrors.
 
 Each mapper turns the error code of one answer (a group's, a partition's, a topic's) into the
-KgroupError kgroup shows: authorization failures name the ACL to ask for (KafkaApis checks
-Describe/Read/Delete on Group and Topic), unknown groups and topics are NotFoundError, refusals
-that protect a live group are SafetyRefusal. Every error carries `kafka_error`, Kafka's error
-name (Errors.java), read back with `kafka_error_of`.
+KgroupError kgroup shows, through that answer's ErrorTable (error code -> class, message, hint;
+any other code is a KafkaOperationError): authorization failures name the ACL to ask for
+(KafkaApis checks Describe/Read/Delete on Group and Topic), unknown groups and topics are
+NotFoundError, refusals that protect a live group are SafetyRefusal. Every error carries
+`kafka_error`, Kafka's error name (Errors.java), read back with `kafka_error_of`.
 """
 
 from __future__ import annotations
