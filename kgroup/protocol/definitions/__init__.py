@@ -1,0 +1,132 @@
+"""Every message layout kgroup reads or writes, as JSON in Kafka's own schema language.
+
+Kafka keeps its message layouts as JSON files and generates code from them (the README in
+`clients/src/main/resources/common/message/`; the generator's `MessageSpec`, `FieldSpec`,
+`StructSpec`); here each file is loaded, on first use, into the declaration model of
+`kgroup.protocol.model`. One file per message:
+
+- `wire/`: request and response of each wire API, and the request and response headers
+  (`clients/src/main/resources/common/message/`);
+- `coordinator/`: every `__consumer_offsets` key and value
+  (`group-coordinator/src/main/resources/common/message/`); `coordinator/kafka-X.Y/` holds the
+  earlier layouts a record type id also had (early-access and preview releases);
+- `embedded/`: bytes carried inside other messages: the consumer protocol, the sticky assignors'
+  user data and Kafka Connect's protocol (Java `Schema`s in Kafka, written here the same way).
+
+Keys as Kafka spells them: `name`, `type` ("request", "response", "header", "data",
+"coordinator-key", "coordinator-value"; the last two are "data" to the model), `apiKey`,
+`validVersions`, `flexibleVersions`, `fields`, `commonStructs`; per field `name`, `type`
+(`int32`, `[]int32`, `Name` or `[]Name` with inline `fields` or a common struct), `versions`,
+`nullableVersions`, `taggedVersions`, `tag`, `default` (Kafka's text: "-1", "false", "null"),
+`ignorable`, `flexibleVersions` and `about` (the model's `note`). kgroup's additions, not loaded:
+`source` (the Kafka file or Java class transcribed) and `comment` (kgroup's notes on a choice).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from kgroup.protocol.model import (
+    NULL,
+    PRIMITIVES,
+    Array,
+    Field,
+    FieldType,
+    Message,
+    Struct,
+    parse_versions,
+    snake,
+)
+
+_ROOT = os.path.dirname(__file__)
+_KINDS = {"coordinator-key": "data", "coordinator-value": "data"}
+_INTEGERS = frozenset({"int8", "int16", "uint16", "int32", "int64"})
+_BOOLS = {"true": True, "false": False}
+
+_loaded: dict[str, Message] = {}
+
+
+def load(path: str) -> Message:
+    """The message declared in `<path>.json` under this folder (`"wire/FetchRequest"`), read
+    once: later calls return the same object, which the compiled-codec caches key on."""
+    msg = _loaded.get(path)
+    if msg is None:
+        with open(os.path.join(_ROOT, f"{path}.json"), "rb") as fh:
+            spec = json.load(fh)
+        msg = _loaded[path] = _message(spec)
+    return msg
+
+
+def _message(spec: dict[str, Any]) -> Message:
+    flexible = spec["flexibleVersions"]
+    reader = _StructReader(spec.get("commonStructs", ()))
+    return Message(
+        name=spec["name"],
+        valid=parse_versions(spec["validVersions"]),
+        flexible_from=None if flexible == "none" else parse_versions(flexible)[0],
+        fields=reader.fields(spec["fields"]),
+        note=spec.get("about", ""),
+        api_key=spec.get("apiKey"),
+        kind=_KINDS.get(spec["type"], spec["type"]),
+    )
+
+
+class _StructReader:
+    """Builds the fields of one file; a common struct is built once and shared by its uses."""
+
+    def __init__(self, common: Any) -> None:
+        self._specs: dict[str, list[dict[str, Any]]] = {s["name"]: s["fields"] for s in common}
+        self._common: dict[str, Struct] = {}
+
+    def fields(self, specs: list[dict[str, Any]]) -> tuple[Field, ...]:
+        return tuple(self._field(spec) for spec in specs)
+
+    def _field(self, spec: dict[str, Any]) -> Field:
+        name, type_name = spec["name"], spec["type"]
+        nullable, tagged, flexible = (
+            spec.get("nullableVersions"),
+            spec.get("taggedVersions"),
+            spec.get("flexibleVersions"),
+        )
+        return Field(
+            name=name,
+            type=self._type(type_name, spec),
+            versions=parse_versions(spec["versions"]),
+            nullable=parse_versions(nullable) if nullable else None,
+            tag=spec.get("tag"),
+            default=_default(type_name, spec.get("default")),
+            note=spec.get("about", ""),
+            key=snake(name),
+            tagged=parse_versions(tagged) if tagged else None,
+            ignorable=spec.get("ignorable", False),
+            flexible=parse_versions(flexible) if flexible else None,
+        )
+
+    def _type(self, type_name: str, spec: dict[str, Any]) -> FieldType:
+        if type_name.startswith("[]"):
+            return Array(self._type(type_name[2:], spec))
+        if type_name in PRIMITIVES:
+            return type_name
+        if "fields" in spec:
+            return Struct(type_name, self.fields(spec["fields"]))
+        struct = self._common.get(type_name)
+        if struct is None:
+            if type_name not in self._specs:
+                raise ValueError(f"unknown type {type_name!r} for field {spec['name']}")
+            struct = self._common[type_name] = Struct(type_name, self.fields(self._specs[type_name]))
+        return struct
+
+
+def _default(type_name: str, text: str | None) -> object:
+    """Kafka's default text as the model's value: None (the type's zero), NULL, int, bool, str."""
+    if text is None:
+        return None
+    if text == "null":
+        return NULL
+    if type_name in _INTEGERS:
+        return int(text, 0)
+    if type_name == "bool":
+        return _BOOLS[text]
+    return text
