@@ -111,12 +111,11 @@ class _StructReader:
             return type_name
         if "fields" in spec:
             return Struct(type_name, self.fields(spec["fields"]))
-        struct = self._common.get(type_name)
-        if struct is None:
+        if type_name not in self._common:
             if type_name not in self._specs:
                 raise ValueError(f"unknown type {type_name!r} for field {spec['name']}")
-            struct = self._common[type_name] = Struct(type_name, self.fields(self._specs[type_name]))
-        return struct
+            self._common[type_name] = Struct(type_name, self.fields(self._specs[type_name]))
+        return self._common[type_name]
 
 
 def _default(type_name: str, text: str | None) -> object:

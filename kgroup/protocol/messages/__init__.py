@@ -1,116 +1,89 @@
-"""Every wire API kgroup speaks, as declarations: `APIS` maps an api key to its `Api`.
+"""Every wire API kgroup speaks: `SPOKEN` names each with the versions kgroup sends, `APIS` maps
+an api key to its `Api`, and `FETCH`, `OFFSET_COMMIT`, ... are the same `Api`s by name.
 
-`spoken` is the set of versions kgroup sends (the `Api(...)` lines of
-`kgroup.core.wire.messages`); the request and response declarations cover at least those and
-usually all of Kafka's valid versions. Where each table comes from is in its module's docstring.
+The request and response layouts are `kgroup.protocol.definitions` `wire/<Name>Request.json` and
+`wire/<Name>Response.json` (their api key too), loaded when an API is first used. They cover at
+least the spoken versions and usually all of Kafka's valid versions. Transcription notes:
+
+- Fetch: v0-v11 (FetchResponse.json 0-12, flexible 12+, stored copies 0403d432 / 0de6cc5f); the
+  flexible v12+ (KIP-595 tags, KIP-516 topic ids 13+, KIP-903 ReplicaState 15+) is not declared.
+  `RecordSet` is Kafka's `records` type, laid out as nullable `bytes` outside flexible versions.
+- ListOffsets: 0-8; v9 (KIP-1005 timestamps) and v10 (a request TimeoutMs) are not declared.
+- Metadata: 0-12 (topic ids 10+, null topic names 12+). Older stored copies:
+  MetadataResponse.json at f4bcfd8a (0-7) and 10b01b96 (0-9), MetadataRequest.json at 0373353f
+  (0-11).
+- OffsetCommit: 0-9, flexible 8+; v10 (KIP-848 topic ids) is not declared. OffsetFetch: 0-9,
+  flexible 6+ (KIP-709 groups 8+, KIP-848 member id and epoch 9+); v10 topic ids not declared.
+- FindCoordinator: 0-4 (KIP-699 batched keys 4+); v5-v6 only add error codes and share-group
+  keys, not declared.
+- DescribeConfigs: 0-4 (KIP-569 ConfigType and Documentation 3+). The stored copies at 02ec28bd
+  (0-3, not flexible) have a pre-release `ConfigValueType` string where 3.0+ has the int8
+  ConfigType.
+- ConsumerGroupDescribe: the stored ConsumerGroupDescribeResponse.json (239fc884) is a pre-release
+  draft (MemberId a uuid, Assignment with Error and Metadata fields); declared is what Kafka 3.7
+  shipped (MemberId a string, Assignment of TopicPartitions) and 4.0's v1 (KIP-1099 MemberType).
+- OffsetDelete: v0, what Kafka 2.4-4.1 offer; the newest OffsetDeleteResponse.json adds a
+  flexible v1 (KIP-1313) with the same fields, not in a stored copy yet.
+- ApiVersions: 0-4; v5 (KIP-1242) is not declared.
+- DescribeLogDirs (`kgroup.protocol.messages.log_dirs`) is declared but not in `APIS`, which must
+  equal the wire client's table: `kgroup.core.wire.log_dirs` sends it.
 """
 
 from __future__ import annotations
 
-from kgroup.protocol.messages.cluster import (
-    API_VERSIONS_REQUEST,
-    API_VERSIONS_RESPONSE,
-    DESCRIBE_CONFIGS_REQUEST,
-    DESCRIBE_CONFIGS_RESPONSE,
-    LIST_OFFSETS_REQUEST,
-    LIST_OFFSETS_RESPONSE,
-    METADATA_REQUEST,
-    METADATA_RESPONSE,
-)
-from kgroup.protocol.messages.fetch import FETCH_REQUEST, FETCH_RESPONSE
-from kgroup.protocol.messages.groups import (
-    CONSUMER_GROUP_DESCRIBE_REQUEST,
-    CONSUMER_GROUP_DESCRIBE_RESPONSE,
-    DESCRIBE_GROUPS_REQUEST,
-    DESCRIBE_GROUPS_RESPONSE,
-    FIND_COORDINATOR_REQUEST,
-    FIND_COORDINATOR_RESPONSE,
-    LIST_GROUPS_REQUEST,
-    LIST_GROUPS_RESPONSE,
-)
-from kgroup.protocol.messages.membership import (
-    JOIN_GROUP_REQUEST,
-    JOIN_GROUP_RESPONSE,
-    LEAVE_GROUP_REQUEST,
-    LEAVE_GROUP_RESPONSE,
-    SYNC_GROUP_REQUEST,
-    SYNC_GROUP_RESPONSE,
-)
-from kgroup.protocol.messages.offsets import (
-    OFFSET_COMMIT_REQUEST,
-    OFFSET_COMMIT_RESPONSE,
-    OFFSET_DELETE_REQUEST,
-    OFFSET_DELETE_RESPONSE,
-    OFFSET_FETCH_REQUEST,
-    OFFSET_FETCH_RESPONSE,
-)
-from kgroup.protocol.messages.sasl import (
-    SASL_AUTHENTICATE_REQUEST,
-    SASL_AUTHENTICATE_RESPONSE,
-    SASL_HANDSHAKE_REQUEST,
-    SASL_HANDSHAKE_RESPONSE,
-)
-from kgroup.protocol.model import Api
+import sys
+from typing import Any
 
-# v4-v11: IsolationLevel (KIP-98) to the last non-flexible version; Kafka 4.0 removed v0-v3
-FETCH = Api(1, "Fetch", FETCH_REQUEST, FETCH_RESPONSE, tuple(range(4, 12)))
-LIST_OFFSETS = Api(
-    2, "ListOffsets", LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE, (1, 2, 3, 4, 5, 6, 7, 8)
-)
-METADATA = Api(3, "Metadata", METADATA_REQUEST, METADATA_RESPONSE, tuple(range(1, 13)))
-OFFSET_COMMIT = Api(
-    8, "OffsetCommit", OFFSET_COMMIT_REQUEST, OFFSET_COMMIT_RESPONSE, tuple(range(2, 9))
-)
-OFFSET_FETCH = Api(
-    9, "OffsetFetch", OFFSET_FETCH_REQUEST, OFFSET_FETCH_RESPONSE, tuple(range(2, 9))
-)
-FIND_COORDINATOR = Api(
-    10, "FindCoordinator", FIND_COORDINATOR_REQUEST, FIND_COORDINATOR_RESPONSE, (1, 2, 3, 4)
-)
-JOIN_GROUP = Api(11, "JoinGroup", JOIN_GROUP_REQUEST, JOIN_GROUP_RESPONSE, tuple(range(2, 10)))
-LEAVE_GROUP = Api(13, "LeaveGroup", LEAVE_GROUP_REQUEST, LEAVE_GROUP_RESPONSE, (1, 2, 3, 4, 5))
-SYNC_GROUP = Api(14, "SyncGroup", SYNC_GROUP_REQUEST, SYNC_GROUP_RESPONSE, (1, 2, 3, 4, 5))
-DESCRIBE_GROUPS = Api(
-    15, "DescribeGroups", DESCRIBE_GROUPS_REQUEST, DESCRIBE_GROUPS_RESPONSE, (1, 2, 3, 4, 5)
-)
-LIST_GROUPS = Api(16, "ListGroups", LIST_GROUPS_REQUEST, LIST_GROUPS_RESPONSE, tuple(range(6)))
-SASL_HANDSHAKE = Api(17, "SaslHandshake", SASL_HANDSHAKE_REQUEST, SASL_HANDSHAKE_RESPONSE, (1,))
-API_VERSIONS = Api(18, "ApiVersions", API_VERSIONS_REQUEST, API_VERSIONS_RESPONSE, (0,))
-# Kafka 4.0 removed v0 (KIP-896); v1 and v2 share a layout
-DESCRIBE_CONFIGS = Api(
-    32, "DescribeConfigs", DESCRIBE_CONFIGS_REQUEST, DESCRIBE_CONFIGS_RESPONSE, (1, 2)
-)
-SASL_AUTHENTICATE = Api(
-    36, "SaslAuthenticate", SASL_AUTHENTICATE_REQUEST, SASL_AUTHENTICATE_RESPONSE, (0, 1, 2)
-)
-OFFSET_DELETE = Api(47, "OffsetDelete", OFFSET_DELETE_REQUEST, OFFSET_DELETE_RESPONSE, (0,))
-CONSUMER_GROUP_DESCRIBE = Api(
-    69,
-    "ConsumerGroupDescribe",
-    CONSUMER_GROUP_DESCRIBE_REQUEST,
-    CONSUMER_GROUP_DESCRIBE_RESPONSE,
-    (0, 1),
-)
+from kgroup.protocol.definitions import load
+from kgroup.protocol.model import Api, snake
 
-APIS: dict[int, Api] = {
-    api.key: api
-    for api in (
-        FETCH,
-        LIST_OFFSETS,
-        METADATA,
-        OFFSET_COMMIT,
-        OFFSET_FETCH,
-        FIND_COORDINATOR,
-        JOIN_GROUP,
-        LEAVE_GROUP,
-        SYNC_GROUP,
-        DESCRIBE_GROUPS,
-        LIST_GROUPS,
-        SASL_HANDSHAKE,
-        API_VERSIONS,
-        DESCRIBE_CONFIGS,
-        SASL_AUTHENTICATE,
-        OFFSET_DELETE,
-        CONSUMER_GROUP_DESCRIBE,
-    )
+# The versions kgroup sends, per API (`kgroup.core.wire.messages` negotiates among them).
+SPOKEN: dict[str, tuple[int, ...]] = {
+    # v4-v11: IsolationLevel (KIP-98) to the last non-flexible version; Kafka 4.0 removed v0-v3
+    "Fetch": tuple(range(4, 12)),
+    "ListOffsets": tuple(range(1, 9)),
+    "Metadata": tuple(range(1, 13)),
+    "OffsetCommit": tuple(range(2, 9)),
+    "OffsetFetch": tuple(range(2, 9)),
+    "FindCoordinator": (1, 2, 3, 4),
+    "JoinGroup": tuple(range(2, 10)),
+    "LeaveGroup": (1, 2, 3, 4, 5),
+    "SyncGroup": (1, 2, 3, 4, 5),
+    "DescribeGroups": (1, 2, 3, 4, 5),
+    "ListGroups": tuple(range(6)),
+    "SaslHandshake": (1,),
+    "ApiVersions": (0,),
+    # Kafka 4.0 removed v0 (KIP-896); v1 and v2 share a layout, v3 adds documentation
+    "DescribeConfigs": (1, 2),
+    "SaslAuthenticate": (0, 1, 2),
+    # KIP-496; Kafka 2.4-4.1 offer v0 only
+    "OffsetDelete": (0,),
+    # KIP-848; v1 (KIP-1099, Kafka 4.0) adds Members.MemberType to the response
+    "ConsumerGroupDescribe": (0, 1),
 }
+
+# Module attribute (`FETCH`, `LIST_OFFSETS`, ...) -> API name
+BY_ATTRIBUTE: dict[str, str] = {snake(name).upper(): name for name in SPOKEN}
+
+
+def wire_api(name: str, spoken: tuple[int, ...]) -> Api:
+    """The API `name` with its request and response declarations, speaking `spoken`."""
+    request, response = load(f"wire/{name}Request"), load(f"wire/{name}Response")
+    if request.api_key is None or request.api_key != response.api_key:
+        raise ValueError(f"{name}: request and response disagree on the api key")
+    return Api(request.api_key, name, request, response, spoken)
+
+
+def __getattr__(attribute: str) -> Any:
+    """`APIS` and each `Api` by attribute (`FETCH`, ...), built on first use: its JSON is read
+    then. Module attributes, so each is built once and later lookups do not come here."""
+    if attribute == "APIS":
+        apis = [getattr(sys.modules[__name__], attr) for attr in BY_ATTRIBUTE]
+        value: Any = {api.key: api for api in apis}
+    elif attribute in BY_ATTRIBUTE:
+        name = BY_ATTRIBUTE[attribute]
+        value = wire_api(name, SPOKEN[name])
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
+    globals()[attribute] = value
+    return value
