@@ -20,7 +20,8 @@ is no per-version parser.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 # The declaration model is kgroup.protocol's: the same tables drive the wire codec, this decoder
 # and the C fast path. The consumer embedded protocol is declared once, with the wire APIs that
@@ -47,31 +48,47 @@ from kgroup.protocol.model import (  # noqa: F401 (re-exported)
 
 @dataclass(frozen=True)
 class RecordType:
-    """A record type id with its key and value tables (pairs from Kafka's `apiKey`)."""
+    """A record type id with its key and value declarations (pairs from Kafka's `apiKey`): Kafka's
+    `<stem>Key.json` (or `key_file`) and `<stem>Value.json` in `coordinator/`, read on first use,
+    and the value's earlier layouts, `coordinator/<label>/<stem>Value.json` for each label."""
 
     type_id: int
-    name: str
-    key: Message
-    value: Message
-    family: str  # "offset" or "group"
-    status: str = ""
-    alternates: tuple[tuple[str, Message], ...] = field(default=())
+    stem: str
+    status: str
+    key_file: str = ""
+    earlier: tuple[str, ...] = ()
 
+    @cached_property
+    def name(self) -> str:
+        """The record type's name in decode output (`offset_commit`, `group_metadata`, ...)."""
+        return snake(self.stem)
 
-def _record_type(
-    type_id: int, stem: str, status: str, key: str = "", earlier: tuple[str, ...] = ()
-) -> RecordType:
-    """The record type `stem` (Kafka's `<stem>Key.json` and `<stem>Value.json`; `key` names
-    another key file), with the value's earlier layouts in `coordinator/<label>/`."""
-    return RecordType(
-        type_id,
-        snake(stem),
-        load(f"coordinator/{key or stem + 'Key'}"),
-        load(f"coordinator/{stem}Value"),
-        "offset" if type_id in (0, 1) else "group",
-        status,
-        tuple((label, load(f"coordinator/{label}/{stem}Value")) for label in earlier),
-    )
+    @property
+    def family(self) -> str:
+        """The record family: "offset" for types 0 and 1, else "group"."""
+        return "offset" if self.type_id in (0, 1) else "group"
+
+    @property
+    def key_path(self) -> str:
+        return f"coordinator/{self.key_file or self.stem + 'Key'}"
+
+    @property
+    def value_path(self) -> str:
+        return f"coordinator/{self.stem}Value"
+
+    @cached_property
+    def key(self) -> Message:
+        return load(self.key_path)
+
+    @cached_property
+    def value(self) -> Message:
+        return load(self.value_path)
+
+    @cached_property
+    def alternates(self) -> tuple[tuple[str, Message], ...]:
+        return tuple(
+            (label, load(f"coordinator/{label}/{self.stem}Value")) for label in self.earlier
+        )
 
 
 # Keys are never flexible and are always written at version 0 of their struct (since 4.1 the
@@ -79,33 +96,33 @@ def _record_type(
 # layout has the same type id and value version but other bytes: tried when the current layout
 # does not parse exactly (early-access/preview schemas, best effort; OFFSETS_FORMAT.md §2, §3.3).
 _RECORD_TYPES = (
-    _record_type(0, "OffsetCommit", "0.8.2 only writer", key="LegacyOffsetCommitKey"),
-    _record_type(1, "OffsetCommit", "0.9+"),
-    _record_type(2, "GroupMetadata", "0.9+ classic groups"),
-    _record_type(3, "ConsumerGroupMetadata", "KIP-848"),
-    _record_type(
+    RecordType(0, "OffsetCommit", "0.8.2 only writer", key_file="LegacyOffsetCommitKey"),
+    RecordType(1, "OffsetCommit", "0.9+"),
+    RecordType(2, "GroupMetadata", "0.9+ classic groups"),
+    RecordType(3, "ConsumerGroupMetadata", "KIP-848"),
+    RecordType(
         4, "ConsumerGroupPartitionMetadata", "KIP-848; deprecated 4.1", earlier=("kafka-3.7",)
     ),
-    _record_type(5, "ConsumerGroupMemberMetadata", "KIP-848"),
-    _record_type(6, "ConsumerGroupTargetAssignmentMetadata", "KIP-848"),
-    _record_type(7, "ConsumerGroupTargetAssignmentMember", "KIP-848"),
-    _record_type(8, "ConsumerGroupCurrentMemberAssignment", "KIP-848"),
-    _record_type(9, "ShareGroupPartitionMetadata", "KIP-932; 3.9/4.0 only", earlier=("kafka-3.9",)),
-    _record_type(10, "ShareGroupMemberMetadata", "KIP-932"),
-    _record_type(11, "ShareGroupMetadata", "KIP-932", earlier=("kafka-4.0",)),
-    _record_type(12, "ShareGroupTargetAssignmentMetadata", "KIP-932, 4.0+"),
-    _record_type(13, "ShareGroupTargetAssignmentMember", "KIP-932, 4.0+"),
-    _record_type(14, "ShareGroupCurrentMemberAssignment", "KIP-932, 4.0+"),
-    _record_type(15, "ShareGroupStatePartitionMetadata", "KIP-932, 4.0+", earlier=("kafka-4.0",)),
-    _record_type(16, "ConsumerGroupRegularExpression", "KIP-848 regex subscriptions, 4.0+"),
-    _record_type(17, "StreamsGroupMetadata", "KIP-1071, 4.1+"),
-    _record_type(18, "StreamsGroupPartitionMetadata", "trunk only, never released"),
-    _record_type(19, "StreamsGroupMemberMetadata", "KIP-1071, 4.1+"),
-    _record_type(20, "StreamsGroupTargetAssignmentMetadata", "KIP-1071, 4.1+"),
-    _record_type(21, "StreamsGroupTargetAssignmentMember", "KIP-1071, 4.1+"),
-    _record_type(22, "StreamsGroupCurrentMemberAssignment", "KIP-1071, 4.1+"),
-    _record_type(23, "StreamsGroupTopology", "KIP-1071, 4.1+"),
-    _record_type(24, "StreamsGroupTargetAssignmentResolvedTopicIds", "KIP-1071, trunk only"),
+    RecordType(5, "ConsumerGroupMemberMetadata", "KIP-848"),
+    RecordType(6, "ConsumerGroupTargetAssignmentMetadata", "KIP-848"),
+    RecordType(7, "ConsumerGroupTargetAssignmentMember", "KIP-848"),
+    RecordType(8, "ConsumerGroupCurrentMemberAssignment", "KIP-848"),
+    RecordType(9, "ShareGroupPartitionMetadata", "KIP-932; 3.9/4.0 only", earlier=("kafka-3.9",)),
+    RecordType(10, "ShareGroupMemberMetadata", "KIP-932"),
+    RecordType(11, "ShareGroupMetadata", "KIP-932", earlier=("kafka-4.0",)),
+    RecordType(12, "ShareGroupTargetAssignmentMetadata", "KIP-932, 4.0+"),
+    RecordType(13, "ShareGroupTargetAssignmentMember", "KIP-932, 4.0+"),
+    RecordType(14, "ShareGroupCurrentMemberAssignment", "KIP-932, 4.0+"),
+    RecordType(15, "ShareGroupStatePartitionMetadata", "KIP-932, 4.0+", earlier=("kafka-4.0",)),
+    RecordType(16, "ConsumerGroupRegularExpression", "KIP-848 regex subscriptions, 4.0+"),
+    RecordType(17, "StreamsGroupMetadata", "KIP-1071, 4.1+"),
+    RecordType(18, "StreamsGroupPartitionMetadata", "trunk only, never released"),
+    RecordType(19, "StreamsGroupMemberMetadata", "KIP-1071, 4.1+"),
+    RecordType(20, "StreamsGroupTargetAssignmentMetadata", "KIP-1071, 4.1+"),
+    RecordType(21, "StreamsGroupTargetAssignmentMember", "KIP-1071, 4.1+"),
+    RecordType(22, "StreamsGroupCurrentMemberAssignment", "KIP-1071, 4.1+"),
+    RecordType(23, "StreamsGroupTopology", "KIP-1071, 4.1+"),
+    RecordType(24, "StreamsGroupTargetAssignmentResolvedTopicIds", "KIP-1071, trunk only"),
 )
 
 
@@ -121,11 +138,21 @@ def _index(types: tuple[RecordType, ...]) -> dict[int, RecordType]:
 RECORD_TYPES: dict[int, RecordType] = _index(_RECORD_TYPES)
 RECORD_TYPE_NAMES: frozenset[str] = frozenset(rt.name for rt in _RECORD_TYPES)
 
-# Every key and value also by its Kafka name in capitals: OFFSET_COMMIT_KEY, OFFSET_COMMIT_VALUE,
-# GROUP_METADATA_VALUE, CONSUMER_GROUP_MEMBER_METADATA_VALUE, ...
-globals().update(
-    {snake(msg.name).upper(): msg for rt in _RECORD_TYPES for msg in (rt.key, rt.value)}
-)
+# Every key and value also by its Kafka name in capitals (OFFSET_COMMIT_KEY, OFFSET_COMMIT_VALUE,
+# GROUP_METADATA_VALUE, ...): the path of its declaration, read by __getattr__ on first use.
+DECLARATIONS: dict[str, str] = {
+    snake(path.rsplit("/", 1)[1]).upper(): path
+    for rt in _RECORD_TYPES
+    for path in (rt.key_path, rt.value_path)
+}
+
+
+def __getattr__(attribute: str) -> Message:
+    path = DECLARATIONS.get(attribute)
+    if path is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
+    return load(path)
+
 
 # ====================================================================== embedded: Kafka Connect
 # Kafka Connect: `ConnectProtocol` (v0, protocol "default") and

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from functools import cache
 
 from kgroup.protocol.model import (
     NULL,
@@ -45,6 +45,13 @@ _KINDS = {"coordinator-key": "data", "coordinator-value": "data"}
 _INTEGERS = frozenset({"int8", "int16", "uint16", "int32", "int64"})
 _BOOLS = {"true": True, "false": False}
 
+# One JSON object of a definition file, as json.load gives it
+_Spec = dict
+
+# A few dozen distinct version texts and field names recur across the files: parsed once
+_versions = cache(parse_versions)
+_key = cache(snake)
+
 _loaded: dict[str, Message] = {}
 
 
@@ -59,13 +66,13 @@ def load(path: str) -> Message:
     return msg
 
 
-def _message(spec: dict[str, Any]) -> Message:
+def _message(spec: _Spec) -> Message:
     flexible = spec["flexibleVersions"]
-    reader = _StructReader(spec.get("commonStructs", ()))
+    reader = _StructReader(spec.get("commonStructs", []))
     return Message(
         name=spec["name"],
-        valid=parse_versions(spec["validVersions"]),
-        flexible_from=None if flexible == "none" else parse_versions(flexible)[0],
+        valid=_versions(spec["validVersions"]),
+        flexible_from=None if flexible == "none" else _versions(flexible)[0],
         fields=reader.fields(spec["fields"]),
         note=spec.get("about", ""),
         api_key=spec.get("apiKey"),
@@ -76,14 +83,14 @@ def _message(spec: dict[str, Any]) -> Message:
 class _StructReader:
     """Builds the fields of one file; a common struct is built once and shared by its uses."""
 
-    def __init__(self, common: Any) -> None:
-        self._specs: dict[str, list[dict[str, Any]]] = {s["name"]: s["fields"] for s in common}
+    def __init__(self, common: list[_Spec]) -> None:
+        self._specs: dict[str, list[_Spec]] = {s["name"]: s["fields"] for s in common}
         self._common: dict[str, Struct] = {}
 
-    def fields(self, specs: list[dict[str, Any]]) -> tuple[Field, ...]:
+    def fields(self, specs: list[_Spec]) -> tuple[Field, ...]:
         return tuple(self._field(spec) for spec in specs)
 
-    def _field(self, spec: dict[str, Any]) -> Field:
+    def _field(self, spec: _Spec) -> Field:
         name, type_name = spec["name"], spec["type"]
         nullable, tagged, flexible = (
             spec.get("nullableVersions"),
@@ -93,18 +100,18 @@ class _StructReader:
         return Field(
             name=name,
             type=self._type(type_name, spec),
-            versions=parse_versions(spec["versions"]),
-            nullable=parse_versions(nullable) if nullable else None,
+            versions=_versions(spec["versions"]),
+            nullable=_versions(nullable) if nullable else None,
             tag=spec.get("tag"),
             default=_default(type_name, spec.get("default")),
             note=spec.get("about", ""),
-            key=snake(name),
-            tagged=parse_versions(tagged) if tagged else None,
+            key=_key(name),
+            tagged=_versions(tagged) if tagged else None,
             ignorable=spec.get("ignorable", False),
-            flexible=parse_versions(flexible) if flexible else None,
+            flexible=_versions(flexible) if flexible else None,
         )
 
-    def _type(self, type_name: str, spec: dict[str, Any]) -> FieldType:
+    def _type(self, type_name: str, spec: _Spec) -> FieldType:
         if type_name.startswith("[]"):
             return Array(self._type(type_name[2:], spec))
         if type_name in PRIMITIVES:

@@ -14,7 +14,7 @@ from kgroup.protocol import codec, consumer_protocol, model
 from kgroup.protocol.reader import get_reader
 from kgroup.protocol.types import ProtocolWriteError
 
-TABLES = [value for _, value in sorted(vars(schema).items()) if isinstance(value, model.Message)]
+TABLES = [getattr(schema, name) for name in sorted(schema.DECLARATIONS)]
 
 
 def test_every_offsets_table_is_a_protocol_declaration() -> None:
