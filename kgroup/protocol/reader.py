@@ -22,6 +22,7 @@ import struct as _struct
 from collections.abc import Callable
 from typing import Any
 
+from kgroup.protocol.cache import SourceCompiler
 from kgroup.protocol.model import Array, Field, Struct, java_name
 from kgroup.protocol.types import (
     FIXED,
@@ -64,8 +65,10 @@ def get_reader(
     return fn
 
 
-class _Compiler:
-    """Turns a Struct at one version into Python source, then into functions."""
+class _Compiler(SourceCompiler):
+    """Turns a Struct at one version into the source of its reader functions."""
+
+    kind = "reader"
 
     def __init__(
         self,
@@ -75,7 +78,6 @@ class _Compiler:
         error: ErrorClass,
         wording: Wording,
     ) -> None:
-        self.version = version
         self.uuid_as_text = uuid_as_text
         self.defaults = defaults
         self.wording = wording
@@ -84,7 +86,7 @@ class _Compiler:
         def bind(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn if error is ProtocolError else functools.partial(fn, error=error)
 
-        self.ns: dict[str, Any] = {
+        ns: dict[str, Any] = {
             "ProtocolError": error,
             "_trunc": functools.partial(truncated, error=error, words=wording.truncated),
             "_tlen": functools.partial(truncated, error=error, words=wording.truncated_length),
@@ -100,24 +102,7 @@ class _Compiler:
             "UnicodeDecodeError": UnicodeDecodeError,
             "_deepcopy": copy.deepcopy,
         }
-        self.counter = 0
-        self.lines: list[str] = []
-
-    def _name(self, prefix: str) -> str:
-        self.counter += 1
-        return f"{prefix}{self.counter}"
-
-    def _const(self, value: Any) -> str:
-        name = self._name("_k")
-        self.ns[name] = value
-        return name
-
-    def compile(self, struct: Struct, flexible: bool) -> StructReader:
-        fname = self._function(struct, flexible, "")
-        src = "\n".join(self.lines)
-        code = compile(src, f"<kgroup protocol reader {struct.name} v{self.version}>", "exec")
-        exec(code, self.ns)
-        return self.ns[fname]
+        super().__init__(version, ns)
 
     def _default_expr(self, fd: Field) -> str:
         value = default_value(fd, uuid_as_text=self.uuid_as_text)

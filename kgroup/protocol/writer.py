@@ -17,6 +17,7 @@ import struct as _struct
 from collections.abc import Callable
 from typing import Any
 
+from kgroup.protocol.cache import SourceCompiler
 from kgroup.protocol.model import Array, Field, Struct
 from kgroup.protocol.types import (
     FIXED,
@@ -69,13 +70,14 @@ def _fail(text: str) -> ProtocolWriteError:
     return ProtocolWriteError(text)
 
 
-class _Compiler:
-    """Turns a Struct at one version into Python source, then into functions."""
+class _Compiler(SourceCompiler):
+    """Turns a Struct at one version into the source of its writer functions."""
+
+    kind = "writer"
 
     def __init__(self, version: int, lenient: bool = False) -> None:
-        self.version = version
         self.lenient = lenient
-        self.ns: dict[str, Any] = {
+        ns: dict[str, Any] = {
             "_MISSING": _MISSING,
             "_fail": _fail,
             "_uvb": encode_uvarint,
@@ -86,24 +88,7 @@ class _Compiler:
             "_tags": _tag_section,
             "_unknown": _unknown_tags,
         }
-        self.counter = 0
-        self.lines: list[str] = []
-
-    def _name(self, prefix: str) -> str:
-        self.counter += 1
-        return f"{prefix}{self.counter}"
-
-    def _const(self, value: Any) -> str:
-        name = self._name("_k")
-        self.ns[name] = value
-        return name
-
-    def compile(self, struct: Struct, flexible: bool) -> StructWriter:
-        fname = self._function(struct, flexible, "")
-        src = "\n".join(self.lines)
-        code = compile(src, f"<kgroup protocol writer {struct.name} v{self.version}>", "exec")
-        exec(code, self.ns)
-        return self.ns[fname]
+        super().__init__(version, ns)
 
     def _function(self, struct: Struct, flexible: bool, path: str) -> str:
         fname = self._name(f"w_{struct.name}_")

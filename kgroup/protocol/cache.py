@@ -1,0 +1,154 @@
+"""Compiling the generic reader's and writer's source once per machine, not once per process.
+
+Source of truth: Python's own bytecode cache (`importlib`'s `__pycache__`: marshal'ed code
+objects, written to a temporary file and renamed into place, checked before use).
+
+`reader` and `writer` turn a declaration at a version into Python source (`SourceCompiler`,
+their common base). Compiling that source costs more than a short `kgroup` run spends decoding
+(~0.5 ms a message), so the code objects are kept, marshal'ed, in the user cache directory:
+`$XDG_CACHE_HOME/kgroup/protocol`, else `~/.cache/kgroup/protocol`. An entry is named by a
+digest of the source, its filename, kgroup's version and Python's bytecode (version, cache
+tag, optimisation level). The source is a pure function of the declaration's content, the
+version, the options and the compiler, so a changed declaration or compiler gets a new entry
+and none can go stale, wherever the declaration came from. An entry holds that digest and a
+digest of its payload; one that cannot be read, is corrupt or belongs to another key is
+passed over, and a cache directory that cannot be written is not written: either way the
+source is compiled as if there were no cache, without a word. The directory is emptied when
+it reaches `MAX_ENTRIES` entries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import sys
+from types import CodeType
+from typing import Any
+
+from kgroup import __version__
+from kgroup.protocol.model import Struct
+
+_MAGIC = b"kgroup-protocol-code\n"
+_DIGEST = 16  # bytes of each blake2b digest
+_HEADER = len(_MAGIC) + 2 * _DIGEST
+# kgroup's own messages need a few dozen entries; tests compiling random declarations would
+# grow the directory without end, so it is emptied when it reaches this many
+MAX_ENTRIES = 1000
+_counted: dict[str, int] = {}  # directory -> entries (counted at this process's first store)
+
+
+def cache_dir() -> str:
+    """Where compiled code is kept (`$XDG_CACHE_HOME/kgroup/protocol`)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "kgroup", "protocol")
+
+
+def _digest(data: bytes) -> bytes:
+    from hashlib import blake2b  # not at import: `kgroup --help` compiles nothing
+
+    return blake2b(data, digest_size=_DIGEST).digest()
+
+
+def _key(source: str, filename: str) -> bytes:
+    """The digest naming the code of `source`: everything the code object depends on."""
+    interpreter = (sys.hexversion, sys.implementation.cache_tag, sys.flags.optimize)
+    return _digest(repr((__version__, interpreter, filename, source)).encode())
+
+
+def _load(path: str, key: bytes) -> CodeType | None:
+    """The code kept at `path` for `key`, or None (no entry, unreadable, corrupt, other key)."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    payload = data[_HEADER:]
+    if data[:_HEADER] != _MAGIC + key + _digest(payload):
+        return None
+    try:
+        code = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if isinstance(code, CodeType) else None
+
+
+def _store(path: str, key: bytes, code: CodeType) -> None:
+    """Keep `code` at `path`, atomically (a temporary file renamed into place); any failure
+    (read-only or missing home, full disk, a concurrent writer) leaves the cache as it was."""
+    payload = marshal.dumps(code)
+    temp = f"{path}.{os.getpid()}.tmp"
+    try:
+        _make_room(os.path.dirname(path))
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(_MAGIC + key + _digest(payload) + payload)
+            os.replace(temp, path)
+        except BaseException:
+            os.unlink(temp)
+            raise
+    except OSError:
+        pass
+
+
+def _make_room(directory: str) -> None:
+    """Create `directory`, or empty it when it holds `MAX_ENTRIES` entries."""
+    os.makedirs(directory, exist_ok=True)
+    count = _counted.get(directory)
+    if count is None:
+        count = len(os.listdir(directory))
+    if count >= MAX_ENTRIES:
+        for name in os.listdir(directory):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(directory, name))
+        count = 0
+    _counted[directory] = count + 1
+
+
+def compile_cached(source: str, filename: str) -> CodeType:
+    """`compile(source, filename, "exec")`, from the cache when an earlier run compiled it."""
+    key = _key(source, filename)
+    path = os.path.join(cache_dir(), key.hex())
+    code = _load(path, key)
+    if code is None:
+        code = compile(source, filename, "exec")
+        _store(path, key, code)
+    return code
+
+
+class SourceCompiler:
+    """Python source written line by line into `lines`, then compiled (through the cache) into
+    functions that share the namespace `ns`; `kind` names the code ("reader", "writer").
+
+    Subclasses write one function per struct in `_function(struct, flexible, path)`, which
+    returns the function's name."""
+
+    kind = ""
+
+    def __init__(self, version: int, ns: dict[str, Any]) -> None:
+        self.version = version
+        self.ns = ns
+        self.counter = 0
+        self.lines: list[str] = []
+
+    def _name(self, prefix: str) -> str:
+        """A fresh variable or function name."""
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def _const(self, value: Any) -> str:
+        """The name under which the generated code sees `value`."""
+        name = self._name("_k")
+        self.ns[name] = value
+        return name
+
+    def _function(self, struct: Struct, flexible: bool, path: str) -> str:
+        raise NotImplementedError
+
+    def compile(self, struct: Struct, flexible: bool) -> Any:
+        """The function for `struct` at this version (with those of its nested structs)."""
+        fname = self._function(struct, flexible, "")
+        filename = f"<kgroup protocol {self.kind} {struct.name} v{self.version}>"
+        exec(compile_cached("\n".join(self.lines), filename), self.ns)
+        return self.ns[fname]
