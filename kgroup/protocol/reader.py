@@ -31,6 +31,7 @@ from kgroup.protocol.types import (
     ProtocolError,
     Wording,
     after_length,
+    bulk_fixed,
     default_value,
     is_fixed,
     read_uvarint,
@@ -140,31 +141,12 @@ class _Compiler(SourceCompiler):
                 if nxt is not None:
                     # the next field's length prefix was read with the group
                     var = self._name("v")
-                    self._read_value(
-                        body,
-                        nxt,
-                        nxt.type,
-                        var,
-                        "    ",
-                        nxt.nullable_in(self.version),
-                        False,
-                        path,
-                        length_var=length,
-                    )
+                    self._read_value(body, nxt, var, "    ", False, path, length_var=length)
                     targets[nxt.key] = var
                     i += 1
                 continue
             var = self._name("v")
-            self._read_value(
-                body,
-                fd,
-                fd.type,
-                var,
-                "    ",
-                fd.nullable_in(self.version),
-                fd.flexible_in(self.version, flexible),
-                path,
-            )
+            self._read_value(body, fd, var, "    ", fd.flexible_in(self.version, flexible), path)
             targets[fd.key] = var
             i += 1
         for fd in struct.fields:
@@ -233,21 +215,51 @@ class _Compiler(SourceCompiler):
             body.append(f"{ind}{var}, = {reader}(b, p)")
             body.append(f"{ind}p += {size}")
 
+    def _unless_null(
+        self,
+        body: list[str],
+        ind: str,
+        keyword: str,
+        n: str,
+        target: str,
+        nullable: bool,
+        name: str,
+        start: str,
+        label: str,
+    ) -> str:
+        """The `keyword` ("if" or "elif") branch of a negative length or count `n` (read at
+        `start`): null where the field is nullable, else Kafka's error; then the `else:` for
+        the value, whose indent is returned."""
+        body.append(f"{ind}{keyword} {n} < 0:")
+        if nullable:
+            body.append(f"{ind}    {target} = None")
+        else:
+            text = f"non-nullable field {name} was serialized as null"
+            body.append(f"{ind}    raise _after({text!r}, {start}, p, {label!r}, True)")
+        body.append(f"{ind}else:")
+        return ind + "    "
+
     def _read_value(
         self,
         body: list[str],
         fd: Field,
-        typ: Any,
         target: str,
         ind: str,
-        nullable: bool,
         compact: bool,
         path: str,
         *,
+        typ: Any = None,
+        nullable: bool | None = None,
         tagged: bool = False,
         name: str | None = None,
         length_var: str | None = None,
     ) -> None:
+        """Read a value of field `fd` into `target`: by default the field itself (its type,
+        nullable as declared at this version), else `typ` (an array's element type)."""
+        if typ is None:
+            typ = fd.type
+        if nullable is None:
+            nullable = fd.nullable_in(self.version)
         label = self.label(path, fd.name)
         name = name or java_name(fd.name)
         if isinstance(typ, str):
@@ -271,14 +283,7 @@ class _Compiler(SourceCompiler):
                 n = length_var
             body.append(f"{ind}if {n} == 0:")
             body.append(f"{ind}    {target} = {'' if typ == 'string' else b''!r}")
-            body.append(f"{ind}elif {n} < 0:")
-            if nullable:
-                body.append(f"{ind}    {target} = None")
-            else:
-                text = f"non-nullable field {name} was serialized as null"
-                body.append(f"{ind}    raise _after({text!r}, {s}, p, {label!r}, True)")
-            body.append(f"{ind}else:")
-            inner = ind + "    "
+            inner = self._unless_null(body, ind, "elif", n, target, nullable, name, s, label)
             if typ == "string":
                 text = f"string field {name} had invalid length "
                 body.append(
@@ -301,14 +306,7 @@ class _Compiler(SourceCompiler):
             s = self._name("s")
             body.append(f"{ind}{s} = p")
             self._length(body, n, ind, label, wide=True, compact=compact)
-            body.append(f"{ind}if {n} < 0:")
-            if nullable:
-                body.append(f"{ind}    {target} = None")
-            else:
-                text = f"non-nullable field {name} was serialized as null"
-                body.append(f"{ind}    raise _after({text!r}, {s}, p, {label!r}, True)")
-            body.append(f"{ind}else:")
-            inner = ind + "    "
+            inner = self._unless_null(body, ind, "if", n, target, nullable, name, s, label)
             text = (
                 "Tried to allocate a collection of size %d, but there are only %d bytes remaining."
             )
@@ -317,7 +315,7 @@ class _Compiler(SourceCompiler):
                 f"{label!r}, False)"
             )
             el = typ.of
-            if isinstance(el, str) and el in FIXED and el != "uuid":
+            if bulk_fixed(el):
                 fmt, size = FIXED[el]
                 body.append(f"{inner}q = p + {n} * {size}")
                 body.append(f"{inner}if q > e: raise _tdata(p, e, {n} * {size}, {label!r})")
@@ -335,12 +333,12 @@ class _Compiler(SourceCompiler):
                 self._read_value(
                     body,
                     fd,
-                    el,
                     "x",
                     inner + "    ",
-                    False,
                     compact,
                     path,
+                    typ=el,
+                    nullable=False,
                     name=f"{name} element",
                 )
             body.append(f"{inner}    {lst}.append(x)")
@@ -389,17 +387,7 @@ class _Compiler(SourceCompiler):
             body.append(f"            {kw} tag == {fd.tag}:")
             body.append("                e0 = e")
             body.append("                e = qt")
-            self._read_value(
-                body,
-                fd,
-                fd.type,
-                var,
-                "                ",
-                fd.nullable_in(self.version),
-                True,
-                path,
-                tagged=True,
-            )
+            self._read_value(body, fd, var, "                ", True, path, tagged=True)
             body.append("                e = e0")
             body.append(f"                d[{fd.key!r}] = {var}")
             body.append(

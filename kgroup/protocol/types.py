@@ -221,3 +221,10 @@ def default_value(fd: Field, *, uuid_as_text: bool = False) -> Any:
 
 def is_fixed(fd: Field) -> bool:
     return isinstance(fd.type, str) and fd.type in FIXED
+
+
+def bulk_fixed(typ: object) -> bool:
+    """Whether `struct` reads and writes values of `typ` as they are, many in one call (an
+    array's elements, the writer's runs of fields): fixed-width types but uuid, whose `16s`
+    takes no repeat count and which the writer converts from text one by one."""
+    return isinstance(typ, str) and typ in FIXED and typ != "uuid"

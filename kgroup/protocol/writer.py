@@ -22,9 +22,9 @@ from kgroup.protocol.model import Array, Field, Struct
 from kgroup.protocol.types import (
     FIXED,
     ProtocolWriteError,
+    bulk_fixed,
     default_value,
     encode_uvarint,
-    is_fixed,
     uuid_bytes,
 )
 
@@ -109,13 +109,9 @@ class _Compiler(SourceCompiler):
         i = 0
         while i < len(plain):
             fd = plain[i]
-            if is_fixed(fd) and fd.type != "uuid":
+            if bulk_fixed(fd.type):
                 group = [fd]
-                while (
-                    i + len(group) < len(plain)
-                    and is_fixed(plain[i + len(group)])
-                    and plain[i + len(group)].type != "uuid"
-                ):
+                while i + len(group) < len(plain) and bulk_fixed(plain[i + len(group)].type):
                     group.append(plain[i + len(group)])
                 i += len(group)
                 fmt = ">" + "".join(FIXED[g.type][0] for g in group)  # type: ignore[index]
@@ -242,7 +238,7 @@ class _Compiler(SourceCompiler):
             body.append(f"{inner}{n} = len({var})")
             self._length(body, n, out, inner, compact, True)
             el = typ.of
-            if isinstance(el, str) and el in FIXED and el != "uuid":
+            if bulk_fixed(el):
                 body.append(f"{inner}if {n}: {out} += _pack('>%d{FIXED[el][0]}' % {n}, *{var})")
                 return
             item = self._name("x")
