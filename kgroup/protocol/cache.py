@@ -44,16 +44,19 @@ def cache_dir() -> str:
     return os.path.join(base, "kgroup", "protocol")
 
 
-def _digest(data: bytes) -> bytes:
+def _digest(*parts: bytes) -> bytes:
     from hashlib import blake2b  # not at import: `kgroup --help` compiles nothing
 
-    return blake2b(data, digest_size=_DIGEST).digest()
+    digest = blake2b(digest_size=_DIGEST)
+    for part in parts:
+        digest.update(part)
+    return digest.digest()
 
 
 def _key(source: str, filename: str) -> bytes:
     """The digest naming the code of `source`: everything the code object depends on."""
     interpreter = (sys.hexversion, sys.implementation.cache_tag, sys.flags.optimize)
-    return _digest(repr((__version__, interpreter, filename, source)).encode())
+    return _digest(repr((__version__, interpreter, filename)).encode(), source.encode())
 
 
 def _load(path: str, key: bytes) -> CodeType | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 OPEN = 0x7FFF  # "N+" upper bound
 NEVER: tuple[int, int] = (1, 0)  # "none": an empty range
@@ -48,11 +48,13 @@ NULL = _Null()
 
 # Where an underscore goes: before a capital that ends a lowercase run, and between capitals
 # when the second starts a word (`ZStdLevel`, `HTTPServer` -> `http_server`). A plain "_"
-# replacement (no template) keeps declaring every table at import cheap.
+# replacement (no template) and a memo (half the fields share a name with another: ErrorCode,
+# PartitionIndex...) keep declaring every table at import cheap.
 _WORD_END = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _ACRONYM_END = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z])")
 
 
+@cache
 def snake(name: str) -> str:
     """Kafka field name -> snake_case key (`RebalanceTimeoutMs` -> `rebalance_timeout_ms`)."""
     return _ACRONYM_END.sub("_", _WORD_END.sub("_", name)).lower()
