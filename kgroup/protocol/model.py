@@ -82,8 +82,11 @@ def in_range(bounds: tuple[int, int] | None, version: int) -> bool:
 
 
 # eq=False: tables are compared and hashed by identity, which keeps the compiled-codec cache
-# lookups cheap (a field-by-field hash of a nested table costs more than decoding it).
-@dataclass(frozen=True, eq=False)
+# lookups cheap (a field-by-field hash of a nested table costs more than decoding it). Not
+# frozen, though nothing assigns to a declaration: every kgroup run builds the tables at import
+# (~400 objects), and a frozen dataclass's per-field object.__setattr__ in __init__ and its
+# generated __setattr__/__delattr__ cost ~1.5% of a single-group describe.
+@dataclass(eq=False)
 class Struct:
     """A struct type: its name and its fields in wire order."""
 
@@ -91,7 +94,7 @@ class Struct:
     fields: tuple[Field, ...]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Array:
     """An array of a primitive type name or of a Struct (`[]int32`, `[]Partition`)."""
 
@@ -101,7 +104,7 @@ class Array:
 FieldType = str | Array | Struct
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Field:
     """One field as Kafka's JSON declares it.
 
@@ -181,7 +184,7 @@ def arr(of: str | Struct) -> Array:
     return Array(of)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Message:
     """A versioned message: valid version range and the first flexible version (None = never).
 
@@ -231,7 +234,7 @@ def message(
     )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Api:
     """One wire API: its key, its request and response declarations and the versions kgroup
     speaks (`spoken`, a subset of the valid versions of both)."""
