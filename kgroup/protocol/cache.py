@@ -1,4 +1,4 @@
-"""Compiling the generic reader's and writer's source once per machine, not once per process.
+"""Compiling the generic reader's and writer's source once for all runs, not once per process.
 
 Source of truth: Python's own bytecode cache (`importlib`'s `__pycache__`: marshal'ed code
 objects, written to a temporary file and renamed into place, checked before use).
@@ -83,7 +83,7 @@ def _store(path: str, key: bytes, code: CodeType) -> None:
     temp = f"{path}.{os.getpid()}.tmp"
     try:
         _make_room(os.path.dirname(path))
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             with os.fdopen(fd, "wb") as file:
                 file.write(_MAGIC + key + _digest(payload) + payload)
@@ -96,8 +96,8 @@ def _store(path: str, key: bytes, code: CodeType) -> None:
 
 
 def _make_room(directory: str) -> None:
-    """Create `directory`, or empty it when it holds `MAX_ENTRIES` entries."""
-    os.makedirs(directory, exist_ok=True)
+    """Create `directory` (private: its code is run), or empty it at `MAX_ENTRIES` entries."""
+    os.makedirs(directory, mode=0o700, exist_ok=True)
     count = _counted.get(directory)
     if count is None:
         count = len(os.listdir(directory))

@@ -50,6 +50,8 @@ def test_entries_written_then_used(cache_home: Path, monkeypatch: pytest.MonkeyP
     written = entries(cache_home)
     assert len(written) == 2  # the response's reader and writer
     assert not [path for path in written if path.name.endswith(".tmp")]
+    for path in [cache_home / "kgroup" / "protocol", *written]:  # code others cannot change
+        assert path.stat().st_mode & 0o077 == 0
 
     def no_compiling(*args: object) -> None:
         raise AssertionError("compiled although cached")
