@@ -6,15 +6,16 @@ objects, written to a temporary file and renamed into place, checked before use)
 `reader` and `writer` turn a declaration at a version into Python source (`SourceCompiler`,
 their common base). Compiling that source costs more than a short `kgroup` run spends decoding
 (~0.5 ms a message), so the code objects are kept, marshal'ed, in the user cache directory:
-`$XDG_CACHE_HOME/kgroup/protocol`, else `~/.cache/kgroup/protocol`. An entry is named by a
-digest of the source, its filename, kgroup's version and Python's bytecode (version, cache
-tag, optimisation level). The source is a pure function of the declaration's content, the
-version, the options and the compiler, so a changed declaration or compiler gets a new entry
-and none can go stale, wherever the declaration came from. An entry holds that digest and a
-digest of its payload; one that cannot be read, is corrupt or belongs to another key is
-passed over, and a cache directory that cannot be written is not written: either way the
-source is compiled as if there were no cache, without a word. The directory is emptied when
-it reaches `MAX_ENTRIES` entries.
+`$XDG_CACHE_HOME/kgroup/protocol`, else `~/.cache/kgroup/protocol` (private to its owner, as
+its code is run). An entry's key is the source itself with its filename, kgroup's version and
+Python's bytecode (version, cache tag, optimisation level), and the entry holds that key: it is
+used only for exactly that source. The source is a pure function of the declaration's content,
+the version, the options and the compiler, so a changed declaration or compiler finds no entry
+and none can go stale, wherever the declaration came from. Entries are named by a CRC of the
+key (two keys sharing a name only cost a compile) and carry a CRC of their code; one that
+cannot be read, is corrupt or holds another key is passed over, and a directory that cannot be
+written is not written: either way the source is compiled as if there were no cache, without a
+word. The directory is emptied when it reaches `MAX_ENTRIES` entries.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+import struct as _struct
 import sys
+import zlib
 from types import CodeType
 from typing import Any
 
@@ -30,8 +33,7 @@ from kgroup import __version__
 from kgroup.protocol.model import Struct
 
 _MAGIC = b"kgroup-protocol-code\n"
-_DIGEST = 16  # bytes of each blake2b digest
-_HEADER = len(_MAGIC) + 2 * _DIGEST
+_SIZES = _struct.Struct(">II")  # the key's length, the CRC-32 of the code
 # kgroup's own messages need a few dozen entries; tests compiling random declarations would
 # grow the directory without end, so it is emptied when it reaches this many
 MAX_ENTRIES = 1000
@@ -44,19 +46,10 @@ def cache_dir() -> str:
     return os.path.join(base, "kgroup", "protocol")
 
 
-def _digest(*parts: bytes) -> bytes:
-    from hashlib import blake2b  # not at import: `kgroup --help` compiles nothing
-
-    digest = blake2b(digest_size=_DIGEST)
-    for part in parts:
-        digest.update(part)
-    return digest.digest()
-
-
 def _key(source: str, filename: str) -> bytes:
-    """The digest naming the code of `source`: everything the code object depends on."""
+    """Everything the code object of `source` depends on, the source last."""
     interpreter = (sys.hexversion, sys.implementation.cache_tag, sys.flags.optimize)
-    return _digest(repr((__version__, interpreter, filename)).encode(), source.encode())
+    return repr((__version__, interpreter, filename)).encode() + b"\n" + source.encode()
 
 
 def _load(path: str, key: bytes) -> CodeType | None:
@@ -66,8 +59,12 @@ def _load(path: str, key: bytes) -> CodeType | None:
             data = file.read()
     except OSError:
         return None
-    payload = data[_HEADER:]
-    if data[:_HEADER] != _MAGIC + key + _digest(payload):
+    start = len(_MAGIC) + _SIZES.size
+    payload = data[start + len(key) :]
+    if (
+        data[:start] != _MAGIC + _SIZES.pack(len(key), zlib.crc32(payload))
+        or data[start : start + len(key)] != key
+    ):
         return None
     try:
         code = marshal.loads(payload)
@@ -86,7 +83,7 @@ def _store(path: str, key: bytes, code: CodeType) -> None:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             with os.fdopen(fd, "wb") as file:
-                file.write(_MAGIC + key + _digest(payload) + payload)
+                file.write(_MAGIC + _SIZES.pack(len(key), zlib.crc32(payload)) + key + payload)
             os.replace(temp, path)
         except BaseException:
             os.unlink(temp)
@@ -112,7 +109,7 @@ def _make_room(directory: str) -> None:
 def compile_cached(source: str, filename: str) -> CodeType:
     """`compile(source, filename, "exec")`, from the cache when an earlier run compiled it."""
     key = _key(source, filename)
-    path = os.path.join(cache_dir(), key.hex())
+    path = os.path.join(cache_dir(), f"{zlib.crc32(key):08x}{len(key):06x}")
     code = _load(path, key)
     if code is None:
         code = compile(source, filename, "exec")
