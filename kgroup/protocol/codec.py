@@ -1,7 +1,8 @@
 """Read and write any declaration of `kgroup.protocol.model` at any of its versions.
 
 Source of truth: Kafka's message generator (`MessageDataGenerator`) and `ByteUtils`; the rules
-are in `reader.py` and `writer.py`, which compile a declaration at a version once.
+are in `reader.py` and `writer.py`, which compile a declaration at a version once (the code
+kept across runs by `cache.py`).
 
 Decoded messages are dicts with snake_case keys (`ThrottleTimeMs` -> `throttle_time_ms`, the
 naming of `kgroup.offsets`); arrays are lists, structs dicts, uuids 16 raw bytes (or Kafka's
