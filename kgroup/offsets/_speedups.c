@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#define EXT_MODULE "kgroup.offsets._speedups"
+#include "ext_types.h"
 #include "json_text.h"
 #include "record_slots.h"
 
@@ -63,40 +65,41 @@ static inline int64_t be64s(const uint8_t *p)
     return (int64_t)v;
 }
 
-/* Unsigned varint of at most 5 bytes (wire.read_uvarint). */
-static inline int read_uvarint(const uint8_t *b, Py_ssize_t *pp, Py_ssize_t e, int64_t *out)
+/* The 7-bit groups of a varint of at most max_bytes bytes, least significant first. */
+static inline int read_varint_bits(const uint8_t *b, Py_ssize_t *pp, Py_ssize_t e, int max_bytes,
+                                   uint64_t *out)
 {
     Py_ssize_t p = *pp;
     uint64_t v = 0;
-    for (int shift = 0; shift <= 28; shift += 7) {
+    for (int shift = 0; shift < 7 * max_bytes; shift += 7) {
         if (p >= e) return BAIL;
         uint8_t c = b[p++];
         v |= (uint64_t)(c & 0x7F) << shift;
         if (c < 0x80) {
             *pp = p;
-            *out = (int64_t)v;
+            *out = v;
             return 0;
         }
     }
     return BAIL;
 }
 
+/* Unsigned varint of at most 5 bytes (wire.read_uvarint). */
+static inline int read_uvarint(const uint8_t *b, Py_ssize_t *pp, Py_ssize_t e, int64_t *out)
+{
+    uint64_t v;
+    if (read_varint_bits(b, pp, e, 5, &v)) return BAIL;
+    *out = (int64_t)v;
+    return 0;
+}
+
 /* Zig-zag varint of at most 9 bytes (values below 2**63; longer ones go to Python). */
 static inline int read_varint(const uint8_t *b, Py_ssize_t *pp, Py_ssize_t e, int64_t *out)
 {
-    Py_ssize_t p = *pp;
-    uint64_t v = 0;
-    for (int shift = 0; shift <= 56; shift += 7) {
-        if (p >= e) return BAIL;
-        uint8_t c = b[p++];
-        v |= (uint64_t)(c & 0x7F) << shift;
-        if (c < 0x80) {
-            *pp = p;
-            *out = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-            return 0;
-        }
-    }
-    return BAIL;
+    uint64_t v;
+    if (read_varint_bits(b, pp, e, 9, &v)) return BAIL;
+    *out = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+    return 0;
 }
 
 /* A length: classic int16 (strings) / int32 (bytes, arrays), or compact uvarint N+1 read as
@@ -462,26 +465,9 @@ static int Reader_init(Reader *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_ValueError, "program must be (plain ops, tagged ops)");
         return -1;
     }
-    Py_INCREF(prog);
-    Py_INCREF(fallback);
-    Py_XSETREF(self->prog, prog);
-    Py_XSETREF(self->fallback, fallback);
+    Py_XSETREF(self->prog, Py_NewRef(prog));
+    Py_XSETREF(self->fallback, Py_NewRef(fallback));
     self->flexible = flexible;
-    return 0;
-}
-
-static void Reader_dealloc(Reader *self)
-{
-    PyObject_GC_UnTrack(self);
-    Py_CLEAR(self->prog);
-    Py_CLEAR(self->fallback);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static int Reader_traverse(Reader *self, visitproc visit, void *arg)
-{
-    Py_VISIT(self->prog);
-    Py_VISIT(self->fallback);
     return 0;
 }
 
@@ -491,20 +477,78 @@ static PyMethodDef Reader_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyTypeObject ReaderType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kgroup.offsets._speedups.Reader",
-    .tp_basicsize = sizeof(Reader),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "Reader(program, fallback, flexible): call as reader(b, p, e).",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Reader_init,
-    .tp_dealloc = (destructor)Reader_dealloc,
-    .tp_traverse = (traverseproc)Reader_traverse,
-    .tp_call = (ternaryfunc)Reader_call,
-    .tp_methods = Reader_methods,
+static const Py_ssize_t Reader_refs[] = {offsetof(Reader, prog), offsetof(Reader, fallback), 0};
+
+static ExtType ReaderType = {
+    {EXT_TYPE(Reader, "Reader(program, fallback, flexible): call as reader(b, p, e)."),
+     .tp_call = (ternaryfunc)Reader_call, .tp_methods = Reader_methods},
+    Reader_refs,
+    NULL,
 };
 
 /* ------------------------------------------------------------------ record framing */
+
+/* What the records of a batch take from its header: offsets and timestamps are deltas from
+ * base_offset and base_ts, or every timestamp is log_time (a LogAppendTime batch). */
+typedef struct {
+    long long base_offset, base_ts, log_time;
+    int has_log_time;
+} BatchBase;
+
+/* One record of a magic-2 batch (DefaultRecord), as frame_record finds it. */
+typedef struct {
+    long long offset, timestamp;
+    Py_ssize_t kpos, vpos; /* where the key and the value start */
+    int64_t klen, vlen;    /* their lengths; -1: null */
+} RecordFrame;
+
+/* A field of `len` bytes at *pp (-1: null, no bytes), within `end`: *start gets where it
+ * starts, *pp moves past it. */
+static inline int skip_field(Py_ssize_t *pp, Py_ssize_t end, int64_t len, Py_ssize_t *start)
+{
+    *start = *pp;
+    if (len < 0) return 0;
+    if (len > end - *pp) return BAIL;
+    *pp += (Py_ssize_t)len;
+    return 0;
+}
+
+/* The record at *pp, within `end`: length, attributes (unused), timestamp and offset deltas,
+ * key, value, and headers -- only a zero count here; records with headers go to Python.
+ * *pp moves past it. */
+static int frame_record(const uint8_t *b, Py_ssize_t *pp, Py_ssize_t end, const BatchBase *batch,
+                        RecordFrame *r)
+{
+    Py_ssize_t pos = *pp;
+    int64_t length, ts_delta, off_delta;
+    if (read_varint(b, &pos, end, &length)) return BAIL;
+    if (length < 6 || length > end - pos) return BAIL;
+    Py_ssize_t rec_end = pos + (Py_ssize_t)length;
+    pos += 1;
+    if (read_varint(b, &pos, rec_end, &ts_delta) || read_varint(b, &pos, rec_end, &off_delta) ||
+        read_varint(b, &pos, rec_end, &r->klen) || skip_field(&pos, rec_end, r->klen, &r->kpos) ||
+        read_varint(b, &pos, rec_end, &r->vlen) || skip_field(&pos, rec_end, r->vlen, &r->vpos))
+        return BAIL;
+    if (pos >= rec_end || b[pos] != 0 || pos + 1 != rec_end) return BAIL;
+    if (__builtin_add_overflow(batch->base_offset, (long long)off_delta, &r->offset)) return BAIL;
+    if (batch->has_log_time) {
+        r->timestamp = batch->log_time;
+    } else if (__builtin_add_overflow(batch->base_ts, (long long)ts_delta, &r->timestamp)) {
+        return BAIL;
+    }
+    *pp = rec_end;
+    return 0;
+}
+
+/* b[pos:pos+len] as bytes, or None for a null field (len -1); a new reference. */
+static PyObject *bytes_or_none(const uint8_t *b, Py_ssize_t pos, int64_t len)
+{
+    if (len < 0) {
+        Py_INCREF(Py_None);
+        return Py_None;
+    }
+    return PyBytes_FromStringAndSize((const char *)b + pos, (Py_ssize_t)len);
+}
 
 /* records_v2(buf, pos, count, base_offset, base_ts, log_time) -> list of
  * (offset, timestamp, key, value, ()) or None (let records._records_v2 decide). */
@@ -512,18 +556,18 @@ static PyObject *records_v2(PyObject *mod, PyObject *args)
 {
     PyObject *buf, *log_time_obj;
     Py_ssize_t pos;
-    long long count, base_offset, base_ts;
-    if (!PyArg_ParseTuple(args, "O!nLLLO", &PyBytes_Type, &buf, &pos, &count, &base_offset,
-                          &base_ts, &log_time_obj))
+    long long count;
+    BatchBase batch = {0, 0, 0, 0};
+    if (!PyArg_ParseTuple(args, "O!nLLLO", &PyBytes_Type, &buf, &pos, &count, &batch.base_offset,
+                          &batch.base_ts, &log_time_obj))
         return NULL;
     const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(buf);
     Py_ssize_t end = PyBytes_GET_SIZE(buf);
     if (pos < 0 || pos > end || count < 0 || count > end - pos) Py_RETURN_NONE;
-    int has_log_time = log_time_obj != Py_None;
-    long long log_time = 0;
-    if (has_log_time) {
-        log_time = PyLong_AsLongLong(log_time_obj);
-        if (log_time == -1 && PyErr_Occurred()) {
+    batch.has_log_time = log_time_obj != Py_None;
+    if (batch.has_log_time) {
+        batch.log_time = PyLong_AsLongLong(log_time_obj);
+        if (batch.log_time == -1 && PyErr_Occurred()) {
             PyErr_Clear();
             Py_RETURN_NONE;
         }
@@ -531,51 +575,12 @@ static PyObject *records_v2(PyObject *mod, PyObject *args)
     PyObject *out = PyList_New((Py_ssize_t)count);
     if (out == NULL) return NULL;
     for (Py_ssize_t i = 0; i < (Py_ssize_t)count; i++) {
-        int64_t length, ts_delta, off_delta, klen, vlen;
-        long long offset, ts;
-        if (read_varint(b, &pos, end, &length)) goto bail;
-        if (length < 6 || length > end - pos) goto bail;
-        Py_ssize_t rec_end = pos + (Py_ssize_t)length;
-        pos += 1; /* attributes (unused) */
-        if (read_varint(b, &pos, rec_end, &ts_delta)) goto bail;
-        if (read_varint(b, &pos, rec_end, &off_delta)) goto bail;
-        if (read_varint(b, &pos, rec_end, &klen)) goto bail;
-        PyObject *key = NULL, *value = NULL;
-        Py_ssize_t kpos = pos;
-        if (klen >= 0) {
-            if (klen > rec_end - pos) goto bail;
-            pos += (Py_ssize_t)klen;
-        }
-        if (read_varint(b, &pos, rec_end, &vlen)) goto bail;
-        Py_ssize_t vpos = pos;
-        if (vlen >= 0) {
-            if (vlen > rec_end - pos) goto bail;
-            pos += (Py_ssize_t)vlen;
-        }
-        /* headers: only a zero count here; records with headers go to Python */
-        if (pos >= rec_end || b[pos] != 0) goto bail;
-        pos += 1;
-        if (pos != rec_end) goto bail;
-        if (__builtin_add_overflow(base_offset, (long long)off_delta, &offset)) goto bail;
-        if (has_log_time) {
-            ts = log_time;
-        } else if (__builtin_add_overflow(base_ts, (long long)ts_delta, &ts)) {
-            goto bail;
-        }
-        if (klen >= 0) {
-            key = PyBytes_FromStringAndSize((const char *)b + kpos, (Py_ssize_t)klen);
-        } else {
-            key = Py_None;
-            Py_INCREF(key);
-        }
-        if (vlen >= 0) {
-            value = PyBytes_FromStringAndSize((const char *)b + vpos, (Py_ssize_t)vlen);
-        } else {
-            value = Py_None;
-            Py_INCREF(value);
-        }
-        PyObject *o = PyLong_FromLongLong(offset);
-        PyObject *t = PyLong_FromLongLong(ts);
+        RecordFrame frame;
+        if (frame_record(b, &pos, end, &batch, &frame)) goto bail;
+        PyObject *key = bytes_or_none(b, frame.kpos, frame.klen);
+        PyObject *value = bytes_or_none(b, frame.vpos, frame.vlen);
+        PyObject *o = PyLong_FromLongLong(frame.offset);
+        PyObject *t = PyLong_FromLongLong(frame.timestamp);
         if (key == NULL || value == NULL || o == NULL || t == NULL) {
             Py_XDECREF(key);
             Py_XDECREF(value);
@@ -810,11 +815,6 @@ static PyObject *ValueDecoder_call(ValueDecoder *self, PyObject *args, PyObject 
  * so its text is always that of the decoded fields (tests/unit/offsets/test_offsets_speedups.py
  * compares them on fixtures and generated values). */
 
-typedef struct {
-    char *p;
-    Py_ssize_t len, cap;
-} JBuf;
-
 enum { ROLE_PLAIN, ROLE_MEMBERS, ROLE_MEMBER, ROLE_STICKY_SUBSCRIPTION };
 
 typedef struct {
@@ -825,137 +825,6 @@ typedef struct {
     const uint8_t *ptype, *proto; /* its protocol_type / protocol bytes (NULL: null / unseen) */
     Py_ssize_t ptype_n, proto_n;
 } JCtx;
-
-static int jb_grow(JBuf *j, Py_ssize_t n);
-
-static inline int jb_reserve(JBuf *j, Py_ssize_t n)
-{
-    return j->len + n <= j->cap ? 0 : jb_grow(j, n);
-}
-
-static int jb_grow(JBuf *j, Py_ssize_t n)
-{
-    Py_ssize_t cap = j->cap ? j->cap : 1024;
-    while (cap < j->len + n) {
-        if (cap > PY_SSIZE_T_MAX / 2) return BAIL;
-        cap *= 2;
-    }
-    char *p = PyMem_Realloc(j->p, (size_t)cap);
-    if (p == NULL) return BAIL;
-    j->p = p;
-    j->cap = cap;
-    return 0;
-}
-
-static inline int jb_put(JBuf *j, const char *s, Py_ssize_t n)
-{
-    if (jb_reserve(j, n)) return BAIL;
-    memcpy(j->p + j->len, s, (size_t)n);
-    j->len += n;
-    return 0;
-}
-
-static inline int jb_ch(JBuf *j, char ch)
-{
-    if (jb_reserve(j, 1)) return BAIL;
-    j->p[j->len++] = ch;
-    return 0;
-}
-
-static int jb_int(JBuf *j, long long v)
-{
-    if (jb_reserve(j, JSON_INT_MAX)) return BAIL;
-    j->len = json_put_int(j->p + j->len, v) - j->p;
-    return 0;
-}
-
-/* A JSON string of UTF-8 bytes: invalid UTF-8 gives up (as PyUnicode_DecodeUTF8 would fail);
- * escapes only '"', '\\' and control characters, as orjson and json.dumps do. */
-static int jb_str(JBuf *j, const uint8_t *s, Py_ssize_t n)
-{
-    uint8_t high;
-    if (n > (PY_SSIZE_T_MAX - 2) / 6 || jb_reserve(j, JSON_STR_MAX(n))) return BAIL;
-    char *end = json_put_str(j->p + j->len, s, n, &high);
-    if (high & 0x80) { /* not ASCII: valid UTF-8 only, as PyUnicode_DecodeUTF8 decides */
-        PyObject *check = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
-        if (check == NULL) {
-            PyErr_Clear();
-            return BAIL;
-        }
-        Py_DECREF(check);
-    }
-    j->len = end - j->p;
-    return 0;
-}
-
-/* bytes as a JSON string of standard base64 with padding (decode._b64) */
-static int jb_b64(JBuf *j, const uint8_t *s, Py_ssize_t n)
-{
-    static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    if (n > (PY_SSIZE_T_MAX - 8) / 4 * 3 || jb_reserve(j, (n + 2) / 3 * 4 + 2)) return BAIL;
-    char *o = j->p + j->len;
-    *o++ = '"';
-    Py_ssize_t i = 0;
-    for (; i + 3 <= n; i += 3) {
-        uint32_t v = ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8) | s[i + 2];
-        *o++ = B64[(v >> 18) & 63];
-        *o++ = B64[(v >> 12) & 63];
-        *o++ = B64[(v >> 6) & 63];
-        *o++ = B64[v & 63];
-    }
-    if (n - i == 1) {
-        uint32_t v = (uint32_t)s[i] << 16;
-        *o++ = B64[(v >> 18) & 63];
-        *o++ = B64[(v >> 12) & 63];
-        *o++ = '=';
-        *o++ = '=';
-    } else if (n - i == 2) {
-        uint32_t v = ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8);
-        *o++ = B64[(v >> 18) & 63];
-        *o++ = B64[(v >> 12) & 63];
-        *o++ = B64[(v >> 6) & 63];
-        *o++ = '=';
-    }
-    *o++ = '"';
-    j->len = o - j->p;
-    return 0;
-}
-
-/* `"key":` -- field names are plain ASCII identifiers (schema.py), written as they are;
- * anything else goes through jb_str. */
-static int jb_key(JBuf *j, PyObject *key)
-{
-    if (PyUnicode_IS_COMPACT_ASCII(key)) {
-        Py_ssize_t n = PyUnicode_GET_LENGTH(key);
-        const char *s = (const char *)PyUnicode_DATA(key);
-        int plain = 1;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (s[i] < 0x20 || s[i] == '"' || s[i] == '\\') {
-                plain = 0;
-                break;
-            }
-        }
-        if (plain) {
-            if (jb_reserve(j, n + 3)) return BAIL;
-            char *o = j->p + j->len;
-            *o++ = '"';
-            memcpy(o, s, (size_t)n);
-            o += n;
-            *o++ = '"';
-            *o++ = ':';
-            j->len = o - j->p;
-            return 0;
-        }
-    }
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(key, &n);
-    if (s == NULL) {
-        PyErr_Clear();
-        return BAIL;
-    }
-    if (jb_str(j, (const uint8_t *)s, n)) return BAIL;
-    return jb_ch(j, ':');
-}
 
 static int jb_fixed(JBuf *j, const uint8_t *p, long kind)
 {
@@ -1217,6 +1086,16 @@ static int check_program(PyObject *prog)
     return PyTuple_Check(prog) && PyTuple_GET_SIZE(prog) == 2;
 }
 
+/* progs[v] = programs[v] (borrowed) for every version; -1 (no error set) on a bad program. */
+static int take_programs(PyObject *programs, PyObject **progs)
+{
+    for (Py_ssize_t v = 0; v < PyTuple_GET_SIZE(programs); v++) {
+        if (!check_program(PyTuple_GET_ITEM(programs, v))) return -1;
+        progs[v] = PyTuple_GET_ITEM(programs, v);
+    }
+    return 0;
+}
+
 /* ValueDecoder(values, subscription, assignment):
  *   values: tuple indexed by record type id of tuples indexed by version of
  *           (program, flexible) or None;
@@ -1248,14 +1127,7 @@ static int ValueDecoder_init(ValueDecoder *self, PyObject *args, PyObject *kwarg
             self->flex[t][v] = (char)PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1));
         }
     }
-    for (Py_ssize_t v = 0; v < PyTuple_GET_SIZE(sub); v++) {
-        if (!check_program(PyTuple_GET_ITEM(sub, v))) goto invalid;
-        self->sub[v] = PyTuple_GET_ITEM(sub, v);
-    }
-    for (Py_ssize_t v = 0; v < PyTuple_GET_SIZE(asg); v++) {
-        if (!check_program(PyTuple_GET_ITEM(asg, v))) goto invalid;
-        self->asg[v] = PyTuple_GET_ITEM(asg, v);
-    }
+    if (take_programs(sub, self->sub) || take_programs(asg, self->asg)) goto invalid;
     self->nsub = (int)PyTuple_GET_SIZE(sub);
     self->nasg = (int)PyTuple_GET_SIZE(asg);
     PyObject *tables = PyTuple_Pack(3, values, sub, asg);
@@ -1267,36 +1139,83 @@ invalid:
     return -1;
 }
 
-static void ValueDecoder_dealloc(ValueDecoder *self)
-{
-    PyObject_GC_UnTrack(self);
-    Py_CLEAR(self->tables);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
+static const Py_ssize_t ValueDecoder_refs[] = {offsetof(ValueDecoder, tables), 0};
 
-static int ValueDecoder_traverse(ValueDecoder *self, visitproc visit, void *arg)
+static ExtType ValueDecoderType = {
+    {EXT_TYPE(ValueDecoder, "ValueDecoder(values, subscription, assignment): vd(type_id, raw) -> "
+                            "(version, fields) or None."),
+     .tp_call = (ternaryfunc)ValueDecoder_call, .tp_methods = ValueDecoder_methods},
+    ValueDecoder_refs,
+    NULL,
+};
+
+/* ------------------------------------------------------------------ record writers */
+
+static int fatal_error(void);
+
+/* What LineWriter and CsvWriter share: Writer(cls, slots, values) -- DecodedRecord, its slot
+ * names in the S_* order (decode._SCANNER_SLOTS) and the ValueDecoder whose JSON text they
+ * write for a value still pending. */
+typedef struct {
+    PyObject_HEAD
+    PyTypeObject *cls;      /* DecodedRecord */
+    Py_ssize_t off[NSLOTS]; /* byte offsets of its slots */
+    ValueDecoder *values;
+} RecordWriter;
+
+static int record_writer_init(RecordWriter *self, PyObject *args, PyObject *kwargs,
+                              const char *who)
 {
-    Py_VISIT(self->tables);
+    PyObject *cls, *slots, *values;
+    static char *kw[] = {"cls", "slots", "values", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!", kw, &PyType_Type, &cls,
+                                     &PyTuple_Type, &slots, &ValueDecoderType.type, &values))
+        return -1;
+    if (record_slot_offsets((PyTypeObject *)cls, slots, self->off, who)) return -1;
+    Py_XSETREF(self->cls, (PyTypeObject *)Py_NewRef(cls));
+    Py_XSETREF(self->values, (ValueDecoder *)Py_NewRef(values));
     return 0;
 }
 
-static PyTypeObject ValueDecoderType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kgroup.offsets._speedups.ValueDecoder",
-    .tp_basicsize = sizeof(ValueDecoder),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "ValueDecoder(values, subscription, assignment): vd(type_id, raw) -> "
-              "(version, fields) or None.",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)ValueDecoder_init,
-    .tp_dealloc = (destructor)ValueDecoder_dealloc,
-    .tp_traverse = (traverseproc)ValueDecoder_traverse,
-    .tp_call = (ternaryfunc)ValueDecoder_call,
-    .tp_methods = ValueDecoder_methods,
-};
+/* The slots of `rec` (borrowed) for a writer, BAIL if it is not a `cls` or has a slot unset.
+ * *type_id: the key type when it is an int (of 64 bits, else BAIL), else -1. *raw: NULL when
+ * no value is pending; else its bytes -- in the form decode.DecodedRecord.to_json writes
+ * straight from them, (record type, raw bytes) with an int key type and at least the int16
+ * version, else BAIL. */
+static int writer_slots(RecordWriter *w, PyObject *rec, PyObject **slot, long *type_id,
+                        PyObject **raw)
+{
+    if (Py_TYPE(rec) != w->cls || record_slots_read(rec, w->off, slot)) return BAIL;
+    PyObject *kt = slot[S_KEY_TYPE];
+    *type_id = -1;
+    if (PyLong_CheckExact(kt)) {
+        *type_id = PyLong_AsLong(kt);
+        if (*type_id == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return BAIL;
+        }
+    }
+    *raw = NULL;
+    if (slot[S_PENDING] == Py_None) return 0;
+    *raw = pending_raw(slot[S_PENDING]);
+    return *raw == NULL || !PyLong_CheckExact(kt) || PyBytes_GET_SIZE(*raw) < 2 ? BAIL : 0;
+}
+
+/* The JSON text of a pending value's raw bytes (ValueDecoder.json) appended to j. */
+static int writer_pending_json(RecordWriter *w, long type_id, PyObject *raw, JBuf *j)
+{
+    int version;
+    return vd_json_into(w->values, type_id, (const uint8_t *)PyBytes_AS_STRING(raw),
+                        PyBytes_GET_SIZE(raw), j, &version);
+}
+
+/* The int16 version that starts a pending value's raw bytes. */
+static inline long long pending_version(PyObject *raw)
+{
+    return be16s((const uint8_t *)PyBytes_AS_STRING(raw));
+}
 
 /* ------------------------------------------------------------------ JSON lines */
-
-static int fatal_error(void);
 
 /* LineWriter(cls, slots, values)(rec): DecodedRecord.to_json() written here from the record's
  * slots -- the same keys in the same order as DecodedRecord._fields, the same text as
@@ -1306,87 +1225,22 @@ static int fatal_error(void);
  * then writes that line. tests/unit/offsets/test_offsets_json_lines.py compares the two. */
 
 typedef struct {
-    PyObject_HEAD
-    PyTypeObject *cls;         /* DecodedRecord */
-    Py_ssize_t off[NSLOTS];    /* byte offsets of its slots */
-    ValueDecoder *values;
-    JBuf j;                    /* reused between lines */
+    RecordWriter w;
+    JBuf j; /* reused between lines */
 } LineWriter;
-
-#define MAX_DEPTH 64
-
-/* UTF-8 of a str (already valid) as a JSON string. */
-static int jb_text(JBuf *j, PyObject *o)
-{
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(o, &n);
-    uint8_t high;
-    if (s == NULL || n > (PY_SSIZE_T_MAX - 2) / 6 || jb_reserve(j, JSON_STR_MAX(n))) {
-        PyErr_Clear();
-        return BAIL;
-    }
-    j->len = json_put_str(j->p + j->len, (const uint8_t *)s, n, &high) - j->p;
-    return 0;
-}
-
-/* Any decoded object as orjson writes it (bytes as standard base64, as decode._bytes_default):
- * None, bool, int (64 bits), str, bytes, dict with str keys, list. */
-static int jb_obj(JBuf *j, PyObject *o, int depth)
-{
-    if (o == Py_None) return jb_put(j, "null", 4);
-    if (o == Py_True) return jb_put(j, "true", 4);
-    if (o == Py_False) return jb_put(j, "false", 5);
-    if (PyLong_CheckExact(o)) {
-        int overflow;
-        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-        if (overflow || (v == -1 && PyErr_Occurred())) {
-            PyErr_Clear();
-            return BAIL;
-        }
-        return jb_int(j, v);
-    }
-    if (PyUnicode_CheckExact(o)) return jb_text(j, o);
-    if (PyBytes_CheckExact(o))
-        return jb_b64(j, (const uint8_t *)PyBytes_AS_STRING(o), PyBytes_GET_SIZE(o));
-    if (depth >= MAX_DEPTH) return BAIL;
-    if (PyDict_CheckExact(o)) {
-        Py_ssize_t pos = 0;
-        PyObject *k, *v;
-        if (jb_ch(j, '{')) return BAIL;
-        int first = 1;
-        while (PyDict_Next(o, &pos, &k, &v)) {
-            if (!PyUnicode_CheckExact(k)) return BAIL;
-            if (!first && jb_ch(j, ',')) return BAIL;
-            first = 0;
-            if (jb_key(j, k) || jb_obj(j, v, depth + 1)) return BAIL;
-        }
-        return jb_ch(j, '}');
-    }
-    if (PyList_CheckExact(o)) {
-        if (jb_ch(j, '[')) return BAIL;
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); i++) {
-            if (i && jb_ch(j, ',')) return BAIL;
-            if (jb_obj(j, PyList_GET_ITEM(o, i), depth + 1)) return BAIL;
-        }
-        return jb_ch(j, ']');
-    }
-    return BAIL;
-}
 
 /* `,"name":` then the object */
 static inline int jb_field(JBuf *j, const char *name, PyObject *o)
 {
-    return jb_put(j, name, (Py_ssize_t)strlen(name)) || jb_obj(j, o, 0);
+    return jb_put(j, name, (Py_ssize_t)strlen(name)) || jb_obj(j, o, JSON_MAX_DEPTH);
 }
 
 static int line_of(LineWriter *self, PyObject *rec)
 {
     JBuf *j = &self->j;
-    PyObject *slot[NSLOTS];
-    for (int i = 0; i < NSLOTS; i++) {
-        slot[i] = *(PyObject **)((char *)rec + self->off[i]);
-        if (slot[i] == NULL) return BAIL; /* an unset slot: Python raises AttributeError */
-    }
+    PyObject *slot[NSLOTS], *raw;
+    long type_id;
+    if (writer_slots(&self->w, rec, slot, &type_id, &raw)) return BAIL;
     j->len = 0;
     if (jb_field(j, "{\"source\":", slot[S_SOURCE])) return BAIL;
     if (slot[S_PARTITION] != Py_None && jb_field(j, ",\"partition\":", slot[S_PARTITION]))
@@ -1405,27 +1259,11 @@ static int line_of(LineWriter *self, PyObject *rec)
         if (!PyBytes_CheckExact(slot[S_KEY_RAW])) return BAIL;
         if (jb_field(j, ",\"key_raw_base64\":", slot[S_KEY_RAW])) return BAIL;
     }
-    PyObject *pending = slot[S_PENDING];
-    if (pending != Py_None) {
-        /* decode.DecodedRecord.to_json's direct path: (record type, raw bytes) */
-        PyObject *key_type = slot[S_KEY_TYPE];
-        if (key_type == Py_None || !PyLong_CheckExact(key_type) || !PyTuple_CheckExact(pending) ||
-            PyTuple_GET_SIZE(pending) != 2 || !PyBytes_CheckExact(PyTuple_GET_ITEM(pending, 1)))
-            return BAIL;
-        long type_id = PyLong_AsLong(key_type);
-        if (type_id == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            return BAIL;
-        }
-        PyObject *raw = PyTuple_GET_ITEM(pending, 1);
-        const uint8_t *b = (const uint8_t *)PyBytes_AS_STRING(raw);
-        Py_ssize_t len = PyBytes_GET_SIZE(raw);
+    if (raw != NULL) { /* decode.DecodedRecord.to_json's direct path */
         static const char VV[] = ",\"value_version\":", VAL[] = ",\"value\":";
-        if (len < 2 || jb_put(j, VV, sizeof(VV) - 1) || jb_int(j, be16s(b)) ||
-            jb_put(j, VAL, sizeof(VAL) - 1))
+        if (jb_put(j, VV, sizeof(VV) - 1) || jb_int(j, pending_version(raw)) ||
+            jb_put(j, VAL, sizeof(VAL) - 1) || writer_pending_json(&self->w, type_id, raw, j))
             return BAIL;
-        int version;
-        if (vd_json_into(self->values, type_id, b, len, j, &version)) return BAIL;
         return jb_ch(j, '}');
     }
     if (jb_field(j, ",\"value_version\":", slot[S_VALUE_VERSION]) ||
@@ -1448,7 +1286,7 @@ static PyObject *LineWriter_call(LineWriter *self, PyObject *args, PyObject *kwa
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "writer(rec)");
         return NULL;
     }
-    if (Py_TYPE(rec) != self->cls || line_of(self, rec)) {
+    if (line_of(self, rec)) {
         if (fatal_error()) return NULL;
         PyErr_Clear();
         Py_RETURN_NONE;
@@ -1458,45 +1296,23 @@ static PyObject *LineWriter_call(LineWriter *self, PyObject *args, PyObject *kwa
 
 static int LineWriter_init(LineWriter *self, PyObject *args, PyObject *kwargs)
 {
-    PyObject *cls, *slots, *values;
-    static char *kw[] = {"cls", "slots", "values", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!", kw, &PyType_Type, &cls,
-                                     &PyTuple_Type, &slots, &ValueDecoderType, &values))
-        return -1;
-    if (record_slot_offsets((PyTypeObject *)cls, slots, self->off, "LineWriter")) return -1;
-    Py_INCREF(cls);
-    Py_XSETREF(self->cls, (PyTypeObject *)cls);
-    Py_INCREF(values);
-    Py_XSETREF(self->values, (ValueDecoder *)values);
-    return 0;
+    return record_writer_init(&self->w, args, kwargs, "LineWriter");
 }
 
-static int LineWriter_traverse(LineWriter *self, visitproc visit, void *arg)
+static void LineWriter_release(PyObject *self)
 {
-    Py_VISIT(self->cls);
-    Py_VISIT(self->values);
-    return 0;
+    PyMem_Free(((LineWriter *)self)->j.p);
 }
 
-static void LineWriter_dealloc(LineWriter *self)
-{
-    PyObject_GC_UnTrack(self);
-    Py_CLEAR(self->cls);
-    Py_CLEAR(self->values);
-    PyMem_Free(self->j.p);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
+static const Py_ssize_t LineWriter_refs[] = {offsetof(LineWriter, w.cls),
+                                             offsetof(LineWriter, w.values), 0};
 
-static PyTypeObject LineWriterType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kgroup.offsets._speedups.LineWriter",
-    .tp_basicsize = sizeof(LineWriter),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "LineWriter(cls, slots, values): writer(rec) -> rec.to_json() text or None.",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)LineWriter_init,
-    .tp_dealloc = (destructor)LineWriter_dealloc,
-    .tp_traverse = (traverseproc)LineWriter_traverse,
-    .tp_call = (ternaryfunc)LineWriter_call,
+static ExtType LineWriterType = {
+    {EXT_TYPE(LineWriter,
+              "LineWriter(cls, slots, values): writer(rec) -> rec.to_json() text or None."),
+     .tp_call = (ternaryfunc)LineWriter_call},
+    LineWriter_refs,
+    LineWriter_release,
 };
 
 /* ------------------------------------------------------------------ CSV rows */
@@ -1516,17 +1332,11 @@ static PyTypeObject LineWriterType = {
  * tests/unit/render/test_records_stream.py compares the two byte for byte. */
 
 typedef struct {
-    PyObject_HEAD
-    PyTypeObject *cls;         /* DecodedRecord */
-    Py_ssize_t off[NSLOTS];    /* byte offsets of its slots */
-    ValueDecoder *values;
-    JBuf out;                  /* the rows of one fill() */
-    JBuf cell;                 /* one JSON text before it becomes a cell */
-    PyObject *exc;             /* what the iterator raised, raised by the next fill() */
+    RecordWriter w;
+    JBuf out;      /* the rows of one fill() */
+    JBuf cell;     /* one JSON text before it becomes a cell */
+    PyObject *exc; /* what the iterator raised, raised by the next fill() */
 } CsvWriter;
-
-static PyObject *K_GROUP, *K_GROUP_ID, *K_TOPIC, *K_PARTITION, *K_OFFSET, *K_LEADER_EPOCH,
-    *K_METADATA, *K_COMMIT_TIMESTAMP, *K_EXPIRE_TIMESTAMP;
 
 /* The character at s[i] (UTF-8, s[0:n]) if safe.py escapes it, else -1; *len its bytes. */
 static inline long csv_unsafe_at(const uint8_t *s, Py_ssize_t i, Py_ssize_t n, int *len)
@@ -1635,34 +1445,19 @@ static int csv_json(JBuf *j, const uint8_t *s, Py_ssize_t n)
 static int csv_cell(JBuf *j, PyObject *o)
 {
     if (o == Py_None) return 0;
-    if (o == Py_True) return jb_put(j, "true", 4);
-    if (o == Py_False) return jb_put(j, "false", 5);
-    if (PyLong_CheckExact(o)) {
-        int overflow;
-        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-        if (overflow || (v == -1 && PyErr_Occurred())) return BAIL;
-        return jb_int(j, v);
-    }
     if (PyUnicode_CheckExact(o)) {
         Py_ssize_t n;
         const char *s = PyUnicode_AsUTF8AndSize(o, &n);
         if (s == NULL) return BAIL; /* lone surrogates: the Python writer */
         return csv_text(j, (const uint8_t *)s, n);
     }
-    return BAIL;
+    return jb_bool_or_int(j, o);
 }
 
 /* `,` then the cell */
 static inline int csv_next(JBuf *j, PyObject *o)
 {
     return jb_ch(j, ',') || csv_cell(j, o);
-}
-
-/* dict.get(name) of a dict (borrowed; None when missing) */
-static inline PyObject *dict_get(PyObject *d, PyObject *name)
-{
-    PyObject *v = PyDict_GetItemWithError(d, name);
-    return v != NULL ? v : (PyErr_Occurred() ? NULL : Py_None);
 }
 
 /* base64 of bytes as a text cell (csv_safe: a leading `+` gets `'`) */
@@ -1677,98 +1472,68 @@ static int csv_b64(CsvWriter *self, PyObject *raw)
     return csv_text(&self->out, (const uint8_t *)c->p + 1, c->len - 2);
 }
 
+/* A key_json / value_json cell (json_text_safe): the decode._dumps text of `o` as LineWriter
+ * writes it, or that of a pending value's raw bytes when `raw` is not NULL; None empty. */
+static int csv_json_cell(CsvWriter *self, PyObject *o, long type_id, PyObject *raw)
+{
+    JBuf *c = &self->cell;
+    if (raw == NULL && o == Py_None) return 0;
+    c->len = 0;
+    if (raw != NULL ? writer_pending_json(&self->w, type_id, raw, c) : jb_obj(c, o, JSON_MAX_DEPTH))
+        return BAIL;
+    return csv_json(&self->out, (const uint8_t *)c->p, c->len);
+}
+
 static int csv_row(CsvWriter *self, PyObject *rec)
 {
-    JBuf *j = &self->out, *c = &self->cell;
-    PyObject *slot[NSLOTS];
-    for (int i = 0; i < NSLOTS; i++) {
-        slot[i] = *(PyObject **)((char *)rec + self->off[i]);
-        if (slot[i] == NULL) return BAIL; /* an unset slot: Python raises AttributeError */
-    }
+    JBuf *j = &self->out;
+    PyObject *slot[NSLOTS], *raw;
+    long type_id;
+    if (writer_slots(&self->w, rec, slot, &type_id, &raw)) return BAIL;
     PyObject *key = slot[S_KEY], *control = slot[S_CONTROL], *kt = slot[S_KEY_TYPE];
-    PyObject *pending = slot[S_PENDING], *value = slot[S_VALUE];
+    PyObject *value = slot[S_VALUE];
     if (key != Py_None && !PyDict_CheckExact(key)) return BAIL;
     if (control != Py_True && control != Py_False) return BAIL;
+    if (kt != Py_None && !PyLong_CheckExact(kt)) return BAIL;
     int is_control = control == Py_True;
-    long type_id = -1;
-    if (kt != Py_None) {
-        if (!PyLong_CheckExact(kt)) return BAIL;
-        type_id = PyLong_AsLong(kt);
-        if (type_id == -1 && PyErr_Occurred()) return BAIL;
-    }
-    int offsets = (type_id == 0 || type_id == 1) && key != Py_None && !is_control;
-    const uint8_t *raw = NULL;
-    Py_ssize_t raw_len = 0;
-    if (pending != Py_None) {
-        /* decode.DecodedRecord.to_json's direct path: (record type, raw bytes); an offset
-         * commit's fields need the decoded value: the Python writer */
-        if (offsets || kt == Py_None || !PyTuple_CheckExact(pending) ||
-            PyTuple_GET_SIZE(pending) != 2 || !PyBytes_CheckExact(PyTuple_GET_ITEM(pending, 1)))
-            return BAIL;
-        raw = (const uint8_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(pending, 1));
-        raw_len = PyBytes_GET_SIZE(PyTuple_GET_ITEM(pending, 1));
-        if (raw_len < 2) return BAIL;
-    } else if (value != Py_None && !PyDict_CheckExact(value)) {
-        return BAIL;
-    }
+    int offsets = is_offset_commit(type_id) && key != Py_None && !is_control;
+    /* an offset commit's columns need its decoded value: the Python writer */
+    if (raw != NULL && offsets) return BAIL;
+    if (raw == NULL && value != Py_None && !PyDict_CheckExact(value)) return BAIL;
 
     /* source, log_partition, position, offset, timestamp, key_type, record_type */
     if (csv_cell(j, slot[S_SOURCE]) || csv_next(j, slot[S_PARTITION]) ||
         csv_next(j, slot[S_POSITION]) || csv_next(j, slot[S_OFFSET]) ||
         csv_next(j, slot[S_TIMESTAMP]) || csv_next(j, kt) || csv_next(j, slot[S_RECORD_TYPE]))
         return BAIL;
-    /* group: key["group"], else key.get("group_id") (DecodedRecord.group); none for control */
-    PyObject *group = Py_None;
-    if (key != Py_None && !is_control) {
-        group = dict_get(key, K_GROUP);
-        if (group == Py_None) group = dict_get(key, K_GROUP_ID);
-        if (group == NULL) return BAIL;
-    }
-    if (csv_next(j, group)) return BAIL;
+    /* group (DecodedRecord.group); none for control records */
+    PyObject *group = key != Py_None && !is_control ? key_group(key) : Py_None;
+    if (group == NULL || csv_next(j, group)) return BAIL;
     /* topic, partition, committed_offset, leader_epoch, metadata, commit/expire timestamps */
     if (offsets) {
-        PyObject *topic = dict_get(key, K_TOPIC), *partition = dict_get(key, K_PARTITION);
-        if (topic == NULL || partition == NULL || csv_next(j, topic) || csv_next(j, partition))
-            return BAIL;
-        PyObject *names[] = {K_OFFSET, K_LEADER_EPOCH, K_METADATA, K_COMMIT_TIMESTAMP,
-                             K_EXPIRE_TIMESTAMP};
-        for (int i = 0; i < 5; i++) {
-            PyObject *v = value == Py_None ? Py_None : dict_get(value, names[i]);
-            if (v == NULL || csv_next(j, v)) return BAIL;
+        PyObject *cells[OFFSET_COMMIT_COLUMNS];
+        if (offset_commit_columns(key, value, cells)) return BAIL;
+        for (int i = 0; i < OFFSET_COMMIT_COLUMNS; i++) {
+            if (csv_next(j, cells[i])) return BAIL;
         }
-    } else if (jb_put(j, ",,,,,,,", 7)) { /* the seven cells empty */
+    } else if (jb_put(j, ",,,,,,,", OFFSET_COMMIT_COLUMNS)) { /* the cells empty */
         return BAIL;
     }
     /* value_version, tombstone, producer_id, transactional, control */
     if (jb_ch(j, ',')) return BAIL;
-    if (raw != NULL ? jb_int(j, be16s(raw)) : csv_cell(j, slot[S_VALUE_VERSION])) return BAIL;
-    int tombstone =
-        !is_control && pending == Py_None && value == Py_None && slot[S_VALUE_RAW] == Py_None;
+    if (raw != NULL ? jb_int(j, pending_version(raw)) : csv_cell(j, slot[S_VALUE_VERSION]))
+        return BAIL;
+    int tombstone = record_tombstone(slot);
     if (jb_put(j, tombstone ? ",true" : ",false", tombstone ? 5 : 6) ||
         csv_next(j, slot[S_PRODUCER_ID]) || csv_next(j, slot[S_TRANSACTIONAL]) ||
         csv_next(j, control))
         return BAIL;
-    /* key_json, value_json: decode._dumps texts (LineWriter's), json_text_safe */
-    if (jb_ch(j, ',')) return BAIL;
-    if (key != Py_None) {
-        c->len = 0;
-        if (jb_obj(c, key, 0) || csv_json(j, (const uint8_t *)c->p, c->len)) return BAIL;
-    }
-    if (jb_ch(j, ',')) return BAIL;
-    if (raw != NULL) {
-        int version;
-        c->len = 0;
-        if (vd_json_into(self->values, type_id, raw, raw_len, c, &version) ||
-            csv_json(j, (const uint8_t *)c->p, c->len))
-            return BAIL;
-    } else if (value != Py_None) {
-        c->len = 0;
-        if (jb_obj(c, value, 0) || csv_json(j, (const uint8_t *)c->p, c->len)) return BAIL;
-    }
-    /* key_raw_base64, value_raw_base64, layout, error (none for a value decoded here) */
-    if (jb_ch(j, ',') || csv_b64(self, slot[S_KEY_RAW]) || jb_ch(j, ',') ||
-        csv_b64(self, slot[S_VALUE_RAW]))
+    /* key_json, value_json; key_raw_base64, value_raw_base64 */
+    if (jb_ch(j, ',') || csv_json_cell(self, key, -1, NULL) || jb_ch(j, ',') ||
+        csv_json_cell(self, value, type_id, raw) || jb_ch(j, ',') ||
+        csv_b64(self, slot[S_KEY_RAW]) || jb_ch(j, ',') || csv_b64(self, slot[S_VALUE_RAW]))
         return BAIL;
+    /* layout, error (none for a value decoded here) */
     if (raw != NULL) return jb_put(j, ",,\n", 3);
     if (csv_next(j, slot[S_LAYOUT]) || csv_next(j, slot[S_ERROR])) return BAIL;
     return jb_ch(j, '\n');
@@ -1811,7 +1576,7 @@ static PyObject *CsvWriter_fill(CsvWriter *self, PyObject *args)
             break;
         }
         Py_ssize_t start = j->len;
-        if (Py_TYPE(rec) == self->cls && csv_row(self, rec) == 0) {
+        if (csv_row(self, rec) == 0) {
             rows++;
             Py_DECREF(rec);
             continue;
@@ -1845,48 +1610,25 @@ static PyMethodDef CsvWriter_methods[] = {
 
 static int CsvWriter_init(CsvWriter *self, PyObject *args, PyObject *kwargs)
 {
-    PyObject *cls, *slots, *values;
-    static char *kw[] = {"cls", "slots", "values", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!", kw, &PyType_Type, &cls,
-                                     &PyTuple_Type, &slots, &ValueDecoderType, &values))
-        return -1;
-    if (record_slot_offsets((PyTypeObject *)cls, slots, self->off, "CsvWriter")) return -1;
-    Py_INCREF(cls);
-    Py_XSETREF(self->cls, (PyTypeObject *)cls);
-    Py_INCREF(values);
-    Py_XSETREF(self->values, (ValueDecoder *)values);
-    return 0;
+    return record_writer_init(&self->w, args, kwargs, "CsvWriter");
 }
 
-static int CsvWriter_traverse(CsvWriter *self, visitproc visit, void *arg)
+static void CsvWriter_release(PyObject *self)
 {
-    Py_VISIT(self->cls);
-    Py_VISIT(self->values);
-    Py_VISIT(self->exc);
-    return 0;
+    PyMem_Free(((CsvWriter *)self)->out.p);
+    PyMem_Free(((CsvWriter *)self)->cell.p);
 }
 
-static void CsvWriter_dealloc(CsvWriter *self)
-{
-    PyObject_GC_UnTrack(self);
-    Py_CLEAR(self->cls);
-    Py_CLEAR(self->values);
-    Py_CLEAR(self->exc);
-    PyMem_Free(self->out.p);
-    PyMem_Free(self->cell.p);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
+static const Py_ssize_t CsvWriter_refs[] = {offsetof(CsvWriter, w.cls),
+                                            offsetof(CsvWriter, w.values),
+                                            offsetof(CsvWriter, exc), 0};
 
-static PyTypeObject CsvWriterType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kgroup.offsets._speedups.CsvWriter",
-    .tp_basicsize = sizeof(CsvWriter),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "CsvWriter(cls, slots, values): writer.fill(it, limit) -> CSV rows of records.",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)CsvWriter_init,
-    .tp_dealloc = (destructor)CsvWriter_dealloc,
-    .tp_traverse = (traverseproc)CsvWriter_traverse,
-    .tp_methods = CsvWriter_methods,
+static ExtType CsvWriterType = {
+    {EXT_TYPE(CsvWriter,
+              "CsvWriter(cls, slots, values): writer.fill(it, limit) -> CSV rows of records."),
+     .tp_methods = CsvWriter_methods},
+    CsvWriter_refs,
+    CsvWriter_release,
 };
 
 /* ------------------------------------------------------------------ Scanner */
@@ -1933,40 +1675,28 @@ static int fatal_error(void)
     return PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception);
 }
 
-static int in_set(PyObject *set, PyObject *item) /* 1 yes, 0 no, -1 error */
-{
-    return PySet_Contains(set, item);
-}
-
 typedef struct {
     int has_since, has_until;
     long long since, until;
     PyObject *type_ids, *groups, *topics; /* NULL = no restriction */
 } Filter;
 
+/* Whether `item` is in a filter's set: 1 yes, 0 no, BAIL on an error (item NULL: a lookup
+ * failed). */
+static int in_set(PyObject *set, PyObject *item)
+{
+    int r = item == NULL ? -1 : PySet_Contains(set, item);
+    return r < 0 ? BAIL : r;
+}
+
 /* LocalEngine's DecodeFilter.key_ok: 1 keep, 0 drop, BAIL give up. */
 static int key_ok(Filter *f, PyObject *key_type_obj, long key_type, PyObject *key)
 {
-    int r;
-    if (f->type_ids != NULL) {
-        r = in_set(f->type_ids, key_type_obj);
-        if (r <= 0) return r < 0 ? BAIL : 0;
-    }
-    if (f->groups != NULL) {
-        PyObject *g = PyDict_GetItemString(key, "group");
-        if (g == NULL || g == Py_None) g = PyDict_GetItemString(key, "group_id");
-        if (g == NULL) g = Py_None;
-        r = in_set(f->groups, g);
-        if (r <= 0) return r < 0 ? BAIL : 0;
-    }
-    if (f->topics != NULL) {
-        if (key_type != 0 && key_type != 1) return 0;
-        PyObject *t = PyDict_GetItemString(key, "topic");
-        if (t == NULL) t = Py_None;
-        r = in_set(f->topics, t);
-        if (r <= 0) return r < 0 ? BAIL : 0;
-    }
-    return 1;
+    int r = f->type_ids == NULL ? 1 : in_set(f->type_ids, key_type_obj);
+    if (r == 1 && f->groups != NULL) r = in_set(f->groups, key_group(key));
+    if (r == 1 && f->topics != NULL)
+        r = is_offset_commit(key_type) ? in_set(f->topics, field_get(key, F_TOPIC)) : 0;
+    return r;
 }
 
 typedef struct {
@@ -1978,45 +1708,21 @@ typedef struct {
 #define FATAL (-2)
 
 static int scan_records(Scanner *s, const uint8_t *b, Py_ssize_t pos, Py_ssize_t end,
-                        long long count, long long base_offset, long long base_ts,
-                        int has_log_time, long long log_time, BatchInfo *bi, Filter *f,
+                        long long count, const BatchBase *batch, BatchInfo *bi, Filter *f,
                         PyObject *out, Py_ssize_t *nread)
 {
     Py_ssize_t start_len = PyList_GET_SIZE(out);
     PyObject *rec = NULL;
     if (count < 0 || count > end - pos) return BAIL;
     for (long long i = 0; i < count; i++) {
-        int64_t length, ts_delta, off_delta, klen, vlen;
-        long long offset, ts;
-        if (read_varint(b, &pos, end, &length)) goto bail;
-        if (length < 6 || length > end - pos) goto bail;
-        Py_ssize_t rec_end = pos + (Py_ssize_t)length;
-        pos += 1; /* attributes (unused) */
-        if (read_varint(b, &pos, rec_end, &ts_delta)) goto bail;
-        if (read_varint(b, &pos, rec_end, &off_delta)) goto bail;
-        if (read_varint(b, &pos, rec_end, &klen)) goto bail;
-        Py_ssize_t kpos = pos;
-        if (klen < 0 || klen > rec_end - pos) goto bail; /* null keys: Python */
-        pos += (Py_ssize_t)klen;
-        if (read_varint(b, &pos, rec_end, &vlen)) goto bail;
-        Py_ssize_t vpos = pos;
-        if (vlen >= 0) {
-            if (vlen > rec_end - pos) goto bail;
-            pos += (Py_ssize_t)vlen;
-        }
-        if (pos >= rec_end || b[pos] != 0) goto bail; /* headers: Python */
-        pos += 1;
-        if (pos != rec_end) goto bail;
-        if (__builtin_add_overflow(base_offset, (long long)off_delta, &offset)) goto bail;
-        if (has_log_time) {
-            ts = log_time;
-        } else if (__builtin_add_overflow(base_ts, (long long)ts_delta, &ts)) {
-            goto bail;
-        }
+        RecordFrame frame;
+        if (frame_record(b, &pos, end, batch, &frame)) goto bail;
+        if (frame.klen < 0) goto bail; /* null keys: Python */
+        long long ts = frame.timestamp;
         if ((f->has_since && ts < f->since) || (f->has_until && ts > f->until)) continue;
 
         /* key: decode_key's cache, else decode_key (which fills the cache) */
-        PyObject *kbytes = PyBytes_FromStringAndSize((const char *)b + kpos, (Py_ssize_t)klen);
+        PyObject *kbytes = bytes_or_none(b, frame.kpos, frame.klen);
         if (kbytes == NULL) goto error;
         PyObject *hit = PyDict_GetItemWithError(s->key_cache, kbytes);
         if (hit != NULL) {
@@ -2074,17 +1780,18 @@ static int scan_records(Scanner *s, const uint8_t *b, Py_ssize_t pos, Py_ssize_t
         Py_INCREF(Py_None);
         Py_INCREF(Py_None);
         Py_INCREF(Py_None);
-        if (vlen >= 0) {
+        if (frame.vlen >= 0) {
+            const uint8_t *raw_value = b + frame.vpos;
             int v;
             PyObject *d;
             if (s->eager[key_type] &&
-                vd_decode(s->values, key_type, b + vpos, (Py_ssize_t)vlen, &v, &d) == 0) {
+                vd_decode(s->values, key_type, raw_value, (Py_ssize_t)frame.vlen, &v, &d) == 0) {
                 Py_DECREF(value);
                 value = d;
                 Py_DECREF(version);
                 version = PyLong_FromLong(v);
             } else {
-                PyObject *raw = PyBytes_FromStringAndSize((const char *)b + vpos, (Py_ssize_t)vlen);
+                PyObject *raw = bytes_or_none(b, frame.vpos, frame.vlen);
                 Py_DECREF(pending);
                 pending = raw == NULL ? NULL : PyTuple_Pack(2, rt, raw);
                 Py_XDECREF(raw);
@@ -2094,7 +1801,7 @@ static int scan_records(Scanner *s, const uint8_t *b, Py_ssize_t pos, Py_ssize_t
         put(rec, o[S_VALUE_VERSION], version);
         put(rec, o[S_VALUE], value);
         put(rec, o[S_PENDING], pending);
-        PyObject *po = PyLong_FromLongLong(offset);
+        PyObject *po = PyLong_FromLongLong(frame.offset);
         PyObject *pt = PyLong_FromLongLong(ts);
         put(rec, o[S_OFFSET], po);
         put(rec, o[S_TIMESTAMP], pt);
@@ -2176,7 +1883,7 @@ static PyObject *Scanner_scan(Scanner *self, PyObject *args)
         Py_DECREF(crc);
         if (PyErr_Occurred()) goto error;
         if (computed != stored) break; /* Python reports the mismatch */
-        long long base_offset = be64s(h), base_ts = be64s(h + 27), max_ts = be64s(h + 35);
+        BatchBase batch = {be64s(h), be64s(h + 27), be64s(h + 35), (attributes & 0x08) != 0};
         BatchInfo bi = {source, partition, NULL, NULL, NULL,
                         (attributes & 0x10) ? Py_True : Py_False};
         bi.position = PyLong_FromLongLong(base + p);
@@ -2185,8 +1892,8 @@ static PyObject *Scanner_scan(Scanner *self, PyObject *args)
         Py_ssize_t nread = 0;
         int r = BAIL;
         if (bi.position && bi.producer_id && bi.producer_epoch) {
-            r = scan_records(self, b, p + 61, p + total, be32s(h + 57), base_offset, base_ts,
-                             (attributes & 0x08) != 0, max_ts, &bi, &f, out, &nread);
+            r = scan_records(self, b, p + 61, p + total, be32s(h + 57), &batch, &bi, &f, out,
+                             &nread);
         }
         Py_XDECREF(bi.position);
         Py_XDECREF(bi.producer_id);
@@ -2219,7 +1926,7 @@ static int Scanner_init(Scanner *self, PyObject *args, PyObject *kwargs)
                          "eager", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!OOO!O!O!", kw, &PyType_Type, &cls,
                                      &PyTuple_Type, &slots, &PyDict_Type, &key_cache, &decode_key,
-                                     &crc, &PyTuple_Type, &names, &ValueDecoderType, &values,
+                                     &crc, &PyTuple_Type, &names, &ValueDecoderType.type, &values,
                                      &PyTuple_Type, &eager))
         return -1;
     PyTypeObject *type = (PyTypeObject *)cls;
@@ -2236,43 +1943,20 @@ static int Scanner_init(Scanner *self, PyObject *args, PyObject *kwargs)
             return -1;
         }
     }
-    Py_INCREF(cls);
-    Py_XSETREF(self->cls, type);
-    Py_INCREF(key_cache);
-    Py_XSETREF(self->key_cache, key_cache);
-    Py_INCREF(decode_key);
-    Py_XSETREF(self->decode_key, decode_key);
-    Py_INCREF(crc);
-    Py_XSETREF(self->crc32c, crc);
-    Py_INCREF(names);
-    Py_XSETREF(self->names, names);
-    Py_INCREF(values);
-    Py_XSETREF(self->values, (ValueDecoder *)values);
+    Py_XSETREF(self->cls, (PyTypeObject *)Py_NewRef(type));
+    Py_XSETREF(self->key_cache, Py_NewRef(key_cache));
+    Py_XSETREF(self->decode_key, Py_NewRef(decode_key));
+    Py_XSETREF(self->crc32c, Py_NewRef(crc));
+    Py_XSETREF(self->names, Py_NewRef(names));
+    Py_XSETREF(self->values, (ValueDecoder *)Py_NewRef(values));
     return 0;
 }
 
-static int Scanner_traverse(Scanner *self, visitproc visit, void *arg)
-{
-    Py_VISIT(self->cls);
-    Py_VISIT(self->key_cache);
-    Py_VISIT(self->decode_key);
-    Py_VISIT(self->crc32c);
-    Py_VISIT(self->names);
-    Py_VISIT(self->values);
-    return 0;
-}
-
-static void Scanner_dealloc(Scanner *self)
-{
-    PyObject_GC_UnTrack(self);
-    Py_CLEAR(self->cls);
-    Py_CLEAR(self->key_cache);
-    Py_CLEAR(self->decode_key);
-    Py_CLEAR(self->crc32c);
-    Py_CLEAR(self->names);
-    Py_CLEAR(self->values);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
+static const Py_ssize_t Scanner_refs[] = {
+    offsetof(Scanner, cls),    offsetof(Scanner, key_cache), offsetof(Scanner, decode_key),
+    offsetof(Scanner, crc32c), offsetof(Scanner, names),     offsetof(Scanner, values),
+    0,
+};
 
 static PyMethodDef Scanner_methods[] = {
     {"scan", (PyCFunction)Scanner_scan, METH_VARARGS,
@@ -2282,16 +1966,11 @@ static PyMethodDef Scanner_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyTypeObject ScannerType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kgroup.offsets._speedups.Scanner",
-    .tp_basicsize = sizeof(Scanner),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "Scanner(cls, slots, key_cache, decode_key, crc32c, names, values, eager).",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Scanner_init,
-    .tp_dealloc = (destructor)Scanner_dealloc,
-    .tp_traverse = (traverseproc)Scanner_traverse,
-    .tp_methods = Scanner_methods,
+static ExtType ScannerType = {
+    {EXT_TYPE(Scanner, "Scanner(cls, slots, key_cache, decode_key, crc32c, names, values, eager)."),
+     .tp_methods = Scanner_methods},
+    Scanner_refs,
+    NULL,
 };
 
 static PyMethodDef module_methods[] = {
@@ -2301,74 +1980,29 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "kgroup.offsets._speedups",
+    PyModuleDef_HEAD_INIT, EXT_MODULE,
     "Compiled fast path of the __consumer_offsets codec (see codec.py, records.py).", -1,
     module_methods,
 };
 
 PyMODINIT_FUNC PyInit__speedups(void)
 {
-    if (PyType_Ready(&ReaderType) < 0 || PyType_Ready(&ValueDecoderType) < 0 ||
-        PyType_Ready(&ScannerType) < 0 || PyType_Ready(&LineWriterType) < 0 ||
-        PyType_Ready(&CsvWriterType) < 0)
-        return NULL;
-    K_MEMBERS = PyUnicode_InternFromString("members");
-    K_PROTOCOL_TYPE = PyUnicode_InternFromString("protocol_type");
-    K_PROTOCOL = PyUnicode_InternFromString("protocol");
-    K_SUBSCRIPTION = PyUnicode_InternFromString("subscription");
-    K_ASSIGNMENT = PyUnicode_InternFromString("assignment");
-    K_USER_DATA = PyUnicode_InternFromString("user_data");
-    K_VERSION = PyUnicode_InternFromString("version");
-    if (!K_MEMBERS || !K_PROTOCOL_TYPE || !K_PROTOCOL || !K_SUBSCRIPTION || !K_ASSIGNMENT ||
-        !K_USER_DATA || !K_VERSION)
-        return NULL;
-    K_GROUP = PyUnicode_InternFromString("group");
-    K_GROUP_ID = PyUnicode_InternFromString("group_id");
-    K_TOPIC = PyUnicode_InternFromString("topic");
-    K_PARTITION = PyUnicode_InternFromString("partition");
-    K_OFFSET = PyUnicode_InternFromString("offset");
-    K_LEADER_EPOCH = PyUnicode_InternFromString("leader_epoch");
-    K_METADATA = PyUnicode_InternFromString("metadata");
-    K_COMMIT_TIMESTAMP = PyUnicode_InternFromString("commit_timestamp");
-    K_EXPIRE_TIMESTAMP = PyUnicode_InternFromString("expire_timestamp");
-    if (!K_GROUP || !K_GROUP_ID || !K_TOPIC || !K_PARTITION || !K_OFFSET || !K_LEADER_EPOCH ||
-        !K_METADATA || !K_COMMIT_TIMESTAMP || !K_EXPIRE_TIMESTAMP)
-        return NULL;
+    static const InternedName names[] = {
+        {&K_MEMBERS, "members"},
+        {&K_PROTOCOL_TYPE, "protocol_type"},
+        {&K_PROTOCOL, "protocol"},
+        {&K_SUBSCRIPTION, "subscription"},
+        {&K_ASSIGNMENT, "assignment"},
+        {&K_USER_DATA, "user_data"},
+        {&K_VERSION, "version"},
+        {NULL, NULL},
+    };
+    static ExtType *const types[] = {&ReaderType, &ValueDecoderType, &ScannerType, &LineWriterType,
+                                     &CsvWriterType};
+    if (intern_names(names) || record_fields_init()) return NULL;
     EMPTY_TUPLE = PyTuple_New(0);
     EMPTY_STR = PyUnicode_FromStringAndSize("", 0);
     EMPTY_BYTES = PyBytes_FromStringAndSize("", 0);
     if (EMPTY_TUPLE == NULL || EMPTY_STR == NULL || EMPTY_BYTES == NULL) return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (m == NULL) return NULL;
-    Py_INCREF(&ReaderType);
-    if (PyModule_AddObject(m, "Reader", (PyObject *)&ReaderType) < 0) {
-        Py_DECREF(&ReaderType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&ValueDecoderType);
-    if (PyModule_AddObject(m, "ValueDecoder", (PyObject *)&ValueDecoderType) < 0) {
-        Py_DECREF(&ValueDecoderType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&ScannerType);
-    if (PyModule_AddObject(m, "Scanner", (PyObject *)&ScannerType) < 0) {
-        Py_DECREF(&ScannerType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&LineWriterType);
-    if (PyModule_AddObject(m, "LineWriter", (PyObject *)&LineWriterType) < 0) {
-        Py_DECREF(&LineWriterType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&CsvWriterType);
-    if (PyModule_AddObject(m, "CsvWriter", (PyObject *)&CsvWriterType) < 0) {
-        Py_DECREF(&CsvWriterType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return ext_module(&module_def, types, (int)(sizeof(types) / sizeof(types[0])));
 }
