@@ -1372,13 +1372,16 @@ static inline char *put_hex(char *o, long code, int digits)
     return o;
 }
 
-/* A text cell: `"` + csv_safe(text) with `"` doubled + `"` (s[0:n] valid UTF-8). */
-static int csv_text(JBuf *j, const uint8_t *s, Py_ssize_t n)
+/* A quoted cell of s[0:n] (valid UTF-8), `"` doubled, with what safe.py escapes escaped: for a
+ * text cell as csv_safe does (C0/C1 controls, DEL and bidi controls as \xNN below U+0100, else
+ * \uNNNN; a leading `= + - @` defused with `'`), for JSON text as json_text_safe does (DEL, C1
+ * and bidi controls as \uNNNN; C0 controls cannot be in JSON text). */
+static inline int csv_quoted(JBuf *j, const uint8_t *s, Py_ssize_t n, int json)
 {
     if (n > (PY_SSIZE_T_MAX - 3) / 6 || jb_reserve(j, 6 * n + 3)) return BAIL;
     char *o = j->p + j->len;
     *o++ = '"';
-    if (n > 0 && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) *o++ = '\'';
+    if (!json && n > 0 && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) *o++ = '\'';
     for (Py_ssize_t i = 0; i < n;) {
         uint8_t ch = s[i];
         if (ch >= 0x20 && ch < 0x7f) {
@@ -1390,55 +1393,37 @@ static int csv_text(JBuf *j, const uint8_t *s, Py_ssize_t n)
         int len = 1;
         long code = ch < 0x80 || ch == 0xc2 || ch == 0xd8 || ch == 0xe2 ? csv_unsafe_at(s, i, n, &len)
                                                                         : -1;
+        if (json && code < 0x7f) code = -1; /* not in json_text_safe's set */
         if (code < 0) {
             *o++ = (char)ch;
             i++;
-        } else if (code < 0x100) {
-            *o++ = '\\';
+            continue;
+        }
+        *o++ = '\\';
+        if (code < 0x100 && !json) {
             *o++ = 'x';
             o = put_hex(o, code, 2);
-            i += len;
         } else {
-            *o++ = '\\';
             *o++ = 'u';
             o = put_hex(o, code, 4);
-            i += len;
         }
+        i += len;
     }
     *o++ = '"';
     j->len = o - j->p;
     return 0;
 }
 
-/* A JSON text (valid UTF-8, C0 already escaped) as a cell: json_text_safe, `"` doubled. */
+/* A text cell: `"` + csv_safe(text) with `"` doubled + `"`. */
+static int csv_text(JBuf *j, const uint8_t *s, Py_ssize_t n)
+{
+    return csv_quoted(j, s, n, 0);
+}
+
+/* A JSON text as a cell: json_text_safe, `"` doubled. */
 static int csv_json(JBuf *j, const uint8_t *s, Py_ssize_t n)
 {
-    if (n > (PY_SSIZE_T_MAX - 2) / 6 || jb_reserve(j, 6 * n + 2)) return BAIL;
-    char *o = j->p + j->len;
-    *o++ = '"';
-    for (Py_ssize_t i = 0; i < n;) {
-        uint8_t ch = s[i];
-        if (ch >= 0x20 && ch < 0x7f) {
-            if (ch == '"') *o++ = '"';
-            *o++ = (char)ch;
-            i++;
-            continue;
-        }
-        int len = 1;
-        long code = csv_unsafe_at(s, i, n, &len);
-        if (code < 0x7f) { /* not in json_text_safe's set (C0 cannot be in JSON text) */
-            *o++ = (char)ch;
-            i++;
-        } else {
-            *o++ = '\\';
-            *o++ = 'u';
-            o = put_hex(o, code, 4);
-            i += len;
-        }
-    }
-    *o++ = '"';
-    j->len = o - j->p;
-    return 0;
+    return csv_quoted(j, s, n, 1);
 }
 
 /* A cell of any slot value as `_csv_cell` writes it: None empty, bools, 64-bit ints, str. */
