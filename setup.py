@@ -6,18 +6,25 @@ extensions and kgroup runs its pure-Python code (kgroup/offsets/native.py, kgrou
 
 from setuptools import Extension, setup
 
+# the headers both extensions include: a change to one rebuilds both
+HEADERS = [
+    "kgroup/offsets/ext_types.h",
+    "kgroup/offsets/json_text.h",
+    "kgroup/offsets/record_slots.h",
+]
+
 setup(
     ext_modules=[
         Extension(
             "kgroup.offsets._speedups",
             ["kgroup/offsets/_speedups.c"],
-            depends=["kgroup/offsets/json_text.h", "kgroup/offsets/record_slots.h"],
+            depends=HEADERS,
             optional=True,
         ),
         Extension(
             "kgroup.scan._arrow_rows",
             ["kgroup/scan/_arrow_rows.c"],
-            depends=["kgroup/offsets/json_text.h", "kgroup/offsets/record_slots.h"],
+            depends=HEADERS,
             optional=True,
         ),
     ]

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#define EXT_MODULE "kgroup.scan._arrow_rows"
+#include "../offsets/ext_types.h"
 #include "../offsets/json_text.h"
 #include "../offsets/record_slots.h"
 
@@ -45,15 +47,10 @@ enum {
 #define KEY_JSON_CACHE 100000
 
 typedef struct {
-    char *p;
-    Py_ssize_t len, cap;
-} Buf;
-
-typedef struct {
     int kind;
-    Buf valid; /* one bit per row */
-    Buf data;  /* values; for strings the UTF-8 bytes; for booleans one bit per row */
-    Buf offs;  /* strings: int32 offsets, one more than rows */
+    JBuf valid; /* one bit per row */
+    JBuf data;  /* values; for strings the UTF-8 bytes; for booleans one bit per row */
+    JBuf offs;  /* strings: int32 offsets, one more than rows */
     Py_ssize_t nulls;
 } Column;
 
@@ -80,48 +77,27 @@ typedef struct {
     PyObject *b64;      /* bytes -> str */
     PyObject *key_json; /* {id(key dict): (key dict, JSON)} */
     PyObject *value_json; /* (type id, raw value) -> (version, JSON) | None, or NULL */
-    Buf scratch;          /* the JSON of a flat value dict, until its row is appended */
+    JBuf scratch;         /* the JSON of a flat value dict, until its row is appended */
 } Columns;
 
-static PyObject *S_RESOLVE, *K_GROUP, *K_GROUP_ID, *K_TOPIC, *K_PARTITION, *K_OFFSET,
-    *K_LEADER_EPOCH, *K_METADATA, *K_COMMIT_TS, *K_EXPIRE_TS;
+static PyObject *S_RESOLVE;
 
 /* ------------------------------------------------------------------ buffers */
 
-static int buf_reserve(Buf *b, Py_ssize_t extra)
+/* jb_put, with a MemoryError when the buffer cannot grow */
+static int buf_put(JBuf *b, const void *src, Py_ssize_t n)
 {
-    if (extra > PY_SSIZE_T_MAX - b->len) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    if (b->len + extra <= b->cap) return 0;
-    Py_ssize_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + extra) cap *= 2;
-    char *p = PyMem_Realloc(b->p, (size_t)cap);
-    if (p == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
-
-static int buf_put(Buf *b, const void *src, Py_ssize_t n)
-{
-    if (buf_reserve(b, n)) return -1;
-    if (n) memcpy(b->p + b->len, src, (size_t)n);
-    b->len += n;
-    return 0;
+    if (jb_put(b, src, n) == 0) return 0;
+    PyErr_NoMemory();
+    return -1;
 }
 
 /* bit `row` of a bitmap set to `on` (the bitmap grows a zeroed byte at a time) */
-static int bit_put(Buf *b, Py_ssize_t row, int on)
+static int bit_put(JBuf *b, Py_ssize_t row, int on)
 {
     Py_ssize_t byte = row >> 3;
     while (b->len <= byte) {
-        if (buf_reserve(b, 1)) return -1;
-        b->p[b->len++] = 0;
+        if (buf_put(b, "", 1)) return -1; /* its terminating zero */
     }
     if (on) b->p[byte] |= (char)(1 << (row & 7));
     return 0;
@@ -255,67 +231,13 @@ nomem:
 
 #define SLOT(o, i) (*(PyObject **)((char *)(o) + self->off[i]))
 
-static PyObject *dict_get(PyObject *d, PyObject *k) /* borrowed; NULL (no error) if absent */
-{
-    return PyDict_GetItemWithError(d, k);
-}
-
-/* The compact JSON of a flat dict (str keys; None, bool, int or str values) written into
- * `out` -- the text orjson and json.dumps(separators=(",", ":"), ensure_ascii=False) give --
- * or 1 (nothing written) for anything else, which `dumps` then serialises. Offset commit
- * values are such dicts; this spares a call into Python per record. */
-static int put_json_str(Buf *out, const char *s, Py_ssize_t n)
-{
-    uint8_t high;
-    if (n > (PY_SSIZE_T_MAX - 2) / 6 || buf_reserve(out, JSON_STR_MAX(n))) return -1;
-    out->len = json_put_str(out->p + out->len, (const uint8_t *)s, n, &high) - out->p;
-    return 0;
-}
-
-static int flat_json(PyObject *d, Buf *out)
+/* The compact JSON of a flat value dict (no dict or list inside) written into `out` -- the
+ * text `dumps` gives -- or 1 (nothing written) for anything else, which `dumps` then
+ * serialises. Offset commit values are such dicts; this spares a call into Python per record. */
+static int flat_json(PyObject *d, JBuf *out)
 {
     out->len = 0;
-    if (buf_put(out, "{", 1)) return -1;
-    Py_ssize_t pos = 0;
-    PyObject *k, *v;
-    int first = 1;
-    while (PyDict_Next(d, &pos, &k, &v)) {
-        Py_ssize_t n;
-        const char *ks;
-        if (!PyUnicode_CheckExact(k)) return 1;
-        ks = PyUnicode_AsUTF8AndSize(k, &n);
-        if (ks == NULL) {
-            PyErr_Clear();
-            return 1;
-        }
-        if ((!first && buf_put(out, ",", 1)) || put_json_str(out, ks, n) || buf_put(out, ":", 1))
-            return -1;
-        first = 0;
-        if (v == Py_None) {
-            if (buf_put(out, "null", 4)) return -1;
-        } else if (v == Py_True || v == Py_False) {
-            if (v == Py_True ? buf_put(out, "true", 4) : buf_put(out, "false", 5)) return -1;
-        } else if (PyLong_CheckExact(v)) {
-            int overflow;
-            long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-            if (overflow || (x == -1 && PyErr_Occurred())) {
-                PyErr_Clear();
-                return 1;
-            }
-            if (buf_reserve(out, JSON_INT_MAX)) return -1;
-            out->len = json_put_int(out->p + out->len, x) - out->p;
-        } else if (PyUnicode_CheckExact(v)) {
-            const char *vs = PyUnicode_AsUTF8AndSize(v, &n);
-            if (vs == NULL) {
-                PyErr_Clear();
-                return 1;
-            }
-            if (put_json_str(out, vs, n)) return -1;
-        } else {
-            return 1;
-        }
-    }
-    return buf_put(out, "}", 1);
+    return jb_obj(out, d, 1) == 0 ? 0 : 1;
 }
 
 /* JSON text of a key dict, shared by every record holding that same (cached) dict. */
@@ -361,6 +283,14 @@ static int cell_take(Cell *cell, int kind, PyObject *v, const char *column)
     return r;
 }
 
+/* The slots of `rec` into slot[] (borrowed); -1 with AttributeError when one is unset. */
+static int read_slots(Columns *self, PyObject *rec, PyObject **slot)
+{
+    if (record_slots_read(rec, self->off, slot) == 0) return 0;
+    PyErr_SetString(PyExc_AttributeError, "a DecodedRecord slot is not set");
+    return -1;
+}
+
 static int gather_record(Columns *self, PyObject *rec, PyObject *file_index, Cell *cells)
 {
     int n = 0;
@@ -375,30 +305,23 @@ static int gather_record(Columns *self, PyObject *rec, PyObject *file_index, Cel
         n = idx + 1;                                                                        \
     } while (0)
 
-    for (int i = 0; i < NSLOTS; i++) {
-        if (SLOT(rec, i) == NULL) {
-            PyErr_SetString(PyExc_AttributeError, "a DecodedRecord slot is not set");
-            return -1;
-        }
-    }
-    PyObject *kt = SLOT(rec, S_KEY_TYPE);
+    PyObject *slot[NSLOTS];
+    if (read_slots(self, rec, slot)) return -1;
+    PyObject *kt = slot[S_KEY_TYPE];
     int offset_type = 0;
     if (PyLong_CheckExact(kt)) {
         long t = PyLong_AsLong(kt);
         if (t == -1 && PyErr_Occurred()) PyErr_Clear();
-        offset_type = t == 0 || t == 1;
+        offset_type = is_offset_commit(t);
     }
     /* A pending value (group metadata and the like): its JSON straight from the bytes when
      * the codec can write it (then the record reads as resolved: no error, no layout note);
      * else DecodedRecord._resolve decodes it as everywhere else. */
-    PyObject *pending = SLOT(rec, S_PENDING);
     PyObject *direct = NULL; /* (version, JSON) */
-    if (pending != Py_None) {
-        if (self->value_json != NULL && PyLong_CheckExact(kt) && !offset_type &&
-            PyTuple_CheckExact(pending) &&
-            PyTuple_GET_SIZE(pending) == 2 && PyBytes_CheckExact(PyTuple_GET_ITEM(pending, 1))) {
-            direct = PyObject_CallFunctionObjArgs(self->value_json, kt,
-                                                  PyTuple_GET_ITEM(pending, 1), NULL);
+    if (slot[S_PENDING] != Py_None) {
+        PyObject *raw = pending_raw(slot[S_PENDING]);
+        if (self->value_json != NULL && PyLong_CheckExact(kt) && !offset_type && raw != NULL) {
+            direct = PyObject_CallFunctionObjArgs(self->value_json, kt, raw, NULL);
             if (direct == NULL) return -1;
             if (direct == Py_None) Py_CLEAR(direct);
             else if (!PyTuple_CheckExact(direct) || PyTuple_GET_SIZE(direct) != 2) {
@@ -411,18 +334,17 @@ static int gather_record(Columns *self, PyObject *rec, PyObject *file_index, Cel
             PyObject *r = PyObject_CallMethodNoArgs(rec, S_RESOLVE);
             if (r == NULL) return -1;
             Py_DECREF(r);
-            for (int i = 0; i < NSLOTS; i++) {
-                if (SLOT(rec, i) == NULL) {
-                    PyErr_SetString(PyExc_AttributeError, "a DecodedRecord slot is not set");
-                    return -1;
-                }
-            }
+        }
+        /* read again: Python code ran */
+        if (read_slots(self, rec, slot)) {
+            Py_XDECREF(direct);
+            return -1;
         }
     }
-    kt = SLOT(rec, S_KEY_TYPE); /* read again: _resolve ran Python code */
-    PyObject *key = SLOT(rec, S_KEY);
-    PyObject *value = SLOT(rec, S_VALUE);
-    int control = SLOT(rec, S_CONTROL) == Py_True;
+    kt = slot[S_KEY_TYPE];
+    PyObject *key = slot[S_KEY];
+    PyObject *value = slot[S_VALUE];
+    int control = slot[S_CONTROL] == Py_True;
     if (key != Py_None && !PyDict_Check(key)) {
         PyErr_SetString(PyExc_TypeError, "record key is not a dict");
         goto fail;
@@ -432,52 +354,30 @@ static int gather_record(Columns *self, PyObject *rec, PyObject *file_index, Cel
         goto fail;
     }
 
-    CELL(R_SOURCE, SLOT(rec, S_SOURCE));
-    CELL(R_LOG_PARTITION, SLOT(rec, S_PARTITION));
+    CELL(R_SOURCE, slot[S_SOURCE]);
+    CELL(R_LOG_PARTITION, slot[S_PARTITION]);
     CELL(R_FILE_INDEX, file_index);
-    CELL(R_POSITION, SLOT(rec, S_POSITION));
-    CELL(R_OFFSET, SLOT(rec, S_OFFSET));
-    CELL(R_TIMESTAMP, SLOT(rec, S_TIMESTAMP));
+    CELL(R_POSITION, slot[S_POSITION]);
+    CELL(R_OFFSET, slot[S_OFFSET]);
+    CELL(R_TIMESTAMP, slot[S_TIMESTAMP]);
     CELL(R_KEY_TYPE, kt);
-    CELL(R_RECORD_TYPE, SLOT(rec, S_RECORD_TYPE));
-
+    CELL(R_RECORD_TYPE, slot[S_RECORD_TYPE]);
     /* DecodedRecord.group (None for control records) */
-    PyObject *group = NULL;
-    if (!control && key != Py_None) {
-        group = dict_get(key, K_GROUP);
-        if ((group == NULL || group == Py_None) && !PyErr_Occurred())
-            group = dict_get(key, K_GROUP_ID);
-        if (PyErr_Occurred()) goto fail;
-    }
+    PyObject *group = !control && key != Py_None ? key_group(key) : Py_None;
+    if (group == NULL) goto fail;
     CELL(R_GROUP, group);
-
     /* offset commits (key types 0 and 1): the key's topic/partition and the value's fields */
-    if (offset_type && key != Py_None && !control) {
-        PyObject *topic = dict_get(key, K_TOPIC);
-        PyObject *partition = topic == NULL && PyErr_Occurred() ? NULL : dict_get(key, K_PARTITION);
-        if (PyErr_Occurred()) goto fail;
-        CELL(R_TOPIC, topic);
-        CELL(R_PARTITION, partition);
-        PyObject *const names[] = {K_OFFSET, K_LEADER_EPOCH, K_METADATA, K_COMMIT_TS, K_EXPIRE_TS};
-        for (int i = 0; i < 5; i++) {
-            PyObject *v = NULL;
-            if (value != Py_None) {
-                v = dict_get(value, names[i]);
-                if (v == NULL && PyErr_Occurred()) goto fail;
-            }
-            CELL(R_COMMITTED + i, v);
-        }
-    } else {
-        for (int idx = R_TOPIC; idx <= R_EXPIRE_TS; idx++) CELL(idx, Py_None);
-    }
-    CELL(R_VALUE_VERSION, direct ? PyTuple_GET_ITEM(direct, 0) : SLOT(rec, S_VALUE_VERSION));
+    PyObject *commit[OFFSET_COMMIT_COLUMNS];
+    for (int i = 0; i < OFFSET_COMMIT_COLUMNS; i++) commit[i] = Py_None;
+    if (offset_type && key != Py_None && !control && offset_commit_columns(key, value, commit))
+        goto fail;
+    for (int i = 0; i < OFFSET_COMMIT_COLUMNS; i++) CELL(R_TOPIC + i, commit[i]);
+    CELL(R_VALUE_VERSION, direct ? PyTuple_GET_ITEM(direct, 0) : slot[S_VALUE_VERSION]);
     /* DecodedRecord.tombstone (the value is resolved: nothing is pending now) */
-    int tombstone = !control && direct == NULL && SLOT(rec, S_PENDING) == Py_None &&
-                    value == Py_None && SLOT(rec, S_VALUE_RAW) == Py_None;
-    CELL(R_TOMBSTONE, tombstone ? Py_True : Py_False);
-    CELL(R_PRODUCER_ID, SLOT(rec, S_PRODUCER_ID));
-    CELL(R_TRANSACTIONAL, SLOT(rec, S_TRANSACTIONAL));
-    CELL(R_CONTROL, SLOT(rec, S_CONTROL));
+    CELL(R_TOMBSTONE, record_tombstone(slot) ? Py_True : Py_False);
+    CELL(R_PRODUCER_ID, slot[S_PRODUCER_ID]);
+    CELL(R_TRANSACTIONAL, slot[S_TRANSACTIONAL]);
+    CELL(R_CONTROL, slot[S_CONTROL]);
     if (key == Py_None)
         CELL(R_KEY_JSON, Py_None);
     else
@@ -486,20 +386,15 @@ static int gather_record(Columns *self, PyObject *rec, PyObject *file_index, Cel
         CELL(R_VALUE_JSON, PyTuple_GET_ITEM(direct, 1));
     else if (value == Py_None)
         CELL(R_VALUE_JSON, Py_None);
-    else
-    {
-        int r = flat_json(value, &self->scratch);
-        if (r < 0) goto fail;
-        if (r == 0) { /* the cell points into the scratch buffer until the row is appended */
-            memset(&cells[R_VALUE_JSON], 0, sizeof(Cell));
-            cells[R_VALUE_JSON].s = self->scratch.p;
-            cells[R_VALUE_JSON].n = self->scratch.len;
-            n = R_VALUE_JSON + 1;
-        } else {
-            CELL_NEW(R_VALUE_JSON, PyObject_CallOneArg(self->dumps, value));
-        }
-    }
-    PyObject *kraw = SLOT(rec, S_KEY_RAW), *vraw = SLOT(rec, S_VALUE_RAW);
+    else if (flat_json(value, &self->scratch) == 0) {
+        /* the cell points into the scratch buffer until the row is appended */
+        memset(&cells[R_VALUE_JSON], 0, sizeof(Cell));
+        cells[R_VALUE_JSON].s = self->scratch.p;
+        cells[R_VALUE_JSON].n = self->scratch.len;
+        n = R_VALUE_JSON + 1;
+    } else
+        CELL_NEW(R_VALUE_JSON, PyObject_CallOneArg(self->dumps, value));
+    PyObject *kraw = slot[S_KEY_RAW], *vraw = slot[S_VALUE_RAW];
     if (kraw == Py_None)
         CELL(R_KEY_RAW, Py_None);
     else
@@ -508,8 +403,8 @@ static int gather_record(Columns *self, PyObject *rec, PyObject *file_index, Cel
         CELL(R_VALUE_RAW, Py_None);
     else
         CELL_NEW(R_VALUE_RAW, PyObject_CallOneArg(self->b64, vraw));
-    CELL(R_LAYOUT, direct ? Py_None : SLOT(rec, S_LAYOUT));
-    CELL(R_ERROR, direct ? Py_None : SLOT(rec, S_ERROR));
+    CELL(R_LAYOUT, direct ? Py_None : slot[S_LAYOUT]);
+    CELL(R_ERROR, direct ? Py_None : slot[S_ERROR]);
     Py_XDECREF(direct);
     return 0;
 fail:
@@ -715,49 +610,25 @@ static int Columns_init(Columns *self, PyObject *args, PyObject *kwargs)
     if (record_slot_offsets(type, slots, self->off, "Columns")) return -1;
     PyObject *cache = PyDict_New();
     if (cache == NULL) return -1;
-    Py_INCREF(cls);
-    Py_XSETREF(self->cls, type);
-    Py_INCREF(dumps);
-    Py_XSETREF(self->dumps, dumps);
-    Py_INCREF(b64);
-    Py_XSETREF(self->b64, b64);
+    Py_XSETREF(self->cls, (PyTypeObject *)Py_NewRef(type));
+    Py_XSETREF(self->dumps, Py_NewRef(dumps));
+    Py_XSETREF(self->b64, Py_NewRef(b64));
     Py_XSETREF(self->key_json, cache);
-    if (value_json != Py_None) {
-        Py_INCREF(value_json);
-        Py_XSETREF(self->value_json, value_json);
-    }
+    if (value_json != Py_None) Py_XSETREF(self->value_json, Py_NewRef(value_json));
     return 0;
 }
 
-static int Columns_traverse(Columns *self, visitproc visit, void *arg)
-{
-    Py_VISIT(self->cls);
-    Py_VISIT(self->dumps);
-    Py_VISIT(self->b64);
-    Py_VISIT(self->key_json);
-    Py_VISIT(self->value_json);
-    Py_VISIT(self->names);
-    return 0;
-}
+static const Py_ssize_t Columns_refs[] = {
+    offsetof(Columns, cls),      offsetof(Columns, dumps),      offsetof(Columns, b64),
+    offsetof(Columns, key_json), offsetof(Columns, value_json), offsetof(Columns, names),
+    0,
+};
 
-static int Columns_clear(Columns *self)
+static void Columns_release(PyObject *self)
 {
-    Py_CLEAR(self->cls);
-    Py_CLEAR(self->dumps);
-    Py_CLEAR(self->b64);
-    Py_CLEAR(self->key_json);
-    Py_CLEAR(self->value_json);
-    Py_CLEAR(self->names);
-    return 0;
-}
-
-static void Columns_dealloc(Columns *self)
-{
-    PyObject_GC_UnTrack(self);
-    Columns_clear(self);
-    for (int i = 0; i < MAX_COLS; i++) column_free(&self->col[i]);
-    PyMem_Free(self->scratch.p);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    Columns *c = (Columns *)self;
+    for (int i = 0; i < MAX_COLS; i++) column_free(&c->col[i]);
+    PyMem_Free(c->scratch.p);
 }
 
 static PyMethodDef Columns_methods[] = {
@@ -772,48 +643,23 @@ static PyMethodDef Columns_methods[] = {
 
 static PySequenceMethods Columns_as_sequence = {.sq_length = (lenfunc)Columns_len};
 
-static PyTypeObject ColumnsType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kgroup.scan._arrow_rows.Columns",
-    .tp_basicsize = sizeof(Columns),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "Columns(kinds, names, cls=None, slots=None, dumps=None, b64=None, value_json=None).",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Columns_init,
-    .tp_dealloc = (destructor)Columns_dealloc,
-    .tp_traverse = (traverseproc)Columns_traverse,
-    .tp_clear = (inquiry)Columns_clear,
-    .tp_methods = Columns_methods,
-    .tp_as_sequence = &Columns_as_sequence,
+static ExtType ColumnsType = {
+    {EXT_TYPE(Columns,
+              "Columns(kinds, names, cls=None, slots=None, dumps=None, b64=None, value_json=None)."),
+     .tp_clear = ext_clear, .tp_methods = Columns_methods, .tp_as_sequence = &Columns_as_sequence},
+    Columns_refs,
+    Columns_release,
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "kgroup.scan._arrow_rows",
+    PyModuleDef_HEAD_INIT, EXT_MODULE,
     "Decoded records straight into Arrow column buffers (see kgroup/scan/rows.py).", -1, NULL,
 };
 
 PyMODINIT_FUNC PyInit__arrow_rows(void)
 {
-    if (PyType_Ready(&ColumnsType) < 0) return NULL;
-    S_RESOLVE = PyUnicode_InternFromString("_resolve");
-    K_GROUP = PyUnicode_InternFromString("group");
-    K_GROUP_ID = PyUnicode_InternFromString("group_id");
-    K_TOPIC = PyUnicode_InternFromString("topic");
-    K_PARTITION = PyUnicode_InternFromString("partition");
-    K_OFFSET = PyUnicode_InternFromString("offset");
-    K_LEADER_EPOCH = PyUnicode_InternFromString("leader_epoch");
-    K_METADATA = PyUnicode_InternFromString("metadata");
-    K_COMMIT_TS = PyUnicode_InternFromString("commit_timestamp");
-    K_EXPIRE_TS = PyUnicode_InternFromString("expire_timestamp");
-    if (!S_RESOLVE || !K_GROUP || !K_GROUP_ID || !K_TOPIC || !K_PARTITION || !K_OFFSET ||
-        !K_LEADER_EPOCH || !K_METADATA || !K_COMMIT_TS || !K_EXPIRE_TS)
-        return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (m == NULL) return NULL;
-    Py_INCREF(&ColumnsType);
-    if (PyModule_AddObject(m, "Columns", (PyObject *)&ColumnsType) < 0) {
-        Py_DECREF(&ColumnsType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    static const InternedName names[] = {{&S_RESOLVE, "_resolve"}, {NULL, NULL}};
+    static ExtType *const types[] = {&ColumnsType};
+    if (intern_names(names) || record_fields_init()) return NULL;
+    return ext_module(&module_def, types, 1);
 }
