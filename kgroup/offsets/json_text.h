@@ -245,6 +245,7 @@ static inline int jb_bool_or_int(JBuf *j, PyObject *o)
 static inline int jb_obj(JBuf *j, PyObject *o, int levels)
 {
     if (o == Py_None) return jb_put(j, "null", 4);
+    if (o == Py_True || o == Py_False || PyLong_CheckExact(o)) return jb_bool_or_int(j, o);
     if (PyUnicode_CheckExact(o)) return jb_text(j, o);
     if (PyBytes_CheckExact(o))
         return jb_b64(j, (const uint8_t *)PyBytes_AS_STRING(o), PyBytes_GET_SIZE(o));
@@ -269,7 +270,7 @@ static inline int jb_obj(JBuf *j, PyObject *o, int levels)
         }
         return jb_ch(j, ']');
     }
-    return jb_bool_or_int(j, o);
+    return -1;
 }
 
 #endif

@@ -97,7 +97,10 @@ static int bit_put(JBuf *b, Py_ssize_t row, int on)
 {
     Py_ssize_t byte = row >> 3;
     while (b->len <= byte) {
-        if (buf_put(b, "", 1)) return -1; /* its terminating zero */
+        if (jb_ch(b, 0)) {
+            PyErr_NoMemory();
+            return -1;
+        }
     }
     if (on) b->p[byte] |= (char)(1 << (row & 7));
     return 0;
