@@ -15,7 +15,9 @@ and none can go stale, wherever the declaration came from. Entries are named by 
 key (two keys sharing a name only cost a compile) and carry a CRC of their code; one that
 cannot be read, is corrupt or holds another key is passed over, and a directory that cannot be
 written is not written: either way the source is compiled as if there were no cache, without a
-word. The directory is emptied when it reaches `MAX_ENTRIES` entries.
+word. A directory or entry another user could have written (not owned by this user, writable by
+group or others, a symbolic link) is never used: its code would run as this user. The directory
+is emptied when it reaches `MAX_ENTRIES` entries.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+import stat
 import struct as _struct
 import sys
 import zlib
@@ -38,6 +41,8 @@ _SIZES = _struct.Struct(">II")  # the key's length, the CRC-32 of the code
 # grow the directory without end, so it is emptied when it reaches this many
 MAX_ENTRIES = 1000
 _counted: dict[str, int] = {}  # directory -> entries (counted at this process's first store)
+_trust: dict[str, bool] = {}  # directory -> whether its entries may be run (see _trusted)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def cache_dir() -> str:
@@ -55,10 +60,20 @@ def _key(source: str, filename: str) -> bytes:
 def _load(path: str, key: bytes) -> CodeType | None:
     """The code kept at `path` for `key`, or None (no entry, unreadable, corrupt, other key)."""
     try:
-        with open(path, "rb") as file:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        if not _owned_privately(os.fstat(fd)):
+            return None  # code only its owner may have written is run
+        with os.fdopen(fd, "rb") as file:
+            fd = -1
             data = file.read()
     except OSError:
         return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
     start = len(_MAGIC) + _SIZES.size
     payload = data[start + len(key) :]
     if (
@@ -95,6 +110,9 @@ def _store(path: str, key: bytes, code: CodeType) -> None:
 def _make_room(directory: str) -> None:
     """Create `directory` (private: its code is run), or empty it at `MAX_ENTRIES` entries."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
+    _trust.pop(directory, None)  # created now, or by someone else since: look again
+    if not _trusted(directory):
+        raise PermissionError(f"{directory} is not private")
     count = _counted.get(directory)
     if count is None:
         count = len(os.listdir(directory))
@@ -108,13 +126,39 @@ def _make_room(directory: str) -> None:
 
 def compile_cached(source: str, filename: str) -> CodeType:
     """`compile(source, filename, "exec")`, from the cache when an earlier run compiled it."""
+    directory = cache_dir()
+    if not _trusted(directory):
+        return compile(source, filename, "exec")
     key = _key(source, filename)
-    path = os.path.join(cache_dir(), f"{zlib.crc32(key):08x}{len(key):06x}")
+    path = os.path.join(directory, f"{zlib.crc32(key):08x}{len(key):06x}")
     code = _load(path, key)
     if code is None:
         code = compile(source, filename, "exec")
         _store(path, key, code)
     return code
+
+
+def _owned_privately(status: os.stat_result) -> bool:
+    """Owned by this user and writable by no one else."""
+    return status.st_uid == os.getuid() and not status.st_mode & 0o022
+
+
+def _trusted(directory: str) -> bool:
+    """Whether the cache may be used: `directory` is missing (it is then created private) or a
+    real directory (not a link) owned by this user that no one else may write to, checked once
+    a process. A cache another user could write to would run their code: it is not used."""
+    verdict = _trust.get(directory)
+    if verdict is None:
+        try:
+            status = os.lstat(directory)
+        except FileNotFoundError:
+            verdict = True
+        except OSError:
+            verdict = False
+        else:
+            verdict = stat.S_ISDIR(status.st_mode) and _owned_privately(status)
+        _trust[directory] = verdict
+    return verdict
 
 
 class SourceCompiler:

@@ -28,6 +28,7 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(reader, "_READERS", {})
     monkeypatch.setattr(writer, "_WRITERS", {})
     monkeypatch.setattr(cache, "_counted", {})
+    monkeypatch.setattr(cache, "_trust", {})
     return tmp_path / "cache"
 
 
@@ -35,8 +36,8 @@ def round_trip() -> dict:
     """FindCoordinatorResponse v4 written and read back, through freshly compiled code."""
     reader._READERS.clear()
     writer._WRITERS.clear()
-    data = codec.encode(p.FIND_COORDINATOR_RESPONSE, 4, VALUES)
-    return codec.decode(p.FIND_COORDINATOR_RESPONSE, 4, data)
+    data = codec.encode(p.FIND_COORDINATOR.response, 4, VALUES)
+    return codec.decode(p.FIND_COORDINATOR.response, 4, data)
 
 
 def entries(home: Path) -> list[Path]:
@@ -124,6 +125,7 @@ def test_unwritable_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, w
     monkeypatch.setattr(reader, "_READERS", {})
     monkeypatch.setattr(writer, "_WRITERS", {})
     monkeypatch.setattr(cache, "_counted", {})
+    monkeypatch.setattr(cache, "_trust", {})
     assert round_trip()["coordinators"][0]["node_id"] == 3
     assert blocker.read_text() == "not a directory"
 
@@ -146,3 +148,27 @@ def test_full_cache_is_emptied(cache_home: Path, monkeypatch: pytest.MonkeyPatch
     expected = round_trip()  # the reader's store finds the writer's entry: emptied first
     assert len(entries(cache_home)) == 1
     assert round_trip() == expected
+
+
+@pytest.mark.parametrize("how", ["group-writable dir", "other-writable entry", "linked dir"])
+def test_cache_others_could_write_is_not_used(
+    cache_home: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    expected = round_trip()
+    directory = cache_home / "kgroup" / "protocol"
+    if how == "group-writable dir":
+        directory.chmod(0o770)
+    elif how == "other-writable entry":
+        for path in entries(cache_home):
+            path.chmod(0o666)
+    else:
+        moved = cache_home / "elsewhere"
+        directory.rename(moved)
+        directory.symlink_to(moved, target_is_directory=True)
+    monkeypatch.setattr(cache, "_trust", {})
+
+    def no_loading(data: bytes) -> object:
+        raise AssertionError("ran code from a cache others could write")
+
+    monkeypatch.setattr(cache.marshal, "loads", no_loading)
+    assert round_trip() == expected  # compiled, never loaded
