@@ -245,11 +245,12 @@ def _records_v2_py(batch: Batch, buf: Any, pos: int, log_time: int | None) -> li
 def _varint_at(buf: Any, pos: int, end: int, field: str) -> tuple[int, int]:
     """The zig-zag varint at buf[pos] and the position after it. One- and two-byte varints
     (nearly every length and delta of a coordinator record) are read here; an IndexError
-    means the batch ended inside one. Longer ones go to `wire.read_varint`, bounded by `end`."""
+    means the batch ended inside one. Longer ones, and a two-byte one that would cross `end`,
+    go to `wire.read_varint`, bounded by `end`."""
     b = buf[pos]
     if b < 128:
         return (b >> 1) ^ -(b & 1), pos + 1
-    if buf[pos + 1] < 128:
+    if pos + 1 < end and buf[pos + 1] < 128:
         u = (b & 0x7F) | (buf[pos + 1] << 7)
         return (u >> 1) ^ -(u & 1), pos + 2
     return wire.read_varint(buf, pos, end, field)
