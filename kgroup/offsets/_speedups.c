@@ -31,6 +31,10 @@
 #include "json_text.h"
 #include "record_slots.h"
 
+/* the offset-commit cells of a CSV row without them: one comma each */
+#define EMPTY_COMMIT_CELLS ",,,,,,,"
+_Static_assert(sizeof(EMPTY_COMMIT_CELLS) - 1 == OFFSET_COMMIT_COLUMNS, "a comma per cell");
+
 /* opcodes: keep in step with codec.py (_CProgram) */
 enum { OP_FIXED = 1, OP_STR = 2, OP_BYTES = 3, OP_ARRAY_FIXED = 4, OP_ARRAY = 5, OP_STRUCT = 6 };
 /* null marker of an OP_STRUCT (codec.py _NULL_*): none, int8 (untagged: -1 null), unsigned
@@ -1501,7 +1505,7 @@ static int csv_row(CsvWriter *self, PyObject *rec)
         for (int i = 0; i < OFFSET_COMMIT_COLUMNS; i++) {
             if (csv_next(j, cells[i])) return BAIL;
         }
-    } else if (jb_put(j, ",,,,,,,", OFFSET_COMMIT_COLUMNS)) { /* the cells empty */
+    } else if (jb_put(j, EMPTY_COMMIT_CELLS, OFFSET_COMMIT_COLUMNS)) {
         return BAIL;
     }
     /* value_version, tombstone, producer_id, transactional, control */

@@ -11,8 +11,9 @@ are not modelled: they do not change the bytes.
 
 The same model serves wire APIs (`Api`: request and response of one api key), the
 `__consumer_offsets` records (`kgroup.offsets.schema`) and embedded protocols
-(ConsumerProtocolSubscription/Assignment); `kgroup.offsets.schema` declares its tables with
-`f()`, `struct()`, `arr()` and `message()` from here.
+(ConsumerProtocolSubscription/Assignment). Every declaration is JSON in Kafka's schema language
+under `kgroup.protocol.definitions`, loaded into this model on first use; `f()`, `struct()`,
+`arr()` and `message()` build declarations in code (tests do).
 """
 
 from __future__ import annotations
@@ -83,8 +84,8 @@ def in_range(bounds: tuple[int, int] | None, version: int) -> bool:
 
 # eq=False: tables are compared and hashed by identity, which keeps the compiled-codec cache
 # lookups cheap (a field-by-field hash of a nested table costs more than decoding it). Not
-# frozen, though nothing assigns to a declaration: every kgroup run builds the tables at import
-# (~400 objects), and a frozen dataclass's per-field object.__setattr__ in __init__ and its
+# frozen, though nothing assigns to a declaration: a kgroup run loads a few hundred of these
+# objects, and a frozen dataclass's per-field object.__setattr__ in __init__ and its
 # generated __setattr__/__delattr__ cost ~1.5% of a single-group describe.
 @dataclass(eq=False)
 class Struct:

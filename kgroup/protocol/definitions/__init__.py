@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from functools import cache
 
 from kgroup.protocol.model import (
@@ -53,6 +54,7 @@ _versions = cache(parse_versions)
 _key = cache(snake)
 
 _loaded: dict[str, Message] = {}
+_loading = threading.Lock()  # first uses may come from several request threads at once
 
 
 def load(path: str) -> Message:
@@ -60,9 +62,12 @@ def load(path: str) -> Message:
     once: later calls return the same object, which the compiled-codec caches key on."""
     msg = _loaded.get(path)
     if msg is None:
-        with open(os.path.join(_ROOT, f"{path}.json"), "rb") as fh:
-            spec = json.load(fh)
-        msg = _loaded[path] = _message(spec)
+        with _loading:
+            msg = _loaded.get(path)
+            if msg is None:
+                with open(os.path.join(_ROOT, f"{path}.json"), "rb") as fh:
+                    spec = json.load(fh)
+                msg = _loaded[path] = _message(spec)
     return msg
 
 
