@@ -203,6 +203,7 @@ class BrokerConnection:
         self.address = f"{host}:{port}"
         self.security = security
         self.timeout_s = timeout_s
+        self._limit_s: float | None = None  # the running call's own timeout, when it has one
         self.client_id = client_id
         self.versions: dict[int, tuple[int, int]] = {}
         self._ssl_context = ssl_context
@@ -361,21 +362,34 @@ class BrokerConnection:
     def version_for(self, api: m.Api) -> int | None:
         return m.choose_version(api, self.versions)
 
-    def call(self, api: m.Api, version: int, body: bytes) -> bytes:
-        return self.pipeline([(api, version, body)])[0]
+    def call(
+        self, api: m.Api, version: int, body: bytes, *, timeout_s: float | None = None
+    ) -> bytes:
+        """One request's response body; `timeout_s` replaces the connection's timeout for a
+        request the broker may hold on purpose (a JoinGroup during a rebalance delay)."""
+        return self.pipeline([(api, version, body)], timeout_s=timeout_s)[0]
 
-    def pipeline(self, requests: Sequence[tuple[m.Api, int, bytes]]) -> list[bytes]:
+    def pipeline(
+        self,
+        requests: Sequence[tuple[m.Api, int, bytes]],
+        *,
+        timeout_s: float | None = None,
+    ) -> list[bytes]:
         """Send the requests back to back and return the response bodies in order."""
-        deadline = time.monotonic() + self.timeout_s
+        limit_s = self.timeout_s if timeout_s is None else timeout_s
+        deadline = time.monotonic() + limit_s
         with self._lock:
             if self._sock is None:
                 raise ConnectionLost(f"connection to broker {self.address} is closed")
+            self._limit_s = limit_s
             try:
                 return self._exchange(requests, deadline)
             except BaseException:
                 # The stream position is unknown after any failure: never reuse the socket.
                 self._close_socket()
                 raise
+            finally:
+                self._limit_s = None
 
     def _exchange(
         self, requests: Sequence[tuple[m.Api, int, bytes]], deadline: float
@@ -479,7 +493,8 @@ class BrokerConnection:
         return remaining
 
     def _timeout(self, api: m.Api) -> UnreachableError:
+        limit_s = self.timeout_s if self._limit_s is None else self._limit_s
         return BrokerTimeout(
-            f"broker {self.address} did not answer {api.name} within {self.timeout_s:g} s",
+            f"broker {self.address} did not answer {api.name} within {limit_s:g} s",
             hint="check the network and the broker's health, or raise --timeout",
         )

@@ -172,6 +172,11 @@ class GroupFence:
     def _join_once(
         self, version: int, member_id: str, protocols: list[tuple[str, bytes]]
     ) -> m.JoinResult:
+        # The coordinator may hold a join for its rebalance delay (group.initial.rebalance.delay.ms)
+        # or until the rebalance ends: Kafka's consumer waits rebalance timeout + 5 s for it
+        # (AbstractCoordinator.sendJoinGroupRequest, JOIN_GROUP_TIMEOUT_LAPSE), never less than
+        # its request timeout.
+        join_timeout_s = max(self._connection.timeout_s, self.session_ms / 1000 + 5)
         for _attempt in range(3):
             body = self._connection.call(
                 m.JOIN_GROUP,
@@ -186,6 +191,7 @@ class GroupFence:
                     protocols=protocols,
                     reason="kgroup fences the group while it changes committed offsets",
                 ),
+                timeout_s=join_timeout_s,
             )
             joined = m.decode_join_group_response(body, version)
             if joined.member_id:

@@ -436,11 +436,19 @@ def test_broker_stopping_during_execute_exits_6_and_keeps_the_backup(
             text=True,
             timeout=60,
             cwd=root,
-            env={**os.environ, "PYTHONPATH": root, "XDG_STATE_HOME": str(tmp_path / "state")},
+            env={
+                **os.environ,
+                "PYTHONPATH": root,
+                "XDG_STATE_HOME": str(tmp_path / "state"),
+                # tansu holds a join for half the session timeout: the session broker fixture
+                # shortens it for the whole run, this private broker must too (alone or first)
+                "KGROUP_FENCE_SESSION_TIMEOUT_MS": "2000",
+            },
         )
         assert child.returncode == 0, child.stderr
         outcome = json.loads(child.stdout)
-        assert (outcome["error"], outcome["exit_code"]) == ("UnreachableError", 6)
+        assert outcome["error"] == "UnreachableError", (outcome, child.stderr)
+        assert outcome["exit_code"] == 6
         assert outcome["seconds"] < 2 + 3
         assert str(backup) in outcome["message"]
         saved = read_plan_file(backup).plans[0]
@@ -503,3 +511,19 @@ def test_commit_goes_in_one_offset_commit_request(group_with_offsets) -> None:
     )
     assert admin.wire is not None and admin.wire.request_counts["OffsetCommit"] == 1
     assert committed(bootstrap, group) == {(topic, 0): 1, (topic, 1): 2, (topic, 2): 3}
+
+
+def test_execute_waits_out_the_join_delay_beyond_timeout(
+    kafka_broker, unique, isolated_state
+) -> None:
+    """The coordinator may hold the fence's JoinGroup for its rebalance delay (Kafka:
+    group.initial.rebalance.delay.ms, 3 s; tansu: half the session timeout, 3 s at 6 s): the
+    join waits for it as Kafka's own consumer does (AbstractCoordinator: rebalance timeout + 5 s),
+    so a --timeout shorter than the delay does not fail the reset."""
+    topic, group = f"delay-{unique}", f"delay-g-{unique}"
+    make_topic(kafka_broker.bootstrap, topic, [4])
+    commit_offsets(kafka_broker.bootstrap, group, {(topic, 0): 1})
+    env = {"XDG_STATE_HOME": str(isolated_state), "KGROUP_FENCE_SESSION_TIMEOUT_MS": "6000"}
+    args = ["-b", kafka_broker.bootstrap, "--timeout", "2", "reset-offsets", group]
+    run_kgroup(*args, "--topic", topic, "--to", "latest", "--execute", env=env)
+    assert committed(kafka_broker.bootstrap, group) == {(topic, 0): 4}
