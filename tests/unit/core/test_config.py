@@ -7,11 +7,11 @@ import pytest
 from kgroup.core.config import (
     REDACTED,
     build_cluster_config,
-    parse_jaas,
-    parse_properties,
     translate_java_properties,
 )
 from kgroup.core.errors import ConfigError
+from kgroup.core.jaas import parse_jaas
+from kgroup.core.java_properties import parse_properties
 
 
 def translate(text: str, name: str = "client.properties") -> dict[str, str]:

@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from kgroup.core.config import JaasSyntaxError, build_cluster_config, check_value, parse_jaas
+from kgroup.core.config import build_cluster_config, check_value
 from kgroup.core.errors import ConfigError
+from kgroup.core.jaas import JaasSyntaxError, parse_jaas
 
 PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
 
