@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgroup.offsets import decode as dec
+from kgroup.offsets import embedded, framing, native
 from kgroup.offsets import encode as enc
-from kgroup.offsets import framing, native
 from kgroup.offsets import segments as seg
 from kgroup.scan.local import LocalEngine, find_segments
 
@@ -170,13 +170,13 @@ SCENARIOS: dict[str, tuple[bytes, list[int], list[tuple[str, int, str]]]] = {
 
 @contextmanager
 def _compiled(flag: bool) -> Iterator[None]:
-    for cache in (dec._FAST, dec._EMBEDDED, dec._KEY_CACHE, dec._NATIVE):
+    for cache in (dec._FAST, embedded._EMBEDDED, dec._KEY_CACHE, dec._NATIVE):
         cache.clear()
     native.set_enabled(flag)
     try:
         yield
     finally:
-        for cache in (dec._FAST, dec._EMBEDDED, dec._KEY_CACHE, dec._NATIVE):
+        for cache in (dec._FAST, embedded._EMBEDDED, dec._KEY_CACHE, dec._NATIVE):
             cache.clear()
         native.set_enabled(True)
 

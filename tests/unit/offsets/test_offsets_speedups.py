@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kgroup.core.errors import KgroupError
-from kgroup.offsets import codec, native, records, schema, wire
+from kgroup.offsets import codec, embedded, native, records, schema, wire
 from kgroup.offsets import decode as dec
 from kgroup.offsets import encode as enc
 from kgroup.offsets import segments as seg
@@ -38,7 +38,7 @@ _CACHES: list[dict[Any, Any]] = [
     dec._KEY_READERS,
     dec._VALUE_READERS,
     dec._FAST,
-    dec._EMBEDDED,
+    embedded._EMBEDDED,
     dec._KEY_CACHE,
     dec._NATIVE,
 ]

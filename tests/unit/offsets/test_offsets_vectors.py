@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kgroup.offsets import wire
-from kgroup.offsets.decode import decode_kv, decode_subscription, decode_user_data
+from kgroup.offsets.decode import decode_kv
+from kgroup.offsets.embedded import decode_subscription, decode_user_data
 from kgroup.offsets.encode import encode_key, encode_value
 
 
