@@ -621,7 +621,7 @@ bail:
 
 /* decode.decode_value for values that need nothing but the tables: the value program of
  * (record type, version), read strictly to the end, plus -- for GroupMetadataValue -- the
- * expansion of members' ConsumerProtocol subscription/assignment bytes (decode._expand_members).
+ * expansion of members' ConsumerProtocol subscription/assignment bytes (embedded.expand_members).
  * Anything else (unknown version, trailing bytes, other protocol types, assignor user data to
  * decode, a bad embedded message) gives up: decode.py then decodes the same bytes itself. */
 
@@ -643,7 +643,7 @@ typedef struct {
     int nsub, nasg;
 } ValueDecoder;
 
-/* {"version": v, **fields} of an int16-versioned embedded message (decode._versioned). */
+/* {"version": v, **fields} of an int16-versioned embedded message (embedded._versioned). */
 static int read_versioned(PyObject **progs, int nprogs, const uint8_t *b, Py_ssize_t len,
                           PyObject **out)
 {
@@ -713,7 +713,7 @@ static int is_ascii(PyObject *s, const char *text)
     return s != NULL && PyUnicode_CheckExact(s) && PyUnicode_CompareWithASCIIString(s, text) == 0;
 }
 
-/* decode._expand_members for protocol type "consumer"; any other gives up. All members are
+/* embedded.expand_members for protocol type "consumer"; any other gives up. All members are
  * decoded before any is replaced, so giving up leaves `value` as the table reader made it. */
 static int expand_members(ValueDecoder *vd, PyObject *value)
 {
@@ -908,7 +908,7 @@ static int json_value(JCtx *x, PyObject *op, Py_ssize_t *pp, Py_ssize_t e, int r
         }
         int elem_role = ROLE_PLAIN;
         if (role == ROLE_MEMBERS) {
-            /* decode._expand_members: consumer members only (else the Python path) */
+            /* embedded.expand_members: consumer members only (else the Python path) */
             if (n > 0 && !is_text(x->ptype, x->ptype_n, "consumer")) return BAIL;
             if (code != OP_ARRAY) return BAIL;
             elem_role = ROLE_MEMBER;
