@@ -159,7 +159,9 @@ def _spark_conf_pair(text: str) -> tuple[str, str]:
 
 def parse_time(text: str | None, option: str) -> int | None:
     """RFC 3339 with a zone, or epoch seconds/milliseconds -> epoch ms (the reset rules);
-    None (the option not given) stays None."""
+    None (the option not given) stays None, without importing the reset rules."""
+    if text is None:
+        return None
     from kgroup.reset.timespec import parse_datetime_ms
 
-    return None if text is None else option_value(parse_datetime_ms, text, option)
+    return option_value(parse_datetime_ms, text, option)
