@@ -50,7 +50,7 @@ NULL = _Null()
 # Where an underscore goes: before a capital that ends a lowercase run, and between capitals
 # when the second starts a word (`ZStdLevel`, `HTTPServer` -> `http_server`). A plain "_"
 # replacement (no template) and a memo (half the fields share a name with another: ErrorCode,
-# PartitionIndex...) keep declaring every table at import cheap.
+# PartitionIndex...) keep loading every declaration cheap.
 _WORD_END = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _ACRONYM_END = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z])")
 
@@ -66,6 +66,7 @@ def java_name(name: str) -> str:
     return name[:1].lower() + name[1:]
 
 
+@cache  # a few dozen distinct texts recur across all declarations
 def parse_versions(spec: str) -> tuple[int, int]:
     """`"0+"`, `"3"`, `"1-2"` -> inclusive (low, high); `"none"` -> an empty range."""
     if spec == "none":

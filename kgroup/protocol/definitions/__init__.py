@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-from functools import cache
 
 from kgroup.protocol.model import (
     NULL,
@@ -48,10 +47,6 @@ _BOOLS = {"true": True, "false": False}
 
 # One JSON object of a definition file, as json.load gives it
 _Spec = dict
-
-# A few dozen distinct version texts and field names recur across the files: parsed once
-_versions = cache(parse_versions)
-_key = cache(snake)
 
 _loaded: dict[str, Message] = {}
 _loading = threading.Lock()  # first uses may come from several request threads at once
@@ -76,8 +71,8 @@ def _message(spec: _Spec) -> Message:
     reader = _StructReader(spec.get("commonStructs", []))
     return Message(
         name=spec["name"],
-        valid=_versions(spec["validVersions"]),
-        flexible_from=None if flexible == "none" else _versions(flexible)[0],
+        valid=parse_versions(spec["validVersions"]),
+        flexible_from=None if flexible == "none" else parse_versions(flexible)[0],
         fields=reader.fields(spec["fields"]),
         note=spec.get("about", ""),
         api_key=spec.get("apiKey"),
@@ -105,15 +100,15 @@ class _StructReader:
         return Field(
             name=name,
             type=self._type(type_name, spec),
-            versions=_versions(spec["versions"]),
-            nullable=_versions(nullable) if nullable else None,
+            versions=parse_versions(spec["versions"]),
+            nullable=parse_versions(nullable) if nullable else None,
             tag=spec.get("tag"),
             default=_default(type_name, spec.get("default")),
             note=spec.get("about", ""),
-            key=_key(name),
-            tagged=_versions(tagged) if tagged else None,
+            key=snake(name),
+            tagged=parse_versions(tagged) if tagged else None,
             ignorable=spec.get("ignorable", False),
-            flexible=_versions(flexible) if flexible else None,
+            flexible=parse_versions(flexible) if flexible else None,
         )
 
     def _type(self, type_name: str, spec: _Spec) -> FieldType:
