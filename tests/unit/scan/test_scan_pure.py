@@ -143,6 +143,44 @@ def test_summary_rows_by_hand(tmp_path: Path) -> None:
     ]
 
 
+def test_a_partial_travels_as_json_with_its_sets_sorted() -> None:
+    from kgroup.scan.summary import Partial
+
+    part = Partial(
+        "g",
+        type="consumer",
+        protocol="range",
+        last_commit=T0,
+        commits=3,
+        topics={"t2", "t1"},
+        partitions={("t2", 0), ("t1", 1), ("t1", 0)},
+        generation=4,
+        members=2,
+        member_ids={"m2", "m1"},
+        metadata_state="live",
+        live_offsets={("t1", 1), ("t1", 0)},
+        removed_offsets={("t2", 0)},
+    )
+    doc = part.to_json()
+    assert doc == {
+        "group": "g",
+        "type": "consumer",
+        "protocol": "range",
+        "last_commit": T0,
+        "commits": 3,
+        "topics": ["t1", "t2"],
+        "partitions": [["t1", 0], ["t1", 1], ["t2", 0]],
+        "generation": 4,
+        "members": 2,
+        "member_ids": ["m1", "m2"],
+        "metadata_state": "live",
+        "live_offsets": [["t1", 0], ["t1", 1]],
+        "removed_offsets": [["t2", 0]],
+    }
+    assert Partial.from_json(json.loads(json.dumps(doc))) == part
+    assert Partial.from_json(Partial("h").to_json()) == Partial("h")
+
+
 def test_batch_boundaries_cut_only_at_batch_starts(tmp_path: Path) -> None:
     batches = [
         _batch([enc.offset_commit("g", "t", 0, i, commit_timestamp=T0)], i, T0) for i in range(10)
