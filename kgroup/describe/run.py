@@ -59,13 +59,11 @@ def output_for(groups: list[GroupLag], request: DescribeOptions, verbose: bool) 
 
 
 def run_describe(opts: Any, request: DescribeOptions) -> None:
-    from kgroup.render import render
-
     if request.watch:
         _watch(opts, request)
         return
     groups = describe_once(opts, request)
-    render(output_for(groups, request, opts.verbose), opts.output, no_color=opts.no_color)
+    opts.show(output_for(groups, request, opts.verbose))
     check_outcome(groups, request)
 
 

@@ -180,7 +180,6 @@ def _would_refuse(
 
 
 def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> None:
-    from kgroup.render import render
     from kgroup.render.reset import execution_output, plan_output
     from kgroup.reset.apply import execute_plans
     from kgroup.reset.gather import ResetScope, build_plans, resolve_groups
@@ -198,7 +197,7 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> No
     plans = build_plans(admin, scope, strategy, now_ms)
     _export(opts.export, plans, now_ms, note)
     if not executing:
-        render(plan_output(plans, executing=False), gopts.output, no_color=gopts.no_color)
+        gopts.show(plan_output(plans, executing=False))
         described = admin.describe_groups([p.group for p in plans]) if plans else {}
         refusals = []
         for plan in plans:
@@ -211,7 +210,7 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> No
         return
     _warn_if_looks_live(admin, plans, now_ms, note)
     report = execute_plans(admin, plans, backup=opts.backup, now_ms=now_ms, guards=guards)
-    render(execution_output(plans, report), gopts.output, no_color=gopts.no_color)
+    gopts.show(execution_output(plans, report))
     _finish(report)
 
 
@@ -244,7 +243,6 @@ def run_undo(
     note: Callable[[str], None],
     force: bool = False,
 ) -> None:
-    from kgroup.render import render
     from kgroup.render.reset import execution_output, plan_output
     from kgroup.reset.apply import ExecutionReport, execute_plan, undo_plan
     from kgroup.reset.backups import latest_backup
@@ -261,7 +259,7 @@ def run_undo(
     if not executing:
         from kgroup.reset.apply import preflight
 
-        render(plan_output([plan], executing=False), gopts.output, no_color=gopts.no_color)
+        gopts.show(plan_output([plan], executing=False))
         try:
             if protection is not None:
                 raise protection
@@ -290,5 +288,5 @@ def run_undo(
                 backup=getattr(exc, "backup_path", None),
             )
         )
-    render(execution_output([plan], report), gopts.output, no_color=gopts.no_color)
+    gopts.show(execution_output([plan], report))
     _finish(report)
