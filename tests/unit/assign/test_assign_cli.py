@@ -6,7 +6,9 @@ import json
 
 from typer.testing import CliRunner
 
+from kgroup.assign import STRATEGIES
 from kgroup.cli.app import app, run
+from kgroup.cli.assign import ALL_STRATEGIES
 
 runner = CliRunner()
 
@@ -83,6 +85,11 @@ def test_compare_csv_has_a_row_per_strategy_and_member() -> None:
     lines = out.strip().splitlines()
     assert lines[0] == "strategy,step,event,member,count,partitions"
     assert len(lines) == 1 + 6 * 2
+
+
+def test_the_command_offers_exactly_the_strategies_the_engines_have() -> None:
+    # two copies of the list: --strategy and --compare read the CLI's, get_assignor the other
+    assert ALL_STRATEGIES == STRATEGIES
 
 
 def test_scenario_file_yaml(tmp_path) -> None:
