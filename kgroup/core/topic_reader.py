@@ -74,6 +74,8 @@ class TopicReader:
 
         if partitions is None and ranges is None:
             partitions = range(self.partition_count())
+        if ranges is not None and all(end <= start for start, end in ranges.values()):
+            return  # nothing to read: no consumer (and its broker connections) to start
         conf = self.admin.client_conf(**_reader_settings(self.read_committed))
         try:
             consumer = Consumer(conf)
