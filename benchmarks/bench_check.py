@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -26,17 +25,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from benchmarks.bench_describe import GROUPS, seed
+from benchmarks.bench_describe import GROUPS, kgroup, request_counts, seed
 from kgroup.sandbox.broker import start_tansu, stop_process
 
 WINDOW = ("--window", "1s", "--samples", "2")
 RUNS = int(os.environ.get("KGROUP_BENCH_RUNS", "3"))  # median of RUNS whole-process runs
-
-
-def kgroup(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kgroup", *args], capture_output=True, text=True, check=False
-    )
 
 
 def timed(*args: str, runs: int) -> tuple[float, subprocess.CompletedProcess[str]]:
@@ -50,12 +43,6 @@ def timed(*args: str, runs: int) -> tuple[float, subprocess.CompletedProcess[str
             raise SystemExit(f"kgroup {' '.join(args)} failed: {result.stderr}")
     assert result is not None
     return statistics.median(times), result
-
-
-def request_counts(*args: str) -> str:
-    result = kgroup("-v", *args)
-    match = re.search(r"requests sent: (.*)", result.stderr)
-    return match.group(1) if match else "(not reported)"
 
 
 def main() -> int:
