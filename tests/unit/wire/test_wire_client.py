@@ -716,3 +716,34 @@ def test_sasl_scram_sha256_exchange_with_rfc7677_messages(monkeypatch) -> None:
     finally:
         broker.close()
     assert tokens == [b"n,,n=user,r=" + RFC7677_CLIENT_NONCE.encode(), RFC7677_CLIENT_FINAL]
+
+
+def test_a_call_may_wait_longer_than_the_connection_timeout() -> None:
+    """A request the broker holds on purpose (the fence's JoinGroup during a rebalance delay)
+    gets its own timeout; a timeout names the limit that ran out."""
+
+    def slow(api: int, version: int, body: bytes) -> bytes:
+        if body == b"hang":
+            return b"HANG"
+        time.sleep(0.6)
+        return b"answer"
+
+    broker = FakeBroker(slow)
+    try:
+        with WireClient(ClusterConfig(broker.address, timeout_s=0.3)) as client:
+            connection = client.new_connection("127.0.0.1", broker.port).open()
+            try:
+                assert connection.call(m.METADATA, 1, b"", timeout_s=3) == b"answer"
+                with pytest.raises(
+                    UnreachableError, match=r"did not answer Metadata within 0\.3 s"
+                ):
+                    connection.call(m.METADATA, 1, b"")
+                connection = client.new_connection("127.0.0.1", broker.port).open()
+                with pytest.raises(
+                    UnreachableError, match=r"did not answer Metadata within 0\.5 s"
+                ):
+                    connection.call(m.METADATA, 1, b"hang", timeout_s=0.5)
+            finally:
+                connection.close()
+    finally:
+        broker.close()
