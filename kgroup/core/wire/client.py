@@ -29,8 +29,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import KafkaOperationError, KgroupError
@@ -130,27 +129,6 @@ class _GroupAnswer(Protocol):
 
 
 _Group = TypeVar("_Group", bound=_GroupAnswer)
-Answer = TypeVar("Answer")
-
-
-@dataclass(frozen=True)
-class _KeyedRequest(Generic[Answer]):
-    """A request about a list of keys (groups, coordinator keys) that takes many keys per request
-    from version `batched_from` on (one before); `decode` gives one answer per key."""
-
-    api: m.Api
-    batched_from: int
-    encode: Callable[[int, list[str]], bytes]
-    decode: Callable[[bytes, int, list[str]], Iterable[Answer]]
-
-
-# FindCoordinator batches keys from v4 (KIP-699), OffsetFetch groups from v8 (KIP-709).
-_FIND_COORDINATOR = _KeyedRequest(
-    m.FIND_COORDINATOR, 4, m.encode_find_coordinator_request, m.decode_find_coordinator_response
-)
-_OFFSET_FETCH = _KeyedRequest(
-    m.OFFSET_FETCH, 8, m.encode_offset_fetch_request, m.decode_offset_fetch_response
-)
 
 
 def _chunks(items: Sequence[str], size: int) -> list[list[str]]:
@@ -279,25 +257,20 @@ class WireClient(LeaderClient):
     def _find_on(
         self, connection: BrokerConnection, keys: Sequence[str]
     ) -> dict[str, m.CoordinatorResult]:
-        return {answer.key: answer for answer in self._ask(connection, _FIND_COORDINATOR, keys)}
-
-    def _ask(
-        self, connection: BrokerConnection, request: _KeyedRequest[Answer], keys: Sequence[str]
-    ) -> list[Answer]:
-        """Every answer of `request` for `keys`, in batches where the broker's version takes
-        many keys, else one key per request; pipelined on `connection`."""
-        version = self._version(connection, request.api)
-        answers = self._pipelined(
+        version = self._version(connection, m.FIND_COORDINATOR)
+        sent = self._pipelined(
             connection,
-            request.api,
+            m.FIND_COORDINATOR,
             version,
             keys,
-            request.encode,
-            batched=version >= request.batched_from,
+            m.encode_find_coordinator_request,
+            batched=version >= 4,  # KIP-699: many keys per request from v4
         )
-        return [
-            answer for batch, body in answers for answer in request.decode(body, version, batch)
-        ]
+        return {
+            answer.key: answer
+            for batch, body in sent
+            for answer in m.decode_find_coordinator_response(body, version, batch)
+        }
 
     def _pipelined(
         self,
@@ -643,7 +616,17 @@ class WireClient(LeaderClient):
     def _fetch_on(
         self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, dict[TopicPartition, CommittedOffset] | KgroupError | Retry]:
+        version = self._version(connection, m.OFFSET_FETCH)
+        sent = self._pipelined(
+            connection,
+            m.OFFSET_FETCH,
+            version,
+            groups,
+            m.encode_offset_fetch_request,
+            batched=version >= 8,  # KIP-709: many groups per request from v8
+        )
         return {
             group.group_id: to_committed_offsets(group)
-            for group in self._ask(connection, _OFFSET_FETCH, groups)
+            for batch, body in sent
+            for group in m.decode_offset_fetch_response(body, version, batch)
         }
