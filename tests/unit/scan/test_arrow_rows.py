@@ -267,3 +267,29 @@ def test_a_pending_value_without_a_key_type_is_built_as_in_python() -> None:
         batches.append(builder.batch())
     _assert_same(*batches)
     assert batches[0].column("value_json").to_pylist()[0].startswith('{"protocol_type":"consumer"')
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"offset": 7, "metadata": 'm\u00e9ta "q" \\ \n\x01', "flag": True, "gone": None},
+        {"raw": b"\x00\xffab", "n": -(2**63)},  # bytes as base64, as _dumps writes them
+        {"big": 2**63},  # beyond a signed 64-bit int: left to dumps
+        {"nested": {"a": [1, 2]}, "list": [b"x"]},  # not flat: left to dumps
+        {"tab\tkey": 1, "\u00e9": "x"},  # keys that need escaping
+    ],
+)
+def test_a_value_dict_gives_the_python_builders_json(value: dict) -> None:
+    """The compiled builder writes flat value dicts itself (json_text.h jb_obj) and leaves
+    the others to `dumps`: the same text either way."""
+    batches = []
+    for native in (True, False):
+        rec = DecodedRecord("x.log", 3, 0, 5, T0)
+        rec.key_type, rec.key, rec.value = 2, {"group": "g"}, dict(value)
+        builder = rw.RowBuilder(0, native=native)
+        assert builder.compiled is native
+        builder.add_many([rec])
+        batches.append(builder.batch())
+    _assert_same(*batches)
+    text = batches[0].column("value_json").to_pylist()[0]
+    assert text == rw._dumps(value)
