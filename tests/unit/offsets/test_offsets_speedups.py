@@ -800,3 +800,34 @@ def test_value_json_on_every_value_table(type_id: int, data: st.DataObject) -> N
         raw = wire.INT16.pack(version) + codec.encode_message(rt.value, version, fields)
     raw += data.draw(st.sampled_from([b"", b"", b"\x00"]))
     _assert_json_is_the_fields_text(type_id, raw)
+
+
+@_NEEDS_EXT
+def test_each_compiled_type_shows_the_garbage_collector_what_it_holds() -> None:
+    """ext_types.h traverses each type through its table of owned references: every object a
+    Reader, ValueDecoder, Scanner, LineWriter and CsvWriter holds is one it reports."""
+    import gc
+
+    import crc32c
+
+    ext = native.get()
+    values = dec.native_value_decoder()
+
+    def fallback(b: bytes, p: int, e: int) -> None:
+        return None
+
+    program: tuple[Any, Any] = ((), ())
+    held = {
+        ext.Reader(program, fallback, False): [program, fallback],
+        ext.LineWriter(dec.DecodedRecord, dec._SCANNER_SLOTS, values): [dec.DecodedRecord, values],
+        ext.CsvWriter(dec.DecodedRecord, dec._SCANNER_SLOTS, values): [dec.DecodedRecord, values],
+    }
+    scanner = dec.native_scanner()
+    held[scanner] = [dec.DecodedRecord, dec._KEY_CACHE, dec.decode_key, crc32c.crc32c, values]
+    for obj, refs in held.items():
+        seen = gc.get_referents(obj)
+        for ref in refs:
+            assert any(s is ref for s in seen), (type(obj).__name__, ref)
+    assert len(gc.get_referents(scanner)) == 6  # the record type names too
+    (tables,) = gc.get_referents(values)  # ValueDecoder: (values, subscription, assignment)
+    assert isinstance(tables, tuple) and len(tables) == 3

@@ -293,3 +293,17 @@ def test_a_value_dict_gives_the_python_builders_json(value: dict) -> None:
     _assert_same(*batches)
     text = batches[0].column("value_json").to_pylist()[0]
     assert text == rw._dumps(value)
+
+
+def test_columns_show_the_garbage_collector_what_they_hold() -> None:
+    """ext_types.h traverses Columns through its table of owned references."""
+    import gc
+
+    from kgroup.offsets.decode import _dumps_bytes, native_value_decoder
+
+    columns = rw._native_columns()
+    seen = gc.get_referents(columns)
+    for ref in (DecodedRecord, _dumps_bytes, rw._b64, rw.NAMES):
+        assert any(s is ref for s in seen), ref
+    # and the key JSON cache, and value_json when the value decoder is there
+    assert len(seen) == 5 + (native_value_decoder() is not None)
