@@ -695,7 +695,7 @@ static int consumer_bytes(ValueDecoder *vd, PyObject *data, int is_sub, int stic
     if (read_versioned(is_sub ? vd->sub : vd->asg, is_sub ? vd->nsub : vd->nasg, b, len, &d))
         return BAIL;
     if (is_sub && sticky) {
-        /* decode.decode_user_data would decode non-empty user data: leave that to Python */
+        /* embedded.decode_user_data would decode non-empty user data: leave that to Python */
         PyObject *ud = PyDict_GetItemWithError(d, K_USER_DATA);
         if (ud == NULL && PyErr_Occurred()) PyErr_Clear();
         if (ud != NULL && PyObject_IsTrue(ud) != 0) {
@@ -997,7 +997,7 @@ static int json_fields(JCtx *x, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e, in
             continue;
         } else if (role == ROLE_STICKY_SUBSCRIPTION && code == OP_BYTES &&
                    is_ascii(key, "user_data")) {
-            /* decode.decode_user_data reads non-empty sticky user data: the Python path */
+            /* embedded.decode_user_data reads non-empty sticky user data: the Python path */
             Py_ssize_t q = p;
             int64_t n;
             if (read_length(&x->c, &q, e, 1, &n) || n > 0) return BAIL;
