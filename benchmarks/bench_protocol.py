@@ -217,7 +217,7 @@ def build_all() -> int:
     writer._WRITERS.clear()
     built = 0
     for api in p.APIS.values():
-        for version in api.spoken:
+        for version in api.versions:
             for msg in (api.request, api.response):
                 reader.get_reader(msg.struct, version, api.flexible(version))
                 writer.get_writer(msg.struct, version, api.flexible(version))

@@ -42,8 +42,8 @@ def _response(api: Api, version: int, body: bytes) -> dict[str, Any]:
 
 
 def _spoken(api: Api, version: int) -> None:
-    if version not in api.spoken:
-        raise ValueError(f"kgroup sends {api.name} v{min(api.spoken)}-v{max(api.spoken)}")
+    if version not in api.versions:
+        raise ValueError(f"kgroup sends {api.name} v{min(api.versions)}-v{max(api.versions)}")
 
 
 def _result(cls: Callable[..., R], fields: dict[str, Any], **given: Any) -> R:
@@ -406,7 +406,7 @@ def decode_offset_commit_response(body: bytes, version: int) -> list[tuple[str, 
 def encode_offset_delete_request(
     version: int, group_id: str, partitions: Sequence[tuple[str, int]]
 ) -> bytes:
-    if version not in p.OFFSET_DELETE.spoken:
+    if version not in p.OFFSET_DELETE.versions:
         raise ValueError("kgroup sends OffsetDelete v0 only")
     values = {
         "group_id": group_id,
@@ -435,7 +435,7 @@ def encode_describe_configs_request(
     version: int, resources: Sequence[tuple[int, str, Sequence[str] | None]]
 ) -> bytes:
     """(resource type, name, keys or None for all) per resource, synonyms not asked for."""
-    if version not in p.DESCRIBE_CONFIGS.spoken:
+    if version not in p.DESCRIBE_CONFIGS.versions:
         raise ValueError("kgroup sends DescribeConfigs v1-v2 only")
     values = {
         "resources": [

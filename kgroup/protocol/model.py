@@ -239,17 +239,18 @@ def message(
 @dataclass(eq=False)
 class Api:
     """One wire API: its key, its request and response declarations and the versions kgroup
-    speaks (`spoken`, a subset of the valid versions of both)."""
+    speaks (`versions`, a subset of the valid versions of both; the wire client negotiates
+    among them)."""
 
     key: int
     name: str
     request: Message
     response: Message
-    spoken: tuple[int, ...]
+    versions: tuple[int, ...]
     note: str = ""
 
     def __post_init__(self) -> None:
-        for version in self.spoken:
+        for version in self.versions:
             for msg in (self.request, self.response):
                 if not msg.supports(version):
                     raise ValueError(f"{msg.name} does not declare v{version}")

@@ -3,8 +3,8 @@
 Source of truth: RequestHeader.json (v1, or v2 in flexible versions: adds a tag section, ClientId
 stays a classic nullable string) and ResponseHeader.json (v0, or v1 with a tag section) in
 apache/kafka, declared in `kgroup.protocol.messages.headers` and written and read by the generic
-codec; which header version an API uses is `messages.Api`'s rule. A frame is an int32 size then
-the header and body. `ProtocolError` (bytes that break the protocol) lives in
+codec; which header version an API uses is `kgroup.protocol.model.Api`'s rule. A frame is an
+int32 size then the header and body. `ProtocolError` (bytes that break the protocol) lives in
 `kgroup.protocol.types` and is re-exported here for the wire client's callers.
 """
 

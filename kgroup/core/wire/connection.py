@@ -422,7 +422,7 @@ class BrokerConnection:
             outstanding -= size
             data = self._receive(api, deadline)
             got, offset = decode_response_header(
-                data, flexible=api.response_header_flexible(version)
+                data, flexible=api.response_header_version(version) == 1
             )
             if got != correlation:
                 raise ProtocolError(

@@ -28,13 +28,8 @@ if TYPE_CHECKING:
     from kgroup.core.wire.client import WireClient
     from kgroup.core.wire.connection import BrokerConnection
 
-# The wire client's view of the API (versions it sends, first flexible version).
-WIRE_API = m.Api(
-    DESCRIBE_LOG_DIRS.key,
-    DESCRIBE_LOG_DIRS.name,
-    DESCRIBE_LOG_DIRS.spoken,
-    DESCRIBE_LOG_DIRS.flexible_from,
-)
+# Sent by this module, so not in the client's table (`messages.APIS`)
+WIRE_API = DESCRIBE_LOG_DIRS
 
 Sizes = dict[TopicPartition, int | KgroupError]
 
@@ -53,7 +48,7 @@ class LogDirsAnswer:
 
 def encode_describe_log_dirs_request(version: int, partitions: Iterable[TopicPartition]) -> bytes:
     """DescribeLogDirsRequest v1-v4 for the partitions, topics in first-seen order."""
-    if version not in DESCRIBE_LOG_DIRS.spoken:
+    if version not in DESCRIBE_LOG_DIRS.versions:
         raise ValueError("kgroup sends DescribeLogDirs v1-v4")
     by_topic: dict[str, list[int]] = {}
     for tp in partitions:

@@ -11,8 +11,6 @@ constants of `kgroup.core.wire.results`, so callers write `messages.encode_x` /
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from kgroup.core.wire.codec import ProtocolError
@@ -84,7 +82,6 @@ from kgroup.core.wire.results import (
     error_name,
 )
 from kgroup.protocol import messages as p
-from kgroup.protocol import model
 from kgroup.protocol.adapters import (
     decode_api_versions_response,
     decode_assignment,
@@ -125,6 +122,7 @@ from kgroup.protocol.adapters import (
     encode_subscription,
     encode_sync_group_request,
 )
+from kgroup.protocol.model import Api
 
 # The API table and each API by name (`FETCH`, ...), made by __getattr__ on first use.
 _MADE_ON_FIRST_USE = ("APIS", *p.BY_ATTRIBUTE)
@@ -242,39 +240,12 @@ __all__ = [
 # --- API keys and the versions this client speaks ------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Api:
-    """An API key, its name, the versions kgroup implements, and its first flexible version."""
-
-    key: int
-    name: str
-    versions: tuple[int, ...]
-    flexible_from: int | None
-
-    def flexible(self, version: int) -> bool:
-        return self.flexible_from is not None and version >= self.flexible_from
-
-    def response_header_flexible(self, version: int) -> bool:
-        # ApiVersionsResponse (18) always uses response header v0 (ApiVersionsResponse.json: the
-        # header length must not change so that any client can read the error).
-        return self.key != 18 and self.flexible(version)
-
-
-@cache
-def _wire_view(declared: model.Api) -> Api:
-    """The wire client's view of a declared API (one per API, so `APIS[k] is FETCH`)."""
-    return Api(declared.key, declared.name, declared.spoken, declared.flexible_from)
-
-
 def __getattr__(attribute: str) -> Any:
-    """`APIS` and each API by name (`FETCH`, ...): `kgroup.protocol.messages`'s table, which
-    holds the versions kgroup speaks, seen by the client; made on first use."""
+    """`APIS` and each API by name (`FETCH`, ...): `kgroup.protocol.messages`'s, which hold the
+    versions kgroup speaks; made on first use."""
     if attribute not in _MADE_ON_FIRST_USE:
         raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
-    if attribute == "APIS":
-        value: Any = {key: _wire_view(api) for key, api in p.APIS.items()}
-    else:
-        value = _wire_view(getattr(p, attribute))
+    value = getattr(p, attribute)
     globals()[attribute] = value
     return value
 

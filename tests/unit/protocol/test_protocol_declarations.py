@@ -13,22 +13,46 @@ from kgroup.protocol import codec
 from kgroup.protocol import messages as p
 from tests.unit.protocol.strategies import message_values, present_only
 
+# First flexible version of each API, from the flexibleVersions of Kafka's
+# clients/src/main/resources/common/message/*Request.json (None: never flexible)
+KAFKA_FLEXIBLE_FROM = {
+    "Fetch": 12,
+    "ListOffsets": 6,
+    "Metadata": 9,
+    "OffsetCommit": 8,
+    "OffsetFetch": 6,
+    "FindCoordinator": 3,
+    "JoinGroup": 6,
+    "LeaveGroup": 4,
+    "SyncGroup": 4,
+    "DescribeGroups": 5,
+    "ListGroups": 3,
+    "SaslHandshake": None,
+    "ApiVersions": 3,
+    "DescribeConfigs": 4,
+    "SaslAuthenticate": 2,
+    "OffsetDelete": None,
+    "ConsumerGroupDescribe": 0,
+}
 
-def test_every_api_the_client_speaks_is_declared_with_the_same_versions() -> None:
-    assert set(p.APIS) == set(m.APIS)
-    for key, api in m.APIS.items():
-        declared = p.APIS[key]
-        assert (declared.name, declared.spoken) == (api.name, api.versions)
-        assert declared.flexible_from == api.flexible_from, api.name
+
+def test_every_api_the_client_speaks_has_kafkas_flexible_versions_and_headers() -> None:
+    assert m.APIS is p.APIS  # one table: the client negotiates the declared versions
+    assert {api.name for api in m.APIS.values()} == set(KAFKA_FLEXIBLE_FROM)
+    for api in m.APIS.values():
+        flexible_from = KAFKA_FLEXIBLE_FROM[api.name]
+        assert api.flexible_from == flexible_from, api.name
         for version in api.versions:
-            assert (declared.response_header_version(version) == 1) == (
-                api.response_header_flexible(version)
-            )
+            flexible = flexible_from is not None and version >= flexible_from
+            assert api.request_header_version(version) == (2 if flexible else 1)
+            # ApiVersionsResponse keeps header v0 so that any client can read its error
+            expected = 1 if flexible and api.name != "ApiVersions" else 0
+            assert api.response_header_version(version) == expected, (api.name, version)
 
 
 @pytest.mark.parametrize(
     ("api", "version"),
-    [pytest.param(api, v, id=f"{api.name}-v{v}") for api in p.APIS.values() for v in api.spoken],
+    [pytest.param(api, v, id=f"{api.name}-v{v}") for api in p.APIS.values() for v in api.versions],
 )
 @pytest.mark.parametrize("direction", ["request", "response"])
 def test_round_trip(api, version: int, direction: str) -> None:

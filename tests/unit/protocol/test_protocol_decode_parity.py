@@ -73,7 +73,7 @@ DECODERS: list[tuple[Any, Callable[..., Any], Callable[..., Any]]] = [
 CASES = [
     pytest.param(api, ours, theirs, version, id=f"{api.name}-v{version}")
     for api, ours, theirs in DECODERS
-    for version in api.spoken
+    for version in api.versions
 ]
 
 

@@ -68,7 +68,7 @@ def test_a_truncated_message_names_the_field_and_the_byte() -> None:
 
 
 @pytest.mark.parametrize(
-    ("api", "version"), [(api, v) for api in p.APIS.values() for v in api.spoken]
+    ("api", "version"), [(api, v) for api in p.APIS.values() for v in api.versions]
 )
 @pytest.mark.parametrize("direction", ["request", "response"])
 def test_every_prefix_of_a_message_is_an_error(api, version, direction) -> None:

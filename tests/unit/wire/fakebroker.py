@@ -101,7 +101,7 @@ class FakeBroker:
                     if body == b"HANG":
                         threading.Event().wait(30)
                         return
-                header_flexible = api.response_header_flexible(version) if api else False
+                header_flexible = api.response_header_version(version) == 1 if api else False
                 payload = encode_response_header(correlation, flexible=header_flexible) + body
                 conn.sendall(struct.pack(">i", len(payload)) + payload)
 
