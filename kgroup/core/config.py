@@ -277,14 +277,52 @@ def _looks_like_pem(path: str) -> bool:
         return False
 
 
-def _store_kind(path: str, declared: str | None) -> str:
-    if declared:
-        return declared.upper()
+def _is_pem_file(path: str | None) -> bool:
+    return path is not None and _looks_like_pem(path)
+
+
+Put = Callable[[str, str, str], None]
+
+
+def _translate_truststore(path: str, origin: str, declared: Mapping[str, str], put: Put) -> None:
+    """A PEM truststore is passed by name; a JKS or PKCS12 one is read in memory
+    (kgroup.core.keystores) and passed as PEM text (librdkafka's ssl.ca.pem)."""
     if _looks_like_pem(path):
-        return "PEM"
-    if path.lower().endswith((".p12", ".pfx")):
-        return "PKCS12"
-    return "JKS"
+        put("ssl.ca.location", path, origin)
+        return
+    from kgroup.core import keystores
+
+    data = keystores.read_store_file(path, "ssl.truststore.location", origin)
+    if keystores.store_kind(data) == "PEM":
+        put("ssl.ca.location", path, origin)
+        return
+    password = declared.get("ssl.truststore.password") or None
+    put("ssl.ca.pem", keystores.truststore_pem(data, password, path, origin), origin)
+
+
+def _translate_keystore(path: str, origin: str, declared: Mapping[str, str], put: Put) -> None:
+    """A PEM keystore (key and chain in one file) is passed by name; a JKS or PKCS12 one is read
+    in memory and passed as PEM text (ssl.certificate.pem, ssl.key.pem): mutual TLS."""
+    if _looks_like_pem(path):
+        put("ssl.certificate.location", path, origin)
+        put("ssl.key.location", path, origin)
+        return
+    from kgroup.core import keystores
+
+    data = keystores.read_store_file(path, "ssl.keystore.location", origin)
+    if keystores.store_kind(data) == "PEM":
+        put("ssl.certificate.location", path, origin)
+        put("ssl.key.location", path, origin)
+        return
+    material = keystores.keystore_pem(
+        data,
+        declared.get("ssl.keystore.password") or None,
+        declared.get("ssl.key.password") or None,
+        path,
+        origin,
+    )
+    put("ssl.certificate.pem", material.certificate_chain_pem, origin)
+    put("ssl.key.pem", material.key_pem, origin)
 
 
 def translate_java_properties(
@@ -325,35 +363,16 @@ def translate_java_properties(
             empty = value.strip() == ""
             put(key, "none" if empty else check_value(key, value, origin), origin)
         elif key == "ssl.truststore.location":
-            kind = _store_kind(value, declared.get("ssl.truststore.type"))
-            if kind != "PEM":
-                raise ConfigError(
-                    f"ssl.truststore.location at {origin} is a {kind} truststore; librdkafka "
-                    "needs PEM",
-                    hint="convert it: keytool -exportcert -rfc -keystore FILE -alias ALIAS "
-                    "> ca.pem, then set ssl.truststore.location=ca.pem",
-                )
-            put("ssl.ca.location", value, origin)
+            _translate_truststore(value, origin, declared, put)
         elif key == "ssl.truststore.password":
-            notes.append(f"ignored {key} ({origin}): PEM truststores have no password")
+            pass  # read with ssl.truststore.location
         elif key == "ssl.truststore.certificates":
             put("ssl.ca.pem", value, origin)
         elif key == "ssl.keystore.location":
-            kind = _store_kind(value, declared.get("ssl.keystore.type"))
-            if kind == "PEM":
-                put("ssl.certificate.location", value, origin)
-                put("ssl.key.location", value, origin)
-            elif kind == "PKCS12":
-                put("ssl.keystore.location", value, origin)
-            else:
-                raise ConfigError(
-                    f"ssl.keystore.location at {origin} is a JKS keystore; librdkafka needs PEM "
-                    "or PKCS12",
-                    hint="convert it: keytool -importkeystore -srckeystore FILE "
-                    "-destkeystore client.p12 -deststoretype PKCS12",
-                )
+            _translate_keystore(value, origin, declared, put)
         elif key == "ssl.keystore.password":
-            put("ssl.keystore.password", value, origin)
+            if _is_pem_file(declared.get("ssl.keystore.location")):
+                put("ssl.keystore.password", value, origin)
         elif key == "ssl.keystore.key":
             put("ssl.key.pem", value, origin)
         elif key == "ssl.keystore.certificate.chain":
@@ -365,6 +384,8 @@ def translate_java_properties(
             # unknown name: librdkafka decides when the client is built, and kgroup.core.admin
             # turns its refusal into a ConfigError naming origin.
             put(key, check_value(key, value, origin), origin)
+    if "ssl.key.pem" in props and not declared.get("ssl.keystore.key"):
+        props.pop("ssl.key.password", None)  # the keystore's key was decrypted in memory
     # A PEM keystore with a separate key password is fine; a PKCS12 password under the PEM
     # mapping means nothing to librdkafka.
     if "ssl.key.location" in props and "ssl.keystore.password" in props:

@@ -26,11 +26,12 @@ def test_unknown_property_in_config_file_is_named(tmp_path) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_untranslatable_property_gets_a_hint(tmp_path) -> None:
+def test_missing_truststore_is_named(tmp_path) -> None:
     conf = tmp_path / "client.properties"
     conf.write_text("ssl.truststore.location=/etc/kafka/truststore.jks\n")
     result = run_kgroup("-b", "127.0.0.1:1", "-c", str(conf), "list", expect=2)
-    assert "JKS" in result.stderr and "keytool" in result.stderr
+    assert "/etc/kafka/truststore.jks" in result.stderr and "does not exist" in result.stderr
+    assert f"{conf}:1" in result.stderr
 
 
 def test_unreachable_cluster_exits_6_within_the_timeout() -> None:

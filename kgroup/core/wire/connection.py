@@ -79,6 +79,10 @@ class Security:
     certificate_location: str | None = None
     key_location: str | None = None
     key_password: str | None = None
+    certificate_pem: str | None = None
+    key_pem: str | None = None
+    keystore_location: str | None = None  # librdkafka's: a PKCS12 file
+    keystore_password: str | None = None
     check_hostname: bool = True
     verify_certificate: bool = True
     ciphers: str | None = None
@@ -112,6 +116,10 @@ def security_from_properties(props: Mapping[str, str]) -> Security:
         certificate_location=props.get("ssl.certificate.location"),
         key_location=props.get("ssl.key.location"),
         key_password=props.get("ssl.key.password"),
+        certificate_pem=props.get("ssl.certificate.pem"),
+        key_pem=props.get("ssl.key.pem"),
+        keystore_location=props.get("ssl.keystore.location"),
+        keystore_password=props.get("ssl.keystore.password"),
         check_hostname=algorithm == "https",
         verify_certificate=verify not in ("false", "0", "no"),
         ciphers=props.get("ssl.cipher.suites"),
@@ -147,6 +155,8 @@ def build_ssl_context(
                 keyfile=security.key_location,
                 password=security.key_password,
             )
+    elif security.key_pem or security.keystore_location:
+        _load_key_material(context, security, origin)
     if security.ciphers:
         try:
             context.set_ciphers(security.ciphers)
@@ -160,6 +170,60 @@ def build_ssl_context(
     if not security.verify_certificate:
         context.verify_mode = ssl.CERT_NONE
     return context
+
+
+def _load_key_material(
+    context: ssl.SSLContext, security: Security, origin: Callable[[str], str]
+) -> None:
+    """The client certificate and key held in memory (ssl.certificate.pem/ssl.key.pem, as a Java
+    keystore becomes) or in librdkafka's PKCS12 ssl.keystore.location. Python's ssl loads a key
+    only from a file: it is written to a private temporary file (0600, in a 0700 directory),
+    loaded, and removed at once."""
+    from kgroup.core import keystores
+
+    if security.key_pem:
+        chain, key = security.certificate_pem or "", security.key_pem
+        where = f"ssl.certificate.pem / ssl.key.pem (from {origin('ssl.key.pem')})"
+    else:
+        path = security.keystore_location or ""
+        data = keystores.read_store_file(
+            path, "ssl.keystore.location", origin("ssl.keystore.location")
+        )
+        material = keystores.keystore_pem(
+            data,
+            security.keystore_password,
+            security.key_password,
+            path,
+            origin("ssl.keystore.location"),
+        )
+        chain, key = material.certificate_chain_pem, material.key_pem
+        where = f"keystore {path} (from {origin('ssl.keystore.location')})"
+    with (
+        _loading(f"the client certificate and key of {where}", hint="check the keystore"),
+        private_pem_file(chain + key) as pem_path,
+    ):
+        context.load_cert_chain(certfile=pem_path, password=security.key_password)
+
+
+@contextlib.contextmanager
+def private_pem_file(text: str) -> Iterator[str]:
+    """A file holding `text`, readable by this user only, removed when the block ends."""
+    import tempfile
+
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    base = runtime if runtime and os.path.isdir(runtime) else None
+    directory = tempfile.mkdtemp(prefix="kgroup-tls-", dir=base)  # mode 0700
+    path = os.path.join(directory, "client.pem")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(text)
+        yield path
+    finally:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        with contextlib.suppress(OSError):
+            os.rmdir(directory)
 
 
 @contextlib.contextmanager

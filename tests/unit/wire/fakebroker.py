@@ -93,7 +93,7 @@ class FakeBroker:
                 self.received.append((api_key, version))
                 self.client_ids.append(client_id)
                 if api_key == m.API_VERSIONS.key:
-                    body = api_versions_body(self.versions)
+                    body = api_versions_body(self.versions, version)
                 else:
                     body = self.handler(api_key, version, data[offset:])
                     if body == b"DROP":
@@ -119,11 +119,21 @@ def _read(conn: socket.socket, size: int) -> bytes | None:
     return buf
 
 
-def api_versions_body(versions: dict[int, tuple[int, int]]) -> bytes:
-    writer = Writer().int16(0)
-    writer.array(
-        sorted(versions.items()), lambda w, kv: w.int16(kv[0]).int16(kv[1][0]).int16(kv[1][1])
-    )
+def api_versions_body(versions: dict[int, tuple[int, int]], version: int = 0) -> bytes:
+    """ApiVersionsResponse v0-v3 (v1+ ThrottleTimeMs, v3+ flexible: librdkafka asks v3)."""
+    flexible = version >= 3
+    writer = Writer(flexible=flexible).int16(0)
+
+    def entry(w: Writer, kv: tuple[int, tuple[int, int]]) -> None:
+        w.int16(kv[0]).int16(kv[1][0]).int16(kv[1][1])
+        if flexible:
+            w.tagged_fields()
+
+    writer.array(sorted(versions.items()), entry)
+    if version >= 1:
+        writer.int32(0)  # ThrottleTimeMs
+    if flexible:
+        writer.tagged_fields()
     return writer.getvalue()
 
 

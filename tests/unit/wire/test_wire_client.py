@@ -253,6 +253,9 @@ def versions_with(**overrides: tuple[int, int]) -> dict[int, tuple[int, int]]:
             "ssl.key.password": "p",
         },
         {"debug": "broker", "socket.timeout.ms": "1000", "client.dns.lookup": "use_all_dns_ips"},
+        # Java keystores become PEM text in memory; librdkafka's own PKCS12 keystore is read too
+        {"security.protocol": "SSL", "ssl.key.pem": "-----BEGIN", "ssl.certificate.pem": "x"},
+        {"security.protocol": "SSL", "ssl.keystore.location": "/x/c.p12"},
     ],
 )
 def test_supports_configs_it_implements(props: dict[str, str]) -> None:
@@ -264,11 +267,6 @@ def test_supports_configs_it_implements(props: dict[str, str]) -> None:
     [
         ({"security.protocol": "SASL_PLAINTEXT"}, "GSSAPI"),
         ({"security.protocol": "SASL_SSL", "sasl.mechanisms": "OAUTHBEARER"}, "OAUTHBEARER"),
-        (
-            {"security.protocol": "SSL", "ssl.keystore.location": "/x/c.p12"},
-            "ssl.keystore.location",
-        ),
-        ({"security.protocol": "SSL", "ssl.key.pem": "-----BEGIN"}, "ssl.key.pem"),
         ({"security.protocol": "SSL", "ssl.crl.location": "/crl"}, "ssl.crl.location"),
         ({"client.dns.lookup": "resolve_canonical_bootstrap_servers_only"}, "client.dns.lookup"),
         ({"socks5.proxy": "h:1080"}, "socks5.proxy"),
