@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kgroup.core.errors import ConfigError
 from kgroup.core.jaas import JaasSyntaxError, parse_jaas
@@ -50,15 +51,23 @@ class ClusterConfig:
     used_fallback: bool = False
     notes: list[str] = field(default_factory=list)
 
-    def client_properties(self) -> dict[str, str]:
-        """librdkafka properties including bootstrap.servers."""
-        props = dict(self.properties)
+    def client_properties(self) -> dict[str, Any]:
+        """librdkafka properties including bootstrap.servers. kgroup's own (`kgroup.aws.region`)
+        become what librdkafka takes: an oauth_cb making Amazon MSK IAM tokens."""
+        props: dict[str, Any] = {
+            k: v for k, v in self.properties.items() if not k.startswith("kgroup.")
+        }
         props["bootstrap.servers"] = self.bootstrap_servers
+        region = self.properties.get("kgroup.aws.region")
+        if region:
+            from kgroup.core.wire.sasl_oauth import AwsMskTokenCallback
+
+            props["oauth_cb"] = AwsMskTokenCallback(region.strip())
         return props
 
     def redacted(self) -> dict[str, str]:
         """Properties safe to print."""
-        return redact(self.client_properties())
+        return redact({k: str(v) for k, v in self.client_properties().items()})
 
     def origin_of(self, key: str) -> str:
         """Where a librdkafka property was set, for error hints."""
@@ -92,6 +101,9 @@ _RENAMED = {
     "request.timeout.ms": "socket.timeout.ms",
     "metadata.max.age.ms": "topic.metadata.refresh.interval.ms",
     "sasl.oauthbearer.client.secret": "sasl.oauthbearer.client.secret",
+    # Kafka 4.1 (KIP-1139) names of the OIDC client credentials
+    "sasl.oauthbearer.client.credentials.client.id": "sasl.oauthbearer.client.id",
+    "sasl.oauthbearer.client.credentials.client.secret": "sasl.oauthbearer.client.secret",
     "receive.buffer.bytes": "socket.receive.buffer.bytes",
     "send.buffer.bytes": "socket.send.buffer.bytes",
 }
@@ -110,12 +122,35 @@ _IGNORED = {
     "enable.auto.commit": "kgroup never commits automatically",
     "auto.offset.reset": "kgroup never consumes from a committed position",
     "exclude.internal.topics": "kgroup lists internal topics only when asked",
+    "sasl.login.refresh.window.factor": "kgroup refreshes OAUTHBEARER tokens at 80% of their life",
+    "sasl.login.refresh.window.jitter": "kgroup refreshes OAUTHBEARER tokens at 80% of their life",
+    "sasl.login.refresh.min.period.seconds": "kgroup runs are short; tokens are fetched on demand",
+    "sasl.login.refresh.buffer.seconds": "kgroup runs are short; tokens are fetched on demand",
+    "sasl.login.connect.timeout.ms": "the token endpoint is given --timeout",
+    "sasl.login.read.timeout.ms": "the token endpoint is given --timeout",
+    "sasl.login.retry.backoff.ms": "a failed token request fails the run",
+    "sasl.login.retry.backoff.max.ms": "a failed token request fails the run",
 }
+
+# Java OAUTHBEARER login classes kgroup does itself (kgroup.core.wire.sasl_oauth; librdkafka for
+# its own connections): OIDC client credentials, and Amazon MSK IAM (needs kgroup.aws.region).
+_OIDC_CLASSES = {
+    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler",
+    "org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerLoginCallbackHandler",
+    "org.apache.kafka.common.security.oauthbearer.ClientCredentialsJwtRetriever",
+}
+_MSK_IAM_CLASS = "software.amazon.msk.auth.iam.IAMOAuthBearerLoginCallbackHandler"
+_OAUTH_CLASS_KEYS = (
+    "sasl.login.callback.handler.class",
+    "sasl.client.callback.handler.class",
+    "sasl.oauthbearer.jwt.retriever.class",
+)
 
 # Java names that cannot be expressed for librdkafka: name them and say what to do.
 _UNTRANSLATABLE = {
-    "sasl.login.callback.handler.class": "Java callback classes cannot run in librdkafka; use "
-    "sasl.oauthbearer.method=oidc with -X properties instead",
+    "sasl.login.callback.handler.class": "Java callback classes cannot run in kgroup; for OIDC "
+    "use org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler (or -X "
+    "sasl.oauthbearer.method=oidc), for Amazon MSK IAM kgroup.aws.region",
     "sasl.client.callback.handler.class": "Java callback classes cannot run in librdkafka",
     "ssl.cipher.suites": "Java cipher suite names differ from OpenSSL's; pass "
     "-X ssl.cipher.suites=<OpenSSL names> instead",
@@ -257,6 +292,12 @@ def _translate_jaas(value: str, origin: str) -> dict[str, str]:
             result["sasl.oauthbearer.scope"] = options["scope"]
         if result:
             result["sasl.oauthbearer.method"] = "oidc"
+        elif "unsecuredLoginStringClaim_sub" in options:
+            # OAuthBearerUnsecuredLoginCallbackHandler: unsigned JWTs, for test brokers
+            result["enable.sasl.oauthbearer.unsecure.jwt"] = "true"
+            result["sasl.oauthbearer.config"] = (
+                f"principal={options['unsecuredLoginStringClaim_sub']}"
+            )
         return result
     raise ConfigError(
         f"sasl.jaas.config at {origin} uses login module {short}, which kgroup cannot translate",
@@ -344,7 +385,12 @@ def translate_java_properties(
         origins[key] = origin
 
     for key, value, origin in items:
-        if key in _SAME_NAME:
+        if key in _OAUTH_CLASS_KEYS and value.strip() in (*_OIDC_CLASSES, _MSK_IAM_CLASS):
+            if value.strip() == _MSK_IAM_CLASS:
+                notes.append(f"{key} ({origin}): Amazon MSK IAM tokens from kgroup.aws.region")
+            elif key != "sasl.client.callback.handler.class":
+                put("sasl.oauthbearer.method", "oidc", origin)
+        elif key in _SAME_NAME:
             put(key, check_value(key, value, origin), origin)
         elif key in _RENAMED:
             put(_RENAMED[key], check_value(key, value, origin, _RENAMED[key]), origin)
@@ -477,6 +523,14 @@ def build_cluster_config(
         file_props[key] = check_value(key, value, origin)
         origins[key] = origin
     props = file_props
+    msk = [o for k, v, o in entries if k in _OAUTH_CLASS_KEYS and v.strip() == _MSK_IAM_CLASS]
+    if msk and not props.get("kgroup.aws.region"):
+        raise ConfigError(
+            f"the Amazon MSK IAM login class at {msk[0]} needs kgroup.aws.region: kgroup makes "
+            "the tokens itself",
+            hint="add kgroup.aws.region=REGION to the file or pass -X kgroup.aws.region=REGION "
+            "(and pip install 'kgroup[aws]')",
+        )
 
     file_timeout_ms = props.pop("kgroup.timeout.ms", None)
     if timeout_s is None and file_timeout_ms is not None:

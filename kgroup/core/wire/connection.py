@@ -37,6 +37,13 @@ from kgroup.core.wire.codec import (
     frame,
 )
 from kgroup.core.wire.sasl import MECHANISMS, SaslError, ScramClient, plain_message
+from kgroup.core.wire.sasl_oauth import (
+    KVSEP,
+    TokenSource,
+    initial_response,
+    parse_extensions,
+    token_source,
+)
 
 if TYPE_CHECKING:  # ssl is imported where TLS is used: a plaintext run never loads it
     import ssl
@@ -86,6 +93,8 @@ class Security:
     check_hostname: bool = True
     verify_certificate: bool = True
     ciphers: str | None = None
+    oauth: TokenSource | None = None  # OAUTHBEARER's token source (shared by the connections)
+    oauth_extensions: tuple[tuple[str, str], ...] = ()
 
     @property
     def uses_tls(self) -> bool:
@@ -106,6 +115,7 @@ def security_from_properties(props: Mapping[str, str]) -> Security:
     algorithm = props.get("ssl.endpoint.identification.algorithm", "https").strip().lower()
     verify = props.get("enable.ssl.certificate.verification", "true").strip().lower()
     uses_sasl = protocol in ("SASL_PLAINTEXT", "SASL_SSL")
+    oauth = token_source(props) if uses_sasl and mechanism == "OAUTHBEARER" else None
     return Security(
         protocol=protocol,
         mechanism=mechanism if uses_sasl else None,
@@ -123,6 +133,8 @@ def security_from_properties(props: Mapping[str, str]) -> Security:
         check_hostname=algorithm == "https",
         verify_certificate=verify not in ("false", "0", "no"),
         ciphers=props.get("ssl.cipher.suites"),
+        oauth=oauth,
+        oauth_extensions=tuple(parse_extensions(props.get("sasl.oauthbearer.extensions")).items()),
     )
 
 
@@ -224,6 +236,17 @@ def private_pem_file(text: str) -> Iterator[str]:
             os.remove(path)
         with contextlib.suppress(OSError):
             os.rmdir(directory)
+
+
+def _oauth_status(challenge: bytes) -> str:
+    """The `status` of RFC 7628's JSON error challenge (never echoes anything else)."""
+    import json
+
+    try:
+        status = json.loads(challenge).get("status")
+    except (ValueError, AttributeError):
+        status = None
+    return f"status {status}" if isinstance(status, str) else "an error challenge"
 
 
 @contextlib.contextmanager
@@ -378,7 +401,7 @@ class BrokerConnection:
         mechanism = self.security.mechanism or ""
         username = self.security.username or ""
         password = self.security.password or ""
-        if mechanism not in MECHANISMS:
+        if mechanism not in MECHANISMS and mechanism != "OAUTHBEARER":
             raise ConfigError(f"SASL mechanism {mechanism} is not implemented by the wire client")
         if m.choose_version(m.SASL_HANDSHAKE, self.versions) is None:
             raise KafkaOperationError(
@@ -399,6 +422,14 @@ class BrokerConnection:
         if version is None:
             raise KafkaOperationError(f"broker {self.address} does not offer SaslAuthenticate")
 
+        who = f"as {username!r}" if mechanism != "OAUTHBEARER" else "with an OAUTHBEARER token"
+        hint = (
+            "check sasl.username, sasl.password and sasl.mechanism"
+            if mechanism != "OAUTHBEARER"
+            else "check the token's principal, scope and audience against the broker's "
+            "OAUTHBEARER validator settings"
+        )
+
         def step(payload: bytes) -> bytes:
             request = m.encode_sasl_authenticate_request(version, payload)
             reply = self._exchange([(m.SASL_AUTHENTICATE, version, request)], deadline)[0]
@@ -406,20 +437,44 @@ class BrokerConnection:
             if result.error_code != m.NONE:
                 detail = f": {result.error_message}" if result.error_message else ""
                 raise SaslError(
-                    f"authentication to broker {self.address} as {username!r} failed "
+                    f"authentication to broker {self.address} {who} failed "
                     f"({m.error_name(result.error_code)}{detail})",
-                    hint="check sasl.username, sasl.password and sasl.mechanism",
+                    hint=hint,
                 )
             return result.auth_bytes
 
         if mechanism == "PLAIN":
             step(plain_message(username, password))
             return
+        if mechanism == "OAUTHBEARER":
+            self._authenticate_oauthbearer(step, deadline)
+            return
         scram = ScramClient(mechanism, username, password)
         server_first = step(scram.first_message())
         server_final = step(scram.final_message(server_first))
         scram.verify_server_final(server_final)
         log.debug("authenticated to %s with %s", self.address, mechanism)
+
+    def _authenticate_oauthbearer(self, step: Callable[[bytes], bytes], deadline: float) -> None:
+        """RFC 7628: the initial response; a broker refusing the token answers with a JSON error,
+        to which the client sends a lone kvsep and the broker fails the exchange."""
+        source = self.security.oauth
+        if source is None:
+            raise ConfigError(
+                "SASL mechanism OAUTHBEARER needs a token source",
+                hint="set sasl.oauthbearer.method=oidc and sasl.oauthbearer.token.endpoint.url, "
+                "or kgroup.aws.region for Amazon MSK IAM",
+            )
+        token = source.token(max(deadline - time.monotonic(), 0.001))
+        challenge = step(initial_response(token, dict(self.security.oauth_extensions)))
+        if challenge:
+            status = _oauth_status(challenge)
+            step(KVSEP)  # the broker answers with an error here (SaslError)
+            raise SaslError(
+                f"broker {self.address} refused the OAUTHBEARER token ({status})",
+                hint="check the token's principal, scope and audience",
+            )
+        log.debug("authenticated to %s with OAUTHBEARER (%s)", self.address, source.describe)
 
     # -- requests --------------------------------------------------------------------------------
 

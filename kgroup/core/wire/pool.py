@@ -31,6 +31,7 @@ from kgroup.core.wire.connection import (
 from kgroup.core.wire.convert import rack_of, topic_id_text
 from kgroup.core.wire.kafka_errors import unreachable_cluster
 from kgroup.core.wire.sasl import MECHANISMS
+from kgroup.core.wire.sasl_oauth import token_source_problem as oauth_problem
 
 T = TypeVar("T")
 _Pool = TypeVar("_Pool", bound="BrokerPool")
@@ -48,6 +49,8 @@ _IMPLEMENTED = {
     "sasl.username",
     "sasl.password",
     "client.id",
+    "enable.sasl.oauthbearer.unsecure.jwt",
+    "kgroup.aws.region",
 }
 _IMPLEMENTED_SSL = {
     "ssl.ca.location",
@@ -157,12 +160,17 @@ class BrokerPool:
         if uses_sasl:
             mechanism = props.get("sasl.mechanisms", props.get("sasl.mechanism", "GSSAPI"))
             mechanism = mechanism.strip().upper()
-            if mechanism not in MECHANISMS:
+            if mechanism == "OAUTHBEARER":
+                problem = oauth_problem(props)
+                if problem:
+                    return False, problem
+            elif mechanism not in MECHANISMS:
                 return (
                     False,
-                    f"SASL mechanism {mechanism} is not implemented (only {', '.join(MECHANISMS)})",
+                    f"SASL mechanism {mechanism} is not implemented (only "
+                    f"{', '.join(MECHANISMS)}, OAUTHBEARER)",
                 )
-            if not props.get("sasl.username") or "sasl.password" not in props:
+            elif not props.get("sasl.username") or "sasl.password" not in props:
                 return False, "SASL needs sasl.username and sasl.password"
         if uses_tls:
             algorithm = props.get("ssl.endpoint.identification.algorithm", "https").lower()
