@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kgroup.core.acl import missing_groups
 from kgroup.core.errors import KafkaOperationError, NotFoundError
 from kgroup.core.models import GroupDescription, GroupSnapshot
 from kgroup.core.topic_regex import topics_matching
@@ -28,7 +29,7 @@ def snapshot_group(admin: GroupAdmin, group_id: str) -> GroupSnapshot:
     are assigned.
 
     Raises NotFoundError for a group the cluster does not know (GROUP_ID_NOT_FOUND, Dead, or an
-    Empty group without members and committed offsets, which Kafka has already removed). A group
+    ambiguous Empty answer ListGroups does not list: `kgroup.core.acl.missing_groups`). A group
     that exists with no members is returned as it is (the caller decides).
     """
     described = admin.describe_groups([group_id]).get(group_id)
@@ -45,7 +46,9 @@ def snapshot_group(admin: GroupAdmin, group_id: str) -> GroupSnapshot:
         via = "DescribeGroups" if described.type == "classic" else "ConsumerGroupDescribe"
     if not described.members:
         committed = admin.committed_offsets_many([group_id]).get(group_id)
-        if isinstance(committed, NotFoundError) or not committed:
+        if isinstance(committed, NotFoundError) or group_id in missing_groups(
+            admin, {group_id: described}, {group_id: committed}
+        ):
             raise _missing(group_id)
         return GroupSnapshot(described, {}, via)
     # Ask for all topics first (one Metadata request, never by name): brokers that auto-create

@@ -81,7 +81,7 @@ def delete_inactive_groups(
     Groups matching a protected-group pattern (`kgroup.reset.guardrails.protected_patterns`)
     are refused before the cluster is asked anything, unless `force`.
     """
-    from kgroup.describe.engine import is_missing_group
+    from kgroup.core.acl import missing_groups
     from kgroup.reset.refusals import active_member_refusal
 
     rows: list[dict[str, Any]] = []
@@ -95,11 +95,11 @@ def delete_inactive_groups(
         return sorted(rows, key=lambda r: r["group"])
     described = admin.describe_groups(wanted)
     offsets = admin.committed_offsets_many(wanted)
+    missing = missing_groups(admin, described, offsets)
     deletable = []
     for group_id, description in described.items():
         refusal = active_member_refusal(description)
-        committed = offsets.get(group_id)
-        if is_missing_group(description, committed if isinstance(committed, dict) else {}):
+        if group_id in missing:
             rows.append(
                 {
                     "group": group_id,
@@ -138,6 +138,7 @@ def delete_group_offsets(
     the cluster is asked anything, unless `force`; so is a configuration that cannot send
     OffsetDelete. Partitions without a committed offset are reported `no_offset`, not sent.
     """
+    from kgroup.core.acl import require_describable
     from kgroup.core.errors import KgroupError, NotFoundError
     from kgroup.reset.planner import parse_topic_option, resolve_scope
 
@@ -145,14 +146,16 @@ def delete_group_offsets(
     if protection is not None:
         raise protection
     admin.check_can_delete_offsets(group_id)
+    selections = [parse_topic_option(t) for t in topics]
+    known = admin.topics()
+    # a topic Metadata hides is not authorized, not absent (kgroup.core.acl)
+    require_describable(admin, [s.topic for s in selections if s.topic not in known])
     committed = admin.committed_offsets_or_none(group_id)
     if not committed:
         raise NotFoundError(
             f"group {group_id} has no committed offsets", hint="check the name with `kgroup list`"
         )
-    scope = resolve_scope(
-        [parse_topic_option(t) for t in topics], admin.topics(), committed=committed.keys()
-    )
+    scope = resolve_scope(selections, known, committed=committed.keys())
     present = [tp for tp in scope if tp in committed]
     outcome = admin.delete_offsets_each(group_id, present) if present else {}
     rows = []

@@ -18,7 +18,6 @@ from kgroup.describe.engine import (
     GroupInput,
     GroupLag,
     build_group_lag,
-    is_missing_group,
     lagging_positions,
     partitions_in_view,
 )
@@ -80,8 +79,11 @@ def raise_for_failed_groups(
 
 def collect_inputs(admin: GroupAdmin, group_ids: Sequence[str]) -> dict[str, GroupInput]:
     """Describe the groups and fetch their committed offsets, both batched."""
+    from kgroup.core.acl import missing_groups
+
     descriptions = admin.describe_groups(group_ids)
     offsets = admin.committed_offsets_many(group_ids)
+    missing = missing_groups(admin, descriptions, offsets)
     inputs: dict[str, GroupInput] = {}
     for group_id in group_ids:
         description = descriptions.get(group_id) or GroupDescription(group_id, "Unknown")
@@ -92,7 +94,7 @@ def collect_inputs(admin: GroupAdmin, group_ids: Sequence[str]) -> dict[str, Gro
         elif isinstance(committed, KgroupError):
             kind = "not_found" if isinstance(committed, NotFoundError) else "error"
             inputs[group_id] = GroupInput(description, {}, committed.one_line(), kind)
-        elif is_missing_group(description, committed):
+        elif group_id in missing:
             inputs[group_id] = GroupInput(
                 description, {}, f"group {group_id} does not exist", "not_found"
             )
@@ -111,10 +113,25 @@ def collect(
     now_ms: int | None = None,
 ) -> list[GroupLag]:
     """Everything the offsets view needs, for every group, in a fixed number of request rounds."""
+    from kgroup.core.acl import hidden_offsets_message, hidden_topics
+    from kgroup.render.notes import note
+
     inputs = collect_inputs(admin, group_ids)
     metadata = admin.topics(include_internal=True)
+    hidden = hidden_topics(
+        admin, {g: i.description for g, i in inputs.items() if not i.error}, metadata
+    )
+    for gid, names in hidden.items():
+        note(hidden_offsets_message(gid, names))
     counts = {name: topic.partitions for name, topic in metadata.items()}
-    views = {gid: partitions_in_view(gi, counts, topics) for gid, gi in inputs.items()}
+    views = {
+        gid: [
+            tp
+            for tp in partitions_in_view(gi, counts, topics)
+            if tp.topic not in hidden.get(gid, ())
+        ]
+        for gid, gi in inputs.items()
+    }
     existing = sorted(
         {tp for tps in views.values() for tp in tps if tp.partition < counts.get(tp.topic, 0)}
     )

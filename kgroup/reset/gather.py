@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from kgroup.core.acl import require_describable
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import KgroupError, UsageError
 from kgroup.core.models import TopicPartition
@@ -62,6 +63,8 @@ def build_plans(
             hint="use the group,topic,partition,offset layout, or one group",
         )
     topics = admin.topics(include_internal=True)
+    # a topic Metadata hides is not authorized, not absent (kgroup.core.acl)
+    require_describable(admin, [s.topic for s in selections if s.topic not in topics])
     committed_by_group = admin.committed_offsets_many(group_ids)
     scopes: dict[str, tuple[TopicPartition, ...]] = {}
     committed: dict[str, dict] = {}

@@ -9,6 +9,7 @@ from kgroup.core.group_snapshot import snapshot_group
 from kgroup.core.models import (
     CommittedOffset,
     GroupDescription,
+    GroupListing,
     MemberDescription,
     TopicMetadata,
     TopicPartition,
@@ -18,8 +19,11 @@ from kgroup.core.models import (
 class FakeAdmin:
     """The GroupAdmin calls snapshot_group makes, answered from fixed data, recorded."""
 
-    def __init__(self, group: GroupDescription, offsets=None, topics=("t", "u"), wire=True):
+    def __init__(
+        self, group: GroupDescription, offsets=None, topics=("t", "u"), wire=True, listed=()
+    ):
         self.group = group
+        self.listed = listed
         self.offsets = offsets or {}
         self.existing = {name: TopicMetadata(name, 3) for name in topics}
         self.wire = object() if wire else None
@@ -27,6 +31,9 @@ class FakeAdmin:
 
     def describe_groups(self, ids):
         return {self.group.group_id: self.group}
+
+    def list_groups(self):
+        return [GroupListing(g, "Empty", "classic") for g in self.listed]
 
     def committed_offsets_many(self, ids):
         return {ids[0]: self.offsets}
@@ -57,10 +64,18 @@ def test_other_describe_errors_are_kafka_errors() -> None:
 def test_empty_group_without_offsets_does_not_exist_with_offsets_is_returned() -> None:
     empty = GroupDescription("g", "Empty")
     with pytest.raises(NotFoundError):
-        snapshot_group(FakeAdmin(empty), "g")
+        snapshot_group(FakeAdmin(empty), "g")  # not listed either: an unknown id (tansu)
     offsets = {TopicPartition("t", 0): CommittedOffset(5)}
     snapshot = snapshot_group(FakeAdmin(empty, offsets), "g")
     assert snapshot.group.members == () and snapshot.topics == {}
+
+
+def test_empty_group_whose_offsets_are_hidden_exists() -> None:
+    """Listed, or with a protocol type: it exists, its offsets may be on topics ACLs hide."""
+    listed = snapshot_group(FakeAdmin(GroupDescription("g", "Empty"), listed=("g",)), "g")
+    assert listed.group.state == "Empty"
+    typed = GroupDescription("g", "Empty", protocol_type="consumer")
+    assert snapshot_group(FakeAdmin(typed), "g").group.protocol_type == "consumer"
 
 
 def test_topics_of_subscriptions_and_assignments_that_exist_are_described() -> None:
