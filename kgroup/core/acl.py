@@ -109,7 +109,9 @@ def _rdkafka_topic_errors(admin: GroupAdmin, names: list[str]) -> dict[str, int]
         try:
             metadata = admin.admin.list_topics(topic=name, timeout=admin.timeout_s)
         except Exception as exc:
-            raise admin.error_for(exc, "describe topic", name) from exc
+            raise admin.error_for(
+                exc, "describe topic", name, acl=f"Describe on Topic:{name}"
+            ) from exc
         topic = metadata.topics.get(name)
         if topic is not None and topic.error is not None:
             result[name] = int(topic.error.code())

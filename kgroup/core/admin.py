@@ -195,7 +195,11 @@ class GroupAdmin:
         self._transport_errors.append((error.name(), error.str()))
 
     def error_for(
-        self, exc: BaseException, operation: str, subject: str = "", acl: str | None = None
+        self,
+        exc: BaseException,
+        operation: str,
+        subject: str = "",
+        acl: str | Mapping[str, str] | None = None,
     ) -> KgroupError:
         """The KgroupError a user sees for librdkafka's `exc` while trying to `operation`
         `subject` (`acl`: the ACL such a call needs), with why the cluster was unreachable."""
@@ -212,7 +216,11 @@ class GroupAdmin:
         )
 
     def _result(
-        self, future: Any, operation: str, subject: str = "", acl: str | None = None
+        self,
+        future: Any,
+        operation: str,
+        subject: str = "",
+        acl: str | Mapping[str, str] | None = None,
     ) -> Any:
         try:
             return future.result()
@@ -301,12 +309,12 @@ class GroupAdmin:
             return listed
         self.ping()
         future = self.admin.list_consumer_groups(request_timeout=self.timeout_s)
-        result = self._result(future, "list groups", acl="Describe on Group (or Cluster)")
+        result = self._result(future, "list groups", acl="Describe on Cluster:kafka-cluster")
         errors = list(getattr(result, "errors", []) or [])
         for error in errors:
             log.debug("list groups: a broker answered with %s", error)
         if errors and not result.valid:
-            raise self.error_for(errors[0], "list groups", acl="Describe on Cluster")
+            raise self.error_for(errors[0], "list groups", acl="Describe on Cluster:kafka-cluster")
         listings = []
         for group in result.valid:
             listings.append(
@@ -724,7 +732,11 @@ class GroupAdmin:
             futures[group_id],
             "commit offsets for group",
             group_id,
-            acl=f"Read on Group:{group_id} and Read on its topics",
+            acl={
+                "Group": f"Read on Group:{group_id}",
+                "Topic": "Read on "
+                + " and ".join(f"Topic:{t}" for t in sorted({tp.topic for tp in offsets})),
+            },
         )
         failed = [tp for tp in result.topic_partitions or [] if tp.error is not None]
         if failed:
@@ -733,6 +745,7 @@ class GroupAdmin:
                 as_exception(first.error),
                 "commit offsets for group",
                 f"{group_id} ({first.topic}:{first.partition})",
+                acl={"Group": f"Read on Group:{group_id}", "Topic": f"Read on Topic:{first.topic}"},
             )
 
     def delete_groups(self, group_ids: Sequence[str]) -> dict[str, str | None]:

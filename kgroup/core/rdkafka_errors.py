@@ -8,7 +8,7 @@ Kafka's own names, and internal ones starting with `_`). confluent_kafka is impo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kgroup.core.config import ClusterConfig
@@ -89,12 +89,28 @@ def connection_failures(errors: Iterable[tuple[str, str]]) -> list[str] | None:
     return list(dict.fromkeys(found)) or None
 
 
+def grant_for(
+    resource: str, operation: str, subject: str, acl: str | Mapping[str, str] | None
+) -> str:
+    """The ACL to ask for when Kafka refused `operation` on a `resource` (Group, Topic, Cluster,
+    TransactionalId): `acl` per resource kind, or one text when it names that kind; else the
+    resource named as Kafka's ACL tools write it."""
+    if isinstance(acl, Mapping):
+        chosen = acl.get(resource)
+    else:
+        chosen = acl if acl and f"{resource}:" in acl else None
+    if chosen:
+        return chosen
+    name = "kafka-cluster" if resource == "Cluster" else subject.split(" ")[0] or "*"
+    return f"the operation needed to {operation} on {resource}:{name}"
+
+
 def map_kafka_error(
     error: BaseException,
     *,
     operation: str,
     subject: str = "",
-    acl: str | None = None,
+    acl: str | Mapping[str, str] | None = None,
     timeout_s: float | None = None,
     bootstrap: str = "",
     transport_errors: Iterable[tuple[str, str]] = (),
@@ -125,8 +141,7 @@ def map_kafka_error(
             "--timeout",
         )
     if name in _AUTH:
-        resource = _AUTH[name]
-        needed = acl or f"the right operation on {resource}"
+        needed = grant_for(_AUTH[name], operation, subject, acl)
         return AuthorizationError(
             f"not authorized to {operation}{where} ({name})",
             hint=f"ask for an ACL granting {needed}",

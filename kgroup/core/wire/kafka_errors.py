@@ -57,9 +57,39 @@ class ErrorTable(NamedTuple):
     templates: Mapping[int, ErrorTemplate]
 
     def error(self, code: int, **fields: object) -> KgroupError:
-        """The KgroupError for error `code`, its templates filled in with `fields`."""
-        template = self.templates.get(code) or ErrorTemplate(KafkaOperationError, self.otherwise)
+        """The KgroupError for error `code`, its templates filled in with `fields`; an
+        authorization code without a template still names the ACL to ask for."""
+        template = self.templates.get(code)
+        if template is None and code in _AUTHORIZATION_RESOURCES:
+            template = ErrorTemplate(
+                AuthorizationError,
+                self.otherwise,
+                f"ask for an ACL granting Describe on "
+                f"{_resource(_AUTHORIZATION_RESOURCES[code], fields)}",
+            )
+        template = template or ErrorTemplate(KafkaOperationError, self.otherwise)
         return template.error(m.error_name(code), **fields)
+
+
+_AUTHORIZATION_RESOURCES = {
+    m.GROUP_AUTHORIZATION_FAILED: "Group",
+    m.TOPIC_AUTHORIZATION_FAILED: "Topic",
+    m.CLUSTER_AUTHORIZATION_FAILED: "Cluster",
+}
+
+
+def _resource(kind: str, fields: Mapping[str, object]) -> str:
+    """The resource of an authorization error as Kafka's ACL tools name it, from the fields
+    of the answer it came in (braces doubled: the hint is a format template)."""
+    if kind == "Cluster":
+        return "Cluster:kafka-cluster"
+    if kind == "Group":
+        name = fields.get("group_id")
+    else:
+        tp = fields.get("tp")
+        name = fields.get("topic") or (tp.topic if isinstance(tp, TopicPartition) else None)
+    text = f"{kind}:{name}" if name else f"the {kind.lower()}s involved"
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def missing_answer(message: str, hint: str | None = None) -> KgroupError:
@@ -228,13 +258,15 @@ def config_error(code: int, topic: str, message: str | None = None) -> KgroupErr
 _COMMIT_ERRORS = ErrorTable(
     "cannot commit offsets of group {group_id} for {tp}: {name}",
     {
-        **dict.fromkeys(
-            (m.TOPIC_AUTHORIZATION_FAILED, m.GROUP_AUTHORIZATION_FAILED),
-            ErrorTemplate(
-                AuthorizationError,
-                "not authorized to commit offsets for group {group_id} ({tp}: {name})",
-                "ask for an ACL granting Read on Group:{group_id} and Read on its topics",
-            ),
+        m.GROUP_AUTHORIZATION_FAILED: ErrorTemplate(
+            AuthorizationError,
+            "not authorized to commit offsets for group {group_id} ({tp}: {name})",
+            "ask for an ACL granting Read on Group:{group_id}",
+        ),
+        m.TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
+            AuthorizationError,
+            "not authorized to commit offsets for group {group_id} ({tp}: {name})",
+            "ask for an ACL granting Read on Topic:{tp.topic}",
         ),
         m.UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
             NotFoundError,
