@@ -160,7 +160,7 @@ class GroupAdmin:
     @property
     def wire(self) -> Any:
         """The batched wire client (kgroup.core.wire), or None when the configuration needs
-        something only librdkafka does (GSSAPI, OAUTHBEARER, PKCS12 ...) or the admin was made
+        something only librdkafka does (GSSAPI, CRLs, ...) or the admin was made
         with use_wire=False: then every call goes through librdkafka, one request per group
         where librdkafka works that way."""
         if not self._wire_checked:
@@ -424,8 +424,8 @@ class GroupAdmin:
                 f"(KIP-496) with its own Kafka client, which cannot use this configuration "
                 f"({self._no_wire_reason}), and librdkafka offers no OffsetDelete call",
                 hint="use kafka-consumer-groups.sh --delete-offsets for this cluster, or a "
-                "configuration kgroup's client implements (PLAINTEXT, SSL with PEM files, SASL "
-                "PLAIN or SCRAM)",
+                "configuration kgroup's client implements (PLAINTEXT, SSL with PEM, JKS or PKCS12 "
+                "stores, SASL PLAIN, SCRAM or OAUTHBEARER)",
             )
 
     def delete_offsets_each(

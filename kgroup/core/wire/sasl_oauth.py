@@ -270,15 +270,27 @@ def _unsecured_token(config: Mapping[str, str]) -> Token:
 # --- Amazon MSK IAM -------------------------------------------------------------------------------
 
 
+def _aws_missing() -> ConfigError:
+    return ConfigError(
+        f"{AWS_REGION} needs the aws-msk-iam-sasl-signer-python package, which is not installed",
+        hint="pip install 'kgroup[aws]'",
+    )
+
+
+def require_aws_signer() -> None:
+    """ConfigError at once when the MSK IAM signer package is missing (librdkafka would only
+    time out waiting for a token)."""
+    import importlib.util
+
+    if importlib.util.find_spec("aws_msk_iam_sasl_signer") is None:
+        raise _aws_missing()
+
+
 def _aws_token(region: str) -> Token:
     try:
         from aws_msk_iam_sasl_signer import MSKAuthTokenProvider  # type: ignore[import-not-found]
     except ImportError:
-        raise ConfigError(
-            f"{AWS_REGION} needs the aws-msk-iam-sasl-signer-python package, which is not "
-            "installed",
-            hint="pip install 'kgroup[aws]'",
-        ) from None
+        raise _aws_missing() from None
     now = time.time()
     try:
         value, expiry_ms = MSKAuthTokenProvider.generate_auth_token(region)
@@ -294,6 +306,7 @@ class AwsMskTokenCallback:
     """librdkafka's oauth_cb for Amazon MSK IAM: (token, expiry in seconds). Picklable."""
 
     def __init__(self, region: str) -> None:
+        require_aws_signer()
         self.region = region
 
     def __call__(self, _config: str) -> tuple[str, float]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -286,9 +287,10 @@ def test_java_msk_iam_config_needs_the_region(tmp_path: Path) -> None:
         bootstrap="b:9098", command_config=str(conf), overrides=["kgroup.aws.region=eu-west-1"]
     )
     assert WireClient.supports(config) == (True, "")
-    librdkafka = config.client_properties()
-    assert "kgroup.aws.region" not in librdkafka
-    assert callable(librdkafka["oauth_cb"])
+    # librdkafka gets an oauth_cb; without the signer package that is one clear error at once
+    # (librdkafka would wait 10 s for a token and then say only "OAuth token not set")
+    with pytest.raises(ConfigError, match="aws-msk-iam-sasl-signer-python"):
+        config.client_properties()
 
 
 def oauth_cli_cluster(endpoint: TokenEndpoint) -> OAuthCluster:
@@ -333,3 +335,53 @@ def test_cli_aws_region_without_the_package_is_one_clear_line() -> None:
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert "aws-msk-iam-sasl-signer-python" in lines[0] and "kgroup[aws]" in lines[0]
+
+
+def test_java_unsecured_login_module_becomes_unsecured_jwts(tmp_path: Path) -> None:
+    conf = tmp_path / "unsecured.properties"
+    conf.write_text(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=OAUTHBEARER\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule "
+        'required unsecuredLoginStringClaim_sub="alice";\n'
+    )
+    config = build_cluster_config(bootstrap="127.0.0.1:1", command_config=str(conf))
+    assert config.properties["enable.sasl.oauthbearer.unsecure.jwt"] == "true"
+    assert config.properties["sasl.oauthbearer.config"] == "principal=alice"
+    assert WireClient.supports(config) == (True, "")
+
+
+def test_msk_iam_tokens_come_from_the_signer_package(monkeypatch) -> None:
+    """The package's documented call: MSKAuthTokenProvider.generate_auth_token(region) ->
+    (token, expiry in ms); a stand-in module plays it (the package is an optional extra)."""
+    import importlib.machinery
+    import types
+
+    asked: list[str] = []
+    expiry_ms = int((time.time() + 900) * 1000)
+
+    class MSKAuthTokenProvider:
+        @staticmethod
+        def generate_auth_token(region: str) -> tuple[str, int]:
+            asked.append(region)
+            return "msk-signed-token", expiry_ms
+
+    module = types.ModuleType("aws_msk_iam_sasl_signer")
+    module.__spec__ = importlib.machinery.ModuleSpec("aws_msk_iam_sasl_signer", None)
+    module.MSKAuthTokenProvider = MSKAuthTokenProvider  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "aws_msk_iam_sasl_signer", module)
+    cluster = OAuthCluster(accepted={"msk-signed-token"})
+    props = {
+        "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanisms": "OAUTHBEARER",
+        "kgroup.aws.region": "eu-west-1",
+    }
+    config = ClusterConfig(cluster.address, timeout_s=5, properties=props)
+    try:
+        with WireClient(config) as client:
+            assert [b.id for b in client.brokers()] == [1]
+    finally:
+        cluster.close()
+    assert cluster.responses == [b"n,,\x01auth=Bearer msk-signed-token\x01\x01"]
+    callback = config.client_properties()["oauth_cb"]
+    assert callback("") == ("msk-signed-token", expiry_ms / 1000)
+    assert asked == ["eu-west-1", "eu-west-1"]
