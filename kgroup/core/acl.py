@@ -38,7 +38,7 @@ def is_ambiguous_empty(description: GroupDescription, committed: object) -> bool
     an unknown group on some brokers, or a group whose offsets this principal may not see."""
     return (
         description.error is None
-        and description.state in ("Empty", "Unknown")
+        and description.state in ("Empty", "Unknown", "")
         and not description.members
         and not description.protocol_type
         and not committed

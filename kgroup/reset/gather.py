@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from kgroup.core.acl import require_describable
+from kgroup.core.acl import missing_groups, require_describable
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import KgroupError, UsageError
 from kgroup.core.models import TopicPartition
@@ -133,18 +133,16 @@ def build_plans(
 def _mark_missing_groups(
     admin: GroupAdmin, plans: tuple[GroupPlan, ...], committed: dict[str, dict]
 ) -> tuple[GroupPlan, ...]:
-    """Flag plans of groups that do not exist: no committed offset anywhere and no member."""
+    """Flag plans of groups that do not exist: no committed offset in sight, and a Dead or
+    unknown group as `kgroup.core.acl.missing_groups` tells it (an Empty group whose offsets are
+    all on topics ACLs hide exists)."""
     candidates = [p.group for p in plans if not committed.get(p.group)]
     if not candidates:
         return plans
     described = admin.describe_groups(candidates)
-    missing = {
-        g
-        for g in candidates
-        if not described[g].members
-        and described[g].state in ("Dead", "Empty", "Unknown", "")
-        and (described[g].error is None or described[g].error_code == "GROUP_ID_NOT_FOUND")
-    }
+    missing = missing_groups(
+        admin, {g: described[g] for g in candidates}, {g: committed.get(g) for g in candidates}
+    )
     return tuple(
         replace(
             p,

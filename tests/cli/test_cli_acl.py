@@ -115,3 +115,21 @@ def test_hidden_offsets_shown_by_protocol_metadata_are_said(cluster, tmp_path) -
     ) in result.stderr
     (group,) = json.loads(result.stdout)["groups"]
     assert {row["topic"] for row in group["partitions"]} == {"orders"}
+
+
+def test_reset_of_a_group_whose_offsets_are_all_hidden_is_not_a_new_group(
+    cluster, tmp_path
+) -> None:
+    result = kgroup(
+        cluster,
+        tmp_path,
+        "reset-offsets",
+        "alice-mixed",
+        "--topic",
+        "orders",
+        "--to-earliest",
+        "-o",
+        "json",
+    )
+    assert "does not exist" not in result.stdout + result.stderr
+    assert "orders" in result.stdout
