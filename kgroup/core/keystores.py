@@ -20,7 +20,6 @@ import base64
 import hashlib
 import hmac
 import struct
-import textwrap
 from dataclasses import dataclass
 
 from kgroup.core.errors import ConfigError
@@ -345,7 +344,8 @@ def _unsupported(kind: str, path: str, origin: str) -> StoreError:
 
 
 def _pem(label: str, der: bytes) -> str:
-    body = "\n".join(textwrap.wrap(base64.b64encode(der).decode("ascii"), 64))
+    text = base64.b64encode(der).decode("ascii")
+    body = "\n".join(text[i : i + 64] for i in range(0, len(text), 64))
     return f"-----BEGIN {label}-----\n{body}\n-----END {label}-----\n"
 
 
