@@ -190,7 +190,7 @@ class BrokerPool:
                     continue
                 return (
                     False,
-                    f"{key} is not implemented (e.g. PKCS12 keystores, in-memory PEM keys, CRLs)",
+                    f"{key} is not implemented (e.g. CRLs, OpenSSL engines)",
                 )
             if key.startswith(("sasl.kerberos.", "sasl.oauthbearer.")):
                 continue  # settings of mechanisms not in use
