@@ -20,7 +20,11 @@ Cooperative rebalances are the consumers' own loop (Kafka `ConsumerCoordinator`)
 - what a member sends as ownedPartitions is `SubscriptionState.assignedPartitionsList()` after
   `assignFromSubscribed(new HashSet<>(assignment.partitions()))`: Java's hash order, batched by
   topic (`_consumer_owned_order`), which the assignor's general path depends on.
-The scenario's own `owned` lists are taken as the members send them at the first rebalance.
+The scenario's own `owned` lists are taken as the members send them at the first rebalance,
+less the partitions of topics the member no longer subscribes to: `onJoinPrepare` runs before
+that JoinGroup too, so a Java consumer never claims them (issue 28: a member of a higher
+generation claiming a partition of a topic it left would otherwise take it from its
+generation-less owner in `allSubscriptionsEqual`, and the partition would move).
 
 Each step reruns the strategy on the group as it is after one event. Generations follow the
 client protocol: every rebalance bumps the group generation and every member then holds its
@@ -80,8 +84,9 @@ def simulate(scenario: Scenario, strategy: str) -> Simulation:
         before = {m.member_id: list(m.owned) for m in members}
         label = event.label if event is not None else "initial"
         if strategy == "cooperative-sticky":
-            if index:  # the scenario's owned lists are what members send the first time
-                members = [_revoke_unsubscribed(_sent_order(m)) for m in members]
+            # every JoinGroup follows onJoinPrepare, the first one too; the scenario's owned
+            # lists are otherwise sent in the order written
+            members = [_revoke_unsubscribed(_sent_order(m) if index else m) for m in members]
             result, phase1, generation, rounds, members = _cooperative_rounds(
                 topics, members, generation, label
             )

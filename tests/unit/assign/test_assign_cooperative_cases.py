@@ -122,20 +122,27 @@ def test_case_4a_owned_partitions_sent_exclude_unsubscribed_topics(monkeypatch) 
     assert all(t == "t0" for t, _ in sent[1]["m1"])
 
 
-def test_initial_owned_lists_are_sent_as_written() -> None:
-    # The scenario's own `owned` is what members send at the first rebalance (as the file says).
+def test_initial_owned_lists_are_sent_as_written_less_topics_left(monkeypatch) -> None:
+    # The scenario's own `owned` is what members send at the first rebalance, in the order
+    # written, except partitions of topics the member left: onJoinPrepare (COOPERATIVE) revokes
+    # them before that JoinGroup too (issue 28).
     scenario = Scenario(
-        {"a": TopicMeta("a", 2), "b": TopicMeta("b", 1)},
-        [MemberMeta("x", ("b",), owned=(("a", 0),), generation=1), MemberMeta("y", ("a", "b"))],
+        {"a": TopicMeta("a", 2), "b": TopicMeta("b", 3)},
+        [
+            MemberMeta("x", ("b",), owned=(("b", 2), ("a", 0), ("b", 0)), generation=1),
+            MemberMeta("y", ("a", "b"), owned=(("b", 1), ("a", 1)), generation=1),
+        ],
     )
-    seen = []
-    original = simulate_module._revoke_unsubscribed
-    try:
-        simulate_module._revoke_unsubscribed = lambda m: seen.append(m) or original(m)
-        simulate(scenario, "cooperative-sticky")
-    finally:
-        simulate_module._revoke_unsubscribed = original
-    assert seen == []
+    sent: list[dict[str, tuple]] = []
+
+    def spy(group: GroupInput):
+        sent.append({m.member_id: m.owned for m in group.members})
+        return cooperative_result(group)
+
+    monkeypatch.setattr("kgroup.assign.sticky.cooperative_result", spy)
+    simulate(scenario, "cooperative-sticky")
+    assert sorted(sent[0]["x"]) == [("b", 0), ("b", 2)]
+    assert sent[0]["y"] == (("b", 1), ("a", 1))  # nothing revoked: sent exactly as written
 
 
 # --- case 4b: rounds until nobody revokes ----------------------------------------------------
