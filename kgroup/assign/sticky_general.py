@@ -186,6 +186,10 @@ class GeneralBuilder(AssignmentBuilder):
             for tp in parts:
                 owners = self.topic_owners[tp[0]]
                 owners[c] = owners.get(c, 0) + 1
+        self.foreign_owner = False  # a member holds a partition of a topic it left
+        self.owner_heaps: dict[str, list[tuple[int, str]]] = {t: [] for t in self.topics}
+        for c in self.current:
+            self._push_owner_loads(c)
         self.index = _LoadIndex(self.sizes, self.jkey)
         rack = self.rack_info
         for c in self.current:
@@ -246,12 +250,15 @@ class GeneralBuilder(AssignmentBuilder):
     # --- moves -----------------------------------------------------------------------------
 
     def _set_partition(self, tp: TP, consumer: str) -> None:
+        if tp[0] not in self.subscribed[consumer]:
+            self.foreign_owner = True
         self.current[consumer][tp] = None
         self.owner[tp] = consumer
         owners = self.topic_owners[tp[0]]
         owners[consumer] = owners.get(consumer, 0) + 1
         self.sizes[consumer] += 1
         self.index.touch(consumer)
+        self._push_owner_loads(consumer)
         self._balanced_cache = None
 
     def _maybe_assign(self, partitions: list[TP], use_racks: bool, remove: bool) -> list[TP]:
@@ -340,27 +347,66 @@ class GeneralBuilder(AssignmentBuilder):
         return result
 
     def _compute_balanced(self) -> bool:
+        """Per participating topic: its least loaded active subscriber (the `_LoadIndex` heap)
+        against its most loaded owner (`_owner_load`). A member already holding everything it
+        can get (Java skips it) owns every partition of its topics, so when it is the least
+        loaded subscriber of a topic it is also that topic's only owner: no member passes the
+        test for that topic either way, and the full members need no skipping."""
         index = self.index
         if index.min_size() >= index.max_size() - 1:
             return True
+        if self.foreign_owner:
+            return self._compute_balanced_by_scan()
+        for topic in self.participating_topics:
+            load = self._owner_load(topic)
+            if load is None:
+                continue
+            least = index.first(topic)
+            if least is not None and least[0] + 1 < load:
+                return False
+        return True
+
+    def _compute_balanced_by_scan(self) -> bool:
+        """The same test member by member, for when a member holds a partition of a topic it
+        does not subscribe to (Java's `performReassignments` returns a partition to its
+        previous owner without checking that it still subscribes): then a member holding as
+        many partitions as it can get need not own all of its topics, and Java skips it."""
         sizes = self.sizes
         owner_load: dict[str, int] = {}
         for topic, consumers in self.participating_topics.items():
             owners = self.topic_owners[topic]
             if consumers and owners:
                 owner_load[topic] = max(sizes[o] for o in owners)
-        for consumer, _parts in self.current.items():
+        for consumer in self.current:
             size = sizes[consumer]
             if size == self.max_size_of[consumer]:
                 continue
             for topic in self.consumer_topics[consumer]:
                 load = owner_load.get(topic)
-                if load is None:
-                    # a topic with a single subscriber: every partition is this member's own
-                    continue
-                if size + 1 < load:
+                if load is not None and size + 1 < load:
                     return False
         return True
+
+    def _owner_load(self, topic: str) -> int | None:
+        """The size of the most loaded member owning a partition of `topic` (lazy max-heap:
+        entries of members that no longer own one, or whose size changed, are dropped)."""
+        heap = self.owner_heaps[topic]
+        owners = self.topic_owners[topic]
+        sizes = self.sizes
+        while heap:
+            neg, member = heap[0]
+            if member in owners and sizes[member] == -neg:
+                return -neg
+            heapq.heappop(heap)
+        return None
+
+    def _push_owner_loads(self, member: str) -> None:
+        """Record `member`'s new size in the owner heaps of the topics it subscribes to (those
+        it owns a partition of are among them)."""
+        entry = (-self.sizes[member], member)
+        heaps = self.owner_heaps
+        for topic in self.consumer_topics.get(member, ()):
+            heapq.heappush(heaps[topic], entry)
 
     def _perform_reassignments(self, partitions: list[TP], prev: dict[TP, tuple[str, int]]) -> bool:
         performed = False
@@ -403,6 +449,7 @@ class GeneralBuilder(AssignmentBuilder):
             del owners[old]
         self.sizes[old] -= 1
         self.index.touch(old)
+        self._push_owner_loads(old)
         self._set_partition(tp, new_consumer)
 
 
