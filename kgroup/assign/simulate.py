@@ -33,7 +33,7 @@ assignment at that generation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -69,8 +69,26 @@ class Simulation:
     steps: list[Step] = field(default_factory=list)
 
 
-def simulate(scenario: Scenario, strategy: str) -> Simulation:
-    """Run `strategy` on the scenario's group, then once per event."""
+@dataclass(frozen=True)
+class Progress:
+    """Where a simulation is: about to run round `round` of step `step` (0-based) of `steps`."""
+
+    strategy: str
+    step: int
+    steps: int
+    event: str
+    round: int = 1
+
+
+OnProgress = Callable[[Progress], None]
+
+
+def simulate(
+    scenario: Scenario, strategy: str, on_progress: OnProgress | None = None
+) -> Simulation:
+    """Run `strategy` on the scenario's group, then once per event; `on_progress` is told
+    before every rebalance round (long runs show it on a terminal)."""
+    report = on_progress or _no_progress
     assign = get_assignor(strategy)
     topics = dict(scenario.topics)
     members = list(scenario.members)
@@ -83,12 +101,14 @@ def simulate(scenario: Scenario, strategy: str) -> Simulation:
             topics, members = apply_event(topics, members, event)
         before = {m.member_id: list(m.owned) for m in members}
         label = event.label if event is not None else "initial"
+        where = Progress(strategy, index, len(events), label)
+        report(where)
         if strategy == "cooperative-sticky":
             # every JoinGroup follows onJoinPrepare, the first one too; the scenario's owned
             # lists are otherwise sent in the order written
             members = [_revoke_unsubscribed(_sent_order(m) if index else m) for m in members]
             result, phase1, generation, rounds, members = _cooperative_rounds(
-                topics, members, generation, label
+                topics, members, generation, label, lambda r, at=where: report(replace(at, round=r))
             )
         else:
             result, phase1, generation = _rebalance(strategy, assign, topics, members, generation)
@@ -127,8 +147,16 @@ def _rebalance(
     return result, None, generation + 1
 
 
+def _no_progress(_where: Progress) -> None:
+    return None
+
+
 def _cooperative_rounds(
-    topics: dict[str, TopicMeta], members: list[MemberMeta], generation: int, label: str
+    topics: dict[str, TopicMeta],
+    members: list[MemberMeta],
+    generation: int,
+    label: str,
+    on_round: Callable[[int], None] = lambda _r: None,
 ) -> tuple[Assignment, Assignment | None, int, int, list[MemberMeta]]:
     """Rebalance rounds until no member revoked anything (`ConsumerCoordinator.onJoinComplete`:
     revoked partitions -> `requestRejoin`). Returns the final assignment, the first round's
@@ -140,6 +168,7 @@ def _cooperative_rounds(
     first: Assignment | None = None
     for rounds in range(1, MAX_COOPERATIVE_ROUNDS + 1):
         if rounds > 1:
+            on_round(rounds)
             members = [_sent_order(m) for m in members]
         assignment, _transferring = cooperative_result(GroupInput(topics, members))
         generation += 1  # every round is a new generation, held by every member

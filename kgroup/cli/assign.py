@@ -111,7 +111,10 @@ def simulate_assign(
         model = _with_racks(model)
     names = _strategies(strategy, compare, default_strategy)
     check_limits(model, len(names))  # before any assignor allocates (README: Limits)
-    sims = [simulate(model, name) for name in names]
+    from kgroup.cli.simulate_progress import SimulationProgress
+
+    with SimulationProgress(opts.no_color) as progress:
+        sims = [simulate(model, name, on_progress=progress) for name in names]
     if opts.output == "table":
         for index, output in enumerate(table_outputs(sims)):
             if index:
