@@ -37,8 +37,10 @@ def to_int32(value: int) -> int:
     return value - (1 << 32) if value & 0x80000000 else value
 
 
+@functools.lru_cache(maxsize=65536)
 def string_hash(text: str) -> int:
-    """Java `String.hashCode` (over UTF-16 code units), as a signed int."""
+    """Java `String.hashCode` (over UTF-16 code units), as a signed int (cached: member ids and
+    topic names are hashed again at every rebalance round)."""
     h = 0
     if text.isascii():
         for ch in text.encode("ascii"):

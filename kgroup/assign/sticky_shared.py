@@ -28,24 +28,25 @@ class RackInfo:
             if m.rack:
                 consumers_by_rack.setdefault(m.rack, []).append(m.member_id)
         partition_racks: dict[TP, frozenset[str]] = {}
-        partitions_by_rack: set[str] = set()
         if consumers_by_rack:
             for t in topics.values():
+                name = t.name
                 for p in range(t.partitions):
-                    racks = t.replica_racks(p)
-                    partition_racks[(t.name, p)] = racks
-                    partitions_by_rack |= racks
-        if use_rack_aware(
-            set(consumers_by_rack), partitions_by_rack, list(partition_racks.values())
-        ):
+                    partition_racks[(name, p)] = t.replica_racks(p)
+        # the distinct replica rack sets (few, shared by many partitions) answer the questions
+        # that do not depend on the partition itself
+        distinct = set(partition_racks.values())
+        partitions_by_rack: set[str] = set().union(*distinct)
+        if use_rack_aware(set(consumers_by_rack), partitions_by_rack, list(distinct)):
             self.consumer_racks = {c: r for r, cs in consumers_by_rack.items() for c in cs}
             self.partition_racks = partition_racks
         else:
             self.consumer_racks = {}
             self.partition_racks = {}
         counts = {r: len(cs) for r, cs in consumers_by_rack.items()}
+        per_set = {racks: sum(counts.get(r, 0) for r in racks) for racks in distinct}
         self.num_consumers_by_partition = {
-            tp: sum(counts.get(r, 0) for r in racks) for tp, racks in partition_racks.items()
+            tp: per_set[racks] for tp, racks in partition_racks.items()
         }
 
     def racks_mismatch(self, consumer: str, tp: TP) -> bool:
