@@ -79,18 +79,25 @@ TOPIC_NAMES = ("t0", "t1", "t2")
 
 
 @st.composite
-def stale_groups(draw) -> GroupInput:
+def stale_groups(draw, same_topics: bool = False) -> GroupInput:
     counts = draw(st.lists(st.integers(1, 5), min_size=1, max_size=len(TOPIC_NAMES)))
     topics = {TOPIC_NAMES[i]: TopicMeta(TOPIC_NAMES[i], n) for i, n in enumerate(counts)}
     every = [(t, p) for t, meta in topics.items() for p in range(meta.partitions)]
-    names = draw(st.lists(st.sampled_from(MEMBER_NAMES), min_size=1, max_size=5, unique=True))
+    most = 3 if same_topics else 5  # fewer, fuller members: quotas bite
+    names = draw(st.lists(st.sampled_from(MEMBER_NAMES), min_size=1, max_size=most, unique=True))
     members = []
     for name in names:
-        subscribed = tuple(
-            draw(st.lists(st.sampled_from(list(topics)), min_size=1, max_size=3, unique=True))
+        subscribed = (
+            tuple(topics)
+            if same_topics
+            else tuple(
+                draw(st.lists(st.sampled_from(list(topics)), min_size=1, max_size=3, unique=True))
+            )
         )
         # owned partitions of any topic: topics left, and partitions other members claim too
-        owned = tuple(draw(st.lists(st.sampled_from(every), max_size=6, unique=True)))
+        owned = tuple(
+            draw(st.lists(st.sampled_from(every), max_size=10 if same_topics else 6, unique=True))
+        )
         generation = draw(st.sampled_from([None, -1, 0, 1, 2, 3, 3, 5]))
         members.append(MemberMeta(name, subscribed, owned=owned, generation=generation))
     return GroupInput(topics, members)
@@ -147,6 +154,49 @@ def test_rule_claims_follow_all_subscriptions_equal(group: GroupInput) -> None:
         assert (tp in claims.multiple_owners) == tie, tp
     assert set(holder) <= set(claimants)
     assert claims.max_generation == max(_generation(m) for m in group.members)
+
+
+def _expected_claims(group: GroupInput) -> tuple[dict[str, list], set]:
+    """Who holds which claim after `allSubscriptionsEqual`, worked out per partition (see
+    test_rule_claims_follow_all_subscriptions_equal), and the doubly claimed partitions."""
+    order = member_map_order(group)
+    all_topics = {t for m in group.members for t in m.topics}
+    claimants: dict[tuple[str, int], list[MemberMeta]] = {}
+    for m in order:
+        for tp in m.owned:
+            if tp[0] in all_topics:
+                claimants.setdefault(tp, []).append(m)
+    held: dict[str, list] = {m.member_id: [] for m in order}
+    multiple = set()
+    for tp, members in claimants.items():
+        top = max(_generation(m) for m in members)
+        at_top = [m for m in members if _generation(m) == top]
+        if len(at_top) == 1:
+            held[at_top[0].member_id].append(tp)
+        for i, m in enumerate(members):
+            if i and _generation(m) == max(_generation(b) for b in members[:i]):
+                multiple.add(tp)
+    return held, multiple
+
+
+@STALE
+@given(stale_groups(same_topics=True))
+def test_rule_same_subscriptions_keep_owned_partitions_up_to_the_quota(group: GroupInput) -> None:
+    """AbstractStickyAssignor.ConstrainedAssignmentBuilder.assignOwnedPartitions (every member
+    subscribes to the same topics): a member's held claims, less `partitionsWithMultiplePrevious
+    Owners` ("Removing it from the ownedPartitions"), are `.sorted(Comparator.comparing(
+    TopicPartition::partition).thenComparing(TopicPartition::topic))`; with fewer than
+    `minQuota` it keeps them all (`consumerAssignment.addAll(ownedPartitions)`), otherwise at
+    least `ownedPartitions.subList(0, minQuota)`. `adjustAssignment` only takes partitions away
+    from members they are new to, so the owner still holds them after the round."""
+    held, multiple = _expected_claims(group)
+    total = sum(t.partitions for t in group.topics.values())
+    min_quota = total // len(group.members)
+    assignment, _transferring = cooperative_result(group)
+    for member, claims in held.items():
+        valid = sorted((tp for tp in claims if tp not in multiple), key=lambda tp: (tp[1], tp[0]))
+        kept = valid if len(valid) < min_quota else valid[:min_quota]
+        assert set(kept) <= set(assignment[member]), (member, kept, assignment[member])
 
 
 @STALE
