@@ -172,12 +172,13 @@ def _cooperative_rounds(
             members = [_sent_order(m) for m in members]
         assignment, _transferring = cooperative_result(GroupInput(topics, members))
         generation += 1  # every round is a new generation, held by every member
-        revoked = False
+        revoked: list[tuple[TP, str]] = []
         after = []
         for m in members:
             got = assignment.get(m.member_id, [])
-            if not revoked and m.owned and not set(m.owned) <= set(got):
-                revoked = True
+            if m.owned:
+                kept = set(got)
+                revoked.extend((tp, m.member_id) for tp in m.owned if tp not in kept)
             # the leader's list; put in the order the member sends it only when it is sent
             after.append(replace(m, owned=tuple(got), generation=generation))
         members = after
@@ -186,10 +187,20 @@ def _cooperative_rounds(
             first = result
         if not revoked:
             return result, first if rounds > 1 else None, generation, rounds, members
+    (topic, partition), member = min(revoked)
+    if any(m.rack for m in members):
+        hint = (
+            "in Kafka's code a member with a rack loses a partition that has no replica on its "
+            "rack at every rebalance (the sticky assignors' rack-aware general path), and the "
+            "partition may go to another such member: give those members a matching rack, or none"
+        )
+    else:
+        hint = "please report the scenario: Kafka's consumers settle in a few rounds"
     raise KgroupError(
         f"step {label}: cooperative-sticky did not settle: members still revoked partitions "
-        f"after {MAX_COOPERATIVE_ROUNDS} rebalance rounds",
-        hint="please report the scenario: Kafka's consumers settle in a few rounds",
+        f"after {MAX_COOPERATIVE_ROUNDS} rebalance rounds ({len(revoked)} in the last one, "
+        f"{topic}-{partition} from {member})",
+        hint=hint,
     )
 
 

@@ -361,3 +361,38 @@ def test_from_group_inherits_the_cooperative_fixes() -> None:
     (step,) = simulate(built.scenario, "cooperative-sticky").steps
     assert step.rounds == 3
     assert {m: [list(tp) for tp in parts] for m, parts in step.assignment.items()} == CASE_4C_JAVA
+
+
+# --- a racked group that never settles (issue 28, "racks") ------------------------------------
+
+NEVER_SETTLES = """\
+topics:
+  t0: {partitions: 3, racks: [[r2], [r3], [r3]]}
+  t1: {partitions: 7, racks: [[r1], [r1], [r3], [r1], [r1], [r3], [r1]]}
+members:
+  - {id: c0, topics: [t0], rack: r1, generation: 1, owned: {t0: [2, 0]}}
+  - {id: c1, topics: [t0, t1], generation: 1, owned: {t1: [0]}}
+  - {id: c2, topics: [t0], rack: r1}
+  - {id: c3, topics: [t0, t1], rack: r1, generation: 1, owned: {t1: [5, 3]}}
+  - {id: c4, topics: [t0, t1]}
+"""
+
+
+def test_racked_group_that_keeps_moving_a_partition_is_one_clear_error(tmp_path: Path) -> None:
+    # t0-2's only replica is on r3; c0 and c2 (rack r1, t0 only) are the least loaded members
+    # of t0. Every round the general builder drops t0-2 from its racked owner
+    # (assignOwnedPartitions: racksMismatch), hands it to a member without rack, balancing
+    # moves it to the other r1 member, and adjustAssignment withholds it: it never settles.
+    path = tmp_path / "racks.yaml"
+    path.write_text(NEVER_SETTLES, encoding="utf-8")
+    result = run_kgroup(
+        "simulate-assign", "--scenario", str(path), "-s", "cooperative-sticky", expect=1
+    )
+    (line,) = result.stderr.splitlines()
+    assert "did not settle" in line and "after 20 rebalance rounds" in line
+    assert "(1 in the last one, t0-2 from c" in line
+    assert "Hint: in Kafka's code a member with a rack loses a partition" in line
+    # without the members' racks the same group settles at once
+    path.write_text(NEVER_SETTLES.replace(", rack: r1", ""), encoding="utf-8")
+    (step,) = cli_steps(path)
+    assert step["rounds"] == 1
