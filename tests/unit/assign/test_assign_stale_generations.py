@@ -103,7 +103,7 @@ def stale_groups(draw, same_topics: bool = False) -> GroupInput:
     return GroupInput(topics, members)
 
 
-# member ids that fall in different buckets of Java's HashMap, with shared hash-order prefixes
+# member ids over several buckets of the leader's HashMap, whose order decides who claims first
 MEMBER_NAMES = ("m0", "m1", "m2", "fresh", "c-1", "c-10", "old", "z")
 
 STALE = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
