@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kgroup.core.errors import UsageError
+from kgroup.core.errors import KgroupError, UsageError
 from kgroup.render.notes import note
 
 if TYPE_CHECKING:
@@ -104,7 +104,13 @@ def _write_view(opts: Any, req: DecodeRequest, scan: Scan, spark: bool, progress
         _print_out_summary(opts, scan, path)
         return
     if req.view == "summary":
-        groups = scan.summary()
+        try:
+            groups = scan.summary()
+        except (KgroupError, KeyboardInterrupt) as exc:
+            progress.stop()
+            if opts.output == "json" and req.out is None:
+                _summary_cut_short(opts, scan, exc)
+            raise
         progress.stop()
         if req.out is not None:
             path = write_jsonl_dir(req.out, (json.dumps(r) for r in groups))
@@ -112,10 +118,14 @@ def _write_view(opts: Any, req: DecodeRequest, scan: Scan, spark: bool, progress
         else:
             _render_summary(opts, groups, scan)
         return
-    if req.view == "latest":
-        selected: Iterable[DecodedRecord] = scan.latest()
-    elif req.view == "as_of":
-        selected = scan.as_of(req.when)  # type: ignore[arg-type]
+    selected: Iterable[DecodedRecord]
+    if req.view in ("latest", "as_of"):
+
+        def view() -> Iterable[DecodedRecord]:
+            return scan.latest() if req.view == "latest" else scan.as_of(req.when)  # type: ignore[arg-type]
+
+        # --out: read all before the file is made; stdout: inside the writer (see below)
+        selected = view() if req.out is not None else _read_while_written(view)
     else:
         selected = scan.records()
     if req.out is not None:
@@ -124,6 +134,13 @@ def _write_view(opts: Any, req: DecodeRequest, scan: Scan, spark: bool, progress
         _print_out_summary(opts, scan, path)
         return
     write_records(opts, _stopping(selected, progress), scan)
+
+
+def _read_while_written(make: Callable[[], Iterable[DecodedRecord]]) -> Iterator[DecodedRecord]:
+    """The records of `make()`, computed once the writer asks for the first: a view that reads
+    everything first (--latest, --as-of) then fails inside the writer, which closes a JSON
+    document with the `error` before the failure goes on."""
+    yield from make()
 
 
 def _stopping(recs: Iterable[DecodedRecord], progress: Progress) -> Iterator[DecodedRecord]:
@@ -382,6 +399,16 @@ SUMMARY_COLUMNS = (
     ("members", "MEMBERS", "right"),
     ("deleted", "DELETED", "left"),
 )
+
+
+def _summary_cut_short(opts: Any, scan: Scan, exc: BaseException) -> None:
+    """`--summary -o json` when reading failed: still one document, no groups (a group's row
+    needs all its records), what was read, and the `error`."""
+    from kgroup.render import Output, render
+    from kgroup.render.records_stream import failure_text
+
+    doc = {"groups": [], "summary": summary_document(scan), "error": failure_text(exc)}
+    render(Output(columns=[], rows=[], document=doc), "json", no_color=opts.no_color)
 
 
 def _render_summary(opts: Any, groups: list[dict[str, Any]], scan: Scan) -> None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any, TextIO
 
+from kgroup.core.errors import KgroupError
 from kgroup.render.output import KEY, NUMBER, SCHEMA_VERSION, TEXT, Column
 from kgroup.render.safe import csv_safe, terminal_safe
 
@@ -64,22 +65,41 @@ def write_json(
     recs: Iterable[DecodedRecord], out: TextIO, tail: Callable[[], dict[str, Any]]
 ) -> int:
     """`{"schema_version": 1, "records": [...], **tail()}` with the records written one by one
-    (compact, one per line) and `tail()` called after the last; returns the records written."""
+    (compact, one per line) and `tail()` called after the last; returns the records written.
+
+    When reading fails part way (corrupt input, Ctrl-C) the document is still closed: the
+    records read so far, `tail()`, and `error` (the one line kgroup prints on stderr), then the
+    failure is raised again for its exit code."""
     import json
 
     write = out.write
     write(f'{{\n  "schema_version": {SCHEMA_VERSION},\n  "records": [')
     n = 0
-    for rec in recs:
-        write(",\n    " if n else "\n    ")
-        write(rec.to_json())
-        n += 1
+    failure: BaseException | None = None
+    try:
+        for rec in recs:
+            write(",\n    " if n else "\n    ")
+            write(rec.to_json())
+            n += 1
+    except (KgroupError, KeyboardInterrupt) as exc:
+        failure = exc
     write("\n  ]" if n else "]")
-    for key, value in tail().items():
+    fields = tail()
+    if failure is not None:
+        fields["error"] = failure_text(failure)
+    for key, value in fields.items():
         text = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
-        write(f",\n  {json.dumps(key)}: {text}")
+        write(f",\n  {json.dumps(key)}: {json_text_safe(text)}")
     write("\n}\n")
+    if failure is not None:
+        raise failure
     return n
+
+
+def failure_text(exc: BaseException) -> str:
+    """The `error` of a JSON document cut short: the KgroupError's stderr line, or
+    `interrupted` for Ctrl-C."""
+    return exc.one_line() if isinstance(exc, KgroupError) else "interrupted"
 
 
 # ------------------------------------------------------------------ CSV

@@ -139,3 +139,24 @@ def test_usage_errors_exit_2(args: tuple[str, ...], needle: str) -> None:
 def test_missing_path_exits_3(tmp_path: Path) -> None:
     result = run_kgroup("decode", "--segments", str(tmp_path / "nope"), expect=3)
     assert "no such file or directory" in result.stderr
+
+
+@pytest.mark.parametrize("view", [[], ["--latest"], ["--summary"]])
+def test_json_on_corrupt_input_is_a_closed_document_with_an_error(
+    tmp_path: Path, view: list[str]
+) -> None:
+    """Issue #24 item 6: exit 7, and stdout is still one valid JSON document: the records read
+    before the corruption, the summary, and an `error` naming file, byte and reason."""
+    good = _commit(0, 5, 1000)
+    bad = bytearray(_commit(1, 6, 2000))
+    bad[-2] ^= 0x40
+    d = _partition(tmp_path, [good, bytes(bad), _commit(2, 7, 3000)])
+    result = run_kgroup("decode", "--segments", str(d), *view, "-o", "json", expect=7)
+    doc = json.loads(result.stdout)
+    assert doc["schema_version"] == 1
+    assert f"00000000000000000000.log at byte {len(good)}" in doc["error"]
+    assert "CRC-32C mismatch" in doc["error"]
+    assert "summary" in doc
+    if not view:
+        assert [r["offset"] for r in doc["records"]] == [0]
+    assert "CRC-32C mismatch" in result.stderr
