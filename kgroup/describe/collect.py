@@ -14,6 +14,7 @@ from typing import Any
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import KgroupError, NotFoundError, UsageError, failed_groups_error
 from kgroup.core.models import GroupDescription
+from kgroup.core.topic_names import missing_topics, require_topics
 from kgroup.describe.engine import (
     GroupInput,
     GroupLag,
@@ -113,7 +114,7 @@ def collect(
     now_ms: int | None = None,
 ) -> list[GroupLag]:
     """Everything the offsets view needs, for every group, in a fixed number of request rounds."""
-    from kgroup.core.acl import hidden_offsets_message, hidden_topics
+    from kgroup.core.acl import hidden_offsets_message, hidden_topics, require_describable
     from kgroup.render.notes import note
 
     inputs = collect_inputs(admin, group_ids)
@@ -124,6 +125,10 @@ def collect(
     for gid, names in hidden.items():
         note(hidden_offsets_message(gid, names))
     counts = {name: topic.partitions for name, topic in metadata.items()}
+    unlisted = missing_topics(topics or (), counts)
+    if unlisted:  # --topic naming a topic Metadata does not list (issue #24)
+        require_describable(admin, unlisted)  # hidden by an ACL: exit 1 naming it
+        require_topics(unlisted, counts)  # no such topic: exit 3 naming it
     views = {
         gid: [
             tp

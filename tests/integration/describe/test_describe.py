@@ -79,8 +79,9 @@ def test_topic_filter_and_table_totals(lagging) -> None:
     ]
     assert lines[1].split()[:7] == [group, topic, "0", "4", "0", "10", "6"]
     assert lines[-1] == f"{group}: total lag 6 ({topic} 6)"
-    none = describe_json(bootstrap, group, "--topic", "other-topic")["groups"][0]
-    assert none["partitions"] == []
+    # a topic the cluster does not have is exit 3 naming it (issue #24 item 9)
+    none = run_kgroup("-b", bootstrap, "describe", group, "--topic", "other-topic", expect=3)
+    assert "topic other-topic does not exist" in none.stderr
 
 
 def test_fail_on_lag_exit_codes(lagging) -> None:
