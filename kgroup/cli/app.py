@@ -110,7 +110,7 @@ def root(
         bootstrap=bootstrap_server,
         command_config=command_config,
         overrides=list(x),
-        timeout=parse_timeout(timeout, "--timeout"),
+        timeout=parse_timeout(timeout, _given_as(ctx, "timeout", "--timeout", "KGROUP_TIMEOUT")),
         output=output,
         no_color=no_color or os.environ.get("NO_COLOR", "") != "",
         verbose=verbose,
@@ -118,6 +118,13 @@ def root(
     _configure_logging(verbose)
     if verbose:
         ctx.call_on_close(ctx.obj.log_request_counts)
+
+
+def _given_as(ctx: typer.Context, param: str, option: str, variable: str) -> str:
+    """How the user gave `param`, for an error about its value: the option, or the
+    environment variable when the value came from there."""
+    source = ctx.get_parameter_source(param)
+    return variable if getattr(source, "name", None) == "ENVIRONMENT" else option
 
 
 def _configure_logging(verbose: bool) -> None:
@@ -151,6 +158,22 @@ def _register_commands() -> None:
         app.command(name)(command)
     app.add_typer(sandbox.sandbox_app, name="sandbox")
     app.command("__complete", hidden=True)(complete.complete_command)
+    _hide_counted_defaults(app)
+
+
+def _hide_counted_defaults(typer_app: typer.Typer) -> None:
+    """A counted flag (`--to-earliest`, counted so a repeat is refused) is a flag to a user:
+    its help never shows the count's `[default: 0]`."""
+    import inspect
+
+    for info in typer_app.registered_commands:
+        for param in inspect.signature(info.callback).parameters.values():  # type: ignore[arg-type]
+            default = param.default
+            if getattr(default, "count", False):
+                default.show_default = False
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _hide_counted_defaults(group.typer_instance)
 
 
 _register_commands()
@@ -226,7 +249,15 @@ def _usage_error_line(exc: Exception) -> str:
     message = " ".join(message.split())
     ctx = getattr(exc, "ctx", None)
     command = ctx.command_path if ctx is not None else "kgroup"
-    return f"kgroup: error: {message}. Hint: see `{command} --help`"
+    return f"kgroup: error: {sentence(message)} Hint: see `{command} --help`"
+
+
+def sentence(text: str) -> str:
+    """`text` ended by one stop: click's messages end with `.` or `?` already, kgroup's not."""
+    text = text.rstrip()
+    if text.endswith(("?", "!")):
+        return text
+    return text.rstrip(".") + "."
 
 
 def _stdout_closed() -> int:

@@ -14,7 +14,7 @@ from kgroup.cli.options import (
     match_option,
     more_groups_option,
 )
-from kgroup.cli.validate import groups_given, option_value
+from kgroup.cli.validate import groups_given, positive_duration_ms
 
 FAIL_ON = ("warn", "err")
 SOURCES = ("auto", "history", "sampling")
@@ -141,10 +141,4 @@ def _optional_duration(text: str | None, option: str) -> int | None:
 
 def _duration(text: str, option: str) -> int:
     """A positive duration in ms; the option named in the error."""
-    from kgroup.core.errors import UsageError
-    from kgroup.reset.timespec import parse_duration_ms
-
-    ms = option_value(parse_duration_ms, text, option)
-    if ms <= 0:
-        raise UsageError(f"{option} must be longer than 0, got {text!r}", hint=f"e.g. {option} 5m")
-    return ms
+    return positive_duration_ms(text, option)

@@ -49,3 +49,19 @@ def groups_given(positional: list[str] | None, option: list[str] | None) -> list
     check_group_names(positional)
     check_group_names(option, option="--group")
     return list(dict.fromkeys([*(positional or []), *(option or [])]))
+
+
+def positive_duration_ms(text: str, option: str) -> int:
+    """A DURATION option's value (1m, 30s, PT5M) in ms, longer than 0; a signed or zero value is
+    one line naming the option and the value as given."""
+    from kgroup.reset.timespec import parse_duration_ms
+
+    if text.strip()[:1] in ("-", "+"):
+        raise UsageError(
+            f"{option} {text}: a duration is a length of time, without a sign",
+            hint=f"e.g. {option} 5m",
+        )
+    ms = option_value(parse_duration_ms, text, option)
+    if ms <= 0:
+        raise UsageError(f"{option} must be longer than 0, got {text!r}", hint=f"e.g. {option} 5m")
+    return ms

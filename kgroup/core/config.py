@@ -460,9 +460,15 @@ def parse_overrides(overrides: Iterable[str]) -> list[tuple[str, str, str]]:
     entries = []
     for raw in overrides:
         key, sep, value = raw.partition("=")
-        if not sep or not key.strip():
+        if sep and not key.strip():  # the value may be a secret: never shown
             raise ConfigError(
-                f"-X {raw.split('=')[0] if not is_secret(raw) else '...'} is not key=value",
+                "-X '=...' has no property name before '='",
+                hint="write -X property=value, e.g. -X client.id=ops",
+            )
+        if not sep:
+            shown = "..." if is_secret(raw) else raw if raw.strip() else repr(raw)
+            raise ConfigError(
+                f"-X {shown} is not key=value",
                 hint="write -X property=value, e.g. -X client.id=ops",
             )
         entries.append((key.strip(), value, "-X"))
@@ -477,9 +483,14 @@ def parse_timeout(value: str | float | None, source: str) -> float | None:
         seconds = float(value)
     except (TypeError, ValueError):
         raise ConfigError(
-            f"{source} {value!r} is not a number of seconds", hint="e.g. --timeout 10"
+            f"{source} {value!r} is not a number of seconds", hint=f"e.g. {_setting(source, 10)}"
         ) from None
     return checked_seconds(seconds, source, value)
+
+
+def _setting(source: str, value: object) -> str:
+    """How `source` is given `value`: `--timeout 10`, or `KGROUP_TIMEOUT=10` for a variable."""
+    return f"{source}={value}" if source.isupper() else f"{source} {value}"
 
 
 MAX_SECONDS = 86_400.0  # a day: beyond it the socket and clock APIs overflow, and no one waits
@@ -491,12 +502,12 @@ def checked_seconds(seconds: float, source: str, given: object = None) -> float:
     if math.isnan(seconds) or seconds <= 0:
         raise ConfigError(
             f"{source} must be a positive number of seconds, got {shown}",
-            hint=f"e.g. {source} 10",
+            hint=f"e.g. {_setting(source, 10)}",
         )
     if seconds > MAX_SECONDS:
         raise ConfigError(
             f"{source} must be at most {MAX_SECONDS:g} seconds (a day), got {shown}",
-            hint=f"e.g. {source} 60",
+            hint=f"e.g. {_setting(source, 60)}",
         )
     return seconds
 
@@ -520,8 +531,15 @@ def build_cluster_config(
     file_props, origins, notes = translate_java_properties(entries)
     override_entries = parse_overrides(overrides)
     for key, value, origin in override_entries:
-        file_props[key] = check_value(key, value, origin)
-        origins[key] = origin
+        # librdkafka has no sasl.jaas.config: translated as from a -c file
+        translated = (
+            _translate_jaas(value, origin)
+            if key == "sasl.jaas.config"
+            else {key: check_value(key, value, origin)}
+        )
+        for new_key, new_value in translated.items():
+            file_props[new_key] = new_value
+            origins[new_key] = origin
     props = file_props
     msk = [o for k, v, o in entries if k in _OAUTH_CLASS_KEYS and v.strip() == _MSK_IAM_CLASS]
     if msk and not props.get("kgroup.aws.region"):

@@ -42,7 +42,10 @@ OFFSET_COLUMNS = [
     Column("log_end_offset", justify="right", kind=NUMBER),
     Column("lag", justify="right", kind=NUMBER),
 ]
-LAG_MS_COLUMN = Column("lag_ms", justify="right", kind=NUMBER, display=duration_cell)
+# JSON and CSV keep `lag_ms` (milliseconds); the table shows a duration, titled as check's
+LAG_MS_COLUMN = Column(
+    "lag_ms", header="LAG_TIME", justify="right", kind=NUMBER, display=duration_cell
+)
 # Member ids wrap on a narrow terminal; hosts and client ids are cut with a visible `…`.
 OWNER_COLUMNS = [
     Column("consumer_id", kind=TEXT),

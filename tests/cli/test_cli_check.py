@@ -31,7 +31,7 @@ NOWHERE = ("-b", "127.0.0.1:1")  # never asked: every case fails before any requ
         (("g", "--samples", "1"), "--samples must be between 2 and 1000, got 1"),
         (("g", "--max-lag", "-1"), "--max-lag must be 0 or more, got -1"),
         (("g", "--max-lag-time", "10"), "--max-lag-time: duration '10' has no unit"),
-        (("g", "--min-headroom", "-1h"), "--min-headroom: duration '-1h' has a sign"),
+        (("g", "--min-headroom", "-1h"), "--min-headroom -1h: a duration is a length of time"),
         (("g", "--fail-on", "warning"), "--fail-on 'warning' is not warn or err"),
         (("g", "--source", "logs"), "--source 'logs' is not one of auto, history, sampling"),
         (("g", "--watch", "-o", "json"), "--watch prints status changes as lines"),

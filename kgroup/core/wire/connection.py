@@ -413,11 +413,7 @@ class BrokerConnection:
         )[0]
         error_code, enabled = m.decode_sasl_handshake_response(body)
         if error_code != m.NONE:
-            raise SaslError(
-                f"broker {self.address} does not accept SASL mechanism {mechanism} "
-                f"({m.error_name(error_code)}; enabled: {', '.join(enabled) or 'none'})",
-                hint="set sasl.mechanism to one the broker enables",
-            )
+            raise handshake_refused(self.address, mechanism, m.error_name(error_code), enabled)
         version = m.choose_version(m.SASL_AUTHENTICATE, self.versions)
         if version is None:
             raise KafkaOperationError(f"broker {self.address} does not offer SaslAuthenticate")
@@ -617,3 +613,28 @@ class BrokerConnection:
             f"broker {self.address} did not answer {api.name} within {limit_s:g} s",
             hint="check the network and the broker's health, or raise --timeout",
         )
+
+
+def handshake_refused(address: str, mechanism: str, error: str, enabled: list[str]) -> SaslError:
+    """The error for a SaslHandshake answered with `error`. Kafka answers
+    UNSUPPORTED_SASL_MECHANISM only for a mechanism missing from the `enabled` list it sends
+    (SaslServerAuthenticator.handleHandshakeRequest); a broker that lists the mechanism and
+    refuses it anyway is said to, not to lack it."""
+    if mechanism in enabled:
+        return SaslError(
+            f"broker {address} refused SASL mechanism {mechanism} ({error}) although it lists "
+            f"{mechanism} as enabled",
+            hint="the broker's SASL setup for this listener is inconsistent; check its "
+            "sasl.enabled.mechanisms and listener configuration",
+        )
+    if error == "UNSUPPORTED_SASL_MECHANISM":
+        return SaslError(
+            f"broker {address} does not enable SASL mechanism {mechanism}; it enables "
+            f"{', '.join(enabled) or 'none'}",
+            hint="set sasl.mechanism to one the broker enables",
+        )
+    return SaslError(
+        f"broker {address} refused the SASL handshake for {mechanism} ({error}; it enables "
+        f"{', '.join(enabled) or 'none'})",
+        hint="check security.protocol and sasl.mechanism against the broker's listener",
+    )

@@ -76,7 +76,7 @@ def test_lag_time_shows_a_duration_and_keeps_every_column(demo, columns) -> None
     before = int(time.time() * 1000)
     shown = _describe(demo, columns, "--lag-time")
     after = int(time.time() * 1000)
-    assert shown.lines[0].split() == [*OFFSET_HEADERS, "LAG_MS", *OWNER_HEADERS]
+    assert shown.lines[0].split() == [*OFFSET_HEADERS, "LAG_TIME", *OWNER_HEADERS]
     # billing's first unconsumed record of orders:0 is offset 4, stamped BASE + 4 min
     age = {before - (BASE_MS + 4 * 60_000), after - (BASE_MS + 4 * 60_000)}
     expected = {f"{ms // 86_400_000}d{ms // 3_600_000 % 24}h" for ms in age}
