@@ -33,12 +33,13 @@ def _render_state(ctx: typer.Context, fields: dict[str, object]) -> None:
 @sandbox_app.command("start")
 def start(
     ctx: typer.Context,
-    engine: str = choice_option(
-        "tansu",
+    engine: str | None = choice_option(
+        None,
         "--engine",
         values=SANDBOX_ENGINES,
         help_text="tansu (embedded, default), kafka (your Apache Kafka 3.7+ distribution, "
-        "KRaft) or docker (Apache Kafka through testcontainers).",
+        "KRaft) or docker (Apache Kafka through testcontainers). Without it: the running "
+        "sandbox, else tansu.",
     ),
     kafka_home: str | None = typer.Option(
         None,
@@ -52,7 +53,7 @@ def start(
     from kgroup.sandbox.broker import start as start_broker
     from kgroup.sandbox.state import state_file
 
-    if engine not in SANDBOX_ENGINES:
+    if engine is not None and engine not in SANDBOX_ENGINES:
         raise UsageError(f"unknown sandbox engine {engine!r}", hint="use tansu, kafka or docker")
     if kafka_home is not None and engine != "kafka":
         raise UsageError("--kafka-home goes with --engine kafka", hint="add --engine kafka")

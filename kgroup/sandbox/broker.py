@@ -174,11 +174,28 @@ def start_docker_kafka() -> SandboxState:
     )
 
 
-def start(engine: str = "tansu", kafka_home_dir: str | None = None) -> tuple[SandboxState, bool]:
-    """Start the sandbox unless one runs; returns (state, started_now)."""
+def start(
+    engine: str | None = "tansu", kafka_home_dir: str | None = None
+) -> tuple[SandboxState, bool]:
+    """Start the sandbox unless one runs; returns (state, started_now).
+
+    `engine` None: the running sandbox whatever its engine, else tansu. The request is checked
+    first (a Kafka distribution that is not one is exit 2 even while a sandbox runs), and a
+    running sandbox of another engine than the one asked for is refused, never passed off as it.
+    """
+    if engine == "kafka":
+        kafka_home(kafka_home_dir)
+        java_binary()
     current = load_state()
     if current is not None and is_running(current):
+        if engine is not None and current.engine != engine:
+            raise UsageError(
+                f"a {current.engine} sandbox already runs at {current.bootstrap}; it is not "
+                f"the {engine} one asked for",
+                hint="stop it first with `kgroup sandbox stop`, then start again",
+            )
         return current, False
+    engine = engine or "tansu"
     if engine == "tansu":
         state = start_tansu()
     elif engine == "kafka":
@@ -267,6 +284,12 @@ def kafka_home(given: str | None) -> Path:
             hint="point it at an unpacked Apache Kafka 3.7+ (kafka_2.13-X.Y.Z)",
         )
     home = Path(where).expanduser()
+    named = f"--kafka-home {where}" if given else f"KAFKA_HOME={where}"
+    if not home.is_dir():
+        raise UsageError(
+            f"{named} {'is not a directory' if home.exists() else 'does not exist'}",
+            hint="give the directory of an unpacked Apache Kafka 3.7+ (kafka_2.13-X.Y.Z)",
+        )
     missing = [script for script in KAFKA_SCRIPTS if not (home / script).is_file()]
     if missing:
         raise UsageError(

@@ -64,7 +64,7 @@ def test_a_directory_without_the_start_script_is_not_a_distribution(tmp_path) ->
         env=_env(tmp_path, KAFKA_HOME=str(tmp_path / "nope")),
         expect=2,
     )
-    assert "is not an Apache Kafka distribution" in missing.stderr
+    assert f"KAFKA_HOME={tmp_path / 'nope'} does not exist" in missing.stderr
 
 
 def test_no_java_is_a_clear_error(tmp_path) -> None:
@@ -93,3 +93,37 @@ def test_kafka_home_needs_the_kafka_engine(tmp_path) -> None:
         "sandbox", "start", "--kafka-home", str(tmp_path), env=_env(tmp_path), expect=2
     )
     assert "--engine kafka" in _one_line_error(result.stderr)
+
+
+def test_a_bad_kafka_home_is_refused_even_while_a_sandbox_runs(tmp_path) -> None:
+    """Issue #24 item 15: the request is checked before the running sandbox is looked at; a
+    running sandbox of another engine is never reported as the one asked for."""
+    env = _env(tmp_path)
+    run_kgroup("sandbox", "start", env=env)  # tansu
+    try:
+        result = run_kgroup(
+            "sandbox", "start", "--engine", "kafka", "--kafka-home", "/nonexistent",
+            env=env, expect=2,
+        )  # fmt: skip
+        line = _one_line_error(result.stderr)
+        assert "--kafka-home /nonexistent does not exist" in line
+        assert result.stdout == ""
+        variable = run_kgroup(
+            "sandbox", "start", "--engine", "kafka",
+            env={**env, "KAFKA_HOME": "/nonexistent"}, expect=2,
+        )  # fmt: skip
+        assert "KAFKA_HOME=/nonexistent does not exist" in _one_line_error(variable.stderr)
+        # a real distribution while tansu runs: said, not passed off as Kafka
+        home = _fake_home(tmp_path)
+        other = run_kgroup(
+            "sandbox", "start", "--engine", "kafka", "--kafka-home", str(home),
+            env=env, expect=2,
+        )  # fmt: skip
+        line = _one_line_error(other.stderr)
+        assert "a tansu sandbox already runs at 127.0.0.1:" in line
+        assert "kgroup sandbox stop" in line
+        # no --engine: whatever runs is fine, as before
+        again = run_kgroup("sandbox", "start", env=env)
+        assert "already running: tansu sandbox" in again.stderr
+    finally:
+        run_kgroup("sandbox", "stop", env=env, expect=None)
