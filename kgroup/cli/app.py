@@ -14,7 +14,7 @@ from typing import Any
 import typer
 
 from kgroup import __version__
-from kgroup.cli.complete import choices
+from kgroup.cli.complete import choices, completing, quiet_stderr
 from kgroup.cli.context import GlobalOptions, note, options
 from kgroup.core.errors import (
     EXIT_INTERRUPTED,
@@ -288,6 +288,8 @@ def run(args: list[str]) -> int:
         from click import exceptions as click_exceptions  # type: ignore[no-redef]
 
     verbose = any(a in ("-v", "--verbose") for a in args)
+    if completing():
+        quiet_stderr()  # TAB: the answer on stdout, nothing in the user's prompt
     command = typer.main.get_command(app)
     try:
         result = command.main(

@@ -98,6 +98,26 @@ def fetch_names(opts: GlobalOptions, kind: str, timeout_s: float = CLUSTER_TIMEO
     return [] if worker.is_alive() else list(found)
 
 
+COMPLETE_VAR = "_KGROUP_COMPLETE"  # set by the script `kgroup --install-completion` installs
+
+
+def completing() -> bool:
+    """True when this process answers a shell's TAB (Typer's script sets COMPLETE_VAR)."""
+    return bool(os.environ.get(COMPLETE_VAR))
+
+
+def quiet_stderr() -> None:
+    """Send this process's stderr, Python's and the C libraries' (librdkafka), to /dev/null:
+    a completing process writes only its answer, never a note or an error into the prompt."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+    except OSError:
+        pass
+    sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (for the process' life)
+
+
 def _has_space(name: str) -> bool:
     return any(c.isspace() for c in name)
 
@@ -113,6 +133,7 @@ def complete_command(
 
     if kind not in KINDS:
         raise UsageError(f"__complete takes groups or topics, not {kind!r}")
+    quiet_stderr()  # the static scripts drop stderr too; a hand-made one may not
     opts = options(ctx)
     names = fetch_names(opts, kind)
     sys.stdout.write("".join(f"{n}\n" for n in names if n.startswith(prefix)))

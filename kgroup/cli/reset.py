@@ -200,6 +200,7 @@ def undo(
 def _list_backups(ctx: typer.Context, group: str | None) -> None:
     """`undo --list`: the backups of the default directory, from the files alone."""
     from kgroup.render import Column, Output
+    from kgroup.render.model import TEXT
     from kgroup.reset.backups import backup_dir, list_backups
 
     opts = options(ctx)
@@ -212,9 +213,10 @@ def _list_backups(ctx: typer.Context, group: str | None) -> None:
                 Column("created"),
                 Column("group"),
                 Column("partitions", justify="right"),
-                Column("strategy"),
-                Column("file"),
-                Column("error"),
+                # free text and paths wrap on a narrow terminal (whole when piped)
+                Column("strategy", kind=TEXT),
+                Column("file", kind=TEXT),
+                Column("error", kind=TEXT),
             ],
             rows=rows,
             document={"directory": str(directory), "backups": rows},

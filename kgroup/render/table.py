@@ -62,16 +62,32 @@ def fit_widths(
     columns: Sequence[Column], natural: Sequence[int], available: int, words: Sequence[int]
 ) -> list[int]:
     """Content widths of `columns` that fit `available` cells if they can. A column starts at
-    its `natural` width (its widest cell); TEXT columns are narrowed, widest first, down to
-    their header, TEXT_MIN_WIDTH and their longest word (`words`, up to TEXT_WORD_WIDTH); the
-    others keep their natural width. The sum may exceed `available`: then the table overflows."""
+    its `natural` width (its widest cell); TEXT columns are narrowed, widest first, down to a
+    floor; the others keep their natural width. The floors, loosest first, until one fits: the
+    header, TEXT_MIN_WIDTH and the longest word (`words`, up to TEXT_WORD_WIDTH); the header
+    and TEXT_MIN_WIDTH (long words fold); the header alone. When none fits, the first: the sum
+    exceeds `available` and the table overflows."""
+    stages = (
+        [max(TEXT_MIN_WIDTH, min(w, TEXT_WORD_WIDTH)) for w in words],
+        [TEXT_MIN_WIDTH] * len(columns),
+        [0] * len(columns),
+    )
+    first: list[int] | None = None
+    for minimums in stages:
+        floors = [
+            max(len(c.title), min(n, least)) if c.role == TEXT else n
+            for c, n, least in zip(columns, natural, minimums, strict=True)
+        ]
+        widths = _narrowed(natural, floors, available)
+        if sum(widths) <= available:
+            return widths
+        first = first or widths
+    return first or list(natural)
+
+
+def _narrowed(natural: Sequence[int], floors: Sequence[int], available: int) -> list[int]:
+    """`natural` narrowed, widest first, never below `floors`, until the sum is `available`."""
     widths = list(natural)
-    floors = [
-        max(len(c.title), min(n, max(TEXT_MIN_WIDTH, min(w, TEXT_WORD_WIDTH))))
-        if c.role == TEXT
-        else n
-        for c, n, w in zip(columns, natural, words, strict=True)
-    ]
     excess = sum(widths) - available
     while excess > 0:
         narrowable = [i for i, w in enumerate(widths) if w > floors[i]]

@@ -116,3 +116,54 @@ def test_simulate_jsonl_is_one_json_object_per_strategy_and_step() -> None:
     assert first["assignment"] == {"c1": [["t", 0], ["t", 1]], "c2": [["t", 2]]}
     assert first["metrics"]["partitions"] == 3
     assert "revoke_phase" in items[3]  # cooperative: the two phases, as in -o json
+
+
+def test_decode_table_of_the_readme_demo_fits_120_columns(tmp_path) -> None:
+    """Issue #24 item 16: the README's demo records (group billing-service, KEY orders-N) fit a
+    120-column terminal: the source and value columns give up their 24-cell word floor (down to
+    12) when that is what makes the table fit; key and number cells stay whole."""
+    d = tmp_path / "__consumer_offsets-39"
+    d.mkdir()
+    batches = [
+        enc.encode_batch(
+            [
+                enc.offset_commit(
+                    "billing-service",
+                    "orders",
+                    p,
+                    1200 + p,
+                    commit_timestamp=BASE_MS + p,
+                    leader_epoch=4,
+                )
+            ],
+            base_offset=7 + p,
+            timestamp=BASE_MS + p,
+        )
+        for p in range(4)
+    ]
+    (d / "00000000000000000000.log").write_bytes(b"".join(batches))
+    shown = run_in_pty("decode", "--segments", str(d), "--latest", columns=120)
+    assert shown.code == 0, shown.stderr
+    assert max(len(line) for line in shown.lines) <= 120, shown.screen
+    for p in range(4):
+        assert_row(shown.lines, str(7 + p), "2026-01-01T00:00:00.00" + f"{p}Z")
+        assert_row(shown.lines, "offset_commit", "billing-service", f"orders-{p}")
+
+
+def test_undo_list_fits_80_columns(isolated_state) -> None:
+    """Issue #24 item 16: `undo --list` on an 80-column terminal fits it: strategy, file and
+    error wrap; created, group and partitions stay whole. Piped, every row is one line."""
+    from tests.cli.test_cli_reset_input import _write_backups
+
+    files = _write_backups(isolated_state)
+    env = {"XDG_STATE_HOME": str(isolated_state)}
+    shown = run_in_pty("undo", "--list", columns=80, env=env)
+    assert shown.code == 0, shown.stderr
+    assert max(len(line) for line in shown.lines) <= 80, shown.screen
+    assert shown.lines[0].split() == ["CREATED", "GROUP", "PARTITIONS", "STRATEGY", "FILE", "ERROR"]
+    assert_row(shown.lines, "2026-05-01T10:00:00.000Z", "orders-app", "2")
+    assert_row(shown.lines, "2026-05-02T10:00:00.000Z", "billing", "3")
+    # the FILE column, read down: every path whole once unwrapped
+    start, end = shown.lines[0].index("FILE"), shown.lines[0].index("ERROR")
+    column = "".join(line[start:end].strip() for line in shown.lines[2:])
+    assert all(path in column for path in files.values()), column

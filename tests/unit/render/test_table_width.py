@@ -39,6 +39,9 @@ def test_only_text_columns_narrow_widest_first_down_to_their_floor() -> None:
     assert fit_widths(columns, [10, 5, 30, 40], 10, [10, 5, 5, 5]) == [10, 5, 12, 12]
     # a long word (an address) is kept whole up to 24 cells
     assert fit_widths(columns, [10, 5, 30, 40], 10, [10, 5, 18, 60]) == [10, 5, 18, 24]
+    # ... unless folding it is what makes the table fit: down to 12, then to the header
+    assert fit_widths(columns, [10, 5, 30, 40], 40, [10, 5, 18, 60]) == [10, 5, 12, 13]
+    assert fit_widths(columns, [10, 5, 30, 40], 27, [10, 5, 18, 60]) == [10, 5, 6, 6]
 
 
 def test_a_terminal_too_narrow_gets_a_wider_table_never_a_cut_number() -> None:
