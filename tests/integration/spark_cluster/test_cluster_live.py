@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -15,6 +14,7 @@ from kgroup.offsets import encode as enc
 from kgroup.offsets.replay import partition_for
 from tests.helpers import admin_for, run_kgroup
 from tests.integration.spark_cluster.conftest import cluster_args
+from tests.integration.spark_cluster.logfiles import settled_files
 from tests.integration.spark_cluster.test_cluster_decode import parquet_records
 
 pytestmark = [pytest.mark.spark_cluster, pytest.mark.spark, pytest.mark.integration]
@@ -78,14 +78,15 @@ def test_live_out_on_the_cluster_keeps_the_secret(spark_cluster, offsets_copy, t
     assert secret not in result.stdout + result.stderr
 
     logs = [events, spark_cluster.root]  # master.log, worker-N.log, worker-N/app-*/N/std*
-    files = [f for d in logs for f in Path(d).rglob("*") if f.is_file()]
+    # read once Spark has renamed events/app-*.inprogress (it may do so after kgroup exits)
+    files = settled_files(logs)
     event_log = [f for f in files if f.parent == events]
-    assert len(event_log) == 1, list(events.rglob("*"))
-    text = event_log[0].read_text(errors="replace")
+    assert len(event_log) == 1, list(files)
+    text = files[event_log[0]].decode(errors="replace")
     # what the environment page and the SQL tab show (positive controls: the right file)
     assert '"Event":"SparkListenerEnvironmentUpdate"' in text
     assert "MapInArrow" in text and "kgroup decode" in text
     assert any(f.name == "stderr" and "app-" in str(f) for f in files)
-    leaks = [str(f) for f in files if secret.encode() in f.read_bytes()]
+    leaks = [str(f) for f, data in files.items() if secret.encode() in data]
     assert leaks == []
     assert secret not in json.dumps(spark_cluster.status())  # the master's web UI JSON
