@@ -10,14 +10,17 @@ Metadata (all topics, never by name) and ListOffsets (one request per partition 
 query, as KafkaAdminClient.listOffsets does) let `describe` run without loading librdkafka.
 
 Message layouts: the Kafka JSON message specs (see `kgroup.core.wire.messages`). Behaviour
-follows the Java admin client where it matters (KafkaAdminClient, CoordinatorStrategy,
-DescribeConsumerGroupsHandler, ListConsumerGroupOffsetsHandler): retriable coordinator errors
-are retried once after a short backoff, with the coordinator looked up again; ListOffsets
-partition errors that mean a moved leader are retried once after a metadata refresh.
+follows the Java clients where it matters: each error code of each group request is retried as
+they retry it (`kgroup.core.wire.retry_policy`: with the coordinator looked up again, or in
+place) until the operation's deadline (--timeout), with their backoff; a coordinator whose
+connection fails (a stopped broker) is looked up again too, while the groups of the coordinators
+that answer are served at once. ListOffsets partition errors that mean a moved leader are
+retried once after a metadata refresh.
 
 Errors: every failure is a KgroupError. Per-group failures are returned in place of the group's
 result and carry `kafka_error` (Kafka's error name, e.g. "GROUP_AUTHORIZATION_FAILED") as an
-attribute; a broker that cannot be reached raises UnreachableError naming its address.
+attribute, a coordinator still unreachable at the deadline included (an UnreachableError naming
+its address); a cluster none of whose brokers can be reached raises UnreachableError.
 
 Layout by job: the connections and metadata are `kgroup.core.wire.pool` (BrokerPool), the
 partition leaders' requests `kgroup.core.wire.leaders` (LeaderClient), the error mapping
@@ -27,12 +30,11 @@ holds the group coordinators' requests and keeps every name it had importable.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from kgroup.core.config import ClusterConfig
-from kgroup.core.errors import KafkaOperationError, KgroupError
+from kgroup.core.errors import KafkaOperationError, KgroupError, UnreachableError
 from kgroup.core.models import (
     BrokerNode,
     CommittedOffset,
@@ -54,6 +56,7 @@ from kgroup.core.wire.kafka_errors import (
     Retry,
     commit_error,
     config_error,
+    connection_failure,
     coordinator_failure,
     fetch_error,
     group_error,
@@ -82,6 +85,7 @@ from kgroup.core.wire.pool import (
     BrokerPool,
     ClusterMetadata,
 )
+from kgroup.core.wire.retry_policy import Retries
 
 # Names kept importable from here (callers and tests import them from this module).
 __all__ = [
@@ -162,31 +166,59 @@ class WireClient(LeaderClient):
         """
         wanted_states = {s.lower() for s in states or ()}
         wanted_types = {t.lower() for t in types or ()}
-        nodes = self.brokers()
 
-        def on(node: BrokerNode) -> Callable[[], tuple[int, m.ListGroupsResult]]:
-            return lambda: self.on_broker(node.host, node.port, list_on)
+        def on(node: BrokerNode) -> Callable[[], tuple[int, m.ListGroupsResult] | Retry]:
+            return lambda: self.on_broker(node.host, node.port, list_on, retries.deadline)
 
-        def list_on(connection: BrokerConnection) -> tuple[int, m.ListGroupsResult]:
+        def list_on(connection: BrokerConnection) -> tuple[int, m.ListGroupsResult] | Retry:
             version = self._version(connection, m.LIST_GROUPS)
             body = m.encode_list_groups_request(version, sorted(states or ()), sorted(wanted_types))
-            for attempt in (1, 2):
-                result = m.decode_list_groups_response(
-                    connection.call(m.LIST_GROUPS, version, body), version
-                )
-                if (
-                    result.error_code
-                    in (m.COORDINATOR_LOAD_IN_PROGRESS, m.COORDINATOR_NOT_AVAILABLE)
-                    and attempt == 1
-                ):
-                    time.sleep(self.retry_backoff_s)
-                    continue
-                break
+            result = m.decode_list_groups_response(
+                connection.call(m.LIST_GROUPS, version, body), version
+            )
             if result.error_code != m.NONE:
-                raise list_groups_error(result.error_code, connection.address)
+                error = list_groups_error(result.error_code, connection.address)
+                failure = coordinator_failure(result.error_code, error, "ListGroups")
+                if isinstance(failure, Retry):
+                    return failure
+                raise failure
             return version, result
 
-        answers = self.parallel({node: on(node) for node in nodes})
+        # A broker that is loading or stopped is asked again until the deadline; one that left
+        # the cluster's metadata (the controller fenced it: its groups moved to other brokers)
+        # is dropped, and every broker is asked again, since they now hold its groups.
+        retries = self._retries()
+        nodes = self.brokers()
+        answers: dict[BrokerNode, tuple[int, m.ListGroupsResult]] = {}
+        pending = list(nodes)
+        while pending:
+            outcomes = self.settled({node: on(node) for node in pending})
+            again: list[BrokerNode] = []
+            last: KgroupError | None = None
+            for node in pending:
+                outcome = outcomes[node]
+                if isinstance(outcome, Retry):
+                    last = outcome.error
+                elif isinstance(outcome, UnreachableError) and not getattr(
+                    outcome, "repeated", False
+                ):
+                    last = outcome
+                elif isinstance(outcome, BaseException):
+                    raise outcome
+                else:
+                    answers[node] = outcome
+                    continue
+                again.append(node)
+            if not again:
+                break
+            assert last is not None
+            if not retries.wait(last):
+                raise retries.expired(last)
+            current = self.brokers()
+            if any(node not in current for node in again):
+                nodes, pending, answers = current, list(current), {}
+            else:
+                pending = again
         listings: dict[str, GroupListing] = {}
         for node in nodes:
             version, result = answers[node]
@@ -210,49 +242,62 @@ class WireClient(LeaderClient):
 
     # -- FindCoordinator -------------------------------------------------------------------------
 
+    def _retries(self) -> Retries:
+        """The retry budget of one operation: --timeout, Kafka's backoff (`retry_backoff_s`)."""
+        return Retries(self.timeout_s, initial_s=self.retry_backoff_s)
+
     def find_coordinators(self, group_ids: Iterable[str]) -> dict[str, BrokerNode | KgroupError]:
         """Each group's coordinator; FindCoordinator v4 batches, v1-v3 one group per request.
 
-        COORDINATOR_NOT_AVAILABLE and COORDINATOR_LOAD_IN_PROGRESS are retried once after a
-        short backoff; other errors are returned for the group.
+        COORDINATOR_NOT_AVAILABLE and COORDINATOR_LOAD_IN_PROGRESS are retried until the
+        deadline (retry_policy: CoordinatorStrategy); other errors are returned for the group.
         """
+        retries = self._retries()
         todo = _unique(group_ids)
         results: dict[str, BrokerNode | KgroupError] = {}
-        for attempt in (1, 2):
-            if not todo:
-                break
-            found = self._on_any(lambda connection, keys=todo: self._find_on(connection, keys))
-            retry = []
+        while todo:
+            found = self._find_once(todo)
+            again = [g for g in todo if isinstance(found[g], Retry)]
             for group_id in todo:
-                answer = found.get(group_id)
-                if answer is None:
-                    results[group_id] = missing_answer(
-                        f"the broker did not return the coordinator of group {group_id}"
-                    )
-                    continue
-                if answer.error_code == m.NONE:
-                    known = (self._brokers or {}).get(answer.node_id)
-                    results[group_id] = BrokerNode(
-                        answer.node_id, answer.host, answer.port, known.rack if known else None
-                    )
-                    continue
-                if (
-                    answer.error_code
-                    in (m.COORDINATOR_NOT_AVAILABLE, m.COORDINATOR_LOAD_IN_PROGRESS)
-                    and attempt == 1
-                ):
-                    retry.append(group_id)
-                    continue
-                results[group_id] = group_error(
+                answer = found[group_id]
+                if not isinstance(answer, Retry):
+                    results[group_id] = answer
+            if not again:
+                break
+            last = found[again[0]]
+            assert isinstance(last, Retry)
+            if not retries.wait(last.error):
+                for group_id in again:
+                    failed = found[group_id]
+                    assert isinstance(failed, Retry)
+                    results[group_id] = retries.expired(failed.error)
+                break
+            todo = again
+        return {g: results[g] for g in _unique(group_ids)}
+
+    def _find_once(self, todo: list[str]) -> dict[str, BrokerNode | KgroupError | Retry]:
+        """One round of FindCoordinator for `todo` on any broker; found ones are kept."""
+        found = self._on_any(lambda connection: self._find_on(connection, todo))
+        results: dict[str, BrokerNode | KgroupError | Retry] = {}
+        for group_id in todo:
+            answer = found.get(group_id)
+            if answer is None:
+                results[group_id] = missing_answer(
+                    f"the broker did not return the coordinator of group {group_id}"
+                )
+            elif answer.error_code == m.NONE:
+                known = (self._brokers or {}).get(answer.node_id)
+                node = BrokerNode(
+                    answer.node_id, answer.host, answer.port, known.rack if known else None
+                )
+                self._coordinators[group_id] = node
+                results[group_id] = node
+            else:
+                error = group_error(
                     answer.error_code, group_id, "find the coordinator", answer.error_message
                 )
-            todo = retry
-            if todo:
-                time.sleep(self.retry_backoff_s)
-        for group_id, result in results.items():
-            if isinstance(result, BrokerNode):
-                self._coordinators[group_id] = result
-        return {g: results[g] for g in _unique(group_ids)}
+                results[group_id] = coordinator_failure(answer.error_code, error, "FindCoordinator")
+        return results
 
     def _find_on(
         self, connection: BrokerConnection, keys: Sequence[str]
@@ -308,7 +353,7 @@ class WireClient(LeaderClient):
                     out[group.group_id] = describe(group, node)
                 else:
                     error = group_error(group.error_code, group.group_id, "describe")
-                    out[group.group_id] = coordinator_failure(group.error_code, error)
+                    out[group.group_id] = coordinator_failure(group.error_code, error, api.name)
         return out
 
     # -- per-coordinator plumbing ----------------------------------------------------------------
@@ -320,44 +365,55 @@ class WireClient(LeaderClient):
             [BrokerConnection, BrokerNode, list[str]], dict[str, T | KgroupError | Retry]
         ],
     ) -> tuple[dict[str, T | KgroupError], dict[str, BrokerNode]]:
-        """Find coordinators, run `work` once per coordinator (in parallel), retry once.
+        """Find coordinators, run `work` once per coordinator (in parallel), retry what failed.
 
         Coordinators this client found before are reused. `work` returns per-group results;
-        `Retry` ones are retried once with their coordinator looked up again (NOT_COORDINATOR
-        after a coordinator moved, LOAD_IN_PROGRESS, ...).
+        `Retry` ones (retry_policy: NOT_COORDINATOR after a coordinator moved, LOAD_IN_PROGRESS,
+        ...) and the groups of a coordinator whose connection failed (a stopped broker: Kafka
+        moves its groups within the broker session timeout) are tried again after a backoff
+        until the deadline, their coordinator looked up again where the rule says so; the
+        others are answered at once. A group still failing at the deadline gets its last error.
         """
+        retries = self._retries()
         todo = _unique(group_ids)
         results: dict[str, T | KgroupError] = {}
         coordinators: dict[str, BrokerNode] = {}
-        for attempt in (1, 2):
-            if attempt == 2:
-                for group_id in todo:
-                    self._coordinators.pop(group_id, None)
+        last: dict[str, KgroupError] = {}
+
+        def task(
+            node: BrokerNode, groups: list[str]
+        ) -> Callable[[], dict[str, T | KgroupError | Retry]]:
+            return lambda: self.on_broker(
+                node.host, node.port, lambda conn: work(conn, node, groups), retries.deadline
+            )
+
+        while todo:
             cached = {g: self._coordinators[g] for g in todo if g in self._coordinators}
-            found: dict[str, BrokerNode | KgroupError] = dict(cached)
+            found: dict[str, BrokerNode | KgroupError | Retry] = dict(cached)
             missing = [g for g in todo if g not in cached]
             if missing:
-                found.update(self.find_coordinators(missing))
+                found.update(self._find_once(missing))
             plan: dict[BrokerNode, list[str]] = {}
+            again: list[str] = []
             for group_id in todo:
                 node = found[group_id]
-                if isinstance(node, KgroupError):
+                if isinstance(node, Retry):
+                    again.append(group_id)
+                    last[group_id] = node.error
+                elif isinstance(node, KgroupError):
                     results[group_id] = node
                 else:
                     coordinators[group_id] = node
                     plan.setdefault(node, []).append(group_id)
-
-            def task(
-                node: BrokerNode, groups: list[str]
-            ) -> Callable[[], dict[str, T | KgroupError | Retry]]:
-                return lambda: self.on_broker(
-                    node.host, node.port, lambda conn: work(conn, node, groups)
-                )
-
-            answers = self.parallel({node: task(node, groups) for node, groups in plan.items()})
-            retry = []
+            outcomes = self.settled({node: task(node, groups) for node, groups in plan.items()})
             for node, groups in plan.items():
-                answer = answers[node]
+                answer = outcomes[node]
+                if isinstance(answer, UnreachableError) and not getattr(answer, "repeated", False):
+                    answer = dict.fromkeys(groups, connection_failure(answer))
+                elif isinstance(answer, UnreachableError):
+                    answer = dict.fromkeys(groups, answer)
+                elif isinstance(answer, BaseException):
+                    raise answer
                 for group_id in groups:
                     outcome = answer.get(group_id)
                     if outcome is None:
@@ -365,16 +421,19 @@ class WireClient(LeaderClient):
                             f"coordinator {node.host}:{node.port} did not return group {group_id}"
                         )
                     elif isinstance(outcome, Retry):
-                        if attempt == 1:
-                            retry.append(group_id)
-                        else:
-                            results[group_id] = outcome.error
+                        again.append(group_id)
+                        last[group_id] = outcome.error
+                        if outcome.new_coordinator:
+                            self._coordinators.pop(group_id, None)
                     else:
                         results[group_id] = outcome
-            if not retry:
+            if not again:
                 break
-            time.sleep(self.retry_backoff_s)
-            todo = retry
+            if not retries.wait(last[again[0]]):
+                for group_id in again:
+                    results[group_id] = retries.expired(last[group_id])
+                break
+            todo = again
         return results, coordinators
 
     # -- ConsumerGroupDescribe (KIP-848) ---------------------------------------------------------
@@ -488,8 +547,9 @@ class WireClient(LeaderClient):
         """Commit `offsets` for an empty group in one OffsetCommit request to its coordinator.
 
         An administrative commit (generation -1, no member), as Admin.alterConsumerGroupOffsets
-        sends it. Retried once only on coordinator errors that mean nothing was written
-        (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, ...); a lost answer is not retried.
+        sends it, retried as AlterConsumerGroupOffsetsHandler retries it (retry_policy: errors
+        that mean nothing was written, e.g. NOT_COORDINATOR on a just-started broker) and after
+        a coordinator's connection failed (the same absolute offsets again), until the deadline.
         Raises the KgroupError of the first partition the coordinator refused.
         """
         rows = commit_rows(offsets)
@@ -510,7 +570,7 @@ class WireClient(LeaderClient):
             for topic, partition, code in m.decode_offset_commit_response(body, version):
                 if code != m.NONE:
                     error = commit_error(code, group_id, TopicPartition(topic, partition))
-                    return {group_id: coordinator_failure(code, error)}
+                    return {group_id: coordinator_failure(code, error, "OffsetCommit")}
             return {group_id: True}
 
         results, _ = self._per_coordinator([group_id], work)
@@ -530,8 +590,8 @@ class WireClient(LeaderClient):
 
         Returns partition -> None (deleted) or the partition's KgroupError. Group-level errors
         are raised (GROUP_ID_NOT_FOUND -> NotFoundError, NON_EMPTY_GROUP -> SafetyRefusal, ...);
-        coordinator errors are retried once with the coordinator looked up again, as
-        Admin.deleteConsumerGroupOffsets does (DeleteConsumerGroupOffsetsHandler).
+        coordinator errors are retried as Admin.deleteConsumerGroupOffsets retries them
+        (DeleteConsumerGroupOffsetsHandler), until the deadline.
         """
         rows = [(tp.topic, tp.partition) for tp in sorted(set(partitions))]
         if not rows:
@@ -555,7 +615,7 @@ class WireClient(LeaderClient):
             )
             if result.error_code != m.NONE:
                 error = offset_delete_error(result.error_code, group_id)
-                return {group_id: coordinator_failure(result.error_code, error)}
+                return {group_id: coordinator_failure(result.error_code, error, "OffsetDelete")}
             return {group_id: result}
 
         results, _ = self._per_coordinator([group_id], work)
@@ -626,7 +686,21 @@ class WireClient(LeaderClient):
             batched=version >= 8,  # KIP-709: many groups per request from v8
         )
         return {
-            group.group_id: to_committed_offsets(group)
+            group.group_id: _fetched(group)
             for batch, body in sent
             for group in m.decode_offset_fetch_response(body, version, batch)
         }
+
+
+def _fetched(
+    group: m.FetchedGroup,
+) -> dict[TopicPartition, CommittedOffset] | KgroupError | Retry:
+    """One group's OffsetFetch answer; its error codes retried as OffsetFetch's rule says
+    (UNSTABLE_OFFSET_COMMIT on a partition: a transaction's offsets are pending, ask again)."""
+    for code in [group.error_code, *(p.error_code for p in group.partitions)]:
+        if code != m.NONE:
+            failure = to_committed_offsets(group)
+            if isinstance(failure, KgroupError):
+                return coordinator_failure(code, failure, "OffsetFetch")
+            return failure
+    return to_committed_offsets(group)

@@ -62,10 +62,15 @@ SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 
 
 class ConnectionLost(UnreachableError):
-    """The broker closed the connection before answering (a fresh connection may work)."""
+    """The broker closed the connection before answering (a fresh connection may work).
+
+    `repeated`: it closed a fresh connection on the same request too (it refuses that request:
+    not worth retrying)."""
+
+    repeated: bool = False
 
 
-_LOST_HINT = "the broker may not implement this request version; retry"
+_LOST_HINT = "the broker may have stopped or restarted: check that it runs, then retry"
 
 
 class BrokerTimeout(UnreachableError):
@@ -528,14 +533,14 @@ class BrokerConnection:
                 if pending and outstanding + len(payload) > PIPELINE_WINDOW_BYTES:
                     break
                 self._correlation = correlation
-                self._send(payload, api, deadline)
+                self._send(payload, api, version, deadline)
                 self._on_request(api.name)
                 pending.append((self._correlation, index, api, version, len(payload)))
                 outstanding += len(payload)
                 index += 1
             correlation, slot, api, version, size = pending.popleft()
             outstanding -= size
-            data = self._receive(api, deadline)
+            data = self._receive(api, version, deadline)
             got, offset = decode_response_header(
                 data, flexible=api.response_header_version(version) == 1
             )
@@ -548,12 +553,14 @@ class BrokerConnection:
             results[slot] = data[offset:]
         return results
 
-    def _send(self, payload: bytes, api: m.Api, deadline: float) -> None:
-        with self._socket_io(api, deadline, "while sending") as sock:
+    def _send(self, payload: bytes, api: m.Api, version: int, deadline: float) -> None:
+        with self._socket_io(api, version, deadline, "while sending") as sock:
             sock.sendall(payload)
 
     @contextlib.contextmanager
-    def _socket_io(self, api: m.Api, deadline: float, doing: str) -> Iterator[socket.socket]:
+    def _socket_io(
+        self, api: m.Api, version: int, deadline: float, doing: str
+    ) -> Iterator[socket.socket]:
         """The socket, with what is left of `deadline` as its timeout; a timeout in the block is
         a BrokerTimeout, a socket error a ConnectionLost saying when (`doing` `api`)."""
         assert self._sock is not None
@@ -566,11 +573,28 @@ class BrokerConnection:
             raise ConnectionLost(
                 f"broker {self.address} closed the connection {doing} {api.name} "
                 f"({exc.strerror or exc.__class__.__name__})",
-                hint=_LOST_HINT,
+                hint=self._lost_hint(api, version),
             ) from None
 
-    def _receive(self, api: m.Api, deadline: float) -> bytes:
-        head = self._read_exact(4, api, deadline)
+    def _lost_hint(self, api: m.Api, version: int) -> str:
+        """Why a broker may have closed the connection on a request: the version hint only when
+        its ApiVersions answer does not offer this version (a broker drops a request it cannot
+        parse); otherwise it went away (stopped, restarted, or its connection was cut)."""
+        offered = self.versions.get(api.key)
+        if (
+            api is not m.API_VERSIONS
+            and self.versions
+            and (offered is None or not offered[0] <= version <= offered[1])
+        ):
+            span = f"versions {offered[0]}-{offered[1]}" if offered else "no version"
+            return (
+                f"its ApiVersions answer offers {span} of {api.name}, not v{version}: the broker "
+                "does not implement this request version"
+            )
+        return _LOST_HINT
+
+    def _receive(self, api: m.Api, version: int, deadline: float) -> bytes:
+        head = self._read_exact(4, api, version, deadline)
         size = struct.unpack(">i", head)[0]
         if (size < 4 or size > MAX_RESPONSE_BYTES) and api is m.API_VERSIONS:
             # The first answer on a connection: whatever listens there is not a Kafka listener
@@ -584,19 +608,19 @@ class BrokerConnection:
             raise ProtocolError(
                 f"response size {size} is impossible", position=0, field=f"{api.name} response size"
             )
-        return self._read_exact(size, api, deadline)
+        return self._read_exact(size, api, version, deadline)
 
-    def _read_exact(self, size: int, api: m.Api, deadline: float) -> bytes:
+    def _read_exact(self, size: int, api: m.Api, version: int, deadline: float) -> bytes:
         buffer = bytearray(size)
         view = memoryview(buffer)
         got = 0
         while got < size:
-            with self._socket_io(api, deadline, "during") as sock:
+            with self._socket_io(api, version, deadline, "during") as sock:
                 count = sock.recv_into(view[got:], size - got)
             if count == 0:
                 raise ConnectionLost(
                     f"broker {self.address} closed the connection before answering {api.name}",
-                    hint=_LOST_HINT,
+                    hint=self._lost_hint(api, version),
                 )
             got += count
         return bytes(buffer)

@@ -123,14 +123,31 @@ class GroupFence:
         return connection.open(time.monotonic() + connection.timeout_s)
 
     def acquire(self) -> FenceHold:
-        """Become the group's only member, or raise SafetyRefusal naming who else is there."""
-        self._connection = self._open()
-        try:
-            self.hold = self._join()
-        except BaseException:
-            self.release()
-            raise
-        return self.hold
+        """Become the group's only member, or raise SafetyRefusal naming who else is there.
+
+        A coordinator that moved, is loading or stopped before the join was answered is tried
+        again (found again where the rule says so) as Kafka's consumer retries a JoinGroup
+        (kgroup.core.wire.retry_policy), within the client's timeout: nothing was written."""
+        from kgroup.core.wire.retry_policy import Action, Retries, failure_action
+
+        retries = Retries(self.client.timeout_s, initial_s=self.client.retry_backoff_s)
+        while True:
+            try:
+                self._connection = self._open()
+                self.hold = self._join()
+                return self.hold
+            except KgroupError as exc:
+                self.release()
+                decided = failure_action("JoinGroup", exc)
+                if decided is Action.FATAL:
+                    raise
+                if not retries.wait(exc):
+                    raise retries.expired(exc) from None
+                if decided is Action.NEW_COORDINATOR:
+                    self._node = None
+            except BaseException:
+                self.release()
+                raise
 
     def _join(self) -> FenceHold:
         connection = self._connection
@@ -259,10 +276,12 @@ class GroupFence:
             raise FenceUnavailable(f"the coordinator cannot fence group {self.group_id} ({name})")
         # Anything else (coordinator moving or loading, group full, server error) is an error,
         # never a silent fall back to an unfenced commit.
-        raise KafkaOperationError(
+        error = KafkaOperationError(
             f"cannot join group {self.group_id} to fence it for the reset ({name})",
             hint="nothing was committed; retry in a moment",
         )
+        error.kafka_error = name  # type: ignore[attr-defined]  # retry_policy decides on it
+        raise error
 
     def _raise_lost(self, code: int) -> None:
         raise SafetyRefusal(

@@ -345,12 +345,31 @@ def offset_delete_error(code: int, group_id: str, tp: TopicPartition | None = No
 
 @dataclass(frozen=True)
 class Retry:
-    """A retriable per-group failure: retried once, then reported as `error`."""
+    """A retriable per-group failure: retried until the deadline, then reported as `error`.
+
+    `new_coordinator`: find the group's coordinator again first (it moved, is unavailable, or
+    its connection failed); otherwise retry on the same one (it is loading, ...)."""
 
     error: KgroupError
+    new_coordinator: bool = True
 
 
-def coordinator_failure(code: int, error: KgroupError) -> KgroupError | Retry:
-    """`error`, for a group's coordinator error `code`: to retry (as a Retry) when the code means
-    the coordinator moved or is loading (RETRIABLE_COORDINATOR_ERRORS), else final."""
-    return Retry(error) if code in m.RETRIABLE_COORDINATOR_ERRORS else error
+def coordinator_failure(
+    code: int, error: KgroupError, api: str | None = None
+) -> KgroupError | Retry:
+    """`error`, for a group's error `code` in an answer to `api`: to retry (a Retry) when Kafka's
+    clients retry that code for that API (kgroup.core.wire.retry_policy), else final. Without
+    `api`: the rule every coordinator request shares (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE:
+    new coordinator; COORDINATOR_LOAD_IN_PROGRESS: in place)."""
+    from kgroup.core.wire.retry_policy import Action, action
+
+    decided = action(api or "DescribeGroups", code)
+    if decided is Action.FATAL:
+        return error
+    return Retry(error, new_coordinator=decided is Action.NEW_COORDINATOR)
+
+
+def connection_failure(error: KgroupError) -> Retry:
+    """A coordinator whose connection failed (refused, closed, reset): find it again and retry,
+    as AdminApiDriver.onFailure does on a DisconnectException."""
+    return Retry(error, new_coordinator=True)

@@ -1,7 +1,8 @@
 """BrokerPool: the wire client's plumbing. Whether a configuration can be served without
-librdkafka, one connection per broker (bootstrap servers tried in turn within the deadline, a
-dropped connection opened again once), one task per broker in threads, the API versions a broker
-offers, and the cluster's metadata (brokers, topics, partition leaders), kept for reuse.
+librdkafka, one connection per broker (bootstrap servers, then the other brokers known, tried in
+turn within the deadline; a dropped connection opened again once), one task per broker in
+threads, the API versions a broker offers, and the cluster's metadata (brokers, topics,
+partition leaders), kept for reuse.
 
 The operations build on it: partition leaders' in `kgroup.core.wire.leaders`, group
 coordinators' in `kgroup.core.wire.client` (WireClient).
@@ -37,7 +38,7 @@ T = TypeVar("T")
 _Pool = TypeVar("_Pool", bound="BrokerPool")
 
 BATCH_SIZE = 1000
-RETRY_BACKOFF_S = 0.2
+RETRY_BACKOFF_S = 0.1  # Kafka's retry.backoff.ms default; doubles up to 10x (retry_policy)
 MAX_THREADS = 8
 DEFAULT_CLIENT_ID = "kgroup"
 
@@ -252,56 +253,93 @@ class BrokerPool:
             servers.append((host.strip("[]"), int(port)))
         return servers
 
+    def _candidates(self) -> list[tuple[str, int]]:
+        """Where a request any broker can answer may go: open connections first, then the
+        bootstrap servers in the order given, then the other brokers the cluster advertised."""
+        with self._pool_lock:
+            open_ones = [key for key, c in self._connections.items() if c.is_open]
+        known = [(b.host, b.port) for b in (self._brokers or {}).values()]
+        return list(dict.fromkeys([*open_ones, *self._bootstrap_servers(), *known]))
+
     def _any_connection(self) -> BrokerConnection:
         """A connection to a bootstrap server (or any open one); tries each within the deadline."""
-        with self._pool_lock:
-            for connection in self._connections.values():
-                if connection.is_open:
-                    return connection
-        servers = self._bootstrap_servers()
+        return self._on_any(lambda connection: connection)
+
+    def _on_any(self, work: Callable[[BrokerConnection], T]) -> T:
+        """`work` on any broker: each candidate in turn (`_candidates`) until one serves it, so
+        a stopped bootstrap server or a connection closed under a request falls over to the
+        next; all failing is one UnreachableError naming what happened to each."""
+        candidates = self._candidates()
         deadline = time.monotonic() + self.timeout_s
         failures: list[UnreachableError] = []
-        for index, (host, port) in enumerate(servers):
-            share = (deadline - time.monotonic()) / (len(servers) - index)
+        for index, (host, port) in enumerate(candidates):
+            share = (deadline - time.monotonic()) / (len(candidates) - index)
             try:
-                return self._connection(host, port, time.monotonic() + max(share, 0.001))
+                return self.on_broker(
+                    host, port, work, deadline=time.monotonic() + max(share, 0.001)
+                )
             except UnreachableError as exc:
                 failures.append(exc)
         raise unreachable_cluster(self.config.bootstrap_servers, self.timeout_s, failures)
 
-    def on_broker(self, host: str, port: int, work: Callable[[BrokerConnection], T]) -> T:
-        """Run `work` on the broker's connection; once more on a fresh one if it was dropped."""
+    def on_broker(
+        self,
+        host: str,
+        port: int,
+        work: Callable[[BrokerConnection], T],
+        deadline: float | None = None,
+    ) -> T:
+        """Run `work` on the broker's connection; once more on a fresh one if it was dropped.
+        `deadline`: when a new connection must be open by (default: the timeout from now).
+
+        A broker that accepts the fresh connection and closes it again on the same work is
+        alive and refusing that request (tansu closes the connection on requests it does not
+        implement): the ConnectionLost is marked `repeated`, and retrying it is pointless."""
         for attempt in (1, 2):
-            connection = self._connection(host, port)
+            connection = self._connection(host, port, deadline)
             try:
                 return work(connection)
-            except ConnectionLost:
+            except ConnectionLost as exc:
                 with self._pool_lock:
                     if self._connections.get((host, port)) is connection:
                         del self._connections[(host, port)]
                 if attempt == 2:
+                    exc.repeated = True
+                    exc.hint = (
+                        "it accepted a new connection and closed it again on the same request: "
+                        "it may not implement this request"
+                    )
                     raise
         raise AssertionError("unreachable")
 
-    def _on_any(self, work: Callable[[BrokerConnection], T]) -> T:
-        connection = self._any_connection()
-        return self.on_broker(connection.host, connection.port, work)
-
     def parallel(self, tasks: dict[BrokerNode, Callable[[], T]]) -> dict[BrokerNode, T]:
         """Run one task per broker, in threads when there are several; first error re-raised."""
+        outcomes = self.settled(tasks)
+        for outcome in outcomes.values():
+            if isinstance(outcome, BaseException):
+                raise outcome
+        return outcomes  # type: ignore[return-value]
+
+    def settled(
+        self, tasks: dict[BrokerNode, Callable[[], T]]
+    ) -> dict[BrokerNode, T | BaseException]:
+        """Run one task per broker, in threads when there are several; each task's result or
+        the exception it raised (one broker failing never hides the others' answers)."""
+        outcomes: dict[BrokerNode, T | BaseException] = {}
         if len(tasks) <= 1:
-            return {node: task() for node, task in tasks.items()}
+            for node, task in tasks.items():
+                try:
+                    outcomes[node] = task()
+                except Exception as exc:
+                    outcomes[node] = exc
+            return outcomes
         with ThreadPoolExecutor(max_workers=min(len(tasks), MAX_THREADS)) as pool:
             futures = {node: pool.submit(task) for node, task in tasks.items()}
-            outcomes: dict[BrokerNode, T] = {}
-            first_error: BaseException | None = None
             for node, future in futures.items():
                 try:
                     outcomes[node] = future.result()
                 except BaseException as exc:
-                    first_error = first_error or exc
-        if first_error is not None:
-            raise first_error
+                    outcomes[node] = exc
         return outcomes
 
     def api_versions(self) -> dict[int, tuple[int, int]]:

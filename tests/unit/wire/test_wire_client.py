@@ -458,13 +458,22 @@ def test_committed_offsets_not_coordinator_refinds_once(cluster: Cluster) -> Non
     assert cluster.received_groups[-1] == (m.OFFSET_FETCH.key, ["a"])  # only the failed one
 
 
-def test_committed_offsets_persistent_not_coordinator_is_an_error(cluster: Cluster) -> None:
+def test_committed_offsets_persistent_not_coordinator_is_an_error_at_the_timeout(
+    cluster: Cluster,
+) -> None:
+    """NOT_COORDINATOR: the coordinator is looked up again before every retry (ListConsumer-
+    GroupOffsetsHandler unmaps the group), until --timeout; then the last error, saying so."""
     cluster.group_errors["a"] = m.NOT_COORDINATOR
-    with WireClient(cluster.config()) as client:
+    started = time.monotonic()
+    with WireClient(cluster.config(timeout_s=1.0)) as client:
         client.retry_backoff_s = 0.01
         offsets = client.committed_offsets(["a"])
+        counts = dict(client.request_counts)
+    assert 0.9 < time.monotonic() - started < 2.5
     assert isinstance(offsets["a"], KafkaOperationError)
     assert kafka_error_of(offsets["a"]) == "NOT_COORDINATOR"
+    assert "still failing after" in offsets["a"].message
+    assert counts["OffsetFetch"] > 3 and counts["FindCoordinator"] == counts["OffsetFetch"]
 
 
 # --- find_coordinators ---------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from collections.abc import Iterator
 
 import pytest
@@ -65,12 +67,24 @@ def test_not_coordinator_finds_the_coordinator_again_and_retries_once(
     assert counts["FindCoordinator"] == 2 and counts["OffsetDelete"] == 2
 
 
-def test_a_persistent_coordinator_error_is_raised_after_one_retry(cluster: GroupsCluster) -> None:
+def test_a_persistent_coordinator_error_is_retried_in_place_until_the_timeout(
+    cluster: GroupsCluster,
+) -> None:
+    """COORDINATOR_LOAD_IN_PROGRESS: retried on the same coordinator (no new FindCoordinator),
+    as DeleteConsumerGroupOffsetsHandler does, until --timeout; then the last error, saying so."""
     cluster.group_errors["g"] = m.COORDINATOR_LOAD_IN_PROGRESS
-    with client_for(cluster) as client, pytest.raises(KafkaOperationError) as caught:
+    client = WireClient(ClusterConfig(cluster.address, timeout_s=1))
+    client.retry_backoff_s = 0.01
+    started = time.monotonic()
+    with client, pytest.raises(KafkaOperationError) as caught:
         client.delete_offsets("g", [T0])
+    elapsed = time.monotonic() - started
+    counts = dict(client.request_counts)
     assert kafka_error_of(caught.value) == "COORDINATOR_LOAD_IN_PROGRESS"
-    assert len(cluster.deletes) == 2
+    assert "still failing after" in caught.value.message and "--timeout 1" in caught.value.message
+    assert 0.9 < elapsed < 2.5
+    assert len(cluster.deletes) > 5
+    assert counts["FindCoordinator"] == 1
 
 
 def test_subscribed_topic_is_refused_per_partition_the_others_deleted(
@@ -122,7 +136,7 @@ def test_a_broker_without_offset_delete_is_named_and_asked_nothing() -> None:
     assert cluster.deletes == []
 
 
-def test_a_broker_that_drops_offset_delete_is_unreachable_after_one_retry() -> None:
+def test_a_broker_that_drops_offset_delete_on_a_fresh_connection_too_is_not_retried_more() -> None:
     # What tansu does (TEST_ENVIRONMENT.md): it closes the connection instead of answering.
     cluster = GroupsCluster(topics={"t": 1}, offsets={"g": {("t", 0): 1}}, drop_offset_delete=True)
     try:
@@ -132,3 +146,6 @@ def test_a_broker_that_drops_offset_delete_is_unreachable_after_one_retry() -> N
         cluster.close()
     assert "OffsetDelete" in caught.value.message
     assert cluster.broker.received.count((m.OFFSET_DELETE.key, 0)) == 2  # a fresh connection
+    # the hint says what happened, not a guess about versions (ApiVersions offers v0)
+    assert caught.value.hint is not None and "closed it again" in caught.value.hint
+    assert "version" not in caught.value.hint
