@@ -409,7 +409,7 @@ class WireClient(LeaderClient):
             for node, groups in plan.items():
                 answer = outcomes[node]
                 if isinstance(answer, UnreachableError) and not getattr(answer, "repeated", False):
-                    answer = dict.fromkeys(groups, connection_failure(answer))
+                    answer = dict.fromkeys(groups, connection_failure(answer, node.id, groups))
                 elif isinstance(answer, UnreachableError):
                     answer = dict.fromkeys(groups, answer)
                 elif isinstance(answer, BaseException):

@@ -37,6 +37,8 @@ BACKOFF_INITIAL_S = 0.1
 BACKOFF_MAX_S = 1.0
 BACKOFF_FACTOR = 2.0
 BACKOFF_JITTER = 0.2
+# The last backoff ends this long before the deadline, so that a last try still fits.
+LAST_TRY_S = 0.05
 
 
 class Action(Enum):
@@ -207,10 +209,10 @@ class Retries:
         self.attempts += 1
         if error is not None:
             self.last = error
-        pause = self.backoff_s()
-        if self.remaining() <= pause:
+        remaining = self.remaining()
+        if remaining <= LAST_TRY_S:
             return False
-        time.sleep(pause)
+        time.sleep(min(self.backoff_s(), remaining - LAST_TRY_S))
         return True
 
     def expired(self, error: KgroupError) -> KgroupError:

@@ -3,6 +3,8 @@
 It answers ApiVersions with a configurable version table and hands every other request to a
 handler the test writes (api key, version, body bytes) -> response body bytes, so tests can
 play brokers that lack FindCoordinator v4 or OffsetFetch v8, move a coordinator, or hang.
+`kill()` stops it as a killed broker process stops: open connections are cut and new ones are
+refused (nothing listens on its port any more).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class FakeBroker:
         self._server.listen(8)
         self.port = self._server.getsockname()[1]
         self._stop = False
+        self._sessions: list[socket.socket] = []
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
@@ -60,12 +63,30 @@ class FakeBroker:
         self._stop = True
         self._server.close()
 
+    def kill(self) -> None:
+        """Stop as a killed broker: cut every open connection, refuse new ones."""
+        self.close()
+        for conn in list(self._sessions):
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            conn.close()
+
+    @property
+    def killed(self) -> bool:
+        return self._stop
+
     def _serve(self) -> None:
         while not self._stop:
             try:
                 conn, _ = self._server.accept()
             except OSError:
                 return
+            if self._stop:
+                conn.close()
+                return
+            self._sessions.append(conn)
             threading.Thread(target=self._session, args=(conn,), daemon=True).start()
 
     def _session(self, conn: socket.socket) -> None:
