@@ -76,6 +76,7 @@ class FakeCluster(GroupsCluster):
         self._died: dict[int, float] = {}
         self._moves: dict[str, tuple[float, int]] = {}
         self._meanwhile: dict[str, int] = {}
+        self._pending: dict[str, tuple[float, int, int]] = {}
         self.list_script: dict[int, list[int]] = {}  # broker id -> ListGroups error codes first
         self.nodes = [
             FakeBroker(
@@ -109,12 +110,12 @@ class FakeCluster(GroupsCluster):
         self.node(node_id).kill()
 
     def move(self, group: str, to: int, after_s: float, meanwhile: int = m.NOT_COORDINATOR) -> None:
-        """Move `group`'s coordinator to broker `to` in `after_s`: until then FindCoordinator
-        still names the old one, which answers `meanwhile` for the group (NOT_COORDINATOR: it
-        gave the group up; COORDINATOR_LOAD_IN_PROGRESS, ...)."""
+        """Move `group`'s coordinator to broker `to`, `after_s` after the first request for the
+        group reaches its old one: until then FindCoordinator still names the old one, which
+        answers `meanwhile` for the group (NOT_COORDINATOR: it gave the group up;
+        COORDINATOR_LOAD_IN_PROGRESS, ...)."""
         with self._lock:
-            self._moves[group] = (time.monotonic() + after_s, to)
-            self._meanwhile[group] = meanwhile
+            self._pending[group] = (after_s, to, meanwhile)
 
     def coordinator_of(self, group: str) -> int:
         with self._lock:
@@ -126,7 +127,14 @@ class FakeCluster(GroupsCluster):
             return self.coordinators.get(group, 1)
 
     def _moving_code(self, group: str) -> int:
-        """What the old coordinator answers for a group being moved (0: not moving)."""
+        """What the old coordinator answers for a group being moved (0: not moving); the first
+        request for a pending move starts its clock."""
+        with self._lock:
+            pending = self._pending.pop(group, None)
+            if pending is not None:
+                after_s, to, meanwhile = pending
+                self._moves[group] = (time.monotonic() + after_s, to)
+                self._meanwhile[group] = meanwhile
         self.coordinator_of(group)
         with self._lock:
             return self._meanwhile.get(group, m.NONE)
