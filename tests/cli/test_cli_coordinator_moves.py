@@ -183,6 +183,14 @@ def test_describe_survives_its_coordinator_dying_mid_request(make, tmp_path) -> 
     assert cluster.node(2).killed
 
 
+def test_describe_survives_the_partition_leader_dying_mid_request(make, tmp_path) -> None:
+    """ListOffsets to a stopped leader: asked again after a metadata refresh (new leaders)."""
+    cluster = make(leader_dies_on_list_offsets=True)
+    groups = described(kgroup(cluster, tmp_path, "describe", "b1", "-o", "json"))
+    assert groups["b1"]["error"] is None and groups["b1"]["total_lag"] == 13
+    assert cluster.node(1).killed
+
+
 def test_reset_whose_coordinator_dies_on_the_commit_is_unknown_with_its_backup(
     make, tmp_path
 ) -> None:

@@ -10,12 +10,13 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from kgroup.core.errors import KafkaOperationError
+from kgroup.core.errors import KafkaOperationError, KgroupError
 from kgroup.core.models import BrokerNode, NextRecord, OffsetAtTime, TopicPartition
 from kgroup.core.wire import messages as m
 from kgroup.core.wire.connection import BrokerConnection
 from kgroup.core.wire.kafka_errors import fetch_error, offsets_error
 from kgroup.core.wire.pool import BrokerPool
+from kgroup.core.wire.retry_policy import Retries, connection_retriable
 
 # next_records: at most this many rounds (besides the timeout). A round is needed per group of
 # a partition's offsets within one fetch (64 KiB) of each other, so only groups spread over a
@@ -94,29 +95,32 @@ class LeaderClient(BrokerPool):
         One ListOffsets request per partition leader and query, pipelined on the leader's
         connection, leaders in parallel; leaders come from `metadata()`. A partition whose
         leader moved or is being elected (NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, ...) is
-        asked once more after a metadata refresh. Any other partition error raises: unknown
+        asked again after a metadata refresh, as is one whose leader stopped (refused or closed
+        connections), until the deadline. Any other partition error raises: unknown
         partition -> NotFoundError, TOPIC_AUTHORIZATION_FAILED -> AuthorizationError.
         The offsets are the broker's answers as they are (-1 where it has none).
         """
         wanted = sorted(set(partitions))
         results: list[dict[TopicPartition, OffsetAtTime]] = [{} for _ in queries]
         todo = [(index, tp) for index in range(len(queries)) for tp in wanted]
-        for attempt in (1, 2):
-            if not todo:
-                break
-            fetched = self._metadata is None or attempt == 2
-            cluster = self.metadata(refresh=attempt == 2)
+        retries = Retries(self.timeout_s, initial_s=self.retry_backoff_s)
+        attempt = 0
+        while todo:
+            attempt += 1
+            fetched = self._metadata is None or attempt > 1
+            cluster = self.metadata(refresh=attempt > 1)
             retry: list[tuple[int, TopicPartition]] = []
+            last: KgroupError | None = None
             plan: dict[BrokerNode, dict[int, list[TopicPartition]]] = {}
             for index, tp in todo:
                 leader, code = cluster.leader_of(tp)
                 if leader is not None:
                     plan.setdefault(leader, {}).setdefault(index, []).append(tp)
-                elif attempt == 1 and (
-                    code in m.RETRIABLE_LEADER_ERRORS
-                    or (code == m.UNKNOWN_TOPIC_OR_PARTITION and not fetched)
+                elif code in m.RETRIABLE_LEADER_ERRORS or (
+                    code == m.UNKNOWN_TOPIC_OR_PARTITION and not fetched
                 ):
                     retry.append((index, tp))
+                    last = offsets_error(code, tp)
                 else:
                     raise offsets_error(code, tp)
 
@@ -124,14 +128,27 @@ class LeaderClient(BrokerPool):
                 node: BrokerNode, asked: dict[int, list[TopicPartition]]
             ) -> Callable[[], dict[tuple[int, TopicPartition], m.ListedOffset]]:
                 return lambda: self.on_broker(
-                    node.host, node.port, lambda conn: self._list_offsets_on(conn, queries, asked)
+                    node.host,
+                    node.port,
+                    lambda conn: self._list_offsets_on(conn, queries, asked),
+                    retries.deadline,
                 )
 
-            answers = self.parallel({node: task(node, asked) for node, asked in plan.items()})
+            outcomes = self.settled({node: task(node, asked) for node, asked in plan.items()})
             for node, asked in plan.items():
+                answers = outcomes[node]
+                if isinstance(answers, BaseException):
+                    if not connection_retriable(answers):
+                        raise answers
+                    # a stopped leader: its partitions get new leaders (PartitionLeaderStrategy
+                    # looks them up again after a disconnect, as for coordinators)
+                    assert isinstance(answers, KgroupError)
+                    retry += [(index, tp) for index, tps in asked.items() for tp in tps]
+                    last = answers
+                    continue
                 for index, tps in sorted(asked.items()):
                     for tp in tps:
-                        answer = answers[node].get((index, tp))
+                        answer = answers.get((index, tp))
                         if answer is None:
                             raise KafkaOperationError(
                                 f"broker {node.host}:{node.port} did not return the offset of {tp}"
@@ -141,13 +158,16 @@ class LeaderClient(BrokerPool):
                                 offset=answer.offset,
                                 timestamp=answer.timestamp if answer.timestamp >= 0 else None,
                             )
-                        elif attempt == 1 and answer.error_code in m.RETRIABLE_LEADER_ERRORS:
+                        elif answer.error_code in m.RETRIABLE_LEADER_ERRORS:
                             retry.append((index, tp))
+                            last = offsets_error(answer.error_code, tp)
                         else:
                             raise offsets_error(answer.error_code, tp)
             todo = retry
-            if todo and attempt == 1:
-                time.sleep(self.retry_backoff_s)
+            if todo:
+                assert last is not None
+                if not retries.wait(last):
+                    raise retries.expired(last)
         return results
 
     def _list_offsets_on(

@@ -163,15 +163,24 @@ def action(api: str, code: int) -> Action:
     return RULES[api].action(code)
 
 
+def connection_retriable(error: BaseException) -> bool:
+    """Whether a broker's failed connection is worth a retry elsewhere (after the coordinator or
+    leader is looked up again): refused or closed, not timed out (the deadline is spent) nor
+    closed again on a fresh connection for the same request (`repeated`: it refuses it)."""
+    return (
+        isinstance(error, UnreachableError)
+        and not isinstance(error, BrokerTimeout)
+        and not getattr(error, "repeated", False)
+    )
+
+
 def failure_action(api: str, error: KgroupError) -> Action:
     """What to do after `api` failed with `error` (raised rather than answered): a connection
     that failed is NEW_COORDINATOR (AdminApiDriver.onFailure), unless it timed out or the broker
     closed a fresh connection on the same request too (`repeated`: it refuses the request); an
     error carrying Kafka's error name follows `api`'s rule; anything else is FATAL."""
     if isinstance(error, UnreachableError):
-        if isinstance(error, BrokerTimeout) or getattr(error, "repeated", False):
-            return Action.FATAL
-        return Action.NEW_COORDINATOR
+        return Action.NEW_COORDINATOR if connection_retriable(error) else Action.FATAL
     name = getattr(error, "kafka_error", None)
     codes = [code for code, known in m.ERROR_NAMES.items() if known == name]
     return action(api, codes[0]) if codes else Action.FATAL
@@ -227,4 +236,12 @@ class Retries:
         return error
 
 
-__all__ = ["RULES", "Action", "ApiRule", "Retries", "action", "failure_action"]
+__all__ = [
+    "RULES",
+    "Action",
+    "ApiRule",
+    "Retries",
+    "action",
+    "connection_retriable",
+    "failure_action",
+]

@@ -65,6 +65,7 @@ class FakeCluster(GroupsCluster):
     # dies on that request (unanswered, nothing applied)
     kill_on: dict[tuple[int, str], tuple[int, int]] = field(default_factory=dict)
     move_after_s: float = 1.0  # from a broker's death to its groups' move (and metadata's)
+    leader_dies_on_list_offsets: bool = False  # the partitions' leader dies on a ListOffsets
     memberships: dict[str, ClassicGroup] = field(default_factory=dict)
     commits: list[tuple[str, int, dict[tuple[str, int], int]]] = field(default_factory=list)
 
@@ -187,6 +188,10 @@ class FakeCluster(GroupsCluster):
             return self._list(node)
         if api in _GROUP_APIS:
             return self._group_request(node, api, version, body)
+        if api == m.LIST_OFFSETS.key and self.leader_dies_on_list_offsets:
+            self.leader_dies_on_list_offsets = False
+            self.kill(node)
+            return b"DROP"
         return self.handler(api, version, body)
 
     def _find(self, body: bytes) -> bytes:

@@ -190,14 +190,25 @@ def test_a_moved_leader_is_found_again_after_one_metadata_refresh(cluster: Clust
     assert cluster.asked[2:] == [(1, 0, [("t", 1, -1)])]
 
 
-def test_leader_not_available_twice_fails_naming_the_error(cluster: Cluster) -> None:
+def test_leader_not_available_is_asked_again_until_a_leader_answers(cluster: Cluster) -> None:
     cluster.errors[(1, T0)] = [m.LEADER_NOT_AVAILABLE, m.LEADER_NOT_AVAILABLE]
     with WireClient(cluster.config()) as client:
         client.retry_backoff_s = 0.01
+        (latest,) = client.list_offsets([T0], [LATEST])
+        assert client.request_counts["Metadata"] == 3  # refreshed before each new try
+    assert latest == {T0: OffsetAtTime(20, None)}
+
+
+def test_leader_not_available_until_the_timeout_fails_naming_the_error(cluster: Cluster) -> None:
+    cluster.errors[(1, T0)] = [m.LEADER_NOT_AVAILABLE] * 1000
+    config = cluster.config()
+    config = ClusterConfig(config.bootstrap_servers, timeout_s=0.5)
+    with WireClient(config) as client:
+        client.retry_backoff_s = 0.01
         with pytest.raises(KafkaOperationError, match="LEADER_NOT_AVAILABLE") as caught:
             client.list_offsets([T0], [LATEST])
-        assert client.request_counts["Metadata"] == 2
-    assert "t:0" in caught.value.message
+        assert client.request_counts["Metadata"] > 2
+    assert "t:0" in caught.value.message and "still failing after" in caught.value.message
 
 
 def test_unknown_partition_is_not_found(cluster: Cluster) -> None:
