@@ -225,6 +225,24 @@ def test_reset_whose_coordinator_dies_on_the_join_joins_the_new_one(make, tmp_pa
     assert [c[0] for c in cluster.commits] == ["b1"]  # one commit, on the new coordinator
 
 
+def test_reset_whose_coordinator_dies_after_the_commit_verifies_on_the_new_one(
+    make, tmp_path
+) -> None:
+    """The commit landed; the coordinator dies on the read-back (the 4th OffsetFetch of the
+    run: plan, preflight, compare-and-set, read-back) and the read-back is asked again where
+    Kafka moved the group: committed and verified."""
+    cluster = make(move_after_s=0.5)
+    cluster.kill_on[(m.OFFSET_FETCH.key, "b1")] = (3, 3)
+    result = kgroup(
+        cluster, tmp_path,
+        "reset-offsets", "b1", "--all-topics", "--to-offset", "5", "--execute", "-o", "json",
+    )  # fmt: skip
+    (group,) = json.loads(result.stdout)["groups"]
+    assert (group["status"], group["verified_partitions"]) == ("committed", 2)
+    assert cluster.node(2).killed and cluster.coordinator_of("b1") == 3
+    assert cluster.committed("b1") == {("orders", 0): 5, ("orders", 1): 5}
+
+
 @pytest.fixture()
 def check_cluster(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., CheckFakeCluster]]:
     from kgroup.core.wire.log_dirs import WIRE_API
