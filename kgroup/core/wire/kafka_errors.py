@@ -25,6 +25,7 @@ from kgroup.core.errors import (
 from kgroup.core.models import TopicPartition
 from kgroup.core.wire import messages as m
 from kgroup.core.wire.connection import BrokerTimeout
+from kgroup.core.wire.retry_policy import Action, action
 
 
 def tagged(error: KgroupError, kafka_error: str) -> KgroupError:
@@ -361,8 +362,6 @@ def coordinator_failure(
     clients retry that code for that API (kgroup.core.wire.retry_policy), else final. Without
     `api`: the rule every coordinator request shares (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE:
     new coordinator; COORDINATOR_LOAD_IN_PROGRESS: in place)."""
-    from kgroup.core.wire.retry_policy import Action, action
-
     decided = action(api or "DescribeGroups", code)
     if decided is Action.FATAL:
         return error
