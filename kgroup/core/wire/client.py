@@ -85,7 +85,7 @@ from kgroup.core.wire.pool import (
     BrokerPool,
     ClusterMetadata,
 )
-from kgroup.core.wire.retry_policy import Retries
+from kgroup.core.wire.retry_policy import Retries, connection_retriable
 
 # Names kept importable from here (callers and tests import them from this module).
 __all__ = [
@@ -199,9 +199,8 @@ class WireClient(LeaderClient):
                 outcome = outcomes[node]
                 if isinstance(outcome, Retry):
                     last = outcome.error
-                elif isinstance(outcome, UnreachableError) and not getattr(
-                    outcome, "repeated", False
-                ):
+                elif connection_retriable(outcome):
+                    assert isinstance(outcome, KgroupError)
                     last = outcome
                 elif isinstance(outcome, BaseException):
                     raise outcome
@@ -408,9 +407,10 @@ class WireClient(LeaderClient):
             outcomes = self.settled({node: task(node, groups) for node, groups in plan.items()})
             for node, groups in plan.items():
                 answer = outcomes[node]
-                if isinstance(answer, UnreachableError) and not getattr(answer, "repeated", False):
+                if connection_retriable(answer):
+                    assert isinstance(answer, KgroupError)
                     answer = dict.fromkeys(groups, connection_failure(answer, node.id, groups))
-                elif isinstance(answer, UnreachableError):
+                elif isinstance(answer, UnreachableError):  # timed out, or refuses the request
                     answer = dict.fromkeys(groups, answer)
                 elif isinstance(answer, BaseException):
                     raise answer

@@ -373,16 +373,9 @@ def connection_failure(error: KgroupError, node_id: int, groups: Sequence[str]) 
     find it again and retry, as AdminApiDriver.onFailure does on a DisconnectException. The error
     says whose coordinator it was, and that Kafka moves the groups of a stopped broker."""
     named = ", ".join(groups[:3]) + (f" and {len(groups) - 3} more" if len(groups) > 3 else "")
-    message = f"{error.message.rstrip('.')} (broker {node_id}, the coordinator of {named})"
-    if isinstance(error, BrokerTimeout):
-        failed: KgroupError = BrokerTimeout(message, hint=error.hint)
-    else:
-        failed = UnreachableError(
-            message,
-            hint="the broker may have stopped: Kafka moves its groups to a live broker once the "
-            "controller fences it (broker.session.timeout.ms); retry then, or raise --timeout",
-        )
-    for attribute in ("kafka_error", "repeated"):
-        if hasattr(error, attribute):
-            setattr(failed, attribute, getattr(error, attribute))
+    failed = UnreachableError(
+        f"{error.message.rstrip('.')} (broker {node_id}, the coordinator of {named})",
+        hint="the broker may have stopped: Kafka moves its groups to a live broker once the "
+        "controller fences it (broker.session.timeout.ms); retry then, or raise --timeout",
+    )
     return Retry(failed, new_coordinator=True)
