@@ -141,6 +141,20 @@ def test_reset_execute_retries_until_the_coordinator_moved(make, tmp_path) -> No
     assert cluster.committed("b1") == {("orders", 0): 6, ("orders", 1): 6}
 
 
+@pytest.mark.parametrize("code", [m.NOT_COORDINATOR, LOADING, m.COORDINATOR_NOT_AVAILABLE])
+def test_the_fence_joins_again_after_a_coordinator_error_on_join(make, tmp_path, code) -> None:
+    cluster = make()
+    cluster.script[(m.JOIN_GROUP.key, "b1")] = [code, code, code]
+    result = kgroup(
+        cluster, tmp_path,
+        "reset-offsets", "b1", "--all-topics", "--to-offset", "7", "--execute", "-o", "json",
+    )  # fmt: skip
+    (group,) = json.loads(result.stdout)["groups"]
+    assert (group["status"], group["fenced"]) == ("committed", True)
+    assert cluster.committed("b1") == {("orders", 0): 7, ("orders", 1): 7}
+    assert cluster.script[(m.JOIN_GROUP.key, "b1")] == []
+
+
 def test_delete_offsets_retries_until_the_coordinator_moved(make, tmp_path) -> None:
     cluster = make()
     moving(cluster, "b1", m.OFFSET_DELETE.key, m.OFFSET_FETCH.key)
