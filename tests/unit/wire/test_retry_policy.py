@@ -190,3 +190,28 @@ def test_commit_after_a_lost_connection_is_sent_again_to_the_new_coordinator() -
         cluster.close()
     assert cluster.committed("g") == {("t", 0): 7}
     assert cluster.coordinator_of("g") == 3
+
+
+def test_live_coordinators_are_asked_once_while_a_dead_ones_groups_wait_for_the_move() -> None:
+    cluster = FakeCluster(
+        topics={"t": 1},
+        offsets={g: {("t", 0): 1} for g in ("a", "b", "c")},
+        coordinators={"a": 1, "b": 2, "c": 3},
+        move_after_s=0.6,
+    )
+    cluster.kill(2, move_to={"b": 3})
+    try:
+        with WireClient(ClusterConfig(cluster.address, timeout_s=10)) as client:
+            client.retry_backoff_s = 0.02
+            started = time.monotonic()
+            offsets = client.committed_offsets(["a", "b", "c"])
+            elapsed = time.monotonic() - started
+    finally:
+        cluster.close()
+    assert all(
+        o == {TopicPartition("t", 0): CommittedOffset(1, None, "")} for o in offsets.values()
+    )
+    assert 0.6 <= elapsed < 3
+    fetches = {n.node_id: n.received.count((m.OFFSET_FETCH.key, 8)) for n in cluster.nodes}
+    assert fetches[1] == 1  # a: answered in the first round, never asked again
+    assert fetches[3] == 2  # c in the first round; b once it moved there
