@@ -14,8 +14,8 @@ follows the Java clients where it matters: each error code of each group request
 they retry it (`kgroup.core.wire.retry_policy`: with the coordinator looked up again, or in
 place) until the operation's deadline (--timeout), with their backoff; a coordinator whose
 connection fails (a stopped broker) is looked up again too, while the groups of the coordinators
-that answer are served at once. ListOffsets partition errors that mean a moved leader are
-retried once after a metadata refresh.
+that answer are served at once. ListOffsets partitions whose leader moved or stopped are asked
+again after a metadata refresh, until the deadline too (`kgroup.core.wire.leaders`).
 
 Errors: every failure is a KgroupError. Per-group failures are returned in place of the group's
 result and carry `kafka_error` (Kafka's error name, e.g. "GROUP_AUTHORIZATION_FAILED") as an
