@@ -173,6 +173,17 @@ def test_list_retries_a_loading_broker(make, tmp_path) -> None:
     assert listed == ["a1", "b1", "b2", "c1"]
 
 
+def test_list_with_a_stopped_broker_still_in_the_metadata_at_the_timeout(make, tmp_path) -> None:
+    cluster = make(move_after_s=60)  # not fenced within --timeout
+    port = cluster.node(2).port
+    cluster.kill(2)
+    result = kgroup(cluster, tmp_path, "list", timeout="1.5", expect=6)
+    line = result.stderr.strip()
+    assert len(line.splitlines()) == 1
+    assert f"connection refused by 127.0.0.1:{port} (broker 2, asked for its groups)" in line
+    assert "still failing after" in line and "Hint: the broker may have stopped" in line
+
+
 def test_a_coordinator_loading_past_the_timeout_says_so(make, tmp_path) -> None:
     cluster = make()
     cluster.move("b1", to=3, after_s=60, meanwhile=LOADING)

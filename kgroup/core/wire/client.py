@@ -66,6 +66,7 @@ from kgroup.core.wire.kafka_errors import (
     offset_delete_error,
     offsets_error,
     partition_error,
+    stopped_broker,
     unreachable_cluster,
     unsupported_api,
 )
@@ -201,7 +202,7 @@ class WireClient(LeaderClient):
                     last = outcome.error
                 elif connection_retriable(outcome):
                     assert isinstance(outcome, KgroupError)
-                    last = outcome
+                    last = stopped_broker(outcome, node.id, "asked for its groups")
                 elif isinstance(outcome, BaseException):
                     raise outcome
                 else:

@@ -368,14 +368,19 @@ def coordinator_failure(
     return Retry(error, new_coordinator=decided is Action.NEW_COORDINATOR)
 
 
+def stopped_broker(error: KgroupError, node_id: int, role: str) -> UnreachableError:
+    """`error` of a cluster's broker `node_id` (refused or closed connections), saying which
+    broker it is and what it was asked as (`role`), with what Kafka does about a stopped one."""
+    return UnreachableError(
+        f"{error.message.rstrip('.')} (broker {node_id}, {role})",
+        hint="the broker may have stopped: Kafka moves its groups to a live broker once the "
+        "controller fences it (broker.session.timeout.ms); retry then, or raise --timeout",
+    )
+
+
 def connection_failure(error: KgroupError, node_id: int, groups: Sequence[str]) -> Retry:
     """The groups of coordinator `node_id`, whose connection failed (refused, closed, reset):
     find it again and retry, as AdminApiDriver.onFailure does on a DisconnectException. The error
     says whose coordinator it was, and that Kafka moves the groups of a stopped broker."""
     named = ", ".join(groups[:3]) + (f" and {len(groups) - 3} more" if len(groups) > 3 else "")
-    failed = UnreachableError(
-        f"{error.message.rstrip('.')} (broker {node_id}, the coordinator of {named})",
-        hint="the broker may have stopped: Kafka moves its groups to a live broker once the "
-        "controller fences it (broker.session.timeout.ms); retry then, or raise --timeout",
-    )
-    return Retry(failed, new_coordinator=True)
+    return Retry(stopped_broker(error, node_id, f"the coordinator of {named}"))
