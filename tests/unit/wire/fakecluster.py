@@ -75,6 +75,7 @@ class FakeCluster(GroupsCluster):
         self.broker.close()
         self._lock = threading.RLock()
         self._died: dict[int, float] = {}
+        self._dying: dict[int, dict[str, int]] = {}  # killed, clock not started yet
         self._moves: dict[str, tuple[float, int]] = {}
         self._meanwhile: dict[str, int] = {}
         self._pending: dict[str, tuple[float, int, int]] = {}
@@ -102,13 +103,27 @@ class FakeCluster(GroupsCluster):
         for node in self.nodes:
             node.close()
 
-    def kill(self, node_id: int, move_to: dict[str, int] | None = None) -> None:
-        """Kill broker `node_id`; its groups move to `move_to` after `move_after_s`."""
+    def kill(
+        self, node_id: int, move_to: dict[str, int] | None = None, *, at_once: bool = False
+    ) -> None:
+        """Kill broker `node_id`; its groups move to `move_to` `move_after_s` later, when the
+        controller fences it and drops it from the metadata. The clock starts with the cluster's
+        next request (a test kills before kgroup starts: its start-up time must not count), or
+        `at_once` (killed during a request)."""
         with self._lock:
-            self._died[node_id] = time.monotonic()
-            for group, target in (move_to or {}).items():
-                self._moves[group] = (time.monotonic() + self.move_after_s, target)
+            self._dying[node_id] = dict(move_to or {})
         self.node(node_id).kill()
+        if at_once:
+            self._start_clocks()
+
+    def _start_clocks(self) -> None:
+        with self._lock:
+            now = time.monotonic()
+            for node_id, moves in self._dying.items():
+                self._died[node_id] = now
+                for group, target in moves.items():
+                    self._moves[group] = (now + self.move_after_s, target)
+            self._dying.clear()
 
     def move(self, group: str, to: int, after_s: float, meanwhile: int = m.NOT_COORDINATOR) -> None:
         """Move `group`'s coordinator to broker `to`, `after_s` after the first request for the
@@ -170,6 +185,7 @@ class FakeCluster(GroupsCluster):
     # -- requests --------------------------------------------------------------------------------
 
     def handle_on(self, node: int, api: int, version: int, body: bytes) -> bytes:
+        self._start_clocks()
         tick = getattr(self, "_now", None)
         if tick is not None:
             tick()
@@ -190,7 +206,7 @@ class FakeCluster(GroupsCluster):
             return self._group_request(node, api, version, body)
         if api == m.LIST_OFFSETS.key and self.leader_dies_on_list_offsets:
             self.leader_dies_on_list_offsets = False
-            self.kill(node)
+            self.kill(node, at_once=True)
             return b"DROP"
         return self.handler(api, version, body)
 
@@ -245,7 +261,7 @@ class FakeCluster(GroupsCluster):
             return self._error_answer(api, version, body, self._moving_code(group))
         move_to = self._dies_on(api, group)
         if move_to is not None:
-            self.kill(node, {group: move_to})
+            self.kill(node, {group: move_to}, at_once=True)
             return b"DROP"
         code = self._scripted(api, group)
         if code:
@@ -283,7 +299,7 @@ class FakeCluster(GroupsCluster):
             if self.coordinator_of(group) == node:
                 move_to = self._dies_on(api, group)
                 if move_to is not None:
-                    self.kill(node, {group: move_to})
+                    self.kill(node, {group: move_to}, at_once=True)
                     return True
         return False
 
