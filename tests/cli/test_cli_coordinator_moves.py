@@ -210,7 +210,7 @@ def test_describe_survives_its_coordinator_dying_mid_request(make, tmp_path) -> 
 
 def test_describe_survives_the_partition_leader_dying_mid_request(make, tmp_path) -> None:
     """ListOffsets to a stopped leader: asked again after a metadata refresh (new leaders)."""
-    cluster = make(leader_dies_on_list_offsets=True)
+    cluster = make(leader_dies_on=m.LIST_OFFSETS.key)
     groups = described(kgroup(cluster, tmp_path, "describe", "b1", "-o", "json"))
     assert groups["b1"]["error"] is None and groups["b1"]["total_lag"] == 13
     assert cluster.node(1).killed
@@ -309,6 +309,19 @@ def test_check_survives_its_coordinator_dying_mid_window(check_cluster, tmp_path
     (partition,) = group["partitions"]
     assert partition["status"] in ("OK", "WARN") and group.get("error") is None
     assert cluster.node(2).killed
+
+
+def test_check_reads_the_lag_time_at_the_new_leader_after_the_leader_died(
+    check_cluster, tmp_path
+) -> None:
+    """The lag time's Fetch (the next record a consumer would read) meets a stopped leader: the
+    partition is fetched again at its new leader after a metadata refresh."""
+    cluster = check_cluster(leader_dies_on=m.FETCH.key)
+    (group,) = json.loads(check(cluster, tmp_path).stdout)["groups"]
+    (partition,) = group["partitions"]
+    assert group.get("error") is None and partition["lag_ms"] is not None
+    assert 55_000 < partition["lag_ms"] < 70_000  # the fake's records are a minute old
+    assert cluster.node(1).killed
 
 
 def test_check_whose_coordinator_stays_dead_ends_in_one_line(check_cluster, tmp_path) -> None:

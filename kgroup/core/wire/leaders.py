@@ -219,7 +219,8 @@ class LeaderClient(BrokerPool):
         whose first batch is larger than the byte limit is fetched alone next round (KIP-74:
         the first partition of a response gets one whole batch); OFFSET_OUT_OF_RANGE moves a
         position below the log start to the log start (auto.offset.reset=earliest); a moved
-        leader is looked up again. What stays unanswered after the timeout is left out.
+        leader is looked up again, as are the partitions of a leader that stopped (refused or
+        closed connections). What stays unanswered after the timeout is left out.
         """
         pending: dict[tuple[TopicPartition, int], int] = {}
         for tp, offset in positions:
@@ -274,7 +275,14 @@ class LeaderClient(BrokerPool):
                 )
                 for node, tps in plan.items()
             }
-            answers = self.parallel(tasks)
+            answers: dict[BrokerNode, dict[TopicPartition, m.FetchedPartition]] = {}
+            for node, got in self.settled(tasks).items():
+                if isinstance(got, BaseException):
+                    if not connection_retriable(got):
+                        raise got
+                    refresh = True  # a stopped leader: its partitions get new leaders
+                    got = {}
+                answers[node] = got
             alone = set()
             out_of_range: list[TopicPartition] = []
             for node, tps in plan.items():

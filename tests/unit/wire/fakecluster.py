@@ -65,7 +65,7 @@ class FakeCluster(GroupsCluster):
     # dies on that request (unanswered, nothing applied)
     kill_on: dict[tuple[int, str], tuple[int, int]] = field(default_factory=dict)
     move_after_s: float = 1.0  # from a broker's death to its groups' move (and metadata's)
-    leader_dies_on_list_offsets: bool = False  # the partitions' leader dies on a ListOffsets
+    leader_dies_on: int | None = None  # the partitions' leader dies on this API (ListOffsets...)
     memberships: dict[str, ClassicGroup] = field(default_factory=dict)
     commits: list[tuple[str, int, dict[tuple[str, int], int]]] = field(default_factory=list)
 
@@ -204,8 +204,8 @@ class FakeCluster(GroupsCluster):
             return self._list(node)
         if api in _GROUP_APIS:
             return self._group_request(node, api, version, body)
-        if api == m.LIST_OFFSETS.key and self.leader_dies_on_list_offsets:
-            self.leader_dies_on_list_offsets = False
+        if api == self.leader_dies_on:
+            self.leader_dies_on = None
             self.kill(node, at_once=True)
             return b"DROP"
         return self.handler(api, version, body)
