@@ -140,6 +140,7 @@ class GroupAdmin:
         conf: dict[str, Any] = dict(self.config.client_properties())
         conf.setdefault("socket.connection.setup.timeout.ms", int(self.timeout_s * 1000))
         conf.setdefault("enable.metrics.push", False)  # KIP-714 telemetry: not ours to send
+        conf["allow.auto.create.topics"] = False  # a topic asked for by name is never created
         conf["logger"] = rdkafka_log
         if self._protocol_log is not None and "debug" not in conf:
             conf["debug"] = "protocol"
