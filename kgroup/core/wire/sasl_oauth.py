@@ -119,11 +119,10 @@ def token_source(props: Mapping[str, str]) -> TokenSource | None:
 
 
 def token_source_problem(props: Mapping[str, str]) -> str | None:
-    """Why OAUTHBEARER cannot be served with these properties, or None."""
-    try:
-        source = token_source(props)
-    except ConfigError as exc:
-        return exc.message
+    """Why OAUTHBEARER cannot be served with these properties, or None. Settings that are
+    wrong (ConfigError) are raised: librdkafka would not get a token with them either, it
+    would only time out."""
+    source = token_source(props)
     if source is None:
         return (
             "OAUTHBEARER needs a token source: sasl.oauthbearer.method=oidc with "
@@ -248,6 +247,12 @@ def _unsecured_config(text: str) -> dict[str, str]:
             "enable.sasl.oauthbearer.unsecure.jwt needs sasl.oauthbearer.config=principal=NAME",
             hint="e.g. -X sasl.oauthbearer.config=principal=alice",
         )
+    life = config.get("lifeSeconds", "3600")
+    if not life.isdigit() or int(life) <= 0:  # the value is not shown: the property is secret
+        raise ConfigError(
+            "lifeSeconds in sasl.oauthbearer.config must be a whole number of seconds above 0",
+            hint="e.g. -X 'sasl.oauthbearer.config=principal=alice lifeSeconds=3600'",
+        )
     return config
 
 
@@ -258,7 +263,7 @@ def _b64url(data: bytes) -> str:
 def _unsecured_token(config: Mapping[str, str]) -> Token:
     """An unsigned JWS as Kafka's OAuthBearerUnsecuredLoginCallbackHandler makes it."""
     now = time.time()
-    life = float(config.get("lifeSeconds", "3600"))
+    life = float(config.get("lifeSeconds", "3600"))  # checked by _unsecured_config
     claims: dict[str, object] = {"sub": config["principal"], "iat": now, "exp": now + life}
     if config.get("scope"):
         claims["scope"] = config["scope"].split(",")
