@@ -82,11 +82,13 @@ def read_store_file(path: str, what: str, origin: str) -> bytes:
 
 
 def truststore_pem(data: bytes, password: str | None, path: str, origin: str) -> str:
-    """Every certificate of a JKS or PKCS12 truststore (trusted entries and key chains) as PEM."""
+    """The certificates a JKS or PKCS12 truststore trusts, as PEM: trusted entries and each key
+    entry's own certificate (JKS; a PKCS12 store gives every certificate it holds)."""
     kind = store_kind(data)
     if kind == "JKS":
         store = _parse_jks(data, password, path, origin, "ssl.truststore.password")
-        ders = [der for der in store.trusted] + [d for _, chain in store.keys for d in chain]
+        # as Java's TrustStoreUtil.getTrustedCerts: of a key entry, its own certificate only
+        ders = [der for der in store.trusted] + [chain[0] for _, chain in store.keys if chain]
     elif kind == "PKCS12":
         _, ders = _parse_pkcs12(data, password, path, origin, "ssl.truststore.password")
     else:
