@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from kgroup.core.errors import ConfigError, KafkaOperationError
+from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
 
 KVSEP = b"\x01"
 REFRESH_WINDOW_FACTOR = 0.8  # Kafka's sasl.login.refresh.window.factor default
@@ -195,9 +195,9 @@ def _oidc_token(
             f"token endpoint {where} refused client {client_id!r}: HTTP {exc.code} {exc.reason}",
             hint=hint,
         ) from None
-    except (urllib.error.URLError, OSError) as exc:
+    except (urllib.error.URLError, OSError) as exc:  # not reached: exit 6, as librdkafka's run
         reason = getattr(exc, "reason", None) or exc
-        raise TokenError(
+        raise UnreachableError(
             f"cannot get a token from {where}: {reason}",
             hint="check sasl.oauthbearer.token.endpoint.url and the network",
         ) from None
