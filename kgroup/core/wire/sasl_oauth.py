@@ -118,10 +118,31 @@ def token_source(props: Mapping[str, str]) -> TokenSource | None:
     return None
 
 
+# librdkafka (2.11+) OAUTHBEARER settings this module does not implement: the JWT bearer grant
+# and Azure IMDS tokens, unless at the value this module acts as; and the KIP-1139 names, which
+# kgroup's Java translation renames. Other names are Java-only and ignored here as before.
+NOT_IMPLEMENTED_PREFIX = "sasl.oauthbearer.assertion."
+NOT_IMPLEMENTED = {
+    "sasl.oauthbearer.grant.type": "client_credentials",
+    "sasl.oauthbearer.metadata.authentication.type": "none",
+    "sasl.oauthbearer.client.credentials.client.id": None,
+    "sasl.oauthbearer.client.credentials.client.secret": None,
+}
+
+
 def token_source_problem(props: Mapping[str, str]) -> str | None:
-    """Why OAUTHBEARER cannot be served with these properties, or None. Settings that are
-    wrong (ConfigError) are raised: librdkafka would not get a token with them either, it
-    would only time out."""
+    """Why OAUTHBEARER cannot be served with these properties, or None. A librdkafka setting
+    this module does not implement (the JWT bearer grant, Azure IMDS, ...) is a reason: librdkafka
+    does it. Settings that are wrong (ConfigError) are raised: librdkafka would not get a token
+    with them either, it would only time out."""
+    for key, value in props.items():
+        if key in NOT_IMPLEMENTED:
+            if value.strip().lower() == NOT_IMPLEMENTED[key]:
+                continue
+            shown = value if NOT_IMPLEMENTED[key] else "..."
+            return f"{key}={shown} is not implemented"
+        if key.startswith(NOT_IMPLEMENTED_PREFIX):
+            return f"{key} is not implemented"
     source = token_source(props)
     if source is None:
         return (
