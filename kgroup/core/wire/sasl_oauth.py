@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
 
@@ -168,6 +169,18 @@ def _safe_url(url: str) -> str:
     )
 
 
+def _no_redirect_opener() -> Any:
+    """A urllib opener for which a redirect is an error: urllib's own would send the
+    Authorization header (the client secret) on to the new URL, whatever its host."""
+    import urllib.request  # imports ssl: only when a token is fetched
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    return urllib.request.build_opener(NoRedirect)
+
+
 def _oidc_token(
     url: str, client_id: str, secret: str, scope: str | None, timeout_s: float
 ) -> Token:
@@ -203,15 +216,17 @@ def _oidc_token(
         },
     )
     where = _safe_url(url)
+    opener = _no_redirect_opener()  # the client secret goes to `url` only
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as answer:
+        with opener.open(request, timeout=timeout_s) as answer:
             body = answer.read(MAX_TOKEN_RESPONSE_BYTES)
     except urllib.error.HTTPError as exc:
-        hint = (
-            "check sasl.oauthbearer.client.id and sasl.oauthbearer.client.secret"
-            if exc.code in (400, 401, 403)
-            else "check sasl.oauthbearer.token.endpoint.url"
-        )
+        if 300 <= exc.code < 400:
+            hint = "set sasl.oauthbearer.token.endpoint.url to the token endpoint itself"
+        elif exc.code in (400, 401, 403):
+            hint = "check sasl.oauthbearer.client.id and sasl.oauthbearer.client.secret"
+        else:
+            hint = "check sasl.oauthbearer.token.endpoint.url"
         raise TokenError(
             f"token endpoint {where} refused client {client_id!r}: HTTP {exc.code} {exc.reason}",
             hint=hint,
