@@ -45,6 +45,9 @@ class FakeBroker:
     tls: ssl.SSLContext | None = None
 
     def __post_init__(self) -> None:
+        # The request being handled, per connection thread: handlers that need the client id
+        # (a coordinator naming members "<client id>-<uuid>", as Kafka does) read it here.
+        self.current = threading.local()
         self._server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._server.bind(("127.0.0.1", 0))
@@ -113,6 +116,7 @@ class FakeBroker:
                 )
                 self.received.append((api_key, version))
                 self.client_ids.append(client_id)
+                self.current.client_id = client_id
                 if api_key == m.API_VERSIONS.key:
                     body = api_versions_body(self.versions, version)
                 else:
