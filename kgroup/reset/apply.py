@@ -9,36 +9,86 @@
 4. commit the whole group in one AlterConsumerGroupOffsets request (Kafka appends a group's
    offset commit as one batch: it lands whole or not at all);
 5. read the offsets back and check them against the plan.
+
+Several groups run concurrently (`execute_plans`): their coordinators are found in one batch,
+and each coordinator serves up to `FENCES_PER_COORDINATOR` groups at once, so Kafka's delay of
+a first join (`group.initial.rebalance.delay.ms`) is paid per round, not per group. Each group's
+status says what happened to its offsets (`STATUSES`); an interruption (Ctrl-C, SIGTERM) stops
+every group at its next step and reports what is known of each.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import (
-    KafkaOperationError,
     KgroupError,
     NotFoundError,
     SafetyRefusal,
     UnreachableError,
 )
-from kgroup.core.models import CommittedOffset, TopicPartition
+from kgroup.core.models import CommittedOffset, GroupDescription, TopicPartition
 from kgroup.reset.backups import choose_backup_path, write_backup
 from kgroup.reset.model import GroupPlan, stale_offsets
 from kgroup.reset.planfile import read_plan_file
 from kgroup.reset.refusals import Guards, active_member_refusal, guard_refusal
 
+# A commit that landed but that kgroup cannot vouch for (README "Exit codes").
+EXIT_COMMITTED_AT_RISK = 8
+EXIT_SIGINT = 130
+EXIT_SIGTERM = 143  # 128 + SIGTERM, as shells report a process ended by it
+
+# Every status a group's result can have: what happened to its offsets, and the exit code of a
+# run where every group ended so. README "Statuses of reset-offsets --execute and undo" lists
+# the same (tests/unit/reset/test_reset_statuses.py checks they agree).
+STATUSES: dict[str, tuple[str, str]] = {
+    "committed": ("0", "changed as planned and read back; kgroup held the group alone"),
+    "committed_at_risk": (
+        "8",
+        "changed (the backup is written), but kgroup cannot vouch that they stay: a consumer "
+        "joined or converted the group while kgroup held it, another writer changed them, or "
+        "the read-back or a deletion failed; the message says which",
+    ),
+    "refused": ("4 (3: no such group)", "unchanged: kgroup refused before writing anything"),
+    "failed": (
+        "1 (6: unreachable before the commit)",
+        "unchanged (a commit Kafka applied in part is put back; the message says so)",
+    ),
+    "unknown": ("6", "all of the plan or none of it: the connection was lost during the commit"),
+    "interrupted": ("130 (143 on SIGTERM)", "unchanged: stopped before the commit"),
+    "committed_unverified": (
+        "130 (143 on SIGTERM)",
+        "changed (the backup is written), not read back: stopped after the commit",
+    ),
+}
+LANDED = frozenset({"committed", "committed_at_risk", "committed_unverified"})
+
+# Fences (each a thread, a connection and a JoinGroup) under way at once: per coordinator, and
+# in all (shared fairly among the coordinators, at least MIN_PER_COORDINATOR each). Kafka holds
+# each first join of an empty group for group.initial.rebalance.delay.ms (3 s by default), so a
+# bulk reset takes about one such delay per round of FENCES_PER_COORDINATOR groups.
+FENCES_PER_COORDINATOR = 200
+MAX_FENCES = 400
+MIN_PER_COORDINATOR = 16
+# `__consumer_offsets` tails read at once for the assign() warning (librdkafka consumers).
+LIVENESS_PROBES = 8
+# After Ctrl-C / SIGTERM: how long the groups get to reach their next step and leave.
+INTERRUPT_GRACE_S = 2.0
+
 
 @dataclass
 class GroupOutcome:
-    """What happened to one group on --execute."""
+    """What happened to one group on --execute (`status` one of STATUSES)."""
 
     group: str
-    status: str  # "committed", "refused", "failed"
+    status: str
     partitions: int = 0
     backup: str | None = None
     message: str | None = None
@@ -50,10 +100,46 @@ class GroupOutcome:
 @dataclass
 class ExecutionReport:
     outcomes: list[GroupOutcome] = field(default_factory=list)
+    interrupted: str | None = None  # "SIGINT" / "SIGTERM" when the run was interrupted
 
     @property
     def failed(self) -> list[GroupOutcome]:
         return [o for o in self.outcomes if o.status != "committed"]
+
+
+class Terminated(BaseException):
+    """SIGTERM during --execute (kgroup.reset.run installs the handler raising it)."""
+
+
+class CommittedAtRisk(KgroupError):
+    """The commit landed, but kgroup cannot vouch that the offsets stay as committed."""
+
+    exit_code = EXIT_COMMITTED_AT_RISK
+
+
+class _Cancelled(KgroupError):
+    """Interrupted before this group's commit: nothing was written."""
+
+    exit_code = EXIT_SIGINT
+
+
+@dataclass
+class GroupRun:
+    """One group's execution, shared by its worker thread and the thread that waits for it: the
+    step reached (`phase`), so an interruption can say what is known of the group."""
+
+    plan: GroupPlan
+    cancel: threading.Event = field(default_factory=threading.Event)
+    phase: str = "waiting"  # waiting, checking, fencing, committing, committed, verified
+    backup: str | None = None
+    fence: Any = None
+    node: Any = None  # the group's coordinator, when looked up in the batch
+    outcome: GroupOutcome | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def check_cancel(self) -> None:
+        if self.cancel.is_set():
+            raise _Cancelled(f"group {self.plan.group}: interrupted before the commit")
 
 
 # After a commit that no broker-side fence protected, wait this long and read again, so that a
@@ -92,6 +178,65 @@ def check_current(
         )
 
 
+def _describe_clearing_gone_fences(
+    admin: GroupAdmin, group: str, note: Callable[[str], None] | None
+) -> GroupDescription:
+    """The group's description, after removing the fence members kgroup runs of this host left
+    behind when they were killed (their pid is gone): Kafka lets LeaveGroup name any member id,
+    and a dead process commits nothing. Fence members of other hosts are left to Kafka's session
+    expiry (the refusal says so)."""
+    from kgroup.core.wire.fence import fence_owner, remove_members
+
+    description = admin.describe_groups([group])[group]
+    gone = [
+        member
+        for member in description.members
+        if (owner := fence_owner(member.member_id, member.client_id)) is not None and owner.gone()
+    ]
+    if not gone or admin.wire is None:
+        return description
+    remove_members(admin.wire, group, [member.member_id for member in gone])
+    if note is not None:
+        for member in gone:
+            owner = fence_owner(member.member_id, member.client_id)
+            note(
+                f"{group}: removed fence member {member.member_id}, left behind by kgroup run "
+                f"pid {owner.pid if owner else '?'} on this host, which is gone"
+            )
+    return admin.describe_groups([group])[group]
+
+
+def _fence_holder_hint(refusal: SafetyRefusal, description: GroupDescription) -> SafetyRefusal:
+    """A refusal naming another kgroup run: say whose, and when Kafka drops it if it is gone."""
+    from kgroup.core.wire.fence import fence_owner, session_timeout_ms
+
+    owners = [fence_owner(mb.member_id, mb.client_id) for mb in description.members]
+    if not owners or any(owner is None for owner in owners):
+        return refusal
+    seconds = session_timeout_ms() / 1000
+    refusal.hint = (
+        f"wait for it to finish; if that run is gone, Kafka drops its member once its session "
+        f"({seconds:g} s for kgroup's default) has passed without a heartbeat; then make a new "
+        "plan"
+    )
+    return refusal
+
+
+def _preflight(
+    admin: GroupAdmin,
+    plan: GroupPlan,
+    expected: dict[TopicPartition, int | None] | None,
+    note: Callable[[str], None] | None = None,
+) -> tuple[GroupDescription, dict[TopicPartition, CommittedOffset]]:
+    description = _describe_clearing_gone_fences(admin, plan.group, note)
+    refusal = active_member_refusal(description)
+    if refusal is not None:
+        raise _fence_holder_hint(refusal, description)
+    current = admin.committed_offsets_or_none(plan.group)
+    check_current(plan.group, current, plan, expected)
+    return description, current
+
+
 def preflight(
     admin: GroupAdmin,
     plan: GroupPlan,
@@ -102,10 +247,49 @@ def preflight(
     description = admin.describe_groups([plan.group])[plan.group]
     refusal = active_member_refusal(description)
     if refusal is not None:
-        raise refusal
+        raise _fence_holder_hint(refusal, description)
     current = admin.committed_offsets_or_none(plan.group)
     check_current(plan.group, current, plan, expected)
     return current
+
+
+_probe_slots = threading.BoundedSemaphore(LIVENESS_PROBES)
+
+
+def _warn_if_looks_live(
+    admin: GroupAdmin, plan: GroupPlan, now_ms: int, note: Callable[[str], None] | None
+) -> None:
+    """A group with no member but recent commits may be consumed with assign(): warn. Asked
+    only of a group that has no member (the caller refused the others already)."""
+    if note is None or not plan.exists:
+        return
+    try:
+        from kgroup.reset.liveness import last_commit_ms, looks_live
+    except ImportError:
+        return
+    with _probe_slots:
+        last = last_commit_ms(admin, plan.group, admin.timeout_s)
+    if isinstance(last, int) and looks_live(last, now_ms):
+        age_s = max(0, (now_ms - last) // 1000)
+        note(
+            f"{plan.group}: warning: no member, but an offset was committed {age_s} s ago: a "
+            "consumer using assign() (no group membership) may be running and would "
+            "overwrite this reset"
+        )
+
+
+def _note_kip848_conversion(
+    description: GroupDescription, fence: Any, note: Callable[[str], None] | None
+) -> None:
+    """Kafka turns an empty consumer-protocol (KIP-848) group into a classic group when a
+    classic member joins it (the fence), and back when a KIP-848 consumer joins again."""
+    if note is None or fence is None or description.type != "consumer":
+        return
+    note(
+        f"{description.group_id}: note: an empty consumer-protocol (KIP-848) group: Kafka makes "
+        "it a classic group while kgroup holds it (`describe` shows TYPE classic until a KIP-848 "
+        "consumer joins again, which turns it back); its offsets are not affected"
+    )
 
 
 def execute_plan(
@@ -116,36 +300,50 @@ def execute_plan(
     several: bool,
     now_ms: int,
     expected: dict[TopicPartition, int | None] | None = None,
+    run: GroupRun | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> GroupOutcome:
     """Execute one group's plan with every safety check; never a partial change.
 
     One writer per group: this host's lock on the group (kgroup.reset.exclusive), then the
     broker-side fence (kgroup.core.wire.fence) for the whole compare-and-set, commit and
-    read-back; see README "One writer per group".
+    read-back; see README "One writer per group". `run` records the step reached.
     """
     from kgroup.core.wire.fence import FenceUnavailable
     from kgroup.reset.exclusive import group_lock
 
+    run = run if run is not None else GroupRun(plan)
     group = plan.group
     backup_target = choose_backup_path(group, backup, several, now_ms)
+    run.phase = "checking"
     with group_lock(group):
-        preflight(admin, plan, expected)  # refuse early, before joining the group
+        run.check_cancel()
+        description, _current = _preflight(admin, plan, expected, note)  # before joining
+        _warn_if_looks_live(admin, plan, now_ms, note)
+        run.check_cancel()
         fence = admin.group_fence(group)
         unfenced_reason: str | None = None
         if fence is None:
             unfenced_reason = "this client configuration cannot join groups (librdkafka path)"
+        elif run.node is not None:
+            fence._node = run.node
         try:
             if fence is not None:
+                run.fence, run.phase = fence, "fencing"
                 try:
                     fence.acquire()
                 except FenceUnavailable as exc:
                     fence, unfenced_reason = None, exc.message
-            outcome = _commit_checked(admin, plan, fence, backup_target, backup, now_ms, expected)
+                else:
+                    _note_kip848_conversion(description, fence, note)
+            outcome = _commit_checked(
+                admin, plan, fence, backup_target, backup, now_ms, expected, run
+            )
         finally:
             if fence is not None:
                 fence.release()
-        if unfenced_reason is not None:
-            outcome = _settle(admin, plan, outcome, unfenced_reason)
+        if unfenced_reason is not None and outcome.status == "committed":
+            outcome = _settle(admin, plan, outcome, unfenced_reason, run)
     return outcome
 
 
@@ -157,8 +355,10 @@ def _commit_checked(
     backup: str | None,
     now_ms: int,
     expected: dict[TopicPartition, int | None] | None,
+    run: GroupRun,
 ) -> GroupOutcome:
     group = plan.group
+    run.check_cancel()
     current = admin.committed_offsets_or_none(group)
     check_current(group, current, plan, expected)
     backup_path = write_backup(
@@ -168,8 +368,25 @@ def _commit_checked(
         now_ms,
         named=bool(backup and not Path(backup).expanduser().is_dir()),
     )
+    run.backup = str(backup_path)
     to_commit = plan.offsets_to_commit()
+    to_delete = plan.offsets_to_delete()
+
+    def landed(status: str, message: str | None, exit_code: int) -> GroupOutcome:
+        return GroupOutcome(
+            group=group,
+            status=status,
+            partitions=len(plan.rows),
+            backup=str(backup_path),
+            message=message,
+            exit_code=exit_code,
+            verified=0 if status != "committed" else len(to_commit) + len(to_delete),
+            fenced=fence is not None,
+        )
+
     try:
+        run.check_cancel()
+        run.phase = "committing"
         if to_commit:
             try:
                 if fence is not None:
@@ -192,10 +409,24 @@ def _commit_checked(
                     exc.message += (
                         f" (nothing was committed for {group}; backup kept at {backup_path})"
                     )
+                # nothing written, or put back as it was, unless some could not be put back
+                run.phase = "committed" if getattr(exc, "unrestored", None) else "checking"
                 raise
-        to_delete = plan.offsets_to_delete()
+        run.phase = "committed"
+        undo = f"the previous offsets are in {backup_path} (kgroup undo {group})"
+        if run.cancel.is_set():
+            return landed(
+                "committed_unverified", "interrupted after the commit, before reading back", 130
+            )
         if to_delete:
-            admin.delete_offsets(group, to_delete)
+            try:
+                admin.delete_offsets(group, to_delete)
+            except KgroupError as exc:
+                raise CommittedAtRisk(
+                    f"group {group}: the commit landed, but deleting the offsets of "
+                    f"{', '.join(map(str, to_delete[:5]))} failed: {exc.one_line()}",
+                    hint=undo,
+                ) from None
         after = admin.committed_offsets_or_none(group)
         wrong = [
             tp
@@ -203,32 +434,25 @@ def _commit_checked(
             if tp not in after or after[tp].offset != value.offset
         ]
         wrong += [tp for tp in to_delete if tp in after]
-        if not wrong and fence is not None:
-            changed = fence.still_alone(admin.describe_groups([group])[group])
-            if changed is not None:
-                raise SafetyRefusal(
-                    f"group {group}: the commit landed, but {changed} while kgroup held the "
-                    "group: that consumer may have read the old offsets and may overwrite these",
-                    hint=f"check with `kgroup describe {group}`; the previous offsets are in "
-                    f"{backup_path} (kgroup undo {group})",
-                )
         if wrong:
-            raise KafkaOperationError(
+            raise CommittedAtRisk(
                 f"group {group}: the cluster accepted the commit but reading back shows "
                 f"different offsets for {', '.join(map(str, wrong[:5]))}",
-                hint=f"inspect with `kgroup describe {group}`; the previous offsets are in "
-                f"{backup_path} (kgroup undo {group})",
+                hint=f"inspect with `kgroup describe {group}`; {undo}",
             )
+        run.phase = "verified"
+        if fence is not None:
+            changed = fence.still_alone(admin.describe_groups([group])[group])
+            if changed is not None:
+                raise CommittedAtRisk(
+                    f"group {group}: the commit landed and was read back, but {changed} while "
+                    "kgroup held the group: a consumer that kept its position from before may "
+                    "overwrite these at its next commit",
+                    hint=f"check with `kgroup describe {group}`; {undo}",
+                )
     except KgroupError as exc:
         raise _attach_backup(exc, backup_path) from None
-    return GroupOutcome(
-        group=group,
-        status="committed",
-        partitions=len(plan.rows),
-        backup=str(backup_path),
-        verified=len(to_commit) + len(to_delete),
-        fenced=fence is not None,
-    )
+    return landed("committed", None, 0)
 
 
 def _fenced_commit(
@@ -251,6 +475,7 @@ def _fenced_commit(
         if restore:
             fence.commit(restore)
         if unrestorable:
+            exc.unrestored = unrestorable  # type: ignore[attr-defined]
             exc.message += (
                 f"; Kafka wrote {len(written)} partition(s) before refusing; put back all but "
                 f"{', '.join(map(str, unrestorable[:5]))}, which had no committed offset before"
@@ -263,15 +488,19 @@ def _fenced_commit(
         raise
 
 
-def _settle(admin: GroupAdmin, plan: GroupPlan, outcome: GroupOutcome, reason: str) -> GroupOutcome:
+def _settle(
+    admin: GroupAdmin, plan: GroupPlan, outcome: GroupOutcome, reason: str, run: GroupRun
+) -> GroupOutcome:
     """Without a broker-side fence: read again after SETTLE_S and report a later overwrite."""
-    time.sleep(SETTLE_S)
+    if run.cancel.wait(SETTLE_S):
+        outcome.message = f"not fenced against other hosts ({reason}); interrupted before re-read"
+        return outcome
     after = admin.committed_offsets_or_none(plan.group)
     to_commit = plan.offsets_to_commit()
     moved = [tp for tp, v in to_commit.items() if tp not in after or after[tp].offset != v.offset]
     if moved:
         raise _attach_backup(
-            SafetyRefusal(
+            CommittedAtRisk(
                 f"group {plan.group}: the commit landed but another writer changed "
                 f"{', '.join(map(str, moved[:5]))} right after it (not fenced: {reason})",
                 hint=f"check with `kgroup describe {plan.group}` and stop the other writer",
@@ -284,6 +513,80 @@ def _settle(admin: GroupAdmin, plan: GroupPlan, outcome: GroupOutcome, reason: s
     return outcome
 
 
+def _failed_outcome(run: GroupRun, exc: KgroupError) -> GroupOutcome:
+    """The outcome of a group whose execution raised `exc`, from the step it had reached: a
+    refusal is `refused` only if nothing was written."""
+    group = run.plan.group
+    backup = getattr(exc, "backup_path", None) or run.backup
+    if isinstance(exc, _Cancelled) or (
+        run.cancel.is_set() and run.phase not in ("committing", "committed", "verified")
+    ):
+        status = "interrupted"  # a refusal after Ctrl-C made the fence leave: nothing written
+    elif isinstance(exc, CommittedAtRisk) or run.phase in ("committed", "verified"):
+        status = "committed_at_risk"
+    elif isinstance(exc, UnreachableError) and run.phase == "committing":
+        status = "unknown"
+    elif isinstance(exc, SafetyRefusal | NotFoundError):
+        status = "refused"
+    else:
+        status = "failed"
+    exit_code = EXIT_COMMITTED_AT_RISK if status == "committed_at_risk" else exc.exit_code
+    message = exc.one_line()
+    if status == "interrupted":
+        message = "interrupted before the commit: nothing was written"
+    return GroupOutcome(
+        group=group,
+        status=status,
+        message=message,
+        exit_code=exit_code,
+        backup=backup,
+        partitions=len(run.plan.rows) if status == "committed_at_risk" else 0,
+    )
+
+
+def _interrupted_outcome(run: GroupRun) -> GroupOutcome:
+    """What is known of a group whose worker did not finish after an interruption."""
+    group = run.plan.group
+    if run.phase == "committing":
+        status, message = (
+            "unknown",
+            (
+                f"interrupted during the commit: all of the plan or none of it; check with "
+                f"`kgroup describe {group}`"
+            ),
+        )
+    elif run.phase in ("committed", "verified"):
+        status, message = (
+            "committed_unverified",
+            "interrupted after the commit, before reading back",
+        )
+        if run.phase == "verified":
+            status, message = "committed", "interrupted after reading back"
+    else:
+        status, message = "interrupted", "interrupted before the commit: nothing was written"
+    return GroupOutcome(
+        group=group,
+        status=status,
+        message=message,
+        backup=run.backup if status != "interrupted" else None,
+        partitions=len(run.plan.rows) if status in LANDED else 0,
+        exit_code=EXIT_SIGINT,
+    )
+
+
+def _coordinators(admin: GroupAdmin, groups: Sequence[str]) -> dict[str, Any]:
+    """Each group's coordinator, found in one batch (None where unknown: the group's fence
+    looks it up itself and reports the error)."""
+    wire = admin.wire if hasattr(admin, "wire") else None
+    if wire is None or not groups:
+        return {}
+    try:
+        found = wire.find_coordinators(list(groups))
+    except KgroupError:
+        return {}
+    return {g: node for g, node in found.items() if not isinstance(node, KgroupError)}
+
+
 def execute_plans(
     admin: GroupAdmin,
     plans: Sequence[GroupPlan],
@@ -291,44 +594,117 @@ def execute_plans(
     backup: str | None,
     now_ms: int,
     guards: Guards | None = None,
+    expected: Mapping[str, dict[TopicPartition, int | None]] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> ExecutionReport:
-    """Each group is its own unit: one failing does not stop the others."""
+    """Each group is its own unit: one failing, slow or unreachable does not stop the others.
+
+    Groups run concurrently, up to FENCES_PER_COORDINATOR per coordinator, each coordinator's
+    groups in their order; the report lists them in the plans' order. Ctrl-C (KeyboardInterrupt)
+    or SIGTERM (`Terminated`) stops every group at its next step, makes the fences leave, and
+    reports what is known of each group (`report.interrupted` names the signal).
+    """
     report = ExecutionReport()
     several = len(plans) > 1
     if backup and several:
         choose_backup_path(plans[0].group, backup, several, now_ms)  # validate up front
-    for plan in plans:
-        try:
-            refusal = guard_refusal(admin, plan, guards or Guards(), now_ms)
-            if refusal is not None:
-                raise refusal
-            report.outcomes.append(
-                execute_plan(admin, plan, backup=backup, several=several, now_ms=now_ms)
-            )
-        except UnreachableError as exc:
-            # Whether this group's commit applied is unknown; the others are not tried.
-            report.outcomes.append(
-                GroupOutcome(
-                    group=plan.group,
-                    status="unknown",
-                    message=exc.one_line(),
-                    exit_code=exc.exit_code,
-                    backup=getattr(exc, "backup_path", None),
+    cancel = threading.Event()
+    runs = [GroupRun(plan, cancel) for plan in plans]
+    nodes = _coordinators(admin, [p.group for p in plans]) if several else {}
+    queues: dict[Any, deque[GroupRun]] = {}
+    for run in runs:
+        run.node = nodes.get(run.plan.group)
+        queues.setdefault(run.node, deque()).append(run)
+    printing = threading.Lock()
+
+    def say(line: str) -> None:
+        if note is not None:
+            with printing:
+                note(line)
+
+    def work(queue: deque[GroupRun]) -> None:
+        while True:
+            try:
+                run = queue.popleft()
+            except IndexError:
+                return
+            try:
+                run.outcome = _execute_one(
+                    admin, run, guards, backup, several, now_ms, expected, say
                 )
-            )
-            break
-        except KgroupError as exc:
-            status = "refused" if isinstance(exc, SafetyRefusal | NotFoundError) else "failed"
-            report.outcomes.append(
-                GroupOutcome(
-                    group=plan.group,
-                    status=status,
-                    message=exc.one_line(),
-                    exit_code=exc.exit_code,
-                    backup=getattr(exc, "backup_path", None),
-                )
-            )
+            finally:
+                run.done.set()
+
+    slots = min(FENCES_PER_COORDINATOR, max(MIN_PER_COORDINATOR, MAX_FENCES // len(queues)))
+    threads = [
+        threading.Thread(target=work, args=(queue,), daemon=True, name="kgroup-reset")
+        for queue in queues.values()
+        for _slot in range(min(len(queue), slots))
+    ]
+    try:
+        if len(threads) == 1:
+            threads[0].run()  # one group: in this thread, no thread to wait for
+        else:
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                while thread.is_alive():
+                    thread.join(0.1)
+    except (KeyboardInterrupt, Terminated) as exc:
+        report.interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+        _stop(runs, cancel)
+    report.outcomes = [run.outcome or _interrupted_outcome(run) for run in runs]
+    if report.interrupted is not None:
+        code = EXIT_SIGTERM if report.interrupted == "SIGTERM" else EXIT_SIGINT
+        for outcome in report.outcomes:
+            outcome.exit_code = code
     return report
+
+
+def _stop(runs: Sequence[GroupRun], cancel: threading.Event) -> None:
+    """After an interruption: every group stops at its next step; the fences leave (a JoinGroup
+    the coordinator holds ends at once when its member leaves); wait a little for the steps
+    under way (a commit sent is worth its answer), then leave for whatever still runs."""
+    cancel.set()
+    for run in runs:
+        if run.fence is not None and run.phase == "fencing" and not run.done.is_set():
+            run.fence.abort()
+    deadline = time.monotonic() + INTERRUPT_GRACE_S
+    for run in runs:
+        run.done.wait(max(0.0, deadline - time.monotonic()))
+    for run in runs:
+        if run.fence is not None and not run.done.is_set():
+            run.fence.abort()
+
+
+def _execute_one(
+    admin: GroupAdmin,
+    run: GroupRun,
+    guards: Guards | None,
+    backup: str | None,
+    several: bool,
+    now_ms: int,
+    expected: Mapping[str, dict[TopicPartition, int | None]] | None,
+    note: Callable[[str], None],
+) -> GroupOutcome:
+    plan = run.plan
+    try:
+        run.check_cancel()
+        refusal = guard_refusal(admin, plan, guards or Guards(), now_ms)
+        if refusal is not None:
+            raise refusal
+        return execute_plan(
+            admin,
+            plan,
+            backup=backup,
+            several=several,
+            now_ms=now_ms,
+            expected=(expected or {}).get(plan.group),
+            run=run,
+            note=note,
+        )
+    except KgroupError as exc:
+        return _failed_outcome(run, exc)
 
 
 def undo_plan(

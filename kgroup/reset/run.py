@@ -114,9 +114,11 @@ def _export(path: str | None, plans: Any, now_ms: int, note: Callable[[str], Non
     note(f"plan written to {written}")
 
 
-def _finish(report: Any) -> None:
+def _finish(report: Any, note: Callable[[str], None] | None = None) -> None:
     from kgroup.core.errors import PartialFailure
 
+    if report.interrupted is not None:
+        _interrupted(report, note)
     failed = report.failed
     if not failed:
         return
@@ -124,6 +126,64 @@ def _finish(report: Any) -> None:
     error = PartialFailure(f"{len(failed)} of {len(report.outcomes)} group(s) not reset: {summary}")
     error.exit_code = combined_exit_code(o.exit_code for o in failed)
     raise error
+
+
+def interruption_lines(report: Any) -> list[str]:
+    """One line per group after Ctrl-C / SIGTERM: what is known of its offsets."""
+    import shlex
+
+    lines = []
+    for o in report.outcomes:
+        undo = (
+            f"; backup {o.backup}; undo with: kgroup undo {shlex.quote(o.group)} --backup "
+            f"{shlex.quote(o.backup)}"
+            if o.backup
+            else ""
+        )
+        if o.status == "committed":
+            lines.append(f"{o.group}: committed and verified{undo}")
+        elif o.status == "committed_unverified":
+            lines.append(f"{o.group}: committed, not verified{undo}")
+        elif o.status == "committed_at_risk":
+            lines.append(f"{o.group}: committed, at risk: {o.message}{undo}")
+        elif o.status == "unknown":
+            lines.append(f"{o.group}: unknown whether committed (all of it or none){undo}")
+        else:
+            lines.append(f"{o.group}: not committed ({o.status}): nothing changed")
+    return lines
+
+
+def _interrupted(report: Any, note: Callable[[str], None] | None) -> None:
+    from kgroup.core.errors import PartialFailure
+
+    for line in interruption_lines(report):
+        if note is not None:
+            note(line)
+    error = PartialFailure(
+        f"interrupted ({report.interrupted}) during --execute; the lines above say what "
+        "happened to each group",
+        hint="check with `kgroup describe GROUP`; undo a committed group with the command shown",
+    )
+    error.exit_code = report.outcomes[0].exit_code if report.outcomes else 130
+    raise error
+
+
+def _terminate_as_interrupt() -> Any:
+    """While --execute runs: SIGTERM raises apply.Terminated in the main thread (so the groups
+    are stopped and reported as on Ctrl-C, exit 143); returns what restores the old handler."""
+    import signal
+    import threading
+
+    from kgroup.reset.apply import Terminated
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(_signum: int, _frame: Any) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def combined_exit_code(codes: Any) -> int:
@@ -208,29 +268,15 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> No
                 refusals.append((plan.group, refusal))
         _would_refuse(refusals, note, executing)
         return
-    _warn_if_looks_live(admin, plans, now_ms, note)
-    report = execute_plans(admin, plans, backup=opts.backup, now_ms=now_ms, guards=guards)
-    gopts.show(execution_output(plans, report))
-    _finish(report)
-
-
-def _warn_if_looks_live(admin: Any, plans: Any, now_ms: int, note: Callable[[str], None]) -> None:
-    """A group with no member but recent commits may be consumed with assign(): warn."""
+    restore = _terminate_as_interrupt()
     try:
-        from kgroup.reset.liveness import last_commit_ms, looks_live
-    except ImportError:
-        return
-    for plan in plans:
-        if not plan.exists:
-            continue
-        last = last_commit_ms(admin, plan.group, admin.timeout_s)
-        if isinstance(last, int) and looks_live(last, now_ms):
-            age_s = max(0, (now_ms - last) // 1000)
-            note(
-                f"{plan.group}: warning: no member, but an offset was committed {age_s} s ago: a "
-                "consumer using assign() (no group membership) may be running and would "
-                "overwrite this reset"
-            )
+        report = execute_plans(
+            admin, plans, backup=opts.backup, now_ms=now_ms, guards=guards, note=note
+        )
+    finally:
+        restore()
+    gopts.show(execution_output(plans, report))
+    _finish(report, note)
 
 
 def run_undo(
@@ -244,7 +290,7 @@ def run_undo(
     force: bool = False,
 ) -> None:
     from kgroup.render.reset import execution_output, plan_output
-    from kgroup.reset.apply import ExecutionReport, execute_plan, undo_plan
+    from kgroup.reset.apply import ExecutionReport, execute_plans, undo_plan
     from kgroup.reset.backups import latest_backup
     from kgroup.reset.guardrails import protected_patterns, protection_refusal
 
@@ -267,26 +313,34 @@ def run_undo(
         except KgroupError as refusal:
             _would_refuse([(group, refusal)], note, executing)
         return
-    report = ExecutionReport()
-    try:
-        if protection is not None:
-            raise protection
-        report.outcomes.append(
-            execute_plan(admin, plan, backup=None, several=False, now_ms=now_ms, expected=expected)
-        )
-    except KgroupError as exc:  # rendered like a reset's result (status, backup), then exit
-        from kgroup.core.errors import SafetyRefusal
+    if protection is not None:
         from kgroup.reset.apply import GroupOutcome
 
-        status = "refused" if isinstance(exc, SafetyRefusal) else "failed"
+        report = ExecutionReport()
         report.outcomes.append(
             GroupOutcome(
                 group=group,
-                status=status,
-                message=exc.one_line(),
-                exit_code=exc.exit_code,
-                backup=getattr(exc, "backup_path", None),
+                status="refused",
+                message=protection.one_line(),
+                exit_code=protection.exit_code,
             )
         )
+    else:
+        from kgroup.reset.refusals import Guards
+
+        restore = _terminate_as_interrupt()
+        try:
+            # the protection is checked above (with --force); limits do not apply to a restore
+            report = execute_plans(
+                admin,
+                [plan],
+                backup=None,
+                now_ms=now_ms,
+                guards=Guards(allow_new_group=True, force=True),
+                expected={group: expected},
+                note=note,
+            )
+        finally:
+            restore()
     gopts.show(execution_output([plan], report))
-    _finish(report)
+    _finish(report, note)

@@ -7,10 +7,14 @@ then SyncGroup as leader) and found itself the only member can commit with its m
 generation, while the coordinator itself refuses:
 - every administrative commit (another kgroup run, kafka-consumer-groups.sh, Admin clients):
   the group is not Empty;
-- every other joiner's effect on us: a member joining bumps the generation, so our commit with
-  the old generation fails (REBALANCE_IN_PROGRESS / ILLEGAL_GENERATION) and nothing is written.
-Whatever the interleaving, at most one writer's commit lands per generation, and a writer whose
-commit landed held the group alone from its compare-and-set read to its read-back.
+- every other joiner's effect on us: a member joining starts a rebalance, which Kafka completes
+  only once kgroup rejoins or leaves (or its rebalance timeout passes, which drops kgroup from the
+  group: its commit then fails, UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION, and nothing is written).
+  Until then the joiner's JoinGroup waits and kgroup's commit in the current generation is still
+  accepted (PreparingRebalance), so the joiner starts after kgroup's commit.
+Whatever the interleaving, at most one writer's commit lands per generation. A joiner that is
+another kgroup run (its member id starts with `CLIENT_ID_PREFIX`) does its own compare-and-set
+after kgroup left, so it never overwrites kgroup's commit with stale offsets.
 
 The member offers the consumer protocol with an empty subscription under the usual assignor
 names, so a consumer starting meanwhile joins normally (and wins: kgroup then refuses).
@@ -19,9 +23,11 @@ names, so a consumer starting meanwhile joins normally (and wins: kgroup then re
 from __future__ import annotations
 
 import os
+import re
 import socket
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kgroup.core.errors import (
@@ -45,6 +51,58 @@ RELEASE_TIMEOUT_S = 1.0
 # The fencing member's client id (Kafka makes member ids "<client id>-<uuid>"): other kgroup runs
 # recognise it in DescribeGroups and say "another kgroup run" instead of "active member".
 CLIENT_ID_PREFIX = "kgroup-reset-offsets"
+_LABEL = re.compile(re.escape(CLIENT_ID_PREFIX) + r" pid (\d+) on (.+)")
+
+
+def fence_label(pid: int | None = None, host: str | None = None) -> str:
+    """The client id of this process's fencing members: `kgroup-reset-offsets pid N on HOST`."""
+    pid = os.getpid() if pid is None else pid
+    return f"{CLIENT_ID_PREFIX} pid {pid} on {host if host is not None else socket.gethostname()}"
+
+
+@dataclass(frozen=True)
+class FenceOwner:
+    """The kgroup run a fencing member belongs to, read from its client id (or member id)."""
+
+    pid: int
+    host: str
+
+    def on_this_host(self) -> bool:
+        return self.host == socket.gethostname()
+
+    def gone(self) -> bool:
+        """True when this is a run of this host whose process no longer exists."""
+        if not self.on_this_host():
+            return False
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return True
+        except OSError:  # exists, owned by someone else
+            return False
+        return False
+
+
+def fence_owner(member_id: str, client_id: str | None = None) -> FenceOwner | None:
+    """Whose fencing member this is, when it is one of kgroup's (pure: no I/O).
+
+    kgroup's fence joins with client id `kgroup-reset-offsets pid N on HOST`; Kafka names the
+    member `<client id>-<uuid>`, so the member id alone tells too (DescribeGroups on brokers
+    that report no client id). None for any other member.
+    """
+    candidates = [client_id or ""]
+    if len(member_id) > 37 and member_id[-37] == "-":  # "<client id>-<36-character uuid>"
+        candidates.append(member_id[:-37])
+    for text in candidates:
+        found = _LABEL.fullmatch(text)
+        if found is not None:
+            return FenceOwner(int(found.group(1)), found.group(2))
+    return None
+
+
+def is_fence_member(member_id: str, client_id: str | None = None) -> bool:
+    """Whether a group member is a kgroup reset's fencing member (see `fence_owner`)."""
+    return member_id.startswith(CLIENT_ID_PREFIX) or (client_id or "").startswith(CLIENT_ID_PREFIX)
 
 
 # Errors on a whole OffsetCommit request (every partition carries the same code): nothing written.
@@ -91,13 +149,18 @@ class FenceHold:
 class GroupFence:
     """Join `group_id` alone on a dedicated connection to its coordinator; see module doc."""
 
-    def __init__(self, client, group_id: str, *, session_ms: int | None = None) -> None:
+    def __init__(self, client, group_id: str, *, session_ms: int | None = None, node=None) -> None:
         self.client = client
         self.group_id = group_id
         self.session_ms = session_ms if session_ms is not None else session_timeout_ms()
         self.hold: FenceHold | None = None
         self._connection = None
-        self._node = None  # the coordinator, once found
+        self._node = node  # the coordinator, once found (or given: bulk resets batch the lookup)
+        # release() and abort() may race (a worker thread and the main thread on Ctrl-C): the
+        # member leaves once.
+        self._leave_lock = threading.Lock()
+        self._left: set[str] = set()
+        self.cancelled = threading.Event()
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -115,9 +178,8 @@ class GroupFence:
             if isinstance(found, KgroupError):
                 raise found
             node = self._node = found
-        label = f"{CLIENT_ID_PREFIX} pid {os.getpid()} on {socket.gethostname()}"
         connection = self.client.new_connection(node.host, node.port)
-        connection.client_id = label
+        connection.client_id = fence_label()
         if timeout_s is not None:
             connection.timeout_s = min(connection.timeout_s, timeout_s)
         return connection.open(time.monotonic() + connection.timeout_s)
@@ -182,9 +244,8 @@ class GroupFence:
                 continue  # someone left or joined meanwhile: join again and look
             if not all(mid.startswith(CLIENT_ID_PREFIX) for mid in others):
                 raise self._occupied(others)
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or self.cancelled.wait(0.2):
                 raise self._occupied(others)
-            time.sleep(0.2)
 
     def _join_once(
         self, version: int, member_id: str, protocols: list[tuple[str, bytes]]
@@ -338,7 +399,13 @@ class GroupFence:
             return "kgroup no longer holds the group"
         if description.type not in (None, "classic"):
             return f"the group became a {description.type} group (a consumer joined)"
-        others = [m.member_id for m in description.members if m.member_id != self.hold.member_id]
+        # Another kgroup run that joined meanwhile waits for its join until kgroup left, then
+        # makes its own compare-and-set read: it never writes stale offsets over these.
+        others = [
+            m.member_id
+            for m in description.members
+            if m.member_id != self.hold.member_id and not is_fence_member(m.member_id, m.client_id)
+        ]
         if others:
             return f"member(s) {', '.join(others[:5])} joined it"
         return None
@@ -357,25 +424,77 @@ class GroupFence:
                 if connection is not None:
                     connection.close()
                 connection = self._open(RELEASE_TIMEOUT_S)
-            version = connection.version_for(m.LEAVE_GROUP)
-            if hold is not None and version is not None:
-                connection.call(
-                    m.LEAVE_GROUP,
-                    version,
-                    m.encode_leave_group_request(
-                        version, self.group_id, hold.member_id, "kgroup is done"
-                    ),
-                )
+            self._leave(connection, hold.member_id)
         except (KgroupError, OSError):
             pass  # the session expires after session_ms; the commit outcome stands
         finally:
             if connection is not None:
                 connection.close()
 
+    def abort(self) -> str | None:
+        """From another thread (Ctrl-C while this fence joins or holds): stop waiting for other
+        kgroup runs, and leave the group by member id on a fresh connection, which also ends a
+        JoinGroup the coordinator holds (it answers UNKNOWN_MEMBER_ID). The member id is known
+        from the coordinator's first answer (MEMBER_ID_REQUIRED, KIP-394). Returns the member id
+        that was asked to leave, or None when there was none yet."""
+        self.cancelled.set()
+        hold = self.hold
+        if hold is None:
+            return None
+        connection = None
+        try:
+            connection = self._open(RELEASE_TIMEOUT_S)
+            self._leave(connection, hold.member_id)
+        except (KgroupError, OSError):
+            pass
+        finally:
+            if connection is not None:
+                connection.close()
+        return hold.member_id
+
+    def _leave(self, connection, member_id: str) -> None:
+        with self._leave_lock:
+            if member_id in self._left:
+                return
+            self._left.add(member_id)
+        send_leave(connection, self.group_id, [member_id], "kgroup is done")
+
+
+def send_leave(connection, group_id: str, member_ids: Sequence[str], reason: str) -> None:
+    """LeaveGroup for each of `member_ids` on `connection` (one request per member). Kafka
+    removes the member named, a pending one (MEMBER_ID_REQUIRED, not yet joined) too."""
+    version = connection.version_for(m.LEAVE_GROUP)
+    if version is None:
+        return
+    for member_id in member_ids:
+        connection.call(
+            m.LEAVE_GROUP,
+            version,
+            m.encode_leave_group_request(version, group_id, member_id, reason),
+        )
+
+
+def remove_members(client, group_id: str, member_ids: Sequence[str]) -> None:
+    """Remove left-behind members of `group_id` by member id (LeaveGroup on a connection of its
+    own to the coordinator): what `abort()` does for a member this process still knows, for a
+    member whose kgroup run is gone."""
+    fence = GroupFence(client, group_id)
+    connection = fence._open()
+    try:
+        send_leave(connection, group_id, member_ids, "kgroup removes a fence member left behind")
+    finally:
+        connection.close()
+
 
 __all__ = [
     "DEFAULT_SESSION_TIMEOUT_MS",
+    "FenceOwner",
     "FenceUnavailable",
     "GroupFence",
+    "fence_label",
+    "fence_owner",
+    "is_fence_member",
+    "remove_members",
+    "send_leave",
     "session_timeout_ms",
 ]
