@@ -134,6 +134,8 @@ class GroupRun:
     backup: str | None = None
     fence: Any = None
     node: Any = None  # the group's coordinator, when looked up in the batch
+    described: GroupDescription | None = None  # read in the batch before the groups start
+    current: Any = None  # its committed offsets (or the KgroupError), read in the batch
     outcome: GroupOutcome | None = None
     done: threading.Event = field(default_factory=threading.Event)
 
@@ -179,15 +181,18 @@ def check_current(
 
 
 def _describe_clearing_gone_fences(
-    admin: GroupAdmin, group: str, note: Callable[[str], None] | None
+    admin: GroupAdmin,
+    group: str,
+    note: Callable[[str], None] | None,
+    described: GroupDescription | None = None,
 ) -> GroupDescription:
-    """The group's description, after removing the fence members kgroup runs of this host left
-    behind when they were killed (their pid is gone): Kafka lets LeaveGroup name any member id,
-    and a dead process commits nothing. Fence members of other hosts are left to Kafka's session
-    expiry (the refusal says so)."""
+    """The group's description (`described` if read already), after removing the fence members
+    kgroup runs of this host left behind when they were killed (their pid is gone): Kafka lets
+    LeaveGroup name any member id, and a dead process commits nothing. Fence members of other
+    hosts are left to Kafka's session expiry (the refusal says when)."""
     from kgroup.core.wire.fence import fence_owner, remove_members
 
-    description = admin.describe_groups([group])[group]
+    description = described or admin.describe_groups([group])[group]
     gone = [
         member
         for member in description.members
@@ -226,15 +231,21 @@ def _preflight(
     admin: GroupAdmin,
     plan: GroupPlan,
     expected: dict[TopicPartition, int | None] | None,
-    note: Callable[[str], None] | None = None,
-) -> tuple[GroupDescription, dict[TopicPartition, CommittedOffset]]:
-    description = _describe_clearing_gone_fences(admin, plan.group, note)
+    note: Callable[[str], None] | None,
+    run: GroupRun,
+) -> GroupDescription:
+    """preflight() for --execute, from the batch's answers where there are some."""
+    description = _describe_clearing_gone_fences(admin, plan.group, note, run.described)
     refusal = active_member_refusal(description)
     if refusal is not None:
         raise _fence_holder_hint(refusal, description)
-    current = admin.committed_offsets_or_none(plan.group)
+    current = run.current
+    if isinstance(current, NotFoundError):
+        current = {}
+    elif isinstance(current, KgroupError) or current is None or description is not run.described:
+        current = admin.committed_offsets_or_none(plan.group)
     check_current(plan.group, current, plan, expected)
-    return description, current
+    return description
 
 
 def preflight(
@@ -256,26 +267,55 @@ def preflight(
 _probe_slots = threading.BoundedSemaphore(LIVENESS_PROBES)
 
 
-def _warn_if_looks_live(
-    admin: GroupAdmin, plan: GroupPlan, now_ms: int, note: Callable[[str], None] | None
-) -> None:
-    """A group with no member but recent commits may be consumed with assign(): warn. Asked
-    only of a group that has no member (the caller refused the others already)."""
-    if note is None or not plan.exists:
-        return
+def _assign_warning(admin: GroupAdmin, plan: GroupPlan, now_ms: int) -> str | None:
+    """The warning for a group with no member but recent commits (a consumer using assign()
+    may be running), or None. Asked only of a group that has no member: the caller refused the
+    others already (a warning saying "no member" next to a refusal naming two was wrong)."""
+    if not plan.exists:
+        return None
     try:
         from kgroup.reset.liveness import last_commit_ms, looks_live
     except ImportError:
-        return
+        return None
     with _probe_slots:
         last = last_commit_ms(admin, plan.group, admin.timeout_s)
     if isinstance(last, int) and looks_live(last, now_ms):
         age_s = max(0, (now_ms - last) // 1000)
-        note(
+        return (
             f"{plan.group}: warning: no member, but an offset was committed {age_s} s ago: a "
             "consumer using assign() (no group membership) may be running and would "
             "overwrite this reset"
         )
+    return None
+
+
+class _Probe:
+    """_assign_warning in a thread of its own, so that reading the group's `__consumer_offsets`
+    tail overlaps the fence's join (which Kafka may hold for seconds); `say()` waits for it and
+    notes the warning, before the commit."""
+
+    def __init__(self, admin: GroupAdmin, plan: GroupPlan, now_ms: int, note) -> None:
+        self.note = note
+        self.warning: str | None = None
+        self.thread: threading.Thread | None = None
+        if note is not None:
+            self.thread = threading.Thread(
+                target=self._run, args=(admin, plan, now_ms), daemon=True, name="kgroup-probe"
+            )
+            self.thread.start()
+
+    def _run(self, admin: GroupAdmin, plan: GroupPlan, now_ms: int) -> None:
+        try:
+            self.warning = _assign_warning(admin, plan, now_ms)
+        except Exception:  # a warning only: never the reason a reset fails
+            self.warning = None
+
+    def say(self) -> None:
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+            if self.warning is not None:
+                self.note(self.warning)
 
 
 def _note_kip848_conversion(
@@ -318,8 +358,8 @@ def execute_plan(
     run.phase = "checking"
     with group_lock(group):
         run.check_cancel()
-        description, _current = _preflight(admin, plan, expected, note)  # before joining
-        _warn_if_looks_live(admin, plan, now_ms, note)
+        description = _preflight(admin, plan, expected, note, run)  # before joining
+        probe = _Probe(admin, plan, now_ms, note)
         run.check_cancel()
         fence = admin.group_fence(group)
         unfenced_reason: str | None = None
@@ -336,6 +376,7 @@ def execute_plan(
                     fence, unfenced_reason = None, exc.message
                 else:
                     _note_kip848_conversion(description, fence, note)
+            probe.say()
             outcome = _commit_checked(
                 admin, plan, fence, backup_target, backup, now_ms, expected, run
             )
@@ -574,17 +615,26 @@ def _interrupted_outcome(run: GroupRun) -> GroupOutcome:
     )
 
 
-def _coordinators(admin: GroupAdmin, groups: Sequence[str]) -> dict[str, Any]:
-    """Each group's coordinator, found in one batch (None where unknown: the group's fence
-    looks it up itself and reports the error)."""
-    wire = admin.wire if hasattr(admin, "wire") else None
+def _batch(
+    admin: GroupAdmin, groups: Sequence[str]
+) -> tuple[dict[str, Any], dict[str, GroupDescription], dict[str, Any]]:
+    """Each group's coordinator, description and committed offsets, in a few batched requests
+    (FindCoordinator v4, DescribeGroups, OffsetFetch v8) instead of a few per group: the
+    checks before each group's join then cost no request. A group missing from an answer (or
+    a batch that failed) is asked on its own by its worker, which reports its error."""
+    wire = getattr(admin, "wire", None)
     if wire is None or not groups:
-        return {}
+        return {}, {}, {}
     try:
         found = wire.find_coordinators(list(groups))
+        nodes = {g: node for g, node in found.items() if not isinstance(node, KgroupError)}
+        described = {
+            g: d for g, d in admin.describe_groups(list(groups)).items() if d.error is None
+        }
+        current = dict(admin.committed_offsets_many(list(groups)))
     except KgroupError:
-        return {}
-    return {g: node for g, node in found.items() if not isinstance(node, KgroupError)}
+        return {}, {}, {}
+    return nodes, described, current
 
 
 def execute_plans(
@@ -610,10 +660,12 @@ def execute_plans(
         choose_backup_path(plans[0].group, backup, several, now_ms)  # validate up front
     cancel = threading.Event()
     runs = [GroupRun(plan, cancel) for plan in plans]
-    nodes = _coordinators(admin, [p.group for p in plans]) if several else {}
+    nodes, described, current = _batch(admin, [p.group for p in plans]) if several else ({}, {}, {})
     queues: dict[Any, deque[GroupRun]] = {}
     for run in runs:
         run.node = nodes.get(run.plan.group)
+        run.described = described.get(run.plan.group)
+        run.current = current.get(run.plan.group)
         queues.setdefault(run.node, deque()).append(run)
     printing = threading.Lock()
 

@@ -242,6 +242,11 @@ class CoordinatorCluster(GroupsCluster):
         client_id = getattr(self.broker.current, "client_id", None) or ""
         self.join_requests.append((group_id, time.monotonic()))
         with self.lock:
+            consumer = self.consumer_groups.get(group_id)
+            if consumer is not None and not consumer.members:
+                # Kafka replaces an empty consumer-protocol group by a classic one when a
+                # classic member joins it (GroupMetadataManager, KIP-848 online downgrade)
+                del self.consumer_groups[group_id]
             group = self.groups.setdefault(group_id, ClassicGroup())
             now = time.monotonic()
             if not member_id:
