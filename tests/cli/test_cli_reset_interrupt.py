@@ -1,0 +1,127 @@
+"""Ctrl-C and SIGTERM during `reset-offsets --execute` (issue 24.2), and no fence member left
+behind (issue 24.5): real signals sent to a real `kgroup` process while the scripted coordinator
+(tests/unit/wire/fakecoordinator.py, a fake: no Kafka here) holds the request of a chosen phase.
+
+After planning, an interruption prints one line per group saying what is known of its offsets,
+still writes the `-o json` document, and exits 130 (SIGINT) or 143 (SIGTERM, 128 + 15)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kgroup.core.wire import messages as m
+from tests.cli.test_cli_reset_fence import start_reset, wait_for
+from tests.unit.wire.fakecoordinator import CoordinatorCluster
+
+START = {("orders", 0): 2, ("orders", 1): 2}
+TARGET = {("orders", 0): 9, ("orders", 1): 9}
+
+
+@pytest.fixture()
+def cluster() -> Iterator[CoordinatorCluster]:
+    made = CoordinatorCluster(
+        initial_delay_s=0.2,
+        topics={"orders": 2},
+        offsets={g: dict(START) for g in ("g0", "g1", "g2")},
+    )
+    yield made
+    made.close()
+
+
+def interrupt(process: subprocess.Popen, sig: int = signal.SIGINT) -> tuple[str, str]:
+    process.send_signal(sig)
+    stdout, stderr = process.communicate(timeout=30)
+    assert "Traceback" not in stderr, stderr
+    return stdout, stderr
+
+
+def group_lines(stderr: str) -> dict[str, str]:
+    lines = [line.removeprefix("kgroup: ") for line in stderr.splitlines()]
+    return {line.split(":")[0]: line for line in lines if line.startswith("g")}
+
+
+def members_left(cluster: CoordinatorCluster, group: str) -> list[str]:
+    state = cluster.group(group)
+    return [*state.members, *state.pending]
+
+
+def test_ctrl_c_during_the_join_says_not_committed_and_leaves(cluster, tmp_path) -> None:
+    held = cluster.pause(m.JOIN_GROUP, when=lambda: bool(cluster.group("g0").pending))
+    process = start_reset(cluster, tmp_path, "g0")
+    assert held.reached.wait(30), process.communicate(timeout=5)
+    stdout, stderr = interrupt(process)
+    assert process.returncode == 130, stderr
+    assert group_lines(stderr)["g0"] == "g0: not committed (interrupted): nothing changed"
+    outcome = json.loads(stdout)["groups"][0]
+    assert (outcome["status"], outcome["backup"]) == ("interrupted", None)
+    assert cluster.committed("g0") == START
+    # 24.5: the member id from MEMBER_ID_REQUIRED left (LeaveGroup), nothing stays behind
+    assert [g for g, _member in cluster.leaves] == ["g0"]
+    held.release.set()
+    wait_for(lambda: members_left(cluster, "g0") == [])
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_interrupted_after_the_commit_says_committed_not_verified(
+    cluster, tmp_path, sig, code
+) -> None:
+    held = cluster.pause(m.OFFSET_FETCH, when=lambda: bool(cluster.member_commits))  # read-back
+    process = start_reset(cluster, tmp_path, "g0")
+    assert held.reached.wait(30), process.communicate(timeout=5)
+    stdout, stderr = interrupt(process, sig)
+    assert process.returncode == code, stderr
+    outcome = json.loads(stdout)["groups"][0]
+    assert outcome["status"] == "committed_unverified"
+    backup = outcome["backup"]
+    assert Path(backup).is_file()
+    assert group_lines(stderr)["g0"] == (
+        f"g0: committed, not verified; backup {backup}; undo with: kgroup undo g0 --backup {backup}"
+    )
+    assert cluster.committed("g0") == TARGET
+    assert members_left(cluster, "g0") == []  # the fence left on its own connection
+
+
+def test_ctrl_c_after_the_read_back_says_committed_and_verified(cluster, tmp_path) -> None:
+    held = cluster.pause(m.DESCRIBE_GROUPS, when=lambda: bool(cluster.member_commits))
+    process = start_reset(cluster, tmp_path, "g0")
+    assert held.reached.wait(30), process.communicate(timeout=5)
+    stdout, stderr = interrupt(process)
+    assert process.returncode == 130, stderr
+    assert json.loads(stdout)["groups"][0]["status"] == "committed"
+    assert group_lines(stderr)["g0"].startswith("g0: committed and verified; backup ")
+    assert members_left(cluster, "g0") == []
+
+
+def test_ctrl_c_during_the_commit_says_unknown_all_or_nothing(cluster, tmp_path) -> None:
+    held = cluster.pause(m.OFFSET_COMMIT)
+    process = start_reset(cluster, tmp_path, "g0")
+    assert held.reached.wait(30), process.communicate(timeout=5)
+    stdout, stderr = interrupt(process)
+    assert process.returncode == 130, stderr
+    assert json.loads(stdout)["groups"][0]["status"] == "unknown"
+    assert "g0: unknown whether committed (all of it or none); backup " in stderr
+
+
+def test_ctrl_c_in_a_bulk_reset_reports_every_group(cluster, tmp_path) -> None:
+    held = cluster.pause(m.JOIN_GROUP, when=lambda: bool(cluster.group("g1").pending), group="g1")
+    process = start_reset(cluster, tmp_path, "g0", "g1", "g2")
+    assert held.reached.wait(30), process.communicate(timeout=5)
+    wait_for(lambda: {g for g, _m, _o in cluster.member_commits} == {"g0", "g2"})
+    wait_for(lambda: members_left(cluster, "g0") == members_left(cluster, "g2") == [])
+    stdout, stderr = interrupt(process)
+    assert process.returncode == 130, stderr
+    statuses = [(o["group"], o["status"]) for o in json.loads(stdout)["groups"]]
+    assert statuses == [("g0", "committed"), ("g1", "interrupted"), ("g2", "committed")]
+    lines = group_lines(stderr)
+    assert lines["g1"] == "g1: not committed (interrupted): nothing changed"
+    assert lines["g0"].startswith("g0: committed and verified; backup ")
+    assert cluster.committed("g1") == START
+    assert "g1" in [g for g, _member in cluster.leaves]  # its pending member left
+    held.release.set()
+    wait_for(lambda: members_left(cluster, "g1") == [])
