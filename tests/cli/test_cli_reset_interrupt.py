@@ -125,3 +125,38 @@ def test_ctrl_c_in_a_bulk_reset_reports_every_group(cluster, tmp_path) -> None:
     assert "g1" in [g for g, _member in cluster.leaves]  # its pending member left
     held.release.set()
     wait_for(lambda: members_left(cluster, "g1") == [])
+
+
+def dead_pid() -> int:
+    probe = subprocess.Popen(["true"])
+    probe.wait()
+    return probe.pid
+
+
+def test_a_fence_member_left_by_a_killed_run_of_this_host_is_removed(cluster, tmp_path) -> None:
+    """Issue 24.5: after SIGKILL the fence member stays until Kafka expires it; a later run on
+    the same host sees its pid is gone, removes it (LeaveGroup by member id) and says so."""
+    import socket
+    import uuid
+
+    label = f"kgroup-reset-offsets pid {dead_pid()} on {socket.gethostname()}"
+    stray = f"{label}-{uuid.uuid4()}"
+    cluster.add_stray_member("g0", stray, label, session_s=600)
+    process = start_reset(cluster, tmp_path, "g0")
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    assert f"g0: removed fence member {stray}, left behind by kgroup run pid" in stderr
+    assert "which is gone" in stderr
+    assert json.loads(stdout)["groups"][0]["status"] == "committed"
+    assert ("g0", stray) in cluster.leaves and cluster.committed("g0") == TARGET
+
+
+def test_a_fence_member_of_another_host_is_refused_with_its_expiry(cluster, tmp_path) -> None:
+    label = "kgroup-reset-offsets pid 4242 on some-other-host"
+    cluster.add_stray_member("g0", f"{label}-0f0e0d0c-0b0a-0908-0706-050403020100", label, 600)
+    process = start_reset(cluster, tmp_path, "g0")
+    _stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 4, stderr
+    assert "another kgroup run is changing the offsets of group g0" in stderr
+    assert "if that run is gone, Kafka drops its member once its session (6 s" in stderr
+    assert cluster.committed("g0") == START and cluster.leaves == []
