@@ -1,0 +1,27 @@
+"""README's table of reset statuses is the one kgroup.reset.apply.STATUSES holds: every status a
+result can have, each with the exit code of a run where every group ended so."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kgroup.reset.apply import EXIT_COMMITTED_AT_RISK, STATUSES
+
+README = Path(__file__).resolve().parents[3] / "README.md"
+
+
+def readme_statuses() -> dict[str, str]:
+    rows = re.findall(r"^\s*\| `(\w+)` \| ([^|]+) \|", README.read_text(), flags=re.M)
+    return {status: code.strip() for status, code in rows}
+
+
+def test_readme_lists_every_status_with_its_exit_code() -> None:
+    listed = readme_statuses()
+    assert {s: listed.get(s) for s in STATUSES} == {s: code for s, (code, _m) in STATUSES.items()}
+
+
+def test_the_exit_codes_line_names_the_new_code() -> None:
+    text = " ".join(README.read_text().split())
+    assert f"{EXIT_COMMITTED_AT_RISK} a reset committed but at risk" in text
+    assert "143 when `reset-offsets --execute`" in text
