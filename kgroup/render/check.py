@@ -113,6 +113,8 @@ def group_json(g: GroupVerdict) -> dict[str, Any]:
 def _footer(g: GroupVerdict) -> list[str]:
     if g.error:
         return [f"{g.group}: {g.status.name}: {g.error}"]
+    from kgroup.core.wire.fence import is_fence_member
+
     lines = [f"{g.group}: {g.status.name} ({g.reason}); from {g.source}"]
     if g.members:
         skew = "-" if g.skew is None else f"{g.skew:.2f}"
@@ -121,7 +123,14 @@ def _footer(g: GroupVerdict) -> list[str]:
             hot = m.hottest
             hottest = f", hottest {hot.topic}:{hot.partition} lag {hot.lag}" if hot else ""
             total = "-" if m.total_lag is None else m.total_lag
-            lines.append(f"  {m.consumer_id}: {m.partitions} partitions, lag {total}{hottest}")
+            fence = (
+                " (a kgroup reset's fence member, not a consumer)"
+                if is_fence_member(m.consumer_id, m.client_id)
+                else ""
+            )
+            lines.append(
+                f"  {m.consumer_id}: {m.partitions} partitions, lag {total}{hottest}{fence}"
+            )
     return lines
 
 

@@ -180,6 +180,17 @@ def _subscription_text(member: dict[str, Any]) -> str | None:
     return ",".join(parts) or None
 
 
+def _fence_notes(group: GroupLag) -> list[str]:
+    """One line per member that is a kgroup reset's fence (issue 24.5), not a consumer."""
+    from kgroup.core.wire.fence import fence_member_note
+
+    notes = [
+        (m.member_id, fence_member_note(m.member_id, m.client_id))
+        for m in group.description.members
+    ]
+    return [f"{group.group}: {member}: {note}" for member, note in notes if note]
+
+
 def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Output:
     columns = [
         Column("group", kind=KEY),
@@ -213,6 +224,7 @@ def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Outp
             footer.append(f"{group.group}: error: {group.error}")
         elif not members:
             footer.append(f"{group.group}: no active members")
+        footer.extend(_fence_notes(group))
     return _groups_output(columns, rows, documents, footer, "No members.")
 
 
@@ -247,6 +259,7 @@ def state_output(groups: Sequence[GroupLag]) -> Output:
         documents.append({**base, "coordinator": _coordinator(d.coordinator), "error": group.error})
         if group.error:
             footer.append(f"{group.group}: error: {group.error}")
+        footer.extend(_fence_notes(group))
     if any(g.description.group_epoch is not None for g in groups):
         columns += [
             Column("group_epoch", justify="right", kind=NUMBER),

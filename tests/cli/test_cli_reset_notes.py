@@ -94,3 +94,30 @@ def test_a_classic_group_gets_no_such_note(tmp_path) -> None:
         assert time.monotonic() - started < 60
     finally:
         cluster.close()
+
+
+def test_describe_marks_a_kgroup_fence_member(tmp_path) -> None:
+    """Issue 24.5: describe --members / --state say a fence member is kgroup's, not a consumer."""
+    cluster = cluster_of()
+    try:
+        label = "kgroup-reset-offsets pid 4242 on otherhost"
+        member = f"{label}-0f0e0d0c-0b0a-0908-0706-050403020100"
+        cluster.add_stray_member("gkip", member, label, session_s=600)
+        cluster.add_stray_member("gkip", "app-1", "billing-app", session_s=600)
+        for view in ("--members", "--state"):
+            result = subprocess.run(
+                [sys.executable, "-m", "kgroup", "-b", cluster.address, "describe", "gkip", view],
+                env=kgroup_env(tmp_path),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert result.returncode == 0, result.stderr
+            notes = [line for line in result.stdout.splitlines() if "fence" in line]
+            assert notes == [
+                f"gkip: {member}: kgroup reset fence of pid 4242 on otherhost, not a consumer: "
+                "it holds the group while that run changes offsets (if the run is gone, the next "
+                "reset on otherhost removes it, or Kafka after its session)"
+            ], result.stdout
+    finally:
+        cluster.close()

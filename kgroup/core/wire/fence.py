@@ -100,6 +100,18 @@ def fence_owner(member_id: str, client_id: str | None = None) -> FenceOwner | No
     return None
 
 
+def fence_member_note(member_id: str, client_id: str | None = None) -> str | None:
+    """What `describe` and `check` say of a kgroup fence member (pure), or None for another."""
+    owner = fence_owner(member_id, client_id)
+    if owner is None:
+        return None
+    return (
+        f"kgroup reset fence of pid {owner.pid} on {owner.host}, not a consumer: it holds the "
+        f"group while that run changes offsets (if the run is gone, the next reset on "
+        f"{owner.host} removes it, or Kafka after its session)"
+    )
+
+
 def is_fence_member(member_id: str, client_id: str | None = None) -> bool:
     """Whether a group member is a kgroup reset's fencing member (see `fence_owner`)."""
     return member_id.startswith(CLIENT_ID_PREFIX) or (client_id or "").startswith(CLIENT_ID_PREFIX)
@@ -492,6 +504,7 @@ __all__ = [
     "FenceUnavailable",
     "GroupFence",
     "fence_label",
+    "fence_member_note",
     "fence_owner",
     "is_fence_member",
     "remove_members",
