@@ -317,6 +317,13 @@ class _Probe:
             if self.warning is not None:
                 self.note(self.warning)
 
+    def wait(self) -> None:
+        """Let the reading end (bounded by --timeout) when the group ends before the commit
+        (refused): a daemon thread still in librdkafka when Python exits can hang its exit."""
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+
 
 def _note_kip848_conversion(
     description: GroupDescription, fence: Any, note: Callable[[str], None] | None
@@ -380,6 +387,11 @@ def execute_plan(
             outcome = _commit_checked(
                 admin, plan, fence, backup_target, backup, now_ms, expected, run
             )
+        except (KeyboardInterrupt, Terminated):
+            raise  # reported at once; the probe's daemon thread is left
+        except BaseException:
+            probe.wait()
+            raise
         finally:
             if fence is not None:
                 fence.release()
