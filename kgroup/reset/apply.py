@@ -680,6 +680,8 @@ def execute_plans(
     reports what is known of each group (`report.interrupted` names the signal).
     """
     report = ExecutionReport()
+    if not plans:
+        return report
     several = len(plans) > 1
     if backup and several:
         choose_backup_path(plans[0].group, backup, several, now_ms)  # validate up front

@@ -94,6 +94,11 @@ def test_one_group_losing_its_coordinator_does_not_stop_the_others(monkeypatch) 
     ]
 
 
+def test_no_plan_no_group_run() -> None:
+    report = apply.execute_plans(None, [], backup=None, now_ms=0)
+    assert report.outcomes == [] and report.interrupted is None
+
+
 def test_one_exit_code_rule_for_several_groups() -> None:
     assert combined_exit_code([4, 4]) == 4
     assert combined_exit_code([3]) == 3
