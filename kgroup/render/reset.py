@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kgroup.render.model import KEY, NUMBER, PARTITION_KEY_COLUMNS, TEXT, Column, Output
-from kgroup.reset.apply import ExecutionReport
+from kgroup.reset.apply import LANDED, ExecutionReport
 from kgroup.reset.model import GroupPlan
 from kgroup.reset.timespec import format_utc_ms
 
@@ -93,7 +93,7 @@ def execution_output(plans: Sequence[GroupPlan], report: ExecutionReport) -> Out
             {
                 "group": plan.group,
                 "status": outcome.status,
-                "partitions": outcome.partitions if outcome.status == "committed" else 0,
+                "partitions": outcome.partitions if outcome.status in LANDED else 0,
                 "verified": outcome.verified,
                 "backup": outcome.backup,
                 "message": outcome.message,

@@ -25,3 +25,22 @@ def test_the_exit_codes_line_names_the_new_code() -> None:
     text = " ".join(README.read_text().split())
     assert f"{EXIT_COMMITTED_AT_RISK} a reset committed but at risk" in text
     assert "143 when `reset-offsets --execute`" in text
+
+
+def test_a_landed_commit_shows_its_partitions_in_the_table() -> None:
+    from kgroup.render.reset import execution_output
+    from kgroup.reset.apply import ExecutionReport, GroupOutcome
+    from kgroup.reset.model import GroupPlan, PlanRow
+
+    plans = [GroupPlan(g, (PlanRow(g, "orders", 0, 1, 2, 0, 9),), "to-offset 2") for g in "ab"]
+    report = ExecutionReport(
+        [
+            GroupOutcome("a", "committed_at_risk", 1, "/b/a.json", "joined", 8),
+            GroupOutcome("b", "refused", 0, None, "active", 4),
+        ]
+    )
+    rows = execution_output(plans, report).rows
+    assert [(r["group"], r["status"], r["partitions"]) for r in rows] == [
+        ("a", "committed_at_risk", 1),
+        ("b", "refused", 0),
+    ]
