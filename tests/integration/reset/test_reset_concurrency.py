@@ -72,19 +72,21 @@ def test_concurrent_pairs_and_triples_never_lose_an_update(kafka_broker, unique,
     claims: dict[str, list[dict]] = {}
     for group, target, process in launched:
         stdout, stderr = process.communicate(timeout=120)
-        assert process.returncode in (0, 4), (group, process.returncode, stderr)
+        assert process.returncode in (0, 4, 8), (group, process.returncode, stderr)
         document = json.loads(stdout) if stdout.strip() else None
         assert document is not None, (group, stderr)
         outcome = document["groups"][0]
-        if process.returncode == 4:
-            assert outcome["status"] in ("refused", "failed"), outcome
+        # exit 4 says nothing was written (the chain below checks it against the broker); a
+        # commit that landed is committed (0) or committed_at_risk (8), never refused
+        expected_status = {0: "committed", 4: "refused", 8: "committed_at_risk"}
+        assert outcome["status"] == expected_status[process.returncode], outcome
         claims.setdefault(group, []).append({"target": target, **outcome})
     elapsed = time.monotonic() - started
 
     committed_runs = 0
     for group, runs in claims.items():
         final = _committed(bootstrap, group)
-        winners = [c for c in runs if c["status"] == "committed"]
+        winners = [c for c in runs if c["status"] in ("committed", "committed_at_risk")]
         committed_runs += len(winners)
         # The committed runs form one chain from START to the final offsets: each replaced
         # what the one before it left. Two runs that replaced the same offsets = a lost update.
