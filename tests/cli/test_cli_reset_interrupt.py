@@ -128,9 +128,13 @@ def test_ctrl_c_in_a_bulk_reset_reports_every_group(cluster, tmp_path) -> None:
 
 
 def dead_pid() -> int:
-    probe = subprocess.Popen(["true"])
-    probe.wait()
-    return probe.pid
+    """A pid no process has: above the kernel's pid_max (a pid of a process that just ended can
+    be reused within seconds on a busy machine with pid_max 32768)."""
+    try:
+        pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
+    except OSError:
+        pid_max = 4_194_304
+    return pid_max + 4242
 
 
 def test_a_fence_member_left_by_a_killed_run_of_this_host_is_removed(cluster, tmp_path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 
 from kgroup.check.model import GroupVerdict, MemberRollup, Status
 from kgroup.core.wire.fence import FenceOwner, fence_label, fence_member_note, fence_owner
@@ -31,10 +30,10 @@ def test_other_members_are_not_fences() -> None:
 def test_this_process_label_and_a_gone_pid() -> None:
     assert fence_owner("m", fence_label()) == FenceOwner(os.getpid(), socket.gethostname())
     assert not FenceOwner(os.getpid(), socket.gethostname()).gone()
-    done = subprocess.Popen(["true"])
-    done.wait()
-    assert FenceOwner(done.pid, socket.gethostname()).gone()
-    assert not FenceOwner(done.pid, "another-host").gone()  # cannot tell: not gone
+    from tests.cli.test_cli_reset_interrupt import dead_pid
+
+    assert FenceOwner(dead_pid(), socket.gethostname()).gone()
+    assert not FenceOwner(dead_pid(), "another-host").gone()  # cannot tell: not gone
 
 
 def test_check_marks_a_fence_member_as_not_a_consumer() -> None:
