@@ -413,7 +413,7 @@ def _commit_checked(
 ) -> GroupOutcome:
     group = plan.group
     run.check_cancel()
-    current = admin.committed_offsets_or_none(group)
+    current = _committed(admin, fence, group)
     check_current(group, current, plan, expected)
     backup_path = write_backup(
         backup_target,
@@ -481,7 +481,7 @@ def _commit_checked(
                     f"{', '.join(map(str, to_delete[:5]))} failed: {exc.one_line()}",
                     hint=undo,
                 ) from None
-        after = admin.committed_offsets_or_none(group)
+        after = _committed(admin, fence, group)
         wrong = [
             tp
             for tp, value in to_commit.items()
@@ -496,7 +496,8 @@ def _commit_checked(
             )
         run.phase = "verified"
         if fence is not None:
-            changed = fence.still_alone(admin.describe_groups([group])[group])
+            described = fence.describe() or admin.describe_groups([group])[group]
+            changed = fence.still_alone(described)
             if changed is not None:
                 raise CommittedAtRisk(
                     f"group {group}: the commit landed and was read back, but {changed} while "
@@ -507,6 +508,13 @@ def _commit_checked(
     except KgroupError as exc:
         raise _attach_backup(exc, backup_path) from None
     return landed("committed", None, 0)
+
+
+def _committed(admin: GroupAdmin, fence, group: str) -> dict[TopicPartition, CommittedOffset]:
+    """The group's committed offsets: on the fence's own connection when it holds one (see
+    GroupFence.committed_offsets), else through the client."""
+    found = fence.committed_offsets() if fence is not None else None
+    return found if found is not None else admin.committed_offsets_or_none(group)
 
 
 def _fenced_commit(

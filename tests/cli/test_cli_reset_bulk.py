@@ -77,6 +77,28 @@ def test_a_slow_group_does_not_hold_the_others_back(tmp_path) -> None:
         cluster.close()
 
 
+def test_a_slow_read_back_does_not_hold_the_others_back(tmp_path) -> None:
+    """Each fence reads on its own connection: one group's unanswered read-back (held after its
+    commit) leaves the other groups of the same coordinator free to finish."""
+    cluster = make_cluster(6)
+    try:
+        committed = lambda: "g002" in {g for g, _m, _o in cluster.member_commits}  # noqa: E731
+        slow = cluster.pause(m.OFFSET_FETCH, when=committed, group="g002")
+        groups = sorted(cluster.offsets)
+        process = start_reset(cluster, tmp_path, *groups)
+        assert slow.reached.wait(30), process.communicate(timeout=5)
+        others = {g for g in groups if g != "g002"}
+        wait_for(lambda: {g for g, _m in cluster.leaves} >= others, timeout_s=30)
+        assert process.poll() is None
+        slow.release.set()
+        stdout, stderr = process.communicate(timeout=60)
+        assert process.returncode == 0, stderr
+        statuses = [(o["group"], o["status"]) for o in json.loads(stdout)["groups"]]
+        assert statuses == [(g, "committed") for g in groups]
+    finally:
+        cluster.close()
+
+
 def test_a_refused_group_is_reported_and_the_others_commit(tmp_path) -> None:
     cluster = make_cluster(4)
     try:

@@ -404,6 +404,63 @@ class GroupFence:
         ]
         raise error
 
+    # -- reads on the fence's own connection ---------------------------------------------------
+    # The compare-and-set read, the read-back and the last look at the members go to the
+    # coordinator on this connection: each group's fence has its own, so a bulk reset's groups
+    # never queue behind one another on a shared one (a slow answer for one group held every
+    # group of its coordinator). None: this connection cannot tell (closed, coordinator moved,
+    # a KIP-848 group); the caller then asks through the client, which finds the coordinator.
+
+    def committed_offsets(self) -> dict[TopicPartition, CommittedOffset] | None:
+        """The group's committed offsets ({} for a group Kafka does not know), or None."""
+        from kgroup.core.errors import NotFoundError, UnreachableError
+        from kgroup.core.wire.convert import to_committed_offsets
+
+        connection = self._connection
+        version = connection.version_for(m.OFFSET_FETCH) if connection is not None else None
+        if version is None or not connection.is_open:
+            return None
+        try:
+            body = connection.call(
+                m.OFFSET_FETCH, version, m.encode_offset_fetch_request(version, [self.group_id])
+            )
+        except UnreachableError:
+            return None
+        answers = m.decode_offset_fetch_response(body, version, [self.group_id])
+        answer = next(
+            (to_committed_offsets(g) for g in answers if g.group_id == self.group_id), None
+        )
+        if isinstance(answer, NotFoundError):
+            return {}
+        if isinstance(answer, KgroupError):
+            raise answer
+        return answer if isinstance(answer, dict) else None
+
+    def describe(self):
+        """The group as DescribeGroups answers it here, while it is the classic group this fence
+        is a member of; else None (converted, moved, connection gone)."""
+        from kgroup.core.errors import UnreachableError
+        from kgroup.core.wire.convert import to_group_description
+
+        connection, hold = self._connection, self.hold
+        version = connection.version_for(m.DESCRIBE_GROUPS) if connection is not None else None
+        if version is None or hold is None or not connection.is_open:
+            return None
+        try:
+            body = connection.call(
+                m.DESCRIBE_GROUPS,
+                version,
+                m.encode_describe_groups_request(version, [self.group_id]),
+            )
+        except UnreachableError:
+            return None
+        for group in m.decode_describe_groups_response(body, version):
+            if group.group_id == self.group_id and group.error_code == m.NONE:
+                described = to_group_description(group, self._node)
+                if any(mb.member_id == hold.member_id for mb in described.members):
+                    return described
+        return None
+
     def still_alone(self, description) -> str | None:
         """None if the group is still the classic group kgroup holds alone; else what changed
         (a member joined, or a KIP-848 consumer converted the group while kgroup held it)."""

@@ -76,7 +76,7 @@ class ClassicGroup:
 class Pause:
     api: int
     when: Callable[[], bool]
-    group: str | None = None  # only requests for this group (JoinGroup, SyncGroup, ...)
+    group: str | None = None  # only requests naming this group
     reached: threading.Event = field(default_factory=threading.Event)
     release: threading.Event = field(default_factory=threading.Event)
 
@@ -135,8 +135,8 @@ class CoordinatorCluster(GroupsCluster):
         for pause in self.pauses:
             if pause.api != api or pause.reached.is_set():
                 continue
-            if pause.group is not None and Reader(body).string() != pause.group:
-                continue
+            if pause.group is not None and pause.group.encode() not in body:
+                continue  # (the group id is in the request's bytes, whatever its layout)
             if pause.when():
                 pause.reached.set()
                 pause.release.wait(60)
