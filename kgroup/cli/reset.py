@@ -87,6 +87,33 @@ def reset_offsets(
     from_file: list[str] | None = _strategy_option(
         "--from-file", "FILE", "Offsets from a plan: Kafka CSV or kgroup JSON plan/backup."
     ),
+    to_group: list[str] | None = _strategy_option(
+        "--to-group", "GROUP", "GROUP's committed offsets (GROUP is only read)."
+    ),
+    to_committed_at: list[str] | None = time_option(
+        "--to-committed-at",
+        "What the group had committed as of TIME (RFC 3339, epoch s/ms, or DURATION ago), "
+        "from its __consumer_offsets history.",
+    ),
+    segments: list[str] | None = typer.Option(
+        None,
+        "--segments",
+        metavar="PATH",
+        help="--to-committed-at: read the history from segments (repeatable); a dry run "
+        "then needs no cluster.",
+    ),
+    engine: str = choice_option(
+        "auto",
+        "--engine",
+        values=("auto", "local", "spark"),
+        help_text="--to-committed-at --segments: scan with local, spark or auto (as decode).",
+    ),
+    offsets_topic: str = typer.Option(
+        "__consumer_offsets",
+        "--offsets-topic",
+        metavar="NAME",
+        help="--to-committed-at, live: read the history from a copy under another name.",
+    ),
     dry_run: bool = dry_run_option(),
     execute: bool = execute_option("Commit the plan."),
     export: str | None = typer.Option(
@@ -137,6 +164,11 @@ def reset_offsets(
             to_offset=to_offset,
             shift_by=shift_by,
             from_file=from_file,
+            to_group=to_group,
+            to_committed_at=to_committed_at,
+            segments=segments or [],
+            engine=engine,
+            offsets_topic=offsets_topic,
             to_aliases=[flag for flag, count in counts for _ in range(count)],
             dry_run=dry_run,
             execute=execute,

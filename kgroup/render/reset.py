@@ -37,7 +37,16 @@ def _row_json(row) -> dict:
 
 
 def plan_output(plans: Sequence[GroupPlan], *, executing: bool) -> Output:
-    rows = [row.to_dict() for plan in plans for row in plan.rows]
+    rows = [
+        {**row.to_dict(), "from": plan.origins.get((row.topic, row.partition))}
+        if plan.origins
+        else row.to_dict()
+        for plan in plans
+        for row in plan.rows
+    ]
+    columns = PLAN_COLUMNS
+    if any(plan.origins for plan in plans):  # --to-group, --to-committed-at
+        columns = [*PLAN_COLUMNS, Column("from", kind=TEXT)]
     footer: list[str] = []
     documents = []
     for plan in plans:
@@ -67,13 +76,18 @@ def plan_output(plans: Sequence[GroupPlan], *, executing: bool) -> Output:
                 else None,
                 "timestamp_ms": plan.timestamp_ms,
                 "warnings": list(plan.warnings),
-                "partitions": [_row_json(r) for r in plan.rows],
+                "partitions": [
+                    {**_row_json(r), "from": plan.origins[(r.topic, r.partition)]}
+                    if (r.topic, r.partition) in plan.origins
+                    else _row_json(r)
+                    for r in plan.rows
+                ],
             }
         )
     if not executing:
         footer.append("Dry run: nothing was committed. Add --execute to commit this plan.")
     return Output(
-        columns=PLAN_COLUMNS,
+        columns=columns,
         rows=rows,
         document={"dry_run": not executing, "groups": documents},
         jsonl_items=documents,

@@ -4,13 +4,14 @@ scope, their watermarks and offsets at a time, in batches; the planning itself i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from kgroup.core.acl import missing_groups, require_describable
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import KgroupError, UsageError
 from kgroup.core.models import TopicPartition
+from kgroup.reset.from_history import LEFT_OUT_WHY, GroupHistory, check_time, refuse_unreached
 from kgroup.reset.model import GroupPlan
 from kgroup.reset.planner import (
     GroupInputs,
@@ -20,7 +21,14 @@ from kgroup.reset.planner import (
     resolve_scope,
     selections_for_file,
 )
-from kgroup.reset.strategy import FromFile, Strategy, resolve_timestamp_ms
+from kgroup.reset.strategy import (
+    FromFile,
+    GivenOffset,
+    Strategy,
+    ToCommittedAt,
+    ToGroup,
+    resolve_timestamp_ms,
+)
 
 
 @dataclass
@@ -44,10 +52,16 @@ def resolve_groups(admin: GroupAdmin, scope: ResetScope) -> list[str]:
 
 
 def build_plans(
-    admin: GroupAdmin, scope: ResetScope, strategy: Strategy, now_ms: int
+    admin: GroupAdmin,
+    scope: ResetScope,
+    strategy: Strategy,
+    now_ms: int,
+    note: Callable[[str], None] = lambda _m: None,
 ) -> tuple[GroupPlan, ...]:
     """Read the cluster (batched) and plan every group, all or nothing."""
     group_ids = resolve_groups(admin, scope)
+    if isinstance(strategy, ToCommittedAt):
+        strategy = check_time(strategy, now_ms)
     selections: tuple[TopicSelection, ...] = tuple(parse_topic_option(t) for t in scope.topics)
     file_strategy = strategy if isinstance(strategy, FromFile) else None
     if not selections and not scope.all_topics and file_strategy is None:
@@ -65,6 +79,7 @@ def build_plans(
     topics = admin.topics(include_internal=True)
     # a topic Metadata hides is not authorized, not absent (kgroup.core.acl)
     require_describable(admin, [s.topic for s in selections if s.topic not in topics])
+    given, why, histories = _given_offsets(admin, strategy, group_ids, note)
     committed_by_group = admin.committed_offsets_many(group_ids)
     scopes: dict[str, tuple[TopicPartition, ...]] = {}
     committed: dict[str, dict] = {}
@@ -78,9 +93,13 @@ def build_plans(
         group_selections = selections
         if file_strategy is not None and not selections and not scope.all_topics:
             group_selections = selections_for_file(file_strategy, group)
+        known = answer.keys() | given[group].keys() if group in given else answer.keys()
         scopes[group] = resolve_scope(
-            group_selections, topics, all_topics=scope.all_topics, committed=answer.keys()
+            group_selections, topics, all_topics=scope.all_topics, committed=known
         )
+        if histories is not None:
+            assert isinstance(strategy, ToCommittedAt)
+            refuse_unreached(group, scopes[group], histories[group], strategy.ms)
     union = sorted({tp for tps in scopes.values() for tp in tps})
     watermarks = admin.watermarks(union) if union else {}
     timestamp_ms = resolve_timestamp_ms(strategy, now_ms)
@@ -98,6 +117,8 @@ def build_plans(
                 if offsets_for_time is not None
                 else None
             ),
+            given=given.get(group),
+            left_out_why=why,
         )
         for group in group_ids
     ]
@@ -128,6 +149,25 @@ def build_plans(
                 hint="name the groups the file holds, or check the file",
             )
     return _mark_missing_groups(admin, plans, committed)
+
+
+def _given_offsets(
+    admin: GroupAdmin, strategy: Strategy, group_ids: Sequence[str], note: Callable[[str], None]
+) -> tuple[dict[str, dict[TopicPartition, GivenOffset]], str, dict[str, GroupHistory] | None]:
+    """Per group, the offsets `--to-group` / `--to-committed-at` give (empty otherwise), why a
+    partition without one is left out, and the histories (to refuse what they cannot tell)."""
+    if isinstance(strategy, ToGroup):
+        from kgroup.reset.from_group import read_source_group
+
+        copied = read_source_group(admin, strategy)
+        why = f"group {strategy.source} has no committed offset there"
+        return {g: copied for g in group_ids}, why, None
+    if isinstance(strategy, ToCommittedAt):
+        from kgroup.reset.from_history import read_history
+
+        histories = read_history(strategy, group_ids, admin=admin, note=note)
+        return {g: h.given for g, h in histories.items()}, LEFT_OUT_WHY, histories
+    return {}, "", None
 
 
 def _mark_missing_groups(

@@ -11,7 +11,7 @@ They are re-exported here so that users of the engine need one import.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from kgroup.core.models import CommittedOffset, OffsetAtTime, TopicPartition, Watermarks
@@ -101,6 +101,9 @@ class GroupPlan:
     timestamp_ms: int | None = None
     notes: tuple[str, ...] = ()
     exists: bool = True  # False: no member and no committed offset (a reset would create it)
+    # Where each row's new offset came from (`--to-group`, `--to-committed-at`), by
+    # (topic, partition); empty for the other strategies.
+    origins: Mapping[tuple[str, int], str] = field(default_factory=dict)
 
     @property
     def warnings(self) -> tuple[str, ...]:

@@ -29,11 +29,14 @@ from kgroup.reset.model import (
     offset_value,
 )
 from kgroup.reset.strategy import (
+    GIVEN_STRATEGIES,
     ByDuration,
     FileRow,
     FromFile,
+    GivenOffset,
     ShiftBy,
     Strategy,
+    ToCommittedAt,
     ToCurrent,
     ToEarliest,
     ToLatest,
@@ -177,6 +180,11 @@ class GroupInputs:
     - `offsets_for_time`: partition -> OffsetAtTime (as `GroupAdmin.list_offsets(tps, ms)`
       for `ms = resolve_timestamp_ms(strategy, now_ms)`) or a plain offset; absent, None or
       negative = no record at or after the time. Only needed by timestamp strategies.
+    - `given`: partition -> GivenOffset, for `--to-group` / `--to-committed-at` (the other
+      group's offsets, or the history's); partitions in scope without one are left out
+      and listed, as `left_out_why` says.
+    - `offline`: planned without a cluster (`--to-committed-at --segments`, dry run): no
+      watermarks, nothing clamped, current offsets unknown.
     """
 
     group: str
@@ -186,6 +194,9 @@ class GroupInputs:
     offsets_for_time: Mapping[TopicPartition, OffsetAtTime | int | None] | None = field(
         default=None
     )
+    given: Mapping[TopicPartition, GivenOffset] | None = None
+    left_out_why: str = "no offset to copy"
+    offline: bool = False
 
 
 def plan_group(
@@ -321,7 +332,7 @@ def _plan_one(
     watermarks = _watermarks_by_key(inputs.watermarks)
 
     missing = [TopicPartition(*key) for key in scope if key not in watermarks]
-    if missing:
+    if missing and not inputs.offline:
         names = shortened([str(tp) for tp in missing])
         raise PartitionsNotFound(
             f"group {group}: no log offsets for {names}",
@@ -351,10 +362,67 @@ def _plan_one(
                 "--topic scope and were left out"
             )
 
+    if isinstance(strategy, GIVEN_STRATEGIES):
+        return _given_plan(inputs, strategy, scope, watermarks, committed), []
     rows, failures = _rows(group, strategy, scope, watermarks, committed, times, file_rows)
     if failures:
         return None, failures
     return GroupPlan(group, tuple(rows), description, timestamp_ms, tuple(notes)), []
+
+
+def _given_plan(
+    inputs: GroupInputs,
+    strategy: Strategy,
+    scope: list[Key],
+    watermarks: dict[Key, tuple[int, int]],
+    committed: dict[Key, int],
+) -> GroupPlan:
+    """`--to-group` / `--to-committed-at`: each partition's given offset (with its leader
+    epoch and metadata), clamped into the log; partitions without one are left out, listed."""
+    group = inputs.group
+    given = {(tp.topic, tp.partition): v for tp, v in (inputs.given or {}).items()}
+    rows: list[PlanRow] = []
+    origins: dict[Key, str] = {}
+    left_out: list[str] = []
+    for key in scope:
+        entry = given.get(key)
+        if entry is None:
+            left_out.append(f"{key[0]}:{key[1]}")
+            continue
+        new, clamped, warning = entry.offset, False, None
+        start, end = watermarks.get(key, (None, None))
+        if start is not None and end is not None and not start <= new <= end:
+            new, clamped, warning = _clamp(new, start, end, key)
+        rows.append(
+            PlanRow(
+                group,
+                *key,
+                None if inputs.offline else committed.get(key),
+                new,
+                start,
+                end,
+                clamped,
+                warning,
+                metadata=entry.metadata,
+                leader_epoch=entry.leader_epoch,
+            )
+        )
+        if entry.origin:
+            origins[key] = entry.origin
+    notes = []
+    if left_out:
+        notes.append(
+            f"{len(left_out)} partition(s) left out ({inputs.left_out_why}): {shortened(left_out)}"
+        )
+    if inputs.offline:
+        notes.append(
+            "planned offline from segments: current offsets and log bounds not read (--execute "
+            "reads them, or apply the --export file with --from-file)"
+        )
+    timestamp_ms = strategy.ms if isinstance(strategy, ToCommittedAt) else None
+    return GroupPlan(
+        group, tuple(rows), strategy.describe(), timestamp_ms, tuple(notes), origins=origins
+    )
 
 
 def _rows(

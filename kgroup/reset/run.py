@@ -26,6 +26,12 @@ class ResetOptions:
     to_offset: str | list[str] | None = None
     shift_by: str | list[str] | None = None
     from_file: str | list[str] | None = None
+    to_group: str | list[str] | None = None
+    to_committed_at: str | list[str] | None = None
+    # where --to-committed-at reads the history: segments (offline for a dry run) or live
+    segments: list[str] = field(default_factory=list)
+    engine: str = "auto"
+    offsets_topic: str = "__consumer_offsets"
     # Kafka's --to-earliest, --to-latest, --to-current: one entry per flag given, in order.
     to_aliases: list[str] = field(default_factory=list)
     dry_run: bool = False
@@ -67,6 +73,8 @@ def strategy_from_options(opts: ResetOptions) -> Any:
         ("--to-offset", opts.to_offset, s.to_offset),
         ("--shift-by", opts.shift_by, s.shift_by),
         ("--from-file", opts.from_file, from_file),
+        ("--to-group", opts.to_group, s.to_group),
+        ("--to-committed-at", opts.to_committed_at, s.to_committed_at),
     )
     given = [
         (f"{name} {shlex.quote(value)}", value, parse)
@@ -83,10 +91,36 @@ def strategy_from_options(opts: ResetOptions) -> Any:
             f"give exactly one reset strategy: got {got}",
             hint="--to earliest|latest|none|current (or --to-earliest, --to-latest, "
             "--to-current), --to-datetime, --to-timestamp, --by-duration, --to-offset, "
-            "--shift-by or --from-file, once",
+            "--shift-by, --from-file, --to-group or --to-committed-at, once",
         )
     _name, value, parse = given[0]
-    return parse(value)
+    return history_source(parse(value), opts)
+
+
+def history_source(strategy: Any, opts: ResetOptions) -> Any:
+    """--segments, --engine and --offsets-topic belong to --to-committed-at: set them on it."""
+    from dataclasses import replace
+
+    from kgroup.reset.strategy import ToCommittedAt
+
+    if isinstance(strategy, ToCommittedAt):
+        return replace(
+            strategy,
+            segments=tuple(opts.segments),
+            engine=opts.engine,
+            offsets_topic=opts.offsets_topic,
+        )
+    for name, given in (
+        ("--segments", bool(opts.segments)),
+        ("--engine", opts.engine != "auto"),
+        ("--offsets-topic", opts.offsets_topic != "__consumer_offsets"),
+    ):
+        if given:
+            raise UsageError(
+                f"{name} applies to --to-committed-at only",
+                hint="e.g. reset-offsets G --to-committed-at 2h --segments DIR --export plan.json",
+            )
+    return strategy
 
 
 def _mode(dry_run: bool, execute: bool) -> bool:
@@ -249,12 +283,19 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> No
     strategy = strategy_from_options(opts)
     guards = _guards(opts)
     wait_s = _wait_seconds(opts.wait_empty) if opts.wait_empty is not None else None
+    if getattr(strategy, "segments", ()) and not executing:  # needs no cluster
+        from kgroup.reset.offline import offline_plans
+
+        plans = offline_plans(opts, strategy, int(time.time() * 1000), note)
+        _export(opts.export, plans, int(time.time() * 1000), note)
+        gopts.show(plan_output(plans, executing=False))
+        return
     admin = gopts.admin()
     scope = ResetScope(opts.groups, opts.all_groups, opts.topics, opts.all_topics)
     if wait_s is not None:
         wait_until_empty(admin, resolve_groups(admin, scope), wait_s, note)
     now_ms = int(time.time() * 1000)
-    plans = build_plans(admin, scope, strategy, now_ms)
+    plans = build_plans(admin, scope, strategy, now_ms, note)
     _export(opts.export, plans, now_ms, note)
     if not executing:
         gopts.show(plan_output(plans, executing=False))

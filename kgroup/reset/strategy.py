@@ -12,7 +12,7 @@ caller passes in (engines never read the clock).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, NamedTuple
 
 from kgroup.core.errors import UsageError
@@ -171,6 +171,59 @@ class FromFile:
         return f"from-file {self.source}"
 
 
+class GivenOffset(NamedTuple):
+    """An offset another source decided for a partition (`--to-group`, `--to-committed-at`).
+
+    `origin` says where it came from, shown per partition in the plan (for a history: the
+    commit's time, its place in `__consumer_offsets` and the group's generation then).
+    """
+
+    offset: int
+    metadata: str | None = None
+    leader_epoch: int | None = None
+    origin: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToGroup:
+    """New offsets = another group's committed offsets (`--to-group G`); read, never changed.
+
+    Partitions in scope that `source` has not committed are left out of the plan and listed.
+    """
+
+    source: str
+
+    def describe(self) -> str:
+        return f"to-group {self.source}"
+
+
+@dataclass(frozen=True, slots=True)
+class ToCommittedAt:
+    """New offsets = what the group had committed as of `ms` (`--to-committed-at TIME`), from
+    its `__consumer_offsets` history: live, or from `segments` (offline for the plan).
+
+    `ago_ms` set: TIME was a duration ago, resolved with `resolve(now_ms)` (engines never read
+    the clock). `engine` scans the segments: auto, local or spark (as `decode`).
+    """
+
+    ms: int
+    source_text: str | None = None
+    ago_ms: int | None = None
+    segments: tuple[str, ...] = ()
+    engine: str = "auto"
+    offsets_topic: str = "__consumer_offsets"
+
+    def resolve(self, now_ms: int) -> ToCommittedAt:
+        if self.ago_ms is None:
+            return self
+        return replace(self, ms=max(0, now_ms - self.ago_ms), ago_ms=None)
+
+    def describe(self) -> str:
+        if self.ago_ms is not None:
+            return f"to-committed-at {format_duration_ms(self.ago_ms)} ago"
+        return f"to-committed-at {format_utc_ms(self.ms)}"
+
+
 Strategy = (
     ToEarliest
     | ToLatest
@@ -181,7 +234,12 @@ Strategy = (
     | ToOffset
     | ShiftBy
     | FromFile
+    | ToGroup
+    | ToCommittedAt
 )
+
+GIVEN_STRATEGIES = (ToGroup, ToCommittedAt)
+"""Strategies whose offsets come from elsewhere, per partition (`GroupInputs.given`)."""
 
 TIMESTAMP_STRATEGIES = (ToTimestamp, ByDuration)
 
@@ -231,6 +289,28 @@ def to_offset(text: str) -> ToOffset:
 def shift_by(text: str) -> ShiftBy:
     """`--shift-by ±N` -> ShiftBy."""
     return ShiftBy(parse_int_option("--shift-by", text, signed=True))
+
+
+def to_group(text: str) -> ToGroup:
+    """`--to-group G` -> ToGroup (a blank name is a usage error)."""
+    if not text.strip():
+        raise UsageError("--to-group needs a group name", hint="e.g. --to-group billing")
+    return ToGroup(text)
+
+
+def to_committed_at(text: str) -> ToCommittedAt:
+    """`--to-committed-at TIME`: RFC 3339 with a zone, epoch s/ms, or a DURATION ago (2h, PT30M)."""
+    stripped = text.strip()
+    if stripped.isdigit() or stripped[4:5] == "-":  # epoch s/ms, or a date (2026-05-01T...)
+        return ToCommittedAt(parse_datetime_ms(text), text)
+    try:
+        return ToCommittedAt(0, text, ago_ms=parse_duration_ms(text))
+    except UsageError:
+        raise UsageError(
+            f"--to-committed-at '{text}' is neither a time nor a duration",
+            hint="RFC 3339 with a zone (2026-05-01T10:00:00Z), epoch s/ms, or a DURATION ago "
+            "(2h, PT30M, 1d)",
+        ) from None
 
 
 def resolve_timestamp_ms(strategy: Strategy, now_ms: int) -> int | None:
