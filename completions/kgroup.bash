@@ -81,6 +81,11 @@ _kgroup_kind() {
         "reset-offsets|--to-offset") kind="value" ;;
         "reset-offsets|--shift-by") kind="value" ;;
         "reset-offsets|--from-file") kind="value" ;;
+        "reset-offsets|--to-group") kind="value" ;;
+        "reset-offsets|--to-committed-at") kind="value" ;;
+        "reset-offsets|--segments") kind="value" ;;
+        "reset-offsets|--engine") kind="choice:auto local spark" ;;
+        "reset-offsets|--offsets-topic") kind="value" ;;
         "reset-offsets|--dry-run") kind="flag" ;;
         "reset-offsets|--execute") kind="flag" ;;
         "reset-offsets|--export") kind="value" ;;
@@ -202,7 +207,7 @@ _kgroup() {
         "delete-offsets") options="--group --topic --force --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "describe") options="--group --all-groups --match --offsets --members --assignments --state --topic --lag-time --read-committed --fail-on-lag --watch --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "list") options="--state --type --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
-        "reset-offsets") options="--group --all-groups --topic --all-topics --to --to-earliest --to-latest --to-current --to-datetime --to-timestamp --by-duration --to-offset --shift-by --from-file --dry-run --execute --export --backup --allow-new-group --wait-empty --max-rewind --max-skip --force --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
+        "reset-offsets") options="--group --all-groups --topic --all-topics --to --to-earliest --to-latest --to-current --to-datetime --to-timestamp --by-duration --to-offset --shift-by --from-file --to-group --to-committed-at --segments --engine --offsets-topic --dry-run --execute --export --backup --allow-new-group --wait-empty --max-rewind --max-skip --force --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "sandbox") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="seed start status stop" positional="" ;;
         "sandbox seed") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
         "sandbox start") options="--engine --kafka-home --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
