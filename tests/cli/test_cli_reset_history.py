@@ -213,3 +213,21 @@ def test_where_compaction_removed_records_the_partition_is_refused_never_guessed
     refused = run_kgroup(*args, "--topic", "orders:0-1", expect=5)
     assert "the history does not reach back for 1 partition(s) (orders:1)" in refused.stderr
     assert "were removed (compaction or retention" in refused.stderr
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize(
+    ("group", "when"),
+    [("classic-range", 1_795_772_710_000), ("txn-group", 1_795_772_730_000)],
+)
+def test_spark_plans_what_the_local_engine_plans(spark_session, capsys, group, when) -> None:
+    from kgroup.cli.app import run
+
+    docs = []
+    for engine in ("local", "spark"):
+        args = ["-o", "json", "reset-offsets", group, "--to-committed-at", str(when)]
+        args += ["--segments", str(FIXTURE), "--topic", "orders:0-5", "--engine", engine]
+        assert run(args) == 0
+        docs.append(json.loads(capsys.readouterr().out))
+    assert docs[0] == docs[1]
+    assert docs[0]["groups"][0]["partitions"]  # a real restore, not two empty plans
