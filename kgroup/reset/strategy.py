@@ -221,7 +221,7 @@ class ToCommittedAt:
     def describe(self) -> str:
         if self.ago_ms is not None:
             return f"to-committed-at {format_duration_ms(self.ago_ms)} ago"
-        return f"to-committed-at {format_utc_ms(self.ms)}"
+        return f"to-committed-at {self.source_text or format_utc_ms(self.ms)}"
 
 
 Strategy = (
