@@ -127,6 +127,8 @@ def test_live_history_restores_the_offsets_of_that_time(history_topic) -> None:
     }
     run_kgroup(*args, "--to-committed-at", at, "--execute", env=env)
     assert committed(bootstrap, group) == {(topic, 0): 5, (topic, 1): 6}
+    run_kgroup("-b", bootstrap, "undo", group, "--execute", env=env)  # kgroup's own backup
+    assert committed(bootstrap, group) == {(topic, 0): 1, (topic, 1): 1}
     # after the delete, partition 1 had no offset: left out, never restored
     after_delete = json.loads(
         run_kgroup(*args, "--to-committed-at", str(T0 + 3500), "-o", "json", env=env).stdout
