@@ -135,8 +135,10 @@ def _from_segments(
     state = scan.as_of(strategy.ms)
     scopes = _scopes_of(groups, state)
     absent = [g for g in groups if g not in scopes]
-    if absent:  # nothing at TIME: find where the group's records are at all
-        eng = LocalEngine(_filter(absent))
+    if absent:  # nothing at TIME: find where the group's records (of any type) are at all
+        from kgroup.scan.local import DecodeFilter
+
+        eng = LocalEngine(DecodeFilter(groups=frozenset(absent)))
         for rec in eng.plain(eng.segment_records(inputs)):
             scopes.setdefault(rec.group, set()).add(_scope(rec.partition, rec.source))
     for group in groups:
