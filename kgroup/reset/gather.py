@@ -119,6 +119,7 @@ def build_plans(
             ),
             given=given.get(group),
             left_out_why=why,
+            notes=_caveats(histories, group, strategy, scope.all_topics),
         )
         for group in group_ids
     ]
@@ -168,6 +169,18 @@ def _given_offsets(
         histories = read_history(strategy, group_ids, admin=admin, note=note)
         return {g: h.given for g, h in histories.items()}, LEFT_OUT_WHY, histories
     return {}, "", None
+
+
+def _caveats(
+    histories: dict[str, GroupHistory] | None, group: str, strategy: Strategy, all_topics: bool
+) -> tuple[str, ...]:
+    """What a --to-committed-at plan over --all-topics cannot know (history_choice)."""
+    if histories is None or not all_topics or not isinstance(strategy, ToCommittedAt):
+        return ()
+    from kgroup.reset.history_choice import all_topics_caveat
+
+    caveat = all_topics_caveat(histories[group].coverage, strategy.ms)
+    return (caveat,) if caveat else ()
 
 
 def _mark_missing_groups(

@@ -121,6 +121,19 @@ def given_at(group: str, state: Iterable[DecodedRecord]) -> dict[TopicPartition,
     return out
 
 
+def all_topics_caveat(coverage: Coverage | None, when_ms: int) -> str | None:
+    """With --all-topics the scope is the partitions seen in the history: a partition whose
+    every record before TIME was removed cannot be among them. Said when the history has such
+    a hole, since naming the partitions (--topic) would have them checked one by one."""
+    if coverage is None or coverage.hole_ms is None or coverage.hole_ms > when_ms:
+        return None
+    return (
+        f"records of {coverage.scope} before TIME were removed (compaction or retention): "
+        "--all-topics cannot list a partition whose every record is gone; name the partitions "
+        "with --topic to have each checked"
+    )
+
+
 def unreached(
     partitions: Iterable[TopicPartition],
     given: Mapping[TopicPartition, GivenOffset],

@@ -15,6 +15,7 @@ from typing import Any
 from kgroup.core.errors import UsageError
 from kgroup.core.models import TopicPartition
 from kgroup.reset.from_history import LEFT_OUT_WHY, check_time, read_history, refuse_unreached
+from kgroup.reset.history_choice import all_topics_caveat
 from kgroup.reset.model import GroupPlan
 from kgroup.reset.planner import GroupInputs, parse_topic_option, plan_groups
 from kgroup.reset.strategy import ToCommittedAt
@@ -54,6 +55,7 @@ def offline_plans(
                 scope.update(TopicPartition(sel.topic, p) for p in named)
         partitions = sorted(scope)
         refuse_unreached(group, partitions, history, resolved.ms)
+        caveat = all_topics_caveat(history.coverage, resolved.ms) if opts.all_topics else None
         inputs.append(
             GroupInputs(
                 group,
@@ -63,6 +65,7 @@ def offline_plans(
                 given=history.given,
                 left_out_why=LEFT_OUT_WHY,
                 offline=True,
+                notes=(caveat,) if caveat else (),
             )
         )
     return plan_groups(inputs, resolved, now_ms)

@@ -197,6 +197,7 @@ class GroupInputs:
     given: Mapping[TopicPartition, GivenOffset] | None = None
     left_out_why: str = "no offset to copy"
     offline: bool = False
+    notes: tuple[str, ...] = ()
 
 
 def plan_group(
@@ -409,7 +410,7 @@ def _given_plan(
         )
         if entry.origin:
             origins[key] = entry.origin
-    notes = []
+    notes = list(inputs.notes)
     if left_out:
         notes.append(
             f"{len(left_out)} partition(s) left out ({inputs.left_out_why}): {shortened(left_out)}"

@@ -213,6 +213,10 @@ def test_where_compaction_removed_records_the_partition_is_refused_never_guessed
     refused = run_kgroup(*args, "--topic", "orders:0-1", expect=5)
     assert "the history does not reach back for 1 partition(s) (orders:1)" in refused.stderr
     assert "were removed (compaction or retention" in refused.stderr
+    everything = json.loads(run_kgroup(*args, "--all-topics").stdout)["groups"][0]
+    assert [r["partition"] for r in everything["partitions"]] == [0, 2]
+    assert any("--all-topics cannot list a partition whose every record is gone" in w
+               for w in everything["warnings"])  # fmt: skip
 
 
 @pytest.mark.spark
