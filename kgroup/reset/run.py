@@ -103,6 +103,8 @@ def history_source(strategy: Any, opts: ResetOptions) -> Any:
 
     from kgroup.reset.strategy import ToCommittedAt
 
+    if opts.engine not in ("auto", "local", "spark"):
+        raise UsageError(f"unknown engine {opts.engine!r}", hint="use auto, local or spark")
     if isinstance(strategy, ToCommittedAt):
         return replace(
             strategy,

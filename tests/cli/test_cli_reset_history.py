@@ -176,6 +176,10 @@ def test_a_bad_time_and_history_options_without_the_strategy_exit_2() -> None:
         expect=2,
     )  # fmt: skip
     assert "--segments applies to --to-committed-at only" in result.stderr
+    _rows, _doc, err = restore(
+        "classic-range", "2h", "--engine", "hadoop", "--all-topics", expect=2
+    )
+    assert "unknown engine 'hadoop'" in err
 
 
 T0 = 1_767_225_600_000
