@@ -349,19 +349,55 @@ class GroupAdmin:
             return self._describe_with_librdkafka(wanted)
         known = {**self._group_types, **(types or {})}
         described: dict[str, GroupDescription] = {}
+        share = [g for g in wanted if known.get(g) == "share"]
+        if share:  # KIP-932 share groups: ShareGroupDescribe (kgroup.core.wire.share_groups)
+            described.update(self._describe_share_groups(share))
         consumer = [g for g in wanted if known.get(g) == "consumer"]
         if consumer:
             for group_id, answer in self.wire.describe_consumer_groups(consumer).items():
                 if answer.error_code not in ("GROUP_ID_NOT_FOUND", "UNSUPPORTED_VERSION"):
                     described[group_id] = answer
-        classic = [g for g in wanted if g not in described]
+        classic = [g for g in wanted if g not in described and g not in share]
         if classic:
             answers = self.wire.describe_groups(classic)
             described.update(answers)
             retry = [g for g in classic if g not in consumer and _not_a_classic_group(answers[g])]
             if retry:
                 self._describe_unknown_to_describe_groups(retry, described)
+                unknown = [g for g in retry if _not_a_classic_group(described[g])]
+                if unknown:  # a share group is known to neither API
+                    self._describe_unknown_as_share(unknown, described)
         return {g: described[g] for g in wanted}
+
+    def _describe_unknown_as_share(
+        self, unknown: list[str], described: dict[str, GroupDescription]
+    ) -> None:
+        """Groups no other API knows, asked with ShareGroupDescribe. Where the broker lacks it,
+        a group ListGroups lists as `share` carries that error (exit 1), not "not found"."""
+        answers = self._describe_share_groups(unknown)
+        lacking = [g for g, a in answers.items() if a.error_code == "UNSUPPORTED_VERSION"]
+        listed_share = set()
+        if lacking:
+            listed_share = {g.group_id for g in self.wire.list_groups(types={"share"})}
+        for group_id, answer in answers.items():
+            if answer.error is None or group_id in listed_share:
+                described[group_id] = answer
+
+    def _describe_share_groups(self, group_ids: Sequence[str]) -> dict[str, GroupDescription]:
+        """ShareGroupDescribe; groups it knows are remembered as `share` for the offsets."""
+        from kgroup.core.wire.share_groups import describe_share_groups
+
+        answers = describe_share_groups(self.wire, group_ids)
+        self._group_types.update({g: "share" for g, a in answers.items() if a.error is None})
+        return answers
+
+    def knows_type(self, group_id: str) -> bool:
+        """Whether a listing or a describe told this admin the group's type."""
+        return group_id in self._group_types
+
+    def is_share_group(self, group_id: str) -> bool:
+        """Whether the group is known (listed or described) as a KIP-932 share group."""
+        return self._group_types.get(group_id) == "share"
 
     def _describe_unknown_to_describe_groups(
         self, retry: list[str], described: dict[str, GroupDescription]
@@ -456,7 +492,17 @@ class GroupAdmin:
         coordinator's groups in one OffsetFetch (v8+).
         """
         if self.wire is not None:
-            return self.wire.committed_offsets(group_ids)
+            share = [g for g in group_ids if self.is_share_group(g)]
+            if not share:
+                return self.wire.committed_offsets(group_ids)
+            from kgroup.core.wire.share_groups import share_group_offsets
+
+            # a share group's "committed offsets" are its share-partition start offsets
+            answers = {
+                **self.wire.committed_offsets([g for g in group_ids if g not in share]),
+                **share_group_offsets(self.wire, share),
+            }
+            return {g: answers[g] for g in group_ids}
         from confluent_kafka import ConsumerGroupTopicPartitions
 
         futures = {
@@ -695,6 +741,10 @@ class GroupAdmin:
         wire = self.wire
         if wire is None:
             return None
+        if self.is_share_group(group_id):
+            from kgroup.reset.share import ShareGroupFence
+
+            return ShareGroupFence(group_id)
         from kgroup.core.wire.fence import GroupFence
 
         return GroupFence(wire, group_id)
@@ -710,6 +760,11 @@ class GroupAdmin:
         of several groups would meet after a timed-out commit.
         """
         wire = self.wire
+        if wire is not None and self.is_share_group(group_id):
+            from kgroup.core.wire.share_groups import alter_share_group_offsets
+
+            alter_share_group_offsets(wire, group_id, {tp: v.offset for tp, v in offsets.items()})
+            return
         if wire is not None:
             wire.commit_offsets(group_id, offsets)
             return

@@ -76,6 +76,9 @@ def build_plans(
             "applied to several groups",
             hint="use the group,topic,partition,offset layout, or one group",
         )
+    from kgroup.reset.share import check_share_strategy
+
+    check_share_strategy(admin, group_ids, strategy)
     topics = admin.topics(include_internal=True)
     # a topic Metadata hides is not authorized, not absent (kgroup.core.acl)
     require_describable(admin, [s.topic for s in selections if s.topic not in topics])

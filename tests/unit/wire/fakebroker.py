@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgroup.core.wire import messages as m
+from kgroup.protocol.messages.share_groups import SHARE_APIS
 from tests.unit.wire.wirecodec import Reader, Writer, decode_request_header, encode_response_header
 
 Handler = Callable[[int, int, bytes], bytes]
@@ -109,7 +110,7 @@ class FakeBroker:
                     return
                 api_key = struct.unpack(">h", data[:2])[0]
                 version = struct.unpack(">h", data[2:4])[0]
-                api = m.APIS.get(api_key)
+                api = m.APIS.get(api_key) or SHARE_APIS.get(api_key)
                 flexible = api.flexible(version) if api else False
                 _, _, correlation, client_id, offset = decode_request_header(
                     data, flexible=flexible

@@ -1,0 +1,268 @@
+"""A scripted Kafka 4.1 cluster with share groups (KIP-932), for `kgroup` end to end.
+
+Extends the groups cluster of `fakegroups.py` (topics, classic groups, OffsetFetch, ListOffsets)
+with share groups as Kafka 4.1's group coordinator serves them:
+
+- ListGroups v5 lists them with protocol type "share", their state and type "share";
+- DescribeGroups answers them as groups it does not hold (Dead, or GROUP_ID_NOT_FOUND), and
+  ConsumerGroupDescribe with GROUP_ID_NOT_FOUND ("not a consumer group");
+- ShareGroupDescribe v1, DescribeShareGroupOffsets v0, AlterShareGroupOffsets v0 and
+  DeleteShareGroupOffsets v0 decode each request and encode each response from kgroup's
+  declarations of Kafka's JSON (`kgroup.protocol.messages.share_groups`); what the bytes are is
+  checked field by field against Kafka's JSON in test_wire_share_groups.py, with the fakes' own
+  hand-written reader. Alter and delete are refused with NON_EMPTY_GROUP while the group has
+  members (`GroupMetadataManager` in Kafka's group coordinator).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgroup.core.wire import messages as m
+from kgroup.protocol import codec
+from kgroup.protocol.messages.share_groups import (
+    ALTER_SHARE_GROUP_OFFSETS,
+    DELETE_SHARE_GROUP_OFFSETS,
+    DESCRIBE_SHARE_GROUP_OFFSETS,
+    SHARE_GROUP_DESCRIBE,
+)
+from tests.unit.wire.fakebroker import FakeBroker
+from tests.unit.wire.fakegroups import VERSIONS, GroupsCluster
+from tests.unit.wire.wirecodec import Reader, Writer
+
+SHARE_VERSIONS = {
+    SHARE_GROUP_DESCRIBE.key: (1, 1),
+    DESCRIBE_SHARE_GROUP_OFFSETS.key: (0, 0),
+    ALTER_SHARE_GROUP_OFFSETS.key: (0, 0),
+    DELETE_SHARE_GROUP_OFFSETS.key: (0, 0),
+}
+
+TOPIC_ID = bytes(15) + b"\x07"
+
+
+@dataclass(frozen=True)
+class FakeShareMember:
+    """A share-group member as ShareGroupDescribe v1 reports it."""
+
+    member_id: str
+    client_id: str = "share-consumer"
+    client_host: str = "/10.0.0.9"
+    rack_id: str | None = None
+    member_epoch: int = 3
+    subscribed: tuple[str, ...] = ()
+    assignment: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass
+class FakeShareGroup:
+    """A share group: members, epochs, and the start offset of each share partition it holds
+    state for."""
+
+    members: tuple[FakeShareMember, ...] = ()
+    group_epoch: int = 3
+    assignment_epoch: int = 2
+    assignor: str = "simple"
+    start_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    @property
+    def state(self) -> str:
+        return "Stable" if self.members else "Empty"
+
+
+@dataclass
+class ShareCluster(GroupsCluster):
+    """GroupsCluster plus share groups; `share_apis=False` plays a broker without them (Kafka
+    before 4.1, or share.version=0: the APIs are not in ApiVersions)."""
+
+    share_groups: dict[str, FakeShareGroup] = field(default_factory=dict)
+    share_apis: bool = True
+    requests: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        versions = dict(VERSIONS)
+        if self.share_apis:
+            versions.update(SHARE_VERSIONS)
+        self.broker = FakeBroker(self.handler, versions=versions)
+
+    def handler(self, api: int, version: int, body: bytes) -> bytes:
+        share = {
+            SHARE_GROUP_DESCRIBE.key: self._share_group_describe,
+            DESCRIBE_SHARE_GROUP_OFFSETS.key: self._describe_offsets,
+            ALTER_SHARE_GROUP_OFFSETS.key: self._alter_offsets,
+            DELETE_SHARE_GROUP_OFFSETS.key: self._delete_offsets,
+        }
+        if api in share:
+            assert self.share_apis, f"api {api} sent to a broker that does not offer it"
+            spec = {
+                a.key: a
+                for a in (
+                    SHARE_GROUP_DESCRIBE,
+                    DESCRIBE_SHARE_GROUP_OFFSETS,
+                    ALTER_SHARE_GROUP_OFFSETS,
+                    DELETE_SHARE_GROUP_OFFSETS,
+                )
+            }
+            request = codec.decode(spec[api].request, version, body)
+            self.requests.append((api, request))
+            return codec.encode(spec[api].response, version, share[api](request))
+        if api == m.LIST_GROUPS.key:
+            return self._list_with_share(version, body)
+        return super().handler(api, version, body)
+
+    # -- ListGroups ------------------------------------------------------------------------------
+
+    def _list_with_share(self, version: int, body: bytes) -> bytes:
+        """The parent's listing (classic and consumer groups) plus the share groups (v5: type
+        "share", protocol type "share"), filters of v4/v5 applied."""
+        flexible = version >= 3
+        reader = Reader(body, flexible=flexible)
+        states = {s.lower() for s in reader.array(lambda r: r.string())} if version >= 4 else set()
+        types = {t.lower() for t in reader.array(lambda r: r.string())} if version >= 5 else set()
+        listed = [(g, "consumer", "Empty", "classic") for g in self._classic_groups()]
+        listed += [(g, "consumer", cg.state, "consumer") for g, cg in self.consumer_groups.items()]
+        listed += [(g, "share", sg.state, "share") for g, sg in self.share_groups.items()]
+        listed = [
+            item
+            for item in sorted(listed)
+            if (not states or item[2].lower() in states) and (not types or item[3] in types)
+        ]
+        writer = Writer(flexible=flexible)
+        if version >= 1:
+            writer.int32(0)
+        writer.int16(0)
+
+        def entry(w: Writer, item: tuple[str, str, str, str]) -> None:
+            w.string(item[0]).string(item[1])
+            if version >= 4:
+                w.string(item[2])
+            if version >= 5:
+                w.string(item[3])
+            w.tagged_fields()
+
+        return writer.array(listed, entry).tagged_fields().getvalue()
+
+    # -- share-group APIs (values as the codec reads and writes them) ----------------------------
+
+    def _share_group_describe(self, request: dict[str, Any]) -> dict[str, Any]:
+        groups = []
+        for group_id in request["group_ids"]:
+            sg = self.share_groups.get(group_id)
+            if sg is None:
+                groups.append(
+                    {
+                        "error_code": m.GROUP_ID_NOT_FOUND,
+                        "error_message": f"Group {group_id} not found.",
+                        "group_id": group_id,
+                        "group_state": "",
+                        "group_epoch": -1,
+                        "assignment_epoch": -1,
+                        "assignor_name": "",
+                        "members": [],
+                    }
+                )
+                continue
+            members = []
+            for mb in sg.members:
+                by_topic: dict[str, list[int]] = {}
+                for topic, partition in mb.assignment:
+                    by_topic.setdefault(topic, []).append(partition)
+                members.append(
+                    {
+                        "member_id": mb.member_id,
+                        "rack_id": mb.rack_id,
+                        "member_epoch": mb.member_epoch,
+                        "client_id": mb.client_id,
+                        "client_host": mb.client_host,
+                        "subscribed_topic_names": list(mb.subscribed),
+                        "assignment": {
+                            "topic_partitions": [
+                                {"topic_id": TOPIC_ID, "topic_name": t, "partitions": ps}
+                                for t, ps in sorted(by_topic.items())
+                            ]
+                        },
+                    }
+                )
+            groups.append(
+                {
+                    "error_code": 0,
+                    "group_id": group_id,
+                    "group_state": sg.state,
+                    "group_epoch": sg.group_epoch,
+                    "assignment_epoch": sg.assignment_epoch,
+                    "assignor_name": sg.assignor,
+                    "members": members,
+                }
+            )
+        return {"throttle_time_ms": 0, "groups": groups}
+
+    def _describe_offsets(self, request: dict[str, Any]) -> dict[str, Any]:
+        groups = []
+        for asked in request["groups"]:
+            group_id = asked["group_id"]
+            sg = self.share_groups.get(group_id)
+            if sg is None:
+                groups.append(
+                    {
+                        "group_id": group_id,
+                        "topics": [],
+                        "error_code": m.GROUP_ID_NOT_FOUND,
+                        "error_message": f"Group {group_id} not found.",
+                    }
+                )
+                continue
+            by_topic: dict[str, list[dict[str, Any]]] = {}
+            for (topic, partition), offset in sorted(sg.start_offsets.items()):
+                by_topic.setdefault(topic, []).append(
+                    {
+                        "partition_index": partition,
+                        "start_offset": offset,
+                        "leader_epoch": 0 if offset >= 0 else -1,
+                        "error_code": 0,
+                    }
+                )
+            topics = [
+                {"topic_name": t, "topic_id": TOPIC_ID, "partitions": ps}
+                for t, ps in by_topic.items()
+            ]
+            groups.append({"group_id": group_id, "topics": topics, "error_code": 0})
+        return {"throttle_time_ms": 0, "groups": groups}
+
+    def _alter_offsets(self, request: dict[str, Any]) -> dict[str, Any]:
+        group_id = request["group_id"]
+        sg = self.share_groups.get(group_id)
+        code = 0
+        if sg is None:
+            code = m.GROUP_ID_NOT_FOUND
+        elif sg.members:
+            code = m.NON_EMPTY_GROUP
+        responses = []
+        for topic in request["topics"]:
+            partitions = []
+            for p in topic["partitions"]:
+                if not code:
+                    sg.start_offsets[(topic["topic_name"], p["partition_index"])] = p[
+                        "start_offset"
+                    ]
+                partitions.append({"partition_index": p["partition_index"], "error_code": code})
+            responses.append(
+                {"topic_name": topic["topic_name"], "topic_id": TOPIC_ID, "partitions": partitions}
+            )
+        return {"throttle_time_ms": 0, "responses": responses}
+
+    def _delete_offsets(self, request: dict[str, Any]) -> dict[str, Any]:
+        group_id = request["group_id"]
+        sg = self.share_groups.get(group_id)
+        if sg is None or sg.members:
+            code = m.GROUP_ID_NOT_FOUND if sg is None else m.NON_EMPTY_GROUP
+            return {"throttle_time_ms": 0, "error_code": code, "responses": []}
+        responses = []
+        for topic in request["topics"]:
+            name = topic["topic_name"]
+            held = sorted(p for (t, p) in sg.start_offsets if t == name)
+            for p in held:
+                del sg.start_offsets[(name, p)]
+            code = 0 if name in self.topics else m.UNKNOWN_TOPIC_OR_PARTITION
+            partitions = [{"partition_index": p, "error_code": code} for p in held or [0]]
+            responses.append({"topic_name": name, "topic_id": TOPIC_ID, "partitions": partitions})
+        return {"throttle_time_ms": 0, "error_code": 0, "responses": responses}
