@@ -59,6 +59,13 @@ class CheckResult:
     notes: tuple[str, ...] = ()
 
 
+# Why `check` does not judge share groups (KIP-932)
+SHARE_NOT_EVALUATED = (
+    "share group: not evaluated by Burrow's rules, which read a consumer's commits; a share "
+    "group's members acknowledge records one by one and its start offset is not a commit "
+    "(see `kgroup describe` for its start offsets and lag)"
+)
+
 Note = Callable[[str], None]
 Progress = Callable[[int, int, float], None]
 
@@ -312,6 +319,19 @@ def _finish(
                     source=source,
                     error=gi.error,
                     error_kind=gi.error_kind,
+                )
+            )
+            continue
+        if gi.description.type == "share":  # KIP-932: no commits for Burrow's rules to read
+            verdicts.append(
+                GroupVerdict(
+                    group=gid,
+                    status=Status.OK,
+                    rule="not-evaluated",
+                    reason=SHARE_NOT_EVALUATED,
+                    source=source,
+                    state=gi.description.state,
+                    type="share",
                 )
             )
             continue

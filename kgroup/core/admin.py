@@ -805,7 +805,17 @@ class GroupAdmin:
             )
 
     def delete_groups(self, group_ids: Sequence[str]) -> dict[str, str | None]:
-        """Delete groups; returns group -> error text (None when deleted)."""
+        """Delete groups; returns group -> error text (None when deleted). Share groups go
+        through kgroup's own client (DeleteGroups; librdkafka does not know them)."""
+        share = [g for g in group_ids if self.is_share_group(g)]
+        if share and self.wire is not None:
+            from kgroup.core.wire.share_groups import delete_groups
+
+            answers = delete_groups(self.wire, share)
+            rest = [g for g in group_ids if g not in share]
+            outcome = self.delete_groups(rest) if rest else {}
+            outcome.update({g: None if e is None else e.one_line() for g, e in answers.items()})
+            return outcome
         futures = self.admin.delete_consumer_groups(list(group_ids), request_timeout=self.timeout_s)
         outcome: dict[str, str | None] = {}
         for group_id, future in futures.items():

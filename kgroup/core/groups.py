@@ -152,6 +152,10 @@ def delete_group_offsets(
     require_describable(admin, [s.topic for s in selections if s.topic not in known])
     committed = admin.committed_offsets_or_none(group_id)
     if not committed:
+        from kgroup.core.share_groups import delete_share_offsets, share_groups_among
+
+        if share_groups_among(admin, [group_id]):  # KIP-932: start offsets, per topic
+            return delete_share_offsets(admin, group_id, selections, list(known))
         raise NotFoundError(
             f"group {group_id} has no committed offsets", hint="check the name with `kgroup list`"
         )

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import UsageError
+from kgroup.core.share_groups import share_groups_among
 from kgroup.core.wire.fence import FenceUnavailable
 from kgroup.reset.strategy import Strategy, ToEarliest, ToLatest, ToTimestamp
 
@@ -30,14 +31,6 @@ NOT_FENCED = (
     "share groups have no classic membership to hold; Kafka refuses the change while the "
     "group has members (NON_EMPTY_GROUP)"
 )
-
-
-def share_groups_among(admin: GroupAdmin, group_ids: Sequence[str]) -> list[str]:
-    """The share groups among `group_ids` (types from the last listing, else described)."""
-    unknown = [g for g in group_ids if not admin.knows_type(g)]
-    if unknown:
-        admin.describe_groups(unknown)
-    return [g for g in group_ids if admin.is_share_group(g)]
 
 
 def check_share_strategy(admin: GroupAdmin, group_ids: Sequence[str], strategy: Strategy) -> None:

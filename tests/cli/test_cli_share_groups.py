@@ -16,6 +16,7 @@ import pytest
 
 from kgroup.protocol.messages.share_groups import (
     ALTER_SHARE_GROUP_OFFSETS,
+    DELETE_GROUPS,
     DELETE_SHARE_GROUP_OFFSETS,
 )
 from tests.helpers import run_kgroup
@@ -254,3 +255,41 @@ def test_broker_without_share_group_apis_says_so_in_one_line(tmp_path) -> None:
         assert "Traceback" not in result.stderr
     finally:
         made.close()
+
+
+def test_delete_an_empty_share_group(cluster, tmp_path) -> None:
+    out = json.loads(kgroup(cluster, tmp_path, "delete", "sg2", "-o", "json").stdout)
+    assert [(r["group"], r["status"]) for r in out["groups"]] == [("sg2", "deleted")]
+    assert "sg2" not in cluster.share_groups
+    (sent,) = [req for api, req in cluster.requests if api == DELETE_GROUPS.key]
+    assert sent == {"groups_names": ["sg2"]}
+
+
+def test_delete_refuses_a_share_group_with_members(cluster, tmp_path) -> None:
+    result = kgroup(cluster, tmp_path, "delete", "sg1", expect=4)
+    assert "m-share-1" in result.stdout + result.stderr
+    assert "sg1" in cluster.share_groups
+    assert not [api for api, _ in cluster.requests if api == DELETE_GROUPS.key]
+
+
+# -- check ---------------------------------------------------------------------------------------
+
+
+def test_check_says_share_groups_are_not_evaluated_by_burrows_rules(cluster, tmp_path) -> None:
+    result = kgroup(
+        cluster,
+        tmp_path,
+        "check",
+        "sg2",
+        "--window",
+        "1s",
+        "--samples",
+        "2",
+        "--no-lag-time",
+        "-o",
+        "json",
+    )
+    (group,) = json.loads(result.stdout)["groups"]
+    assert group["status"] != "NOTFOUND"
+    assert group["type"] == "share"
+    assert "share group" in (group["reason"] or "") and "Burrow" in group["reason"]

@@ -1,5 +1,6 @@
 """The share-group APIs (KIP-932) and the versions kgroup speaks: ShareGroupDescribe (77),
-DescribeShareGroupOffsets (90), AlterShareGroupOffsets (91), DeleteShareGroupOffsets (92).
+DescribeShareGroupOffsets (90), AlterShareGroupOffsets (91), DeleteShareGroupOffsets (92), and
+DeleteGroups (42), which deletes share groups.
 
 Declared in `kgroup.protocol.definitions` `wire/<Name>Request.json` and `wire/<Name>Response.json`,
 each transcribed from Kafka's `clients/src/main/resources/common/message/` (the commit read is in
@@ -22,6 +23,9 @@ SPOKEN: dict[str, tuple[int, ...]] = {
     "DescribeShareGroupOffsets": (0,),
     "AlterShareGroupOffsets": (0,),
     "DeleteShareGroupOffsets": (0,),
+    # any group type; kgroup sends it for share groups (Admin.deleteShareGroups does too).
+    # Kafka 4.1 offers v0-v2; v3 (a per-group ErrorMessage) is newer
+    "DeleteGroups": (0, 1, 2),
 }
 
 SHARE_GROUP_DESCRIBE = wire_api("ShareGroupDescribe", SPOKEN["ShareGroupDescribe"])
@@ -30,6 +34,7 @@ DESCRIBE_SHARE_GROUP_OFFSETS = wire_api(
 )
 ALTER_SHARE_GROUP_OFFSETS = wire_api("AlterShareGroupOffsets", SPOKEN["AlterShareGroupOffsets"])
 DELETE_SHARE_GROUP_OFFSETS = wire_api("DeleteShareGroupOffsets", SPOKEN["DeleteShareGroupOffsets"])
+DELETE_GROUPS = wire_api("DeleteGroups", SPOKEN["DeleteGroups"])
 
 # api key -> Api, for scripted brokers and request counts
 SHARE_APIS: dict[int, Api] = {
@@ -39,5 +44,6 @@ SHARE_APIS: dict[int, Api] = {
         DESCRIBE_SHARE_GROUP_OFFSETS,
         ALTER_SHARE_GROUP_OFFSETS,
         DELETE_SHARE_GROUP_OFFSETS,
+        DELETE_GROUPS,
     )
 }

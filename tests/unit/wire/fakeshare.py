@@ -23,6 +23,7 @@ from kgroup.core.wire import messages as m
 from kgroup.protocol import codec
 from kgroup.protocol.messages.share_groups import (
     ALTER_SHARE_GROUP_OFFSETS,
+    DELETE_GROUPS,
     DELETE_SHARE_GROUP_OFFSETS,
     DESCRIBE_SHARE_GROUP_OFFSETS,
     SHARE_GROUP_DESCRIBE,
@@ -36,6 +37,16 @@ SHARE_VERSIONS = {
     DESCRIBE_SHARE_GROUP_OFFSETS.key: (0, 0),
     ALTER_SHARE_GROUP_OFFSETS.key: (0, 0),
     DELETE_SHARE_GROUP_OFFSETS.key: (0, 0),
+}
+SPECS = {
+    a.key: a
+    for a in (
+        SHARE_GROUP_DESCRIBE,
+        DESCRIBE_SHARE_GROUP_OFFSETS,
+        ALTER_SHARE_GROUP_OFFSETS,
+        DELETE_SHARE_GROUP_OFFSETS,
+        DELETE_GROUPS,
+    )
 }
 
 TOPIC_ID = bytes(15) + b"\x07"
@@ -78,9 +89,10 @@ class ShareCluster(GroupsCluster):
     share_groups: dict[str, FakeShareGroup] = field(default_factory=dict)
     share_apis: bool = True
     requests: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    raw: list[tuple[int, bytes, bytes]] = field(default_factory=list)  # api, request, response
 
     def __post_init__(self) -> None:
-        versions = dict(VERSIONS)
+        versions = {**VERSIONS, DELETE_GROUPS.key: (0, 2)}
         if self.share_apis:
             versions.update(SHARE_VERSIONS)
         self.broker = FakeBroker(self.handler, versions=versions)
@@ -91,21 +103,15 @@ class ShareCluster(GroupsCluster):
             DESCRIBE_SHARE_GROUP_OFFSETS.key: self._describe_offsets,
             ALTER_SHARE_GROUP_OFFSETS.key: self._alter_offsets,
             DELETE_SHARE_GROUP_OFFSETS.key: self._delete_offsets,
+            DELETE_GROUPS.key: self._delete_groups,
         }
         if api in share:
             assert self.share_apis, f"api {api} sent to a broker that does not offer it"
-            spec = {
-                a.key: a
-                for a in (
-                    SHARE_GROUP_DESCRIBE,
-                    DESCRIBE_SHARE_GROUP_OFFSETS,
-                    ALTER_SHARE_GROUP_OFFSETS,
-                    DELETE_SHARE_GROUP_OFFSETS,
-                )
-            }
-            request = codec.decode(spec[api].request, version, body)
+            request = codec.decode(SPECS[api].request, version, body)
             self.requests.append((api, request))
-            return codec.encode(spec[api].response, version, share[api](request))
+            response = codec.encode(SPECS[api].response, version, share[api](request))
+            self.raw.append((api, body, response))
+            return response
         if api == m.LIST_GROUPS.key:
             return self._list_with_share(version, body)
         return super().handler(api, version, body)
@@ -266,3 +272,18 @@ class ShareCluster(GroupsCluster):
             partitions = [{"partition_index": p, "error_code": code} for p in held or [0]]
             responses.append({"topic_name": name, "topic_id": TOPIC_ID, "partitions": partitions})
         return {"throttle_time_ms": 0, "error_code": 0, "responses": responses}
+
+    def _delete_groups(self, request: dict[str, Any]) -> dict[str, Any]:
+        """DeleteGroups for share groups: NON_EMPTY_GROUP while members are in it."""
+        results = []
+        for group_id in request["groups_names"]:
+            sg = self.share_groups.get(group_id)
+            if sg is None:
+                code = m.GROUP_ID_NOT_FOUND
+            elif sg.members:
+                code = m.NON_EMPTY_GROUP
+            else:
+                code = 0
+                del self.share_groups[group_id]
+            results.append({"group_id": group_id, "error_code": code})
+        return {"throttle_time_ms": 0, "results": results}
