@@ -352,6 +352,12 @@ class GroupAdmin:
         share = [g for g in wanted if known.get(g) == "share"]
         if share:  # KIP-932 share groups: ShareGroupDescribe (kgroup.core.wire.share_groups)
             described.update(self._describe_share_groups(share))
+        streams = [g for g in wanted if known.get(g) == "streams"]
+        if streams:  # KIP-1071 streams groups: StreamsGroupDescribe
+            from kgroup.core.wire.streams_groups import describe_streams_groups
+
+            described.update(describe_streams_groups(self.wire, streams))
+            share += streams
         consumer = [g for g in wanted if known.get(g) == "consumer"]
         if consumer:
             for group_id, answer in self.wire.describe_consumer_groups(consumer).items():
@@ -372,16 +378,30 @@ class GroupAdmin:
     def _describe_unknown_as_share(
         self, unknown: list[str], described: dict[str, GroupDescription]
     ) -> None:
-        """Groups no other API knows, asked with ShareGroupDescribe. Where the broker lacks it,
-        a group ListGroups lists as `share` carries that error (exit 1), not "not found"."""
-        answers = self._describe_share_groups(unknown)
-        lacking = [g for g, a in answers.items() if a.error_code == "UNSUPPORTED_VERSION"]
-        listed_share = set()
+        """Groups no other API knows, asked with ShareGroupDescribe, then StreamsGroupDescribe.
+        Where the broker lacks the API of the type ListGroups gives a group (`share` or
+        `streams`), the group carries that error (exit 1), not "not found"."""
+        from kgroup.core.wire.streams_groups import describe_streams_groups
+
+        by_type = {"share": self._describe_share_groups(unknown)}
+        rest = [g for g, a in by_type["share"].items() if a.error is not None]
+        by_type["streams"] = describe_streams_groups(self.wire, rest) if rest else {}
+        for answers in by_type.values():
+            for group_id, answer in answers.items():
+                if answer.error is None:
+                    described[group_id] = answer
+                    self._group_types[group_id] = answer.type
+        lacking = [
+            g
+            for answers in by_type.values()
+            for g, a in answers.items()
+            if a.error_code == "UNSUPPORTED_VERSION" and g not in self._group_types
+        ]
         if lacking:
-            listed_share = {g.group_id for g in self.wire.list_groups(types={"share"})}
-        for group_id, answer in answers.items():
-            if answer.error is None or group_id in listed_share:
-                described[group_id] = answer
+            for listing in self.wire.list_groups(types={"share", "streams"}):
+                answer = by_type[listing.type].get(listing.group_id)
+                if answer is not None and answer.error_code == "UNSUPPORTED_VERSION":
+                    described[listing.group_id] = answer
 
     def _describe_share_groups(self, group_ids: Sequence[str]) -> dict[str, GroupDescription]:
         """ShareGroupDescribe; groups it knows are remembered as `share` for the offsets."""
@@ -741,10 +761,10 @@ class GroupAdmin:
         wire = self.wire
         if wire is None:
             return None
-        if self.is_share_group(group_id):
+        if self._group_types.get(group_id) in ("share", "streams"):
             from kgroup.reset.share import ShareGroupFence
 
-            return ShareGroupFence(group_id)
+            return ShareGroupFence(group_id, self._group_types[group_id])
         from kgroup.core.wire.fence import GroupFence
 
         return GroupFence(wire, group_id)
@@ -806,8 +826,9 @@ class GroupAdmin:
 
     def delete_groups(self, group_ids: Sequence[str]) -> dict[str, str | None]:
         """Delete groups; returns group -> error text (None when deleted). Share groups go
-        through kgroup's own client (DeleteGroups; librdkafka does not know them)."""
-        share = [g for g in group_ids if self.is_share_group(g)]
+        and streams groups go through kgroup's own client (DeleteGroups; librdkafka does not
+        know them)."""
+        share = [g for g in group_ids if self._group_types.get(g) in ("share", "streams")]
         if share and self.wire is not None:
             from kgroup.core.wire.share_groups import delete_groups
 

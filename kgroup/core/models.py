@@ -60,6 +60,7 @@ class MemberDescription:
     member_epoch: int | None = None  # KIP-848 consumer groups
     subscribed_topic_regex: str | None = None  # KIP-848: resolved by the coordinator
     member_type: str | None = None  # KIP-1099: "classic" or "consumer"; None when not reported
+    tasks: str | None = None  # KIP-1071 streams groups: `0:0,1;1:2` (subtopology:partitions)
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class GroupDescription:
     error_code: str | None = None
     group_epoch: int | None = None  # KIP-848 consumer groups
     assignment_epoch: int | None = None
+    topology_epoch: int | None = None  # KIP-1071 streams groups
 
 
 @dataclass(frozen=True)

@@ -161,6 +161,8 @@ def _member_json(member: MemberDescription, verbose: bool) -> dict[str, Any]:
             None if member.subscription is None else list(member.subscription)
         )
         item["subscribed_topic_regex"] = member.subscribed_topic_regex
+    if member.tasks is not None:  # KIP-1071 streams groups
+        item["tasks"] = member.tasks
     if verbose:
         item["assignment"] = format_partitions(member.assignment)
         if member.target_assignment is not None:
@@ -205,6 +207,8 @@ def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Outp
         columns.append(Column("member_epoch", justify="right", kind=NUMBER))
     if any(m.member_type is not None for m in described):
         columns.append(Column("member_type", kind=KEY))
+    if any(m.tasks is not None for m in described):  # KIP-1071 streams groups
+        columns.append(Column("tasks", kind=TEXT))
     if verbose:
         if any(m.member_epoch is not None for m in described):
             columns.append(Column("subscription", kind=TEXT))
@@ -255,6 +259,8 @@ def state_output(groups: Sequence[GroupLag]) -> Output:
             "group_epoch": d.group_epoch,
             "assignment_epoch": d.assignment_epoch,
         }
+        if d.topology_epoch is not None:  # KIP-1071 streams groups
+            base["topology_epoch"] = d.topology_epoch
         rows.append({**base, "coordinator": _coordinator_text(d.coordinator)})
         documents.append({**base, "coordinator": _coordinator(d.coordinator), "error": group.error})
         if group.error:
@@ -265,4 +271,6 @@ def state_output(groups: Sequence[GroupLag]) -> Output:
             Column("group_epoch", justify="right", kind=NUMBER),
             Column("assignment_epoch", justify="right", kind=NUMBER),
         ]
+    if any(g.description.topology_epoch is not None for g in groups):
+        columns.append(Column("topology_epoch", justify="right", kind=NUMBER))
     return _groups_output(columns, rows, documents, footer, "No groups.")

@@ -46,14 +46,22 @@ def check_share_strategy(admin: GroupAdmin, group_ids: Sequence[str], strategy: 
         )
 
 
-class ShareGroupFence:
-    """The fence `GroupAdmin.group_fence` gives for a share group: none can be held."""
+STREAMS_NOT_FENCED = (
+    "streams groups have no classic membership to hold; Kafka refuses the change while the "
+    "group has members"
+)
 
-    def __init__(self, group_id: str) -> None:
+
+class ShareGroupFence:
+    """The fence `GroupAdmin.group_fence` gives for a share or streams group: none can be held
+    (no classic membership to join)."""
+
+    def __init__(self, group_id: str, group_type: str = "share") -> None:
         self.group_id = group_id
+        self.reason = STREAMS_NOT_FENCED if group_type == "streams" else NOT_FENCED
 
     def acquire(self) -> None:
-        raise FenceUnavailable(NOT_FENCED)
+        raise FenceUnavailable(self.reason)
 
     def release(self) -> None:
         return None

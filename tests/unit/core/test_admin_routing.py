@@ -13,12 +13,24 @@ class StandInWire:
 
     def __init__(self) -> None:
         self.consumer_asked: list[str] = []
+        self.typed_asked: list[tuple[str, str]] = []
 
     def describe_groups(self, ids):
         return {
             g: GroupDescription(g, "Stable", members=(MemberDescription("c1"),))
             if g == "classic-g"
             else GroupDescription(g, "Unknown", error="not found", error_code="GROUP_ID_NOT_FOUND")
+            for g in ids
+        }
+
+    def _describe_each(self, ids, work, group_type):
+        """ShareGroupDescribe / StreamsGroupDescribe (kgroup.core.wire.share_groups,
+        streams_groups): no group here is a share or streams group."""
+        self.typed_asked.extend((group_type, g) for g in ids)
+        return {
+            g: GroupDescription(
+                g, "Unknown", type=group_type, error="not found", error_code="GROUP_ID_NOT_FOUND"
+            )
             for g in ids
         }
 
@@ -55,3 +67,5 @@ def test_kip848_groups_are_described_with_consumer_group_describe() -> None:
     assert described["new-g"].type == "consumer" and described["new-g"].group_epoch == 4
     assert described["new-g"].members[0].target_assignment == (TopicPartition("t", 0),)
     assert described["ghost"].error_code == "GROUP_ID_NOT_FOUND"
+    # a group no API knows is asked last as a share group, then as a streams group
+    assert wire.typed_asked == [("share", "ghost"), ("streams", "ghost")]

@@ -18,9 +18,13 @@ from dataclasses import dataclass, field
 
 from kgroup.core.wire import messages as m
 from kgroup.protocol.messages.share_groups import SHARE_APIS
+from kgroup.protocol.messages.streams_groups import STREAMS_GROUP_DESCRIBE
 from tests.unit.wire.wirecodec import Reader, Writer, decode_request_header, encode_response_header
 
 Handler = Callable[[int, int, bytes], bytes]
+
+# APIs kgroup sends outside the client's table (`messages.APIS`): share and streams groups
+OTHER_APIS = {**SHARE_APIS, STREAMS_GROUP_DESCRIBE.key: STREAMS_GROUP_DESCRIBE}
 
 FULL_VERSIONS = {
     m.FETCH.key: (0, 17),
@@ -110,7 +114,7 @@ class FakeBroker:
                     return
                 api_key = struct.unpack(">h", data[:2])[0]
                 version = struct.unpack(">h", data[2:4])[0]
-                api = m.APIS.get(api_key) or SHARE_APIS.get(api_key)
+                api = m.APIS.get(api_key) or OTHER_APIS.get(api_key)
                 flexible = api.flexible(version) if api else False
                 _, _, correlation, client_id, offset = decode_request_header(
                     data, flexible=flexible

@@ -16,6 +16,7 @@ with share groups as Kafka 4.1's group coordinator serves them:
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,7 @@ from kgroup.protocol.messages.share_groups import (
     DESCRIBE_SHARE_GROUP_OFFSETS,
     SHARE_GROUP_DESCRIBE,
 )
+from kgroup.protocol.messages.streams_groups import STREAMS_GROUP_DESCRIBE
 from tests.unit.wire.fakebroker import FakeBroker
 from tests.unit.wire.fakegroups import VERSIONS, GroupsCluster
 from tests.unit.wire.wirecodec import Reader, Writer
@@ -46,6 +48,7 @@ SPECS = {
         ALTER_SHARE_GROUP_OFFSETS,
         DELETE_SHARE_GROUP_OFFSETS,
         DELETE_GROUPS,
+        STREAMS_GROUP_DESCRIBE,
     )
 }
 
@@ -81,6 +84,37 @@ class FakeShareGroup:
         return "Stable" if self.members else "Empty"
 
 
+@dataclass(frozen=True)
+class FakeStreamsMember:
+    """A streams-group member as StreamsGroupDescribe v0 reports it: active tasks are
+    (subtopology id, partitions)."""
+
+    member_id: str
+    client_id: str = "app-StreamThread-1"
+    client_host: str = "/10.0.0.5"
+    process_id: str = "p-1"
+    member_epoch: int = 4
+    topology_epoch: int = 1
+    active: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    standby: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+
+@dataclass
+class FakeStreamsGroup:
+    """A streams group: its topology (subtopology id -> source topics), members and epochs.
+    Its committed offsets live in the cluster's `offsets`, as Kafka keeps them."""
+
+    subtopologies: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    members: tuple[FakeStreamsMember, ...] = ()
+    group_epoch: int = 4
+    assignment_epoch: int = 4
+    topology_epoch: int = 1
+
+    @property
+    def state(self) -> str:
+        return "Stable" if self.members else "Empty"
+
+
 @dataclass
 class ShareCluster(GroupsCluster):
     """GroupsCluster plus share groups; `share_apis=False` plays a broker without them (Kafka
@@ -88,6 +122,8 @@ class ShareCluster(GroupsCluster):
 
     share_groups: dict[str, FakeShareGroup] = field(default_factory=dict)
     share_apis: bool = True
+    streams_groups: dict[str, FakeStreamsGroup] = field(default_factory=dict)
+    streams_api: bool = True
     requests: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     raw: list[tuple[int, bytes, bytes]] = field(default_factory=list)  # api, request, response
 
@@ -95,6 +131,10 @@ class ShareCluster(GroupsCluster):
         versions = {**VERSIONS, DELETE_GROUPS.key: (0, 2)}
         if self.share_apis:
             versions.update(SHARE_VERSIONS)
+        if self.streams_api:
+            versions[STREAMS_GROUP_DESCRIBE.key] = (0, 0)
+        versions[m.OFFSET_COMMIT.key] = (8, 8)
+        self._swap = threading.Lock()
         self.broker = FakeBroker(self.handler, versions=versions)
 
     def handler(self, api: int, version: int, body: bytes) -> bytes:
@@ -104,9 +144,10 @@ class ShareCluster(GroupsCluster):
             ALTER_SHARE_GROUP_OFFSETS.key: self._alter_offsets,
             DELETE_SHARE_GROUP_OFFSETS.key: self._delete_offsets,
             DELETE_GROUPS.key: self._delete_groups,
+            STREAMS_GROUP_DESCRIBE.key: self._streams_group_describe,
         }
         if api in share:
-            assert self.share_apis, f"api {api} sent to a broker that does not offer it"
+            assert self.broker.versions.get(api), f"api {api} sent to a broker without it"
             request = codec.decode(SPECS[api].request, version, body)
             self.requests.append((api, request))
             response = codec.encode(SPECS[api].response, version, share[api](request))
@@ -114,7 +155,20 @@ class ShareCluster(GroupsCluster):
             return response
         if api == m.LIST_GROUPS.key:
             return self._list_with_share(version, body)
+        if api == m.OFFSET_COMMIT.key:
+            return self._offset_commit(version, body)
+        if api == m.DESCRIBE_GROUPS.key:  # streams groups are not classic groups: Dead
+            with self._swap:
+                kept = self.offsets
+                self.offsets = {g: o for g, o in kept.items() if g not in self.streams_groups}
+                try:
+                    return super().handler(api, version, body)
+                finally:
+                    self.offsets = kept
         return super().handler(api, version, body)
+
+    def _classic_groups(self) -> list[str]:
+        return [g for g in super()._classic_groups() if g not in self.streams_groups]
 
     # -- ListGroups ------------------------------------------------------------------------------
 
@@ -128,6 +182,7 @@ class ShareCluster(GroupsCluster):
         listed = [(g, "consumer", "Empty", "classic") for g in self._classic_groups()]
         listed += [(g, "consumer", cg.state, "consumer") for g, cg in self.consumer_groups.items()]
         listed += [(g, "share", sg.state, "share") for g, sg in self.share_groups.items()]
+        listed += [(g, "streams", sg.state, "streams") for g, sg in self.streams_groups.items()]
         listed = [
             item
             for item in sorted(listed)
@@ -277,6 +332,13 @@ class ShareCluster(GroupsCluster):
         """DeleteGroups for share groups: NON_EMPTY_GROUP while members are in it."""
         results = []
         for group_id in request["groups_names"]:
+            if group_id in self.streams_groups:
+                busy = bool(self.streams_groups[group_id].members)
+                if not busy:
+                    del self.streams_groups[group_id]
+                    self.offsets.pop(group_id, None)
+                results.append({"group_id": group_id, "error_code": 68 if busy else 0})
+                continue
             sg = self.share_groups.get(group_id)
             if sg is None:
                 code = m.GROUP_ID_NOT_FOUND
@@ -287,3 +349,92 @@ class ShareCluster(GroupsCluster):
                 del self.share_groups[group_id]
             results.append({"group_id": group_id, "error_code": code})
         return {"throttle_time_ms": 0, "results": results}
+
+    def _streams_group_describe(self, request: dict[str, Any]) -> dict[str, Any]:
+        groups = []
+        for group_id in request["group_ids"]:
+            sg = self.streams_groups.get(group_id)
+            if sg is None:
+                groups.append(
+                    {
+                        "error_code": m.GROUP_ID_NOT_FOUND,
+                        "error_message": f"Group {group_id} not found.",
+                        "group_id": group_id,
+                        "group_state": "",
+                        "group_epoch": -1,
+                        "assignment_epoch": -1,
+                        "members": [],
+                    }
+                )
+                continue
+
+            def tasks(pairs: tuple[tuple[str, tuple[int, ...]], ...]) -> list[dict[str, Any]]:
+                return [{"subtopology_id": s, "partitions": list(ps)} for s, ps in pairs]
+
+            members = [
+                {
+                    "member_id": mb.member_id,
+                    "member_epoch": mb.member_epoch,
+                    "client_id": mb.client_id,
+                    "client_host": mb.client_host,
+                    "topology_epoch": mb.topology_epoch,
+                    "process_id": mb.process_id,
+                    "client_tags": [],
+                    "task_offsets": [],
+                    "task_end_offsets": [],
+                    "assignment": {
+                        "active_tasks": tasks(mb.active),
+                        "standby_tasks": tasks(mb.standby),
+                        "warmup_tasks": [],
+                    },
+                    "target_assignment": {
+                        "active_tasks": tasks(mb.active),
+                        "standby_tasks": [],
+                        "warmup_tasks": [],
+                    },
+                    "is_classic": False,
+                }
+                for mb in sg.members
+            ]
+            subtopologies = [
+                {
+                    "subtopology_id": sid,
+                    "source_topics": list(topics),
+                    "repartition_sink_topics": [],
+                    "state_changelog_topics": [],
+                    "repartition_source_topics": [],
+                }
+                for sid, topics in sorted(sg.subtopologies.items())
+            ]
+            groups.append(
+                {
+                    "error_code": 0,
+                    "group_id": group_id,
+                    "group_state": sg.state,
+                    "group_epoch": sg.group_epoch,
+                    "assignment_epoch": sg.assignment_epoch,
+                    "topology": {"epoch": sg.topology_epoch, "subtopologies": subtopologies},
+                    "members": members,
+                }
+            )
+        return {"throttle_time_ms": 0, "groups": groups}
+
+    def _offset_commit(self, version: int, body: bytes) -> bytes:
+        """OffsetCommit v8, an administrative commit (generation -1): Kafka takes it for an
+        empty group only (NON_EMPTY_GROUP... as UNKNOWN_MEMBER_ID for a streams group with
+        members, StreamsGroup.validateOffsetCommit)."""
+        request = codec.decode(m.OFFSET_COMMIT.request, version, body)
+        group_id = request["group_id"]
+        sg = self.streams_groups.get(group_id)
+        code = m.UNKNOWN_MEMBER_ID if sg is not None and sg.members else 0
+        topics = []
+        for topic in request["topics"]:
+            partitions = []
+            for p in topic["partitions"]:
+                if not code:
+                    self.offsets.setdefault(group_id, {})[(topic["name"], p["partition_index"])] = (
+                        p["committed_offset"]
+                    )
+                partitions.append({"partition_index": p["partition_index"], "error_code": code})
+            topics.append({"name": topic["name"], "partitions": partitions})
+        return codec.encode(m.OFFSET_COMMIT.response, version, {"topics": topics})
