@@ -299,3 +299,97 @@ def test_broker_without_the_apis_says_so_never_not_found() -> None:
     assert isinstance(offsets, KgroupError) and not isinstance(offsets, NotFoundError)
     assert "does not offer AlterShareGroupOffsets v0" in raised.value.message
     assert not made.requests
+
+
+def test_streams_group_describe_v0_bytes() -> None:
+    """StreamsGroupDescribe v0 (KIP-1071), the response read field by field in the order of
+    Kafka's StreamsGroupDescribeResponse.json; tasks become source-topic partitions."""
+    from kgroup.core.wire.streams_groups import describe_streams_groups
+    from kgroup.protocol.messages.streams_groups import STREAMS_GROUP_DESCRIBE
+    from tests.unit.wire.fakeshare import FakeStreamsGroup, FakeStreamsMember
+
+    made = ShareCluster(
+        topics={"orders": 2},
+        offsets={"app": {("orders", 0): 1}},
+        streams_groups={
+            "app": FakeStreamsGroup(
+                subtopologies={"0": ("orders",)},
+                members=(FakeStreamsMember("s-1", active=(("0", (1,)),)),),
+                topology_epoch=3,
+            )
+        },
+    )
+    client = WireClient(ClusterConfig(made.address, timeout_s=5))
+    try:
+        described = describe_streams_groups(client, ["app"])["app"]
+    finally:
+        client.close()
+        made.close()
+    request, response = exchange(made, STREAMS_GROUP_DESCRIBE.key)
+    r = Reader(request, flexible=True)
+    assert r.array(lambda x: x.string()) == ["app"] and r.boolean() is False
+    r.tagged_fields()
+    r.expect_end()
+    r = Reader(response, flexible=True)
+    assert r.int32() == 0  # ThrottleTimeMs
+
+    def strings(x: Reader) -> list[str]:
+        return x.array(lambda y: y.string())
+
+    def task_ids(x: Reader) -> tuple:
+        out = (x.string(), x.array(lambda y: y.int32()))  # SubtopologyId, Partitions
+        x.tagged_fields()
+        return out
+
+    def assignment(x: Reader) -> tuple:
+        out = (x.array(task_ids), x.array(task_ids), x.array(task_ids))  # active/standby/warmup
+        x.tagged_fields()
+        return out
+
+    def member(x: Reader) -> tuple:
+        out = (
+            x.string(),  # MemberId
+            x.int32(),  # MemberEpoch
+            x.nullable_string(),  # InstanceId
+            x.nullable_string(),  # RackId
+            x.string(),  # ClientId
+            x.string(),  # ClientHost
+            x.int32(),  # TopologyEpoch
+            x.string(),  # ProcessId
+        )
+        assert x.int8() == -1  # UserEndpoint: null (a nullable struct: int8 -1, else 1)
+        assert x.array(lambda y: y) == []  # ClientTags
+        assert x.array(lambda y: y) == []  # TaskOffsets
+        assert x.array(lambda y: y) == []  # TaskEndOffsets
+        current, target = assignment(x), assignment(x)
+        classic = x.boolean()  # IsClassic
+        x.tagged_fields()
+        return (*out, current, target, classic)
+
+    def subtopology(x: Reader) -> tuple:
+        out = (x.string(), strings(x), strings(x))  # Id, SourceTopics, RepartitionSinkTopics
+        assert x.array(lambda y: y) == [] and x.array(lambda y: y) == []  # TopicInfo arrays
+        x.tagged_fields()
+        return out
+
+    def group(x: Reader) -> tuple:
+        head = (x.int16(), x.nullable_string(), x.string(), x.string(), x.int32(), x.int32())
+        assert x.int8() == 1  # Topology: a nullable struct, present
+        topology = (x.int32(), x.nullable_array(subtopology))  # Epoch, Subtopologies
+        x.tagged_fields()
+        members = x.array(member)
+        operations = x.int32()
+        x.tagged_fields()
+        return (*head, topology, members, operations)
+
+    (g,) = r.array(group)
+    r.tagged_fields()
+    r.expect_end()
+    assert g[:6] == (0, None, "app", "Stable", 4, 4)
+    assert g[6] == (3, [("0", ["orders"], [])])
+    (m,) = g[7]
+    assert m[:8] == ("s-1", 4, None, None, "app-StreamThread-1", "/10.0.0.5", 1, "p-1")
+    assert m[8] == ([("0", [1])], [], []) and m[10] is False
+    assert described.topology_epoch == 3
+    assert described.members[0].assignment == (TopicPartition("orders", 1),)
+    assert described.members[0].tasks == "0:1"
