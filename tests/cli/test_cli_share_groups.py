@@ -293,3 +293,10 @@ def test_check_says_share_groups_are_not_evaluated_by_burrows_rules(cluster, tmp
     assert group["status"] != "NOTFOUND"
     assert group["type"] == "share"
     assert "share group" in (group["reason"] or "") and "Burrow" in group["reason"]
+
+
+def test_undo_restores_a_share_groups_start_offsets(cluster, tmp_path) -> None:
+    kgroup(cluster, tmp_path, "reset-offsets", "sg2", "--all-topics", "--to", "latest", "--execute")
+    assert cluster.share_groups["sg2"].start_offsets == {("orders", 0): 10, ("orders", 2): 10}
+    kgroup(cluster, tmp_path, "undo", "sg2", "--execute")
+    assert cluster.share_groups["sg2"].start_offsets == {("orders", 0): 1, ("orders", 2): 6}
