@@ -4,11 +4,13 @@ status-change lines of `--watch`."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from kgroup.check.model import GroupVerdict, PartitionVerdict
 from kgroup.render.describe import duration_cell, format_duration_ms
 from kgroup.render.model import ELLIPSIS, KEY, NUMBER, PARTITION_KEY_COLUMNS, TEXT, Column, Output
+from kgroup.render.stream import Part, Stream
 
 LOG_END_SOURCE = {"history": "list_offsets_by_timestamp", "sampling": "sampled"}
 
@@ -134,49 +136,55 @@ def _footer(g: GroupVerdict) -> list[str]:
     return lines
 
 
-def check_output(result: Any, request: Any) -> Output:
-    """The rows (partitions), JSON document and per-group footer of one evaluation."""
-    rows: list[dict[str, Any]] = []
-    footer: list[str] = []
-    for g in result.groups:
-        for p in g.partitions:
-            rows.append(
-                {
-                    "group": g.group,
-                    "topic": p.topic,
-                    "partition": p.partition,
-                    "status": p.status.name,
-                    "rule": p.rule,
-                    "lag": p.lag,
-                    "lag_ms": p.lag_ms,
-                    "drain": drain_text(p),
-                    "headroom_ms": p.headroom_ms,
-                    "consumer_id": p.owner.consumer_id if p.owner else None,
-                }
-            )
-        footer.extend(_footer(g))
-    groups = [group_json(g) for g in result.groups]
+def check_part(g: GroupVerdict) -> Part:
+    """One group: a row a partition, its JSON element, its verdict and member lines."""
+    rows = [
+        {
+            "group": g.group,
+            "topic": p.topic,
+            "partition": p.partition,
+            "status": p.status.name,
+            "rule": p.rule,
+            "lag": p.lag,
+            "lag_ms": p.lag_ms,
+            "drain": drain_text(p),
+            "headroom_ms": p.headroom_ms,
+            "consumer_id": p.owner.consumer_id if p.owner else None,
+        }
+        for p in g.partitions
+    ]
+    return Part(rows=rows, item=group_json(g), footer=_footer(g))
+
+
+def check_head(request: Any, now_ms: int) -> dict[str, Any]:
+    """The JSON document's keys before `groups`: the window, thresholds and evaluation time."""
     limits = request.thresholds
-    document = {
+    return {
         "window_ms": request.window_ms,
         "samples": request.samples,
-        "evaluated_at_ms": result.now_ms,
+        "evaluated_at_ms": now_ms,
         "fail_on": request.fail_on,
         "thresholds": {
             "max_lag": limits.max_lag,
             "max_lag_ms": limits.max_lag_ms,
             "min_headroom_ms": limits.min_headroom_ms,
         },
-        "groups": groups,
     }
-    return Output(
+
+
+def check_stream(verdicts: Iterable[GroupVerdict], request: Any, now_ms: int) -> Stream:
+    """The verdicts printed as they come (a row a partition, one JSON element a group)."""
+    return Stream(
+        parts=(check_part(g) for g in verdicts),
         columns=COLUMNS,
-        rows=rows,
-        document=document,
-        jsonl_items=groups,
-        footer=footer,
+        head=check_head(request, now_ms),
         empty_message="No partitions.",
     )
+
+
+def check_output(result: Any, request: Any) -> Output:
+    """The rows (partitions), JSON document and per-group footer of one evaluation."""
+    return check_stream(result.groups, request, result.now_ms).to_output()
 
 
 def status_changes(previous: dict[tuple[str, str], str], result: Any) -> list[str]:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kgroup.core.models import BrokerNode, MemberDescription, TopicPartition
 from kgroup.describe.engine import GroupLag
 from kgroup.render.model import ELLIPSIS, KEY, NUMBER, PARTITION_KEY_COLUMNS, TEXT, Column, Output
+from kgroup.render.stream import Part, Stream
 
 
 def format_duration_ms(ms: int) -> str:
@@ -83,24 +84,6 @@ def _group_header(group: GroupLag) -> dict[str, Any]:
     }
 
 
-def _groups_output(
-    columns: Sequence[Column],
-    rows: Sequence[dict[str, Any]],
-    documents: Sequence[dict[str, Any]],
-    footer: Sequence[str],
-    empty_message: str,
-) -> Output:
-    """A describe view: its table rows, and one JSON document (and JSON Lines item) a group."""
-    return Output(
-        columns=columns,
-        rows=rows,
-        document={"groups": documents},
-        jsonl_items=documents,
-        footer=footer,
-        empty_message=empty_message,
-    )
-
-
 def _partition_json(row: Any, lag_time: bool) -> dict[str, Any]:
     item = {
         "topic": row.topic,
@@ -116,33 +99,34 @@ def _partition_json(row: Any, lag_time: bool) -> dict[str, Any]:
     return item
 
 
-def offsets_output(groups: Sequence[GroupLag], *, lag_time: bool = False) -> Output:
-    columns = [*OFFSET_COLUMNS, *([LAG_MS_COLUMN] if lag_time else []), *OWNER_COLUMNS]
-    rows: list[dict[str, Any]] = []
-    documents = []
+def offsets_part(group: GroupLag, *, lag_time: bool = False) -> Part:
+    """One group of the offsets view: a row a partition, its document, its total-lag line."""
+    partitions = [_partition_json(r, lag_time) for r in group.rows]
     footer: list[str] = []
-    for group in groups:
-        group_rows = [{"group": group.group, **_partition_json(r, lag_time)} for r in group.rows]
-        rows.extend(group_rows)
-        documents.append(
-            {
-                **_group_header(group),
-                "total_lag": group.total_lag,
-                "topics": [{"topic": t, "total_lag": v} for t, v in group.topic_totals.items()],
-                "partitions": [_partition_json(r, lag_time) for r in group.rows],
-            }
+    if group.error:
+        footer.append(f"{group.group}: error: {group.error}")
+    if group.rows:
+        per_topic = ", ".join(
+            f"{t} {'-' if v is None else v}" for t, v in group.topic_totals.items()
         )
-        if group.error:
-            footer.append(f"{group.group}: error: {group.error}")
-        if group.rows:
-            per_topic = ", ".join(
-                f"{t} {'-' if v is None else v}" for t, v in group.topic_totals.items()
-            )
-            total = "-" if group.total_lag is None else group.total_lag
-            footer.append(f"{group.group}: total lag {total} ({per_topic})")
-        elif not group.error:
-            footer.append(f"{group.group}: no committed offsets and no assigned partitions")
-    return _groups_output(columns, rows, documents, footer, "No partitions.")
+        total = "-" if group.total_lag is None else group.total_lag
+        footer.append(f"{group.group}: total lag {total} ({per_topic})")
+    elif not group.error:
+        footer.append(f"{group.group}: no committed offsets and no assigned partitions")
+    return Part(
+        rows=[{"group": group.group, **p} for p in partitions],
+        item={
+            **_group_header(group),
+            "total_lag": group.total_lag,
+            "topics": [{"topic": t, "total_lag": v} for t, v in group.topic_totals.items()],
+            "partitions": partitions,
+        },
+        footer=footer,
+    )
+
+
+def offsets_columns(lag_time: bool) -> list[Column]:
+    return [*OFFSET_COLUMNS, *([LAG_MS_COLUMN] if lag_time else []), *OWNER_COLUMNS]
 
 
 def _member_json(member: MemberDescription, verbose: bool) -> dict[str, Any]:
@@ -193,84 +177,137 @@ def _fence_notes(group: GroupLag) -> list[str]:
     return [f"{group.group}: {member}: {note}" for member, note in notes if note]
 
 
-def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Output:
-    columns = [
-        Column("group", kind=KEY),
-        Column("consumer_id", kind=TEXT),
-        Column("group_instance_id", kind=TEXT),
-        Column("host", kind=TEXT, cut=ELLIPSIS),
-        Column("client_id", kind=TEXT, cut=ELLIPSIS),
-        Column("partitions", justify="right", kind=NUMBER),
-    ]
-    described = [m for g in groups for m in g.description.members]
-    if any(m.member_epoch is not None for m in described):
+MEMBER_COLUMNS = [
+    Column("group", kind=KEY),
+    Column("consumer_id", kind=TEXT),
+    Column("group_instance_id", kind=TEXT),
+    Column("host", kind=TEXT, cut=ELLIPSIS),
+    Column("client_id", kind=TEXT, cut=ELLIPSIS),
+    Column("partitions", justify="right", kind=NUMBER),
+]
+
+
+def members_columns(rows: Sequence[dict[str, Any]], *, verbose: bool) -> list[Column]:
+    """The members view's columns: KIP-848 ones when a member (of the first rows) has them."""
+    columns = list(MEMBER_COLUMNS)
+    kip848 = any(r.get("member_epoch") is not None for r in rows)
+    if kip848:
         columns.append(Column("member_epoch", justify="right", kind=NUMBER))
-    if any(m.member_type is not None for m in described):
+    if any(r.get("member_type") is not None for r in rows):
         columns.append(Column("member_type", kind=KEY))
-    if any(m.tasks is not None for m in described):  # KIP-1071 streams groups
+    if any(r.get("tasks") is not None for r in rows):  # KIP-1071 streams groups
         columns.append(Column("tasks", kind=TEXT))
     if verbose:
-        if any(m.member_epoch is not None for m in described):
+        if kip848:
             columns.append(Column("subscription", kind=TEXT))
         columns.append(Column("assignment", kind=TEXT))
-        if any(m.target_assignment is not None for g in groups for m in g.description.members):
+        if any("target_assignment" in r for r in rows):
             columns.append(Column("target_assignment", kind=TEXT))
-    rows = []
-    documents = []
-    footer = []
-    for group in groups:
-        members = [_member_json(m, verbose) for m in group.description.members]
-        rows.extend(
-            {"group": group.group, **m, "subscription": _subscription_text(m)} for m in members
-        )
-        documents.append({**_group_header(group), "members": members})
-        if group.error:
-            footer.append(f"{group.group}: error: {group.error}")
-        elif not members:
-            footer.append(f"{group.group}: no active members")
-        footer.extend(_fence_notes(group))
-    return _groups_output(columns, rows, documents, footer, "No members.")
+    return columns
 
 
-def state_output(groups: Sequence[GroupLag]) -> Output:
-    columns = [
-        Column("group", kind=KEY),
-        Column("coordinator", kind=TEXT),  # `host:port (id N)`: wraps at the blank
-        Column("assignor", kind=KEY),
-        Column("state", kind=KEY),
-        Column("members", justify="right", kind=NUMBER),
-        Column("type", kind=KEY),
-        Column("protocol_type", kind=KEY),
-    ]
-    rows = []
-    documents = []
+def members_part(group: GroupLag, *, verbose: bool = False) -> Part:
+    """One group of the members view: a row a member."""
+    members = [_member_json(m, verbose) for m in group.description.members]
     footer = []
-    for group in groups:
-        d = group.description
-        missing = group.error_kind == "not_found"
-        base = {
-            "group": group.group,
-            "assignor": None if missing else d.assignor,
-            "state": None if missing else d.state,
-            "members": None if missing else len(d.members),
-            "type": None if missing else d.type,
-            "protocol_type": None if missing else d.protocol_type,
-            # KIP-848 consumer groups: the group epoch and the epoch of its target assignment.
-            "group_epoch": d.group_epoch,
-            "assignment_epoch": d.assignment_epoch,
-        }
-        if d.topology_epoch is not None:  # KIP-1071 streams groups
-            base["topology_epoch"] = d.topology_epoch
-        rows.append({**base, "coordinator": _coordinator_text(d.coordinator)})
-        documents.append({**base, "coordinator": _coordinator(d.coordinator), "error": group.error})
-        if group.error:
-            footer.append(f"{group.group}: error: {group.error}")
-        footer.extend(_fence_notes(group))
-    if any(g.description.group_epoch is not None for g in groups):
+    if group.error:
+        footer.append(f"{group.group}: error: {group.error}")
+    elif not members:
+        footer.append(f"{group.group}: no active members")
+    footer.extend(_fence_notes(group))
+    return Part(
+        rows=[{"group": group.group, **m, "subscription": _subscription_text(m)} for m in members],
+        item={**_group_header(group), "members": members},
+        footer=footer,
+    )
+
+
+STATE_COLUMNS = [
+    Column("group", kind=KEY),
+    Column("coordinator", kind=TEXT),  # `host:port (id N)`: wraps at the blank
+    Column("assignor", kind=KEY),
+    Column("state", kind=KEY),
+    Column("members", justify="right", kind=NUMBER),
+    Column("type", kind=KEY),
+    Column("protocol_type", kind=KEY),
+]
+
+
+def state_columns(rows: Sequence[dict[str, Any]]) -> list[Column]:
+    """The state view's columns: the KIP-848 epochs when a group (of the first rows) has them."""
+    columns = list(STATE_COLUMNS)
+    if any(r.get("group_epoch") is not None for r in rows):
         columns += [
             Column("group_epoch", justify="right", kind=NUMBER),
             Column("assignment_epoch", justify="right", kind=NUMBER),
         ]
-    if any(g.description.topology_epoch is not None for g in groups):
+    if any(r.get("topology_epoch") is not None for r in rows):  # KIP-1071 streams groups
         columns.append(Column("topology_epoch", justify="right", kind=NUMBER))
-    return _groups_output(columns, rows, documents, footer, "No groups.")
+    return columns
+
+
+def state_part(group: GroupLag) -> Part:
+    """One group of the state view: one row."""
+    d = group.description
+    missing = group.error_kind == "not_found"
+    base = {
+        "group": group.group,
+        "assignor": None if missing else d.assignor,
+        "state": None if missing else d.state,
+        "members": None if missing else len(d.members),
+        "type": None if missing else d.type,
+        "protocol_type": None if missing else d.protocol_type,
+        # KIP-848 consumer groups: the group epoch and the epoch of its target assignment.
+        "group_epoch": d.group_epoch,
+        "assignment_epoch": d.assignment_epoch,
+    }
+    if d.topology_epoch is not None:  # KIP-1071 streams groups
+        base["topology_epoch"] = d.topology_epoch
+    return Part(
+        rows=[{**base, "coordinator": _coordinator_text(d.coordinator)}],
+        item={**base, "coordinator": _coordinator(d.coordinator), "error": group.error},
+        footer=[
+            *([f"{group.group}: error: {group.error}"] if group.error else []),
+            *_fence_notes(group),
+        ],
+    )
+
+
+VIEWS = ("offsets", "members", "state")
+
+
+def describe_stream(
+    groups: Iterable[GroupLag],
+    *,
+    view: str = "offsets",
+    lag_time: bool = False,
+    assignments: bool = False,
+) -> Stream:
+    """A describe view of `groups`, printed as they come."""
+    if view == "members":
+        return Stream(
+            parts=(members_part(g, verbose=assignments) for g in groups),
+            columns=lambda rows: members_columns(rows, verbose=assignments),
+            empty_message="No members.",
+        )
+    if view == "state":
+        return Stream(
+            parts=(state_part(g) for g in groups), columns=state_columns, empty_message="No groups."
+        )
+    return Stream(
+        parts=(offsets_part(g, lag_time=lag_time) for g in groups),
+        columns=offsets_columns(lag_time),
+        empty_message="No partitions.",
+    )
+
+
+def offsets_output(groups: Sequence[GroupLag], *, lag_time: bool = False) -> Output:
+    return describe_stream(groups, view="offsets", lag_time=lag_time).to_output()
+
+
+def members_output(groups: Sequence[GroupLag], *, verbose: bool = False) -> Output:
+    return describe_stream(groups, view="members", assignments=verbose).to_output()
+
+
+def state_output(groups: Sequence[GroupLag]) -> Output:
+    return describe_stream(groups, view="state").to_output()

@@ -1,0 +1,275 @@
+"""Output that streams: a command's results written group by group, in every mode (issue #29).
+
+A `Stream` is what a fleet-sized command prints: `parts` (one a group, as the groups complete),
+each with its table/CSV rows, its JSON element and its lines for the summary after the table.
+Nothing holds the whole fleet:
+
+- JSON: the document `{"schema_version": 1, **head, "groups": [...]}` is written element by
+  element, with the bytes `json.dumps(document, indent=2)` gives for the whole document.
+- JSON Lines: one element a line, as it comes.
+- CSV and tables: the columns (some views add columns only when a group needs them) and, for a
+  table, the column widths come from the first rows (SAMPLE_ROWS, or all of them when fewer);
+  later rows are printed as they come. The table is laid out as kgroup/render/table.py lays out
+  a rich table, byte for byte (widths fitted to a terminal by narrowing free-text columns;
+  key and number cells never cut: a later, wider cell pushes its row to the right). The footer
+  lines (one summary a group) follow the table.
+
+`Stream.to_output()` gives the same content as one `Output`, for callers that want it whole.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from kgroup.render.model import ELLIPSIS, SCHEMA_VERSION, TEXT, Column, Output
+from kgroup.render.safe import terminal_safe
+
+SAMPLE_ROWS = 1000  # a table's widths and a view's columns come from at most this many rows
+GAP = "  "  # between columns, as rich's padding of one each side gives
+ELLIPSIS_MARK = "…"
+
+
+@dataclass
+class Part:
+    """One group's share of the output: table/CSV rows, its JSON element, its summary lines."""
+
+    rows: Sequence[dict[str, Any]] = ()
+    item: dict[str, Any] | None = None
+    footer: Sequence[str] = ()
+
+
+Columns = Sequence[Column] | Callable[[Sequence[dict[str, Any]]], Sequence[Column]]
+
+
+@dataclass
+class Stream:
+    """What a command prints, produced while it is printed.
+
+    `columns` is a list, or a function of the first rows (SAMPLE_ROWS) giving the list; `head`
+    holds the JSON document's keys before the `array` of elements."""
+
+    parts: Iterable[Part]
+    columns: Columns
+    head: dict[str, Any] = field(default_factory=dict)
+    array: str = "groups"
+    empty_message: str = "(none)"
+
+    def columns_for(self, rows: Sequence[dict[str, Any]]) -> list[Column]:
+        return list(self.columns(rows) if callable(self.columns) else self.columns)
+
+    def to_output(self) -> Output:
+        """The whole stream as one Output (for small results and tests)."""
+        parts = list(self.parts)
+        rows = [r for p in parts for r in p.rows]
+        items = [p.item for p in parts if p.item is not None]
+        return Output(
+            columns=self.columns_for(rows),
+            rows=rows,
+            document={**self.head, self.array: items},
+            jsonl_items=items,
+            footer=[line for p in parts for line in p.footer],
+            empty_message=self.empty_message,
+        )
+
+
+def write_stream(
+    stream: Stream, mode: str, out: TextIO, *, color: bool = False, width: int | None = None
+) -> None:
+    """Print `stream` to `out` in `mode`; for tables, `width` is the terminal's (None: a pipe)."""
+    if mode == "json":
+        write_json(stream, out)
+    elif mode == "jsonl":
+        for part in stream.parts:
+            if part.item is not None:
+                out.write(json.dumps(part.item, ensure_ascii=False, separators=(",", ":")) + "\n")
+    elif mode == "csv":
+        write_csv(stream, out)
+    else:
+        write_table(stream, out, color=color, width=width)
+
+
+def write_json(stream: Stream, out: TextIO) -> None:
+    """The document, element by element, as `json.dumps(document, indent=2)` writes it whole."""
+    out.write(f'{{\n  "schema_version": {SCHEMA_VERSION}')
+    for key, value in stream.head.items():
+        text = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        out.write(f",\n  {json.dumps(key)}: {text}")
+    out.write(f",\n  {json.dumps(stream.array)}: [")
+    first = True
+    for part in stream.parts:
+        if part.item is None:
+            continue
+        text = json.dumps(part.item, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+        out.write(("\n    " if first else ",\n    ") + text)
+        first = False
+    out.write("]\n}\n" if first else "\n  ]\n}\n")
+
+
+def _sample(parts: Iterator[Part]) -> tuple[list[Part], bool]:
+    """The first parts, up to SAMPLE_ROWS rows; and whether more parts may follow."""
+    taken: list[Part] = []
+    rows = 0
+    for part in parts:
+        taken.append(part)
+        rows += len(part.rows)
+        if rows >= SAMPLE_ROWS:
+            return taken, True
+    return taken, False
+
+
+def write_csv(stream: Stream, out: TextIO) -> None:
+    """A header of column keys, then the rows (kgroup/render/csvout.py's cells)."""
+    from kgroup.render.csvout import write_csv as write_rows
+
+    parts = iter(stream.parts)
+    sample, _ = _sample(parts)
+    columns = stream.columns_for([r for p in sample for r in p.rows])
+    write_rows(columns, _rows(sample, parts), out)
+
+
+def _rows(sample: list[Part], parts: Iterator[Part]) -> Iterator[dict[str, Any]]:
+    for part in sample:
+        yield from part.rows
+    sample.clear()
+    for part in parts:
+        yield from part.rows
+
+
+# ------------------------------------------------------------------ table
+
+
+def write_table(stream: Stream, out: TextIO, *, color: bool, width: int | None) -> None:
+    """The table while the parts come, then every part's footer lines."""
+    from rich.cells import cell_len
+
+    from kgroup.render.table import column_cell, fit_widths
+
+    parts = iter(stream.parts)
+    sample, _ = _sample(parts)
+    sample_rows = [r for p in sample for r in p.rows]
+    columns = stream.columns_for(sample_rows)
+    cells = [[column_cell(c, row.get(c.key)) for c in columns] for row in sample_rows]
+    del sample_rows
+    natural = [
+        max([cell_len(c.title), *(cell_len(r[i]) for r in cells)]) for i, c in enumerate(columns)
+    ]
+    gaps = max(len(columns) - 1, 0) * len(GAP)
+    if width is None:
+        widths = natural
+    else:
+        words = [
+            max((cell_len(word) for r in cells for word in r[i].split()), default=0)
+            for i in range(len(columns))
+        ]
+        widths = fit_widths(columns, natural, width - gaps, words)
+    table_width = sum(widths) + gaps
+    # a terminal's lines (the footer too) wrap at its width, or at the table's when wider
+    line_width = None if width is None else max(width, table_width, 1)
+    layout = _Layout(columns, widths, width is not None, cell_len)
+    footer: list[str] = []
+    write = out.write
+    rows = 0
+    for part in sample:
+        footer.extend(part.footer)
+    if cells:
+        write(layout.header(color))
+        for row in cells:
+            write(layout.row(row))
+        rows = len(cells)
+    del cells
+    sample.clear()
+    for part in parts:
+        if part.rows and not rows:
+            write(layout.header(color))
+        for row in part.rows:
+            write(layout.row([column_cell(c, row.get(c.key)) for c in columns]))
+            rows += 1
+        footer.extend(part.footer)
+    lines = [] if rows else [stream.empty_message or "(none)"]
+    for line in [*lines, *footer]:
+        write(_wrapped(terminal_safe(line), line_width))
+
+
+def _wrapped(line: str, width: int | None) -> str:
+    """A line as a terminal of `width` shows it, wrapped at blanks (rich's word wrap)."""
+    if width is None or len(line) <= width:
+        return line + "\n"
+    return "".join(part.rstrip() + "\n" for part in _fold(line, width))
+
+
+def _fold(text: str, width: int) -> list[str]:
+    """`text` wrapped at blanks, words longer than `width` folded (rich's "fold")."""
+    return textwrap.wrap(text, max(width, 1), break_on_hyphens=False) or [""]
+
+
+class _Layout:
+    """Fixed column widths: the header, and a row as one line or several where cells wrap."""
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        widths: list[int],
+        terminal: bool,
+        cell_len: Callable[[str], int],
+    ) -> None:
+        self.columns = columns
+        self.widths = widths
+        self.cell_len = cell_len
+        self.right = [c.justify == "right" for c in columns]
+        # on a terminal, a free-text cell wider than its column wraps, or is cut with `…`
+        self.fits = [terminal and c.role == TEXT for c in columns]
+        self.cuts = [c.cut == ELLIPSIS for c in columns]
+        self.last = len(columns) - 1
+
+    def _width(self, text: str) -> int:
+        return len(text) if text.isascii() else self.cell_len(text)
+
+    def _pad(self, i: int, text: str) -> str:
+        room = self.widths[i] - self._width(text)
+        if room <= 0:
+            return text
+        return " " * room + text if self.right[i] else text + " " * room
+
+    def line(self, cells: Sequence[str]) -> str:
+        return GAP.join([self._pad(i, c) for i, c in enumerate(cells)]).rstrip()
+
+    def header(self, color: bool) -> str:
+        titles = [c.title for c in self.columns]
+        if not color:
+            return self.line(titles) + "\n"
+        bold = [f"\x1b[1m{self._pad(i, t)}\x1b[0m" for i, t in enumerate(titles)]
+        table_width = sum(self.widths) + len(GAP) * self.last
+        return "\x1b[1m \x1b[0m ".join(bold) + "\n" + "─" * table_width + "\n"
+
+    def row(self, cells: list[str]) -> str:
+        parts: list[list[str]] | None = None
+        for i, cell in enumerate(cells):
+            if self.fits[i] and self._width(cell) > self.widths[i]:
+                if self.cuts[i]:
+                    cells[i] = _cut(cell, self.widths[i], self.cell_len)
+                    continue
+                if parts is None:
+                    parts = [[c] for c in cells]
+                parts[i] = _fold(cell, self.widths[i])
+        if parts is None:
+            return self.line(cells) + "\n"
+        for i, cell in enumerate(cells):
+            if len(parts[i]) == 1:
+                parts[i] = [cell]
+        height = max(len(p) for p in parts)
+        return "".join(
+            self.line([p[k] if k < len(p) else "" for p in parts]) + "\n" for k in range(height)
+        )
+
+
+def _cut(text: str, width: int, cell_len: Callable[[str], int]) -> str:
+    """`text` cut to `width` cells, its last one a visible `…` (rich's "ellipsis")."""
+    from rich.cells import set_cell_size
+
+    if width <= 1:
+        return ELLIPSIS_MARK[:width]
+    return set_cell_size(text, width - 1) + ELLIPSIS_MARK
