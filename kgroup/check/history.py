@@ -34,12 +34,24 @@ class History:
 
 
 def commits_from_records(
-    records: Iterable[tuple[bytes | None, bytes | None]], groups: set[str], since_ms: int
+    records: Iterable[tuple[bytes | None, bytes | None]],
+    groups: set[str],
+    since_ms: int,
+    *,
+    spacing_ms: int | None = None,
+    keep: int | None = None,
 ) -> dict[tuple[str, TopicPartition], list[tuple[int, int]]]:
     """Offset commits (record types 0 and 1, not tombstones) of `groups` committed at or after
-    `since_ms`, by (group, partition), in log order."""
+    `since_ms`, by (group, partition), in log order.
+
+    With `spacing_ms` and `keep`, only what kgroup/check/window.py's `from_commits` keeps is
+    kept while reading: the newest commit of each `spacing_ms` slice of time, of the newest
+    `keep` slices (sorted by time), so memory stays bounded by the window whatever the commit
+    rate."""
     from kgroup.offsets.decode import decode_key, decode_value
 
+    if spacing_ms is not None and keep is not None:
+        return _windowed(records, groups, since_ms, max(1, spacing_ms), keep)
     out: dict[tuple[str, TopicPartition], list[tuple[int, int]]] = {}
     for key, value in records:
         if key is None or value is None:
@@ -61,8 +73,35 @@ def commits_from_records(
     return out
 
 
+def _windowed(
+    records: Iterable[tuple[bytes | None, bytes | None]],
+    groups: set[str],
+    since_ms: int,
+    spacing: int,
+    keep: int,
+) -> dict[tuple[str, TopicPartition], list[tuple[int, int]]]:
+    slices: dict[tuple[str, TopicPartition], dict[int, tuple[int, int]]] = {}
+    for key, value in records:
+        for found in commits_from_records(((key, value),), groups, since_ms).items():
+            (where, ((ts, offset),)) = found
+            kept = slices.setdefault(where, {})
+            slot = ts // spacing
+            if slot not in kept or (ts, offset) > kept[slot]:
+                kept[slot] = (ts, offset)
+            if len(kept) > 2 * keep:
+                for old in sorted(kept)[:-keep]:
+                    del kept[old]
+    return {where: sorted(kept[s] for s in sorted(kept)[-keep:]) for where, kept in slices.items()}
+
+
 def read_history(
-    admin: Any, group_ids: Sequence[str], *, partitions: int, now_ms: int, window_ms: int
+    admin: Any,
+    group_ids: Sequence[str],
+    *,
+    partitions: int,
+    now_ms: int,
+    window_ms: int,
+    samples: int | None = None,
 ) -> History:
     """Read the window of the groups' offsets-topic partitions; HistoryUnavailable when the
     cluster does not let kgroup (no Describe/Read ACL on the topic)."""
@@ -83,14 +122,21 @@ def read_history(
             start = end
         if end > start:
             ranges[tp.partition] = (start, end)
-    records: list[tuple[bytes | None, bytes | None]] = []
+    read = [0]
+
+    def counted() -> Iterator[tuple[Any, Any]]:
+        for record in _read(admin, ranges):
+            read[0] += 1
+            yield record
+
+    spacing = None if samples is None else window_ms // max(1, samples)
     try:
-        for key, value in _read(admin, ranges):
-            records.append((key, value))
+        commits = commits_from_records(
+            counted(), set(group_ids), now_ms - window_ms, spacing_ms=spacing, keep=samples
+        )
     except AuthorizationError as exc:
         raise HistoryUnavailable(f"no Read on {OFFSETS_TOPIC} ({exc.message})") from exc
-    commits = commits_from_records(records, set(group_ids), now_ms - window_ms)
-    return History(commits, len(records))
+    return History(commits, read[0])
 
 
 def _read(admin: Any, ranges: dict[int, tuple[int, int]]) -> Iterator[tuple[Any, Any]]:

@@ -290,7 +290,7 @@ def _beyond_burrow(
     limits: Thresholds,
 ) -> tuple[str, str] | None:
     """The first of kgroup's own ERR rules that holds: (rule, reason), or None."""
-    from kgroup.reset.timespec import format_duration_ms
+    from kgroup.core.timefmt import format_duration_ms
 
     if (
         window.committed is not None

@@ -8,11 +8,10 @@ above `--fail-on` (err by default), 6 when the cluster is unreachable, 0 otherwi
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgroup.check.model import (
     HISTORY,
@@ -32,6 +31,10 @@ from kgroup.core.errors import (
 )
 from kgroup.core.models import NextRecord, TopicPartition
 
+if TYPE_CHECKING:
+    from kgroup.core.admin import GroupAdmin
+    from kgroup.describe.collect import Selection
+
 SOURCES = ("auto", "history", "sampling")
 
 
@@ -49,16 +52,6 @@ class CheckOptions:
     lag_time: bool = True  # fetch the first unconsumed record of lagging partitions
 
 
-@dataclass(frozen=True)
-class CheckResult:
-    """One evaluation: the verdicts, where the windows came from, and why."""
-
-    groups: list[GroupVerdict]
-    source: str
-    now_ms: int
-    notes: tuple[str, ...] = ()
-
-
 # Why `check` does not judge share groups (KIP-932)
 SHARE_NOT_EVALUATED = (
     "share group: not evaluated by Burrow's rules, which read a consumer's commits; a share "
@@ -70,34 +63,96 @@ Note = Callable[[str], None]
 Progress = Callable[[int, int, float], None]
 
 
-def check_once(
-    opts: Any,
+@dataclass
+class CheckRun:
+    """A check's verdicts, produced while they are iterated (once), and the run's outcome."""
+
+    request: CheckOptions
+    selection: Selection
+    source: str
+    now_ms: int
+    notes: tuple[str, ...]
+    _verdicts: Iterable[GroupVerdict]
+    failed: list[tuple[str, str | None]] = field(default_factory=list)
+    bad: list[GroupVerdict] = field(default_factory=list)  # the first SHOWN_BAD, for the error
+    bad_count: int = 0
+    seen: int = 0
+
+    def __iter__(self) -> Iterator[GroupVerdict]:
+        from kgroup.check.rules import fails
+
+        for verdict in self._verdicts:
+            self.seen += 1
+            if verdict.error:
+                self.failed.append((verdict.group, verdict.error_kind))
+            if fails(verdict.status, self.request.fail_on):
+                self.bad_count += 1
+                if len(self.bad) < SHOWN_BAD:
+                    self.bad.append(verdict)
+            yield verdict
+
+    @property
+    def groups(self) -> list[GroupVerdict]:
+        """Every verdict (iterates the run)."""
+        return list(self)
+
+    def raise_outcome(self) -> None:
+        """Raise the error whose exit code the run ends with (none: exit 0)."""
+        from kgroup.core.errors import failed_groups_error
+
+        error = failed_groups_error(
+            self.failed, self.seen, listed=self.selection.listed, verb="checked"
+        )
+        if error is not None:
+            raise error
+        if self.bad_count:
+            shown = "; ".join(f"{g.group} {g.status.name}: {g.reason}" for g in self.bad)
+            more = self.bad_count - len(self.bad)
+            raise CheckFailed(
+                f"{self.bad_count} of {self.seen} groups are {self.request.fail_on.upper()} "
+                f"or worse: {shown}" + (f"; and {more} more" if more > 0 else "")
+            )
+
+
+SHOWN_BAD = 3
+
+
+def check(
+    admin: GroupAdmin,
     request: CheckOptions,
     *,
     note: Note | None = None,
     progress: Progress | None = None,
-) -> CheckResult:
-    """Collect every group's window and evaluate it."""
+) -> CheckRun:
+    """Look the groups up, collect every live group's window (history, or sampling, which
+    takes the window), and evaluate them while the result is iterated. Groups that do not
+    exist are known before any window: when no named group exists nothing is sampled."""
     from kgroup.check.history import OFFSETS_TOPIC, HistoryUnavailable, read_history
-    from kgroup.describe.collect import resolve_group_ids
+    from kgroup.describe.collect import collect_inputs, partition_counts, select_groups
 
-    admin = opts.admin()
-    ids = resolve_group_ids(admin, request.groups, request.all_groups, request.match)
-    counts = {name: t.partitions for name, t in admin.topics(include_internal=True).items()}
+    selection = select_groups(admin, request.groups, request.all_groups, request.match)
+    ids = selection.ids
+    counts = partition_counts(admin)
+    inputs = collect_inputs(admin, ids)
+    live = [g for g in ids if inputs[g].error_kind != "not_found"]
+    now_ms = int(time.time() * 1000)
+    if not live:
+        verdicts = [_failed_verdict(g, inputs[g], SAMPLING) for g in ids]
+        return CheckRun(request, selection, SAMPLING, now_ms, (), verdicts)
     history = None
     reason = None
     if request.source in ("auto", "history"):
-        start_ms = int(time.time() * 1000)
         if OFFSETS_TOPIC not in counts:
             reason = f"the cluster has no {OFFSETS_TOPIC} topic"
         else:
             try:
                 history = read_history(
                     admin,
-                    ids,
+                    live,
                     partitions=counts[OFFSETS_TOPIC],
-                    now_ms=start_ms,
+                    now_ms=now_ms,
                     window_ms=request.window_ms,
+                    samples=request.samples,
                 )
             except HistoryUnavailable as exc:
                 reason = str(exc)
@@ -108,7 +163,7 @@ def check_once(
                 f"Topic:{OFFSETS_TOPIC}",
             )
     if history is not None:
-        return _evaluate_history(admin, request, ids, counts, history.commits)
+        return _evaluate_history(admin, request, selection, inputs, counts, history.commits)
     why = f"history unavailable: {reason}; " if reason else ""
     seconds = request.window_ms / 1000
     if note is not None:
@@ -116,11 +171,37 @@ def check_once(
             f"{why}sampling {request.samples} times over {_seconds_text(seconds)} "
             f"(done at {time.strftime('%H:%M:%S', time.localtime(time.time() + seconds))})"
         )
-    return _evaluate_sampling(admin, request, ids, counts, progress)
+    missing = {g: inputs[g] for g in ids if g not in live}
+    del inputs
+    return _evaluate_sampling(admin, request, selection, live, missing, counts, progress)
+
+
+def check_once(
+    opts: Any,
+    request: CheckOptions,
+    *,
+    note: Note | None = None,
+    progress: Progress | None = None,
+) -> CheckRun:
+    """`check` with the admin of `opts` (kept for callers holding the CLI's options)."""
+    return check(opts.admin(), request, note=note, progress=progress)
+
+
+def _failed_verdict(gid: str, gi: Any, source: str) -> GroupVerdict:
+    status = Status.NOTFOUND if gi.error_kind == "not_found" else Status.ERR
+    return GroupVerdict(
+        group=gid,
+        status=status,
+        rule="not-found" if status == Status.NOTFOUND else "group-error",
+        reason=gi.error,
+        source=source,
+        error=gi.error,
+        error_kind=gi.error_kind,
+    )
 
 
 def _seconds_text(seconds: float) -> str:
-    from kgroup.reset.timespec import format_duration_ms
+    from kgroup.core.timefmt import format_duration_ms
 
     return format_duration_ms(int(seconds * 1000))
 
@@ -128,16 +209,15 @@ def _seconds_text(seconds: float) -> str:
 def _evaluate_history(
     admin: Any,
     request: CheckOptions,
-    ids: list[str],
+    selection: Selection,
+    inputs: dict[str, Any],
     counts: dict[str, int],
     commits: dict[tuple[str, TopicPartition], list[tuple[int, int]]],
-) -> CheckResult:
+) -> CheckRun:
     from kgroup.check.history import log_end_grid
     from kgroup.check.window import from_commits
-    from kgroup.describe.collect import collect_inputs
     from kgroup.describe.engine import partitions_in_view
 
-    inputs = collect_inputs(admin, ids)
     views = {g: partitions_in_view(gi, counts) for g, gi in inputs.items() if gi.error is None}
     existing = _existing(views, counts)
     now_ms = int(time.time() * 1000)
@@ -168,16 +248,18 @@ def _evaluate_history(
                 positions.append(LogEnd(now_ms, committed.offset))
             out.append(dataclasses.replace(window, positions=tuple(positions)))
         windows[gid] = out
-    return _finish(admin, request, ids, inputs, windows, HISTORY, now_ms, ())
+    return _finish(admin, request, selection, inputs, windows, HISTORY, now_ms, ())
 
 
 def _evaluate_sampling(
     admin: Any,
     request: CheckOptions,
-    ids: list[str],
+    selection: Selection,
+    live: list[str],
+    missing: dict[str, Any],
     counts: dict[str, int],
     progress: Progress | None,
-) -> CheckResult:
+) -> CheckRun:
     from kgroup.check.sampling import sample
     from kgroup.check.window import Sample, from_samples
     from kgroup.describe.collect import collect_inputs
@@ -185,13 +267,13 @@ def _evaluate_sampling(
 
     rounds = sample(
         admin,
-        ids,
+        live,
         counts,
         samples=request.samples,
         window_ms=request.window_ms,
         on_round=progress,
     )
-    inputs = collect_inputs(admin, ids)
+    inputs = {**missing, **collect_inputs(admin, live)}
     views = {g: partitions_in_view(gi, counts) for g, gi in inputs.items() if gi.error is None}
     existing = _existing(views, counts)
     now_ms = int(time.time() * 1000)
@@ -235,7 +317,7 @@ def _evaluate_sampling(
                 )
             )
         windows[gid] = out
-    return _finish(admin, request, ids, inputs, windows, SAMPLING, now_ms, ())
+    return _finish(admin, request, selection, inputs, windows, SAMPLING, now_ms, ())
 
 
 def _existing(
@@ -279,16 +361,15 @@ def _window(
 def _finish(
     admin: Any,
     request: CheckOptions,
-    ids: list[str],
+    selection: Selection,
     inputs: dict[str, Any],
     windows: dict[str, list[PartitionWindow]],
     source: str,
     now_ms: int,
     notes: Sequence[str],
-) -> CheckResult:
-    """Add the lag times and retention, then evaluate every group (errors carried)."""
-    from kgroup.check.rules import evaluate_group
-    from kgroup.describe.engine import time_lag_ms
+) -> CheckRun:
+    """Add the lag times and retention, then evaluate every group (errors carried) while the
+    run is iterated; each group's windows are dropped once it is evaluated."""
 
     lagging = sorted(
         {
@@ -305,38 +386,51 @@ def _finish(
     retention, retention_notes = _retention(admin, topics)
     size_limited = [tp for tp, _ in lagging if _limits_size(retention.get(tp.topic))]
     sizes, size_notes = _sizes(admin, size_limited)
-    verdicts = []
+    verdicts = _verdicts(
+        request, selection.ids, inputs, windows, source, now_ms, peeked, retention, sizes
+    )
+    return CheckRun(
+        request,
+        selection,
+        source,
+        now_ms,
+        (*notes, *retention_notes, *size_notes),
+        verdicts,
+    )
+
+
+def _verdicts(
+    request: CheckOptions,
+    ids: list[str],
+    inputs: dict[str, Any],
+    windows: dict[str, list[PartitionWindow]],
+    source: str,
+    now_ms: int,
+    peeked: dict[tuple[TopicPartition, int], NextRecord],
+    retention: dict[str, TopicRetention],
+    sizes: dict[TopicPartition, int],
+) -> Iterator[GroupVerdict]:
+    from kgroup.check.rules import evaluate_group
+    from kgroup.describe.engine import time_lag_ms
+
     for gid in ids:
-        gi = inputs[gid]
+        gi = inputs.pop(gid)
         if gi.error is not None:
-            status = Status.NOTFOUND if gi.error_kind == "not_found" else Status.ERR
-            verdicts.append(
-                GroupVerdict(
-                    group=gid,
-                    status=status,
-                    rule="not-found" if status == Status.NOTFOUND else "group-error",
-                    reason=gi.error,
-                    source=source,
-                    error=gi.error,
-                    error_kind=gi.error_kind,
-                )
-            )
+            yield _failed_verdict(gid, gi, source)
             continue
         if gi.description.type == "share":  # KIP-932: no commits for Burrow's rules to read
-            verdicts.append(
-                GroupVerdict(
-                    group=gid,
-                    status=Status.OK,
-                    rule="not-evaluated",
-                    reason=SHARE_NOT_EVALUATED,
-                    source=source,
-                    state=gi.description.state,
-                    type="share",
-                )
+            yield GroupVerdict(
+                group=gid,
+                status=Status.OK,
+                rule="not-evaluated",
+                reason=SHARE_NOT_EVALUATED,
+                source=source,
+                state=gi.description.state,
+                type="share",
             )
             continue
         timed = []
-        for w in windows[gid]:
+        for w in windows.pop(gid):
             lag = None
             if w.committed is not None and w.log_end is not None:
                 lag = w.log_end - w.committed
@@ -347,20 +441,17 @@ def _finish(
             size = sizes.get(TopicPartition(w.topic, w.partition))
             timed.append(dataclasses.replace(w, lag_ms=lag_ms, size_bytes=size))
         d = gi.description
-        verdicts.append(
-            evaluate_group(
-                gid,
-                timed,
-                now_ms=now_ms,
-                thresholds=request.thresholds,
-                retention=retention,
-                members=[(m.member_id, m.client_id, m.host) for m in d.members],
-                state=d.state,
-                group_type=d.type,
-                source=source,
-            )
+        yield evaluate_group(
+            gid,
+            timed,
+            now_ms=now_ms,
+            thresholds=request.thresholds,
+            retention=retention,
+            members=[(m.member_id, m.client_id, m.host) for m in d.members],
+            state=d.state,
+            group_type=d.type,
+            source=source,
         )
-    return CheckResult(verdicts, source, now_ms, (*notes, *retention_notes, *size_notes))
 
 
 def _limits_size(retention: TopicRetention | None) -> bool:
@@ -411,7 +502,7 @@ def _retention(
     """Retention settings of the topics (DescribeConfigs); a topic that fails gets a note."""
     if not topics:
         return {}, ()
-    configs = describe_topic_configs(admin, topics)
+    configs = admin.describe_topic_configs(topics)
     out: dict[str, TopicRetention] = {}
     notes = []
     for topic in topics:
@@ -439,130 +530,3 @@ def retention_of(config: dict[str, str | None]) -> TopicRetention:
         retention_bytes=number("retention.bytes"),
         delete_policy=policy is None or "delete" in policy.split(","),
     )
-
-
-def describe_topic_configs(admin: Any, topics: Sequence[str]) -> dict[str, Any]:
-    """Topic -> configuration entries or KgroupError: the wire client's DescribeConfigs, or
-    librdkafka's AdminClient.describe_configs when the configuration needs librdkafka. All
-    keys are asked for (tansu drops a request that names keys; TEST_ENVIRONMENT.md)."""
-    if admin.wire is not None:
-        return admin.wire.describe_topic_configs(topics)
-    from confluent_kafka.admin import ConfigResource, ResourceType
-
-    futures = admin.admin.describe_configs(
-        [ConfigResource(ResourceType.TOPIC, t) for t in topics],
-        request_timeout=admin.timeout_s,
-    )
-    out: dict[str, Any] = {}
-    for resource, future in futures.items():
-        try:
-            entries = future.result()
-        except Exception as exc:
-            out[resource.name] = admin.error_for(
-                exc,
-                "describe the configuration of topic",
-                resource.name,
-                acl=f"DescribeConfigs on Topic:{resource.name}",
-            )
-            continue
-        out[resource.name] = {name: entry.value for name, entry in entries.items()}
-    return out
-
-
-# --- the CLI's run and exit ------------------------------------------------------------------
-
-
-def run_check(opts: Any, request: CheckOptions) -> None:
-    from kgroup.cli.context import note
-    from kgroup.render import render
-    from kgroup.render.check import check_output
-
-    if request.watch:
-        _watch(opts, request)
-        return
-    with SamplingProgress(opts.no_color) as bar:
-        result = check_once(opts, request, note=note, progress=bar.update)
-    for text in result.notes:
-        note(text)
-    render(check_output(result, request), opts.output, no_color=opts.no_color)
-    check_outcome(result.groups, request)
-
-
-def check_outcome(groups: Sequence[GroupVerdict], request: CheckOptions) -> None:
-    """Raise the error whose exit code the run ends with (none: exit 0)."""
-    from kgroup.check.rules import fails
-    from kgroup.describe.collect import raise_for_failed_groups
-
-    raise_for_failed_groups(
-        groups, all_groups=request.all_groups, match=request.match, verb="checked"
-    )
-    bad = [g for g in groups if fails(g.status, request.fail_on)]
-    if bad:
-        shown = "; ".join(f"{g.group} {g.status.name}: {g.reason}" for g in bad[:3])
-        more = f"; and {len(bad) - 3} more" if len(bad) > 3 else ""
-        raise CheckFailed(
-            f"{len(bad)} of {len(groups)} groups are {request.fail_on.upper()} or worse: "
-            f"{shown}{more}"
-        )
-
-
-def _watch(opts: Any, request: CheckOptions) -> None:
-    """Evaluate every window; print each group's and partition's status when it changes."""
-    from kgroup.cli.context import note
-    from kgroup.render.check import status_changes
-
-    previous: dict[tuple[str, str], str] = {}
-    first = True
-    while True:
-        started = time.monotonic()
-        result = check_once(opts, request, note=note if first else None)
-        if first:
-            for text in result.notes:
-                note(text)
-        for line in status_changes(previous, result):
-            sys.stdout.write(line + "\n")
-        sys.stdout.flush()
-        first = False
-        if result.source == HISTORY:
-            # history needs no waiting to collect: wait out the window before the next look
-            time.sleep(max(0.0, request.window_ms / 1000 - (time.monotonic() - started)))
-
-
-class SamplingProgress:
-    """A progress bar on stderr while sampling (terminals only; KGROUP_NO_PROGRESS hides it)."""
-
-    def __init__(self, no_color: bool) -> None:
-        import os
-
-        self.no_color = no_color
-        self.enabled = sys.stderr.isatty() and os.environ.get("KGROUP_NO_PROGRESS", "") == ""
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __enter__(self) -> SamplingProgress:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
-
-    def update(self, done: int, total: int, seconds_left: float) -> None:
-        if not self.enabled:
-            return
-        if self.bar is None:
-            import rich.progress as rp
-
-            from kgroup.render import stderr_console
-
-            self.bar = rp.Progress(
-                rp.TextColumn("sampling"),
-                rp.BarColumn(),
-                rp.MofNCompleteColumn(),
-                rp.TextColumn("{task.fields[left]} left"),
-                console=stderr_console(self.no_color),
-                transient=True,
-            )
-            self.bar.start()
-            self.task = self.bar.add_task("sampling", total=total, left="")
-        self.bar.update(self.task, completed=done, left=_seconds_text(round(seconds_left)))

@@ -3,9 +3,11 @@ retention headroom; exit codes a script can act on."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
-from kgroup.cli.context import options
+from kgroup.cli.context import GlobalOptions, note, options
 from kgroup.cli.options import (
     all_groups_option,
     choice_option,
@@ -15,6 +17,9 @@ from kgroup.cli.options import (
     more_groups_option,
 )
 from kgroup.cli.validate import groups_given, positive_duration_ms
+
+if TYPE_CHECKING:
+    from kgroup.check.run import CheckOptions
 
 FAIL_ON = ("warn", "err")
 SOURCES = ("auto", "history", "sampling")
@@ -77,7 +82,7 @@ def check(
     """Health of consumer groups: OK, WARN, ERR, STOP, STALL, REWIND or NOTFOUND per partition
     and group (Burrow's rules), with lag time, drain ETA and retention headroom."""
     from kgroup.check.model import Thresholds
-    from kgroup.check.run import CheckOptions, run_check
+    from kgroup.check.run import CheckOptions
     from kgroup.core.errors import UsageError
 
     names = groups_given(groups, group_opt)
@@ -114,25 +119,71 @@ def check(
         )
     if watch and opts.output != "table":
         raise UsageError("--watch prints status changes as lines", hint="drop -o, or drop --watch")
-    run_check(
-        opts,
-        CheckOptions(
-            groups=names,
-            all_groups=all_groups,
-            match=match,
-            window_ms=window_ms,
-            samples=samples,
-            thresholds=Thresholds(
-                max_lag=max_lag,
-                max_lag_ms=_optional_duration(max_lag_time, "--max-lag-time"),
-                min_headroom_ms=_optional_duration(min_headroom, "--min-headroom"),
-            ),
-            fail_on=fail_on,
-            source=source,
-            watch=watch,
-            lag_time=lag_time,
+    request = CheckOptions(
+        groups=names,
+        all_groups=all_groups,
+        match=match,
+        window_ms=window_ms,
+        samples=samples,
+        thresholds=Thresholds(
+            max_lag=max_lag,
+            max_lag_ms=_optional_duration(max_lag_time, "--max-lag-time"),
+            min_headroom_ms=_optional_duration(min_headroom, "--min-headroom"),
         ),
+        fail_on=fail_on,
+        source=source,
+        watch=watch,
+        lag_time=lag_time,
     )
+    if watch:
+        _watch(opts, request)
+    else:
+        _check_once(opts, request)
+
+
+def _check_once(opts: GlobalOptions, request: CheckOptions) -> None:
+    """One evaluation: notes on stderr, the verdicts printed as they are made, the exit code."""
+    from kgroup.check.run import check
+    from kgroup.render.check import check_stream
+    from kgroup.render.progress import SamplingProgress
+
+    admin = opts.admin()
+    with SamplingProgress(opts.no_color) as bar:
+        run = check(admin, request, note=note, progress=bar.update)
+    skipped = run.selection.skipped_note("check")
+    if skipped:
+        note(skipped)
+    for text in run.notes:
+        note(text)
+    opts.show(check_stream(run, request, run.now_ms))
+    run.raise_outcome()
+
+
+def _watch(opts: GlobalOptions, request: CheckOptions) -> None:
+    """Evaluate every window; print each group's and partition's status when it changes
+    (each line terminal-safe, as every other output path)."""
+    import sys
+    import time
+
+    from kgroup.check.run import check
+    from kgroup.render.check import status_changes
+
+    admin = opts.admin()
+    previous: dict[tuple[str, str], str] = {}
+    first = True
+    while True:
+        started = time.monotonic()
+        run = check(admin, request, note=note if first else None)
+        if first:
+            skipped = run.selection.skipped_note("check")
+            for text in ([skipped] if skipped else []) + list(run.notes):
+                note(text)
+        for line in status_changes(previous, run.groups, run.now_ms):
+            sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+        first = False
+        # history (or no live group) needs no waiting to collect: wait out the window
+        time.sleep(max(0.0, request.window_ms / 1000 - (time.monotonic() - started)))
 
 
 def _optional_duration(text: str | None, option: str) -> int | None:

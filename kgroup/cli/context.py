@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from kgroup.core.admin import GroupAdmin
     from kgroup.core.config import ClusterConfig
     from kgroup.render import Output
+    from kgroup.render.stream import Stream
 
 
 @dataclass
@@ -65,11 +66,12 @@ class GlobalOptions:
         self._admins.append(admin)
         return admin
 
-    def show(self, output: Output) -> None:
-        """Print `output` on stdout in this invocation's format (-o) and colour (--no-color)."""
+    def show(self, output: Output | Stream, mode: str | None = None) -> None:
+        """Print `output` (whole, or a Stream as it comes) on stdout in this invocation's
+        format (-o, or `mode`) and colour (--no-color)."""
         from kgroup.render import render
 
-        render(output, self.output, no_color=self.no_color)
+        render(output, mode or self.output, no_color=self.no_color)
 
     def log_request_counts(self) -> None:
         """With --verbose: how many Kafka requests this run sent, per API."""

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kgroup.cli.context import options
+from kgroup.cli.context import GlobalOptions, note, options
 from kgroup.cli.options import (
     all_groups_option,
     groups_argument,
@@ -15,6 +15,10 @@ from kgroup.cli.options import (
     topic_option,
 )
 from kgroup.cli.validate import groups_given
+
+if TYPE_CHECKING:
+    from kgroup.describe.run import DescribeOptions, DescribeRun
+    from kgroup.render.stream import Stream
 
 
 def describe(
@@ -56,7 +60,7 @@ def describe(
 ) -> None:
     """Describe groups: committed offsets, log offsets and lag per partition; members; state."""
     from kgroup.core.errors import UsageError
-    from kgroup.describe.run import DescribeOptions, run_describe
+    from kgroup.describe.run import DescribeOptions
 
     groups = groups_given(groups, group_option)
     opts = options(ctx)
@@ -87,21 +91,65 @@ def describe(
         checked_seconds(watch, "--watch")
         if opts.output != "table":
             raise UsageError("--watch refreshes a table", hint="drop -o, or drop --watch")
-    run_describe(
-        opts,
-        DescribeOptions(
-            groups=groups or [],
-            all_groups=all_groups,
-            match=match,
-            view=views[0] if views else "offsets",
-            assignments=assignments,
-            topics=topic_filter(topic or []),
-            lag_time=lag_time,
-            read_committed=read_committed,
-            fail_on_lag=fail_on_lag,
-            watch=watch,
-        ),
+    request = DescribeOptions(
+        groups=groups or [],
+        all_groups=all_groups,
+        match=match,
+        view=views[0] if views else "offsets",
+        assignments=assignments,
+        topics=topic_filter(topic or []),
+        lag_time=lag_time,
+        read_committed=read_committed,
+        fail_on_lag=fail_on_lag,
+        watch=watch,
     )
+    if watch:
+        _watch(opts, request)
+    else:
+        _describe_once(opts, request)
+
+
+def _stream(opts: GlobalOptions, request: DescribeOptions, run: DescribeRun) -> Stream:
+    from kgroup.render.describe import describe_stream
+
+    return describe_stream(
+        run,
+        view=request.view,
+        lag_time=request.lag_time,
+        assignments=request.assignments or opts.verbose,
+    )
+
+
+def _describe_once(opts: GlobalOptions, request: DescribeOptions) -> None:
+    """Describe once: the groups printed as they are described, then the exit code."""
+    from kgroup.describe.run import describe
+
+    run = describe(opts.admin(), request)
+    skipped = run.selection.skipped_note("describe")
+    if skipped:
+        note(skipped)
+    opts.show(_stream(opts, request, run))
+    run.raise_outcome()
+
+
+def _watch(opts: GlobalOptions, request: DescribeOptions) -> None:
+    """Describe every --watch seconds, the screen cleared on a terminal, until interrupted."""
+    import sys
+    import time
+
+    from kgroup.describe.run import describe
+
+    clear = sys.stdout.isatty()
+    admin = opts.admin()
+    while True:
+        run = describe(admin, request)
+        if clear:
+            sys.stdout.write("\x1b[2J\x1b[H")
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        sys.stdout.write(f"every {request.watch:g} s, {stamp} (Ctrl-C to stop)\n")
+        opts.show(_stream(opts, request, run), mode="table")
+        sys.stdout.flush()
+        time.sleep(request.watch or 1)
 
 
 def topic_filter(values: list[str]) -> dict[str, Any]:

@@ -50,25 +50,12 @@ def list_groups(
 ) -> None:
     """List consumer groups with state, type, protocol type and member count."""
     from kgroup.core.groups import list_groups_with_state, parse_state_filter, parse_type_filter
-    from kgroup.render import Column, Output
+    from kgroup.render.groups import list_stream
 
     opts = options(ctx)
     states = parse_state_filter(state or [])
     types = parse_type_filter(group_type)
-    rows = list_groups_with_state(opts.admin(), states=states, types=types)
-    output = Output(
-        columns=[
-            Column("group"),
-            Column("state"),
-            Column("type"),
-            Column("protocol_type"),
-            Column("members", justify="right"),
-        ],
-        rows=rows,
-        document={"groups": rows},
-        empty_message="No groups.",
-    )
-    opts.show(output)
+    opts.show(list_stream(list_groups_with_state(opts.admin(), states=states, types=types)))
 
 
 FORCE_HELP = (

@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from kgroup.core.errors import KgroupError, UsageError
 from kgroup.render.notes import note
+from kgroup.render.progress import Progress
 
 if TYPE_CHECKING:
     from kgroup.offsets.decode import DecodedRecord
     from kgroup.scan.api import Scan
     from kgroup.scan.local import DecodeFilter, LocalEngine
 
-PROGRESS_MIN_BYTES = 32 * 1024 * 1024  # show a progress bar for inputs at least this big
 ENGINES = ("auto", "local", "spark")
 CUT_NOTE = (
     "values longer than {n} characters are cut with '…' in the table; "
@@ -434,73 +434,3 @@ def _render_summary(opts: Any, groups: list[dict[str, Any]], scan: Scan) -> None
         empty_message="no groups",
     )
     render(output, opts.output, no_color=opts.no_color)
-
-
-# ---------------------------------------------------------------- progress
-
-
-class Progress:
-    """A rich progress bar on stderr for long reads; silent when stderr is not a terminal."""
-
-    def __init__(self, no_color: bool) -> None:
-        self.no_color = no_color
-        self.bar: Any = None
-        self.task: Any = None
-        self.enabled = sys.stderr.isatty() and os.environ.get("KGROUP_NO_PROGRESS", "") == ""
-
-    def __enter__(self) -> Progress:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def _start(self, total: int | None, label: str, columns: Callable[[Any], list[Any]]) -> None:
-        if not self.enabled:
-            return
-        import rich.progress as rp
-
-        from kgroup.render import stderr_console
-
-        self.bar = rp.Progress(*columns(rp), console=stderr_console(self.no_color), transient=True)
-        self.bar.start()
-        self.task = self.bar.add_task(label, total=total)
-
-    def start_bytes(self, total: int, label: str) -> None:
-        if total < PROGRESS_MIN_BYTES:
-            return
-        self._start(
-            total,
-            label,
-            lambda rp: [
-                rp.TextColumn("{task.description}"),
-                rp.BarColumn(),
-                rp.DownloadColumn(),
-                rp.TransferSpeedColumn(),
-                rp.TimeRemainingColumn(),
-            ],
-        )
-
-    def start_records(self, label: str) -> None:
-        self._start(
-            None,
-            label,
-            lambda rp: [
-                rp.TextColumn("{task.description}"),
-                rp.BarColumn(),
-                rp.MofNCompleteColumn(),
-                rp.TimeElapsedColumn(),
-            ],
-        )
-
-    def advance(self, n: int) -> None:
-        if self.bar is not None:
-            self.bar.advance(self.task, n)
-
-    def records(self, done: int, total: int) -> None:
-        if self.bar is not None and (done % 1000 == 0 or done == total):
-            self.bar.update(self.task, completed=done, total=total)
-
-    def stop(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None

@@ -9,11 +9,12 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Container, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import KgroupError, NotFoundError, UsageError, failed_groups_error
-from kgroup.core.models import GroupDescription
+from kgroup.core.models import GroupDescription, TopicMetadata
 from kgroup.core.topic_names import missing_topics, require_topics
 from kgroup.describe.engine import (
     GroupInput,
@@ -23,11 +24,33 @@ from kgroup.describe.engine import (
     partitions_in_view,
 )
 
+# ListGroups types (KIP-848, KIP-932, KIP-1071) that describe and check do not handle yet.
+UNHANDLED_TYPES = ("share", "streams")
 
-def resolve_group_ids(
+
+@dataclass(frozen=True)
+class Selection:
+    """The groups a command works on, and what the cluster listed that it leaves out."""
+
+    ids: list[str]
+    listed: bool  # chosen from the cluster's list (--all-groups, --match), not named
+    skipped: dict[str, int] = field(default_factory=dict)  # type -> listed groups left out
+
+    def skipped_note(self, command: str) -> str | None:
+        """One line saying which listed groups were left out and why, or None."""
+        if not self.skipped:
+            return None
+        counts = ", ".join(
+            f"{n} {kind} group{'s' if n != 1 else ''}" for kind, n in sorted(self.skipped.items())
+        )
+        return f"{command} skips {counts}: it does not handle groups of that type yet"
+
+
+def select_groups(
     admin: GroupAdmin, names: Sequence[str], all_groups: bool, match: str | None
-) -> list[str]:
-    """The groups to describe: named ones (in the order given, deduplicated), all, or matching."""
+) -> Selection:
+    """The groups to work on: named ones (in the order given, deduplicated), all, or matching;
+    listed groups of a type in UNHANDLED_TYPES are left out (counted in `skipped`)."""
     chosen = [bool(names), all_groups, match is not None]
     if sum(chosen) != 1:
         raise UsageError(
@@ -35,7 +58,7 @@ def resolve_group_ids(
             hint="give GROUP..., or --all-groups, or --match REGEX",
         )
     if names:
-        return list(dict.fromkeys(names))
+        return Selection(list(dict.fromkeys(names)), listed=False)
     pattern = None
     if match is not None:
         try:
@@ -45,17 +68,31 @@ def resolve_group_ids(
                 f"--match {match!r} is not a valid regular expression: {exc}",
                 hint="e.g. --match '^payments-'",
             ) from None
-    ids = [g.group_id for g in admin.list_groups()]
+    listings = admin.list_groups()
     if pattern is not None:
-        ids = [g for g in ids if pattern.search(g)]
-        if not ids:
+        listings = [g for g in listings if pattern.search(g.group_id)]
+        if not listings:
             # nothing to describe is a lookup that failed (exit 3), as a named group that does
             # not exist is, not an empty success
             raise NotFoundError(
                 f"no group matches {match}",
                 hint="check the pattern against the group ids `kgroup list` shows",
             )
-    return sorted(ids)
+    skipped: dict[str, int] = {}
+    ids = []
+    for listing in listings:
+        if listing.type in UNHANDLED_TYPES:
+            skipped[listing.type] = skipped.get(listing.type, 0) + 1
+        else:
+            ids.append(listing.group_id)
+    return Selection(sorted(ids), listed=True, skipped=skipped)
+
+
+def resolve_group_ids(
+    admin: GroupAdmin, names: Sequence[str], all_groups: bool, match: str | None
+) -> list[str]:
+    """The ids `select_groups` chooses."""
+    return select_groups(admin, names, all_groups, match).ids
 
 
 def raise_for_failed_groups(
@@ -112,13 +149,16 @@ def collect(
     read_committed: bool = False,
     lag_time: bool = False,
     now_ms: int | None = None,
+    metadata: Mapping[str, TopicMetadata] | None = None,
 ) -> list[GroupLag]:
-    """Everything the offsets view needs, for every group, in a fixed number of request rounds."""
+    """Everything the offsets view needs, for every group, in a fixed number of request rounds.
+    `metadata` (the cluster's topics, internal ones included) is asked for when not given."""
     from kgroup.core.acl import hidden_offsets_message, hidden_topics, require_describable
     from kgroup.render.notes import note
 
     inputs = collect_inputs(admin, group_ids)
-    metadata = admin.topics(include_internal=True)
+    if metadata is None:
+        metadata = admin.topics(include_internal=True)
     hidden = hidden_topics(
         admin, {g: i.description for g, i in inputs.items() if not i.error}, metadata
     )
@@ -166,7 +206,12 @@ def collect(
     return [_note_missing_topics(group, counts) for group in results]
 
 
-def _note_missing_topics(group: GroupLag, counts: dict[str, int]) -> GroupLag:
+def partition_counts(admin: GroupAdmin) -> dict[str, int]:
+    """Topic -> its partition count, internal topics included (one Metadata request)."""
+    return {name: t.partitions for name, t in admin.topics(include_internal=True).items()}
+
+
+def _note_missing_topics(group: GroupLag, counts: Mapping[str, int]) -> GroupLag:
     missing = sorted({r.topic for r in group.rows if r.partition >= counts.get(r.topic, 0)})
     if not missing or group.error:
         return group

@@ -187,12 +187,17 @@ def check_output(result: Any, request: Any) -> Output:
     return check_stream(result.groups, request, result.now_ms).to_output()
 
 
-def status_changes(previous: dict[tuple[str, str], str], result: Any) -> list[str]:
+def status_changes(
+    previous: dict[tuple[str, str], str], groups: Iterable[GroupVerdict], now_ms: int
+) -> list[str]:
     """`--watch` lines for the statuses that changed since `previous` (updated in place); the
-    first evaluation reports every group and every partition that is not OK."""
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(result.now_ms / 1000))
+    first evaluation reports every group and every partition that is not OK. Names and reasons
+    come from the cluster: each line is terminal-safe (kgroup/render/safe.py)."""
+    from kgroup.render.safe import terminal_safe
+
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now_ms / 1000))
     lines = []
-    for g in result.groups:
+    for g in groups:
         seen = [((g.group, ""), g.status.name, g.reason, g.group)]
         for p in g.partitions:
             where = f"{g.group} {p.topic}:{p.partition}"
@@ -204,5 +209,5 @@ def status_changes(previous: dict[tuple[str, str], str], result: Any) -> list[st
             previous[key] = status
             if before is None and key[1] and status == "OK":
                 continue  # a partition appearing OK is no news
-            lines.append(f"{stamp} {where}: {before or '-'} -> {status} ({reason})")
+            lines.append(terminal_safe(f"{stamp} {where}: {before or '-'} -> {status} ({reason})"))
     return lines

@@ -19,6 +19,7 @@ from kgroup.render.model import (  # noqa: F401  (re-exported: the render packag
     Column,
     Output,
 )
+from kgroup.render.stream import Stream, write_stream
 
 
 def color_enabled(no_color: bool, stream: TextIO) -> bool:
@@ -29,10 +30,22 @@ def color_enabled(no_color: bool, stream: TextIO) -> bool:
 
 
 def render(
-    output: Output, mode: str, *, no_color: bool = False, stream: TextIO | None = None
+    output: Output | Stream, mode: str, *, no_color: bool = False, stream: TextIO | None = None
 ) -> None:
-    """Print `output` to `stream` (stdout) in `mode`."""
+    """Print `output` (whole, or a Stream written as it comes) to `stream` (stdout) in `mode`."""
     out = stream or sys.stdout
+    if isinstance(output, Stream):
+        from kgroup.render.table import terminal_width
+
+        table = mode not in ("json", "jsonl", "csv")
+        write_stream(
+            output,
+            mode,
+            out,
+            color=table and color_enabled(no_color, out),
+            width=terminal_width(out) if table else None,
+        )
+        return
     if mode == "json":
         from kgroup.render.jsonout import write_json
 

@@ -452,7 +452,7 @@ def format_ms(ms: int | None) -> str | None:
         return None
     if ms == _LAST_TIME[0]:
         return _LAST_TIME[1]
-    from kgroup.reset.timespec import format_utc_ms
+    from kgroup.core.timefmt import format_utc_ms
 
     try:
         text = format_utc_ms(ms)

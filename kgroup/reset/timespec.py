@@ -25,6 +25,7 @@ import datetime as _dt
 import re
 
 from kgroup.core.errors import UsageError
+from kgroup.core.timefmt import format_duration_ms, format_utc_ms  # noqa: F401  (their home)
 
 MS_PER_SECOND = 1000
 MS_PER_MINUTE = 60 * MS_PER_SECOND
@@ -263,29 +264,3 @@ def _parse_short_duration(value: str, text: str) -> int:
             raise UsageError(f"duration '{text}' has no unit", hint=_DURATION_HINT)
         raise UsageError(f"cannot read '{text}' as a duration", hint=_DURATION_HINT)
     return total
-
-
-def format_utc_ms(ms: int) -> str:
-    """Epoch milliseconds -> RFC 3339 UTC with milliseconds: 1777629600000 -> ...10:00:00.000Z."""
-    days, rest = divmod(ms, MS_PER_DAY)
-    date = _dt.date.fromordinal(days + _EPOCH_ORDINAL)
-    hour, rest = divmod(rest, MS_PER_HOUR)
-    minute, rest = divmod(rest, MS_PER_MINUTE)
-    second, milli = divmod(rest, MS_PER_SECOND)
-    return (
-        f"{date.year:04d}-{date.month:02d}-{date.day:02d}"
-        f"T{hour:02d}:{minute:02d}:{second:02d}.{milli:03d}Z"
-    )
-
-
-def format_duration_ms(ms: int) -> str:
-    """Milliseconds -> short form, largest units first: 5400000 -> "1h30m", 0 -> "0s"."""
-    if ms == 0:
-        return "0s"
-    out = []
-    rest = ms
-    for unit in ("d", "h", "m", "s", "ms"):
-        count, rest = divmod(rest, _SHORT_UNITS[unit])
-        if count:
-            out.append(f"{count}{unit}")
-    return "".join(out)

@@ -5,8 +5,18 @@ from __future__ import annotations
 import pytest
 
 from kgroup.check.model import GroupVerdict, Status
-from kgroup.check.run import CheckOptions, check_outcome
+from kgroup.check.run import CheckOptions, CheckRun
 from kgroup.core.errors import CheckFailed, NotFoundError, PartialFailure
+from kgroup.describe.collect import Selection
+
+
+def check_outcome(verdicts: list[GroupVerdict], request: CheckOptions) -> None:
+    """Print-through of a run whose verdicts are `verdicts`, then its exit (as the CLI does)."""
+    listed = request.all_groups or request.match is not None
+    selection = Selection([v.group for v in verdicts], listed=listed)
+    run = CheckRun(request, selection, "sampling", 0, (), iter(verdicts))
+    assert list(run) == verdicts
+    run.raise_outcome()
 
 
 def verdict(name: str, status: Status, error: str | None = None, kind: str | None = None):

@@ -30,6 +30,7 @@ def result_of(*groups):
     return SimpleNamespace(groups=list(groups), now_ms=1_800_000_000_000, source="sampling")
 
 
+NOW_MS = 1_800_000_000_000
 REQUEST = SimpleNamespace(window_ms=10_000, samples=3, fail_on="err", thresholds=Thresholds())
 
 
@@ -71,14 +72,14 @@ def test_json_carries_rule_evidence_and_members() -> None:
 def test_watch_prints_only_changes() -> None:
     previous: dict = {}
     warn = verdict([(0, 100, 50), (5000, 110, 90), (10_000, 120, 130)], 120, 250, 10_000)
-    first = status_changes(previous, result_of(warn))
+    first = status_changes(previous, [warn], NOW_MS)
     assert [line.split(" ", 1)[1] for line in first] == [
         "g: - -> WARN (WARN on t:0: offsets move but the lag never decreases: falling behind)",
         "g t:0: - -> WARN (offsets move but the lag never decreases: falling behind)",
     ]
-    assert status_changes(previous, result_of(warn)) == []
+    assert status_changes(previous, [warn], NOW_MS) == []
     ok = verdict([(0, 100, 50), (10_000, 200, 0)], 200, 200, 10_000)
-    again = status_changes(previous, result_of(ok))
+    again = status_changes(previous, [ok], NOW_MS)
     assert [line.split(" ", 1)[1] for line in again] == [
         "g: WARN -> OK (every partition is OK)",
         "g t:0: WARN -> OK (caught up (lag 0))",

@@ -84,6 +84,9 @@ class GroupsCluster:
     describe_groups_answer: str = "dead"
     log_end: int = 10  # every partition's log end offset (log start 0)
     listed_only: set[str] = field(default_factory=set)  # listed, then gone (deleted meanwhile)
+    # groups of other ListGroups types (share, streams): listed with their type; DescribeGroups
+    # and ConsumerGroupDescribe do not know them (Dead / GROUP_ID_NOT_FOUND)
+    other_types: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         versions = dict(VERSIONS)
@@ -220,6 +223,7 @@ class GroupsCluster:
         classic = sorted(set(self._classic_groups()) | self.listed_only)
         listed = [(g, "consumer", "Empty", "classic") for g in classic]
         listed += [(g, "consumer", cg.state, "consumer") for g, cg in self.consumer_groups.items()]
+        listed += [(g, kind, "Empty", kind) for g, kind in self.other_types.items()]
         listed = [
             item
             for item in sorted(listed)
