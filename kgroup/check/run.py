@@ -323,8 +323,11 @@ def _evaluate_sampling(
 def _existing(
     views: dict[str, list[TopicPartition]], counts: dict[str, int]
 ) -> list[TopicPartition]:
+    from kgroup.describe.engine import tp_order
+
     return sorted(
-        {tp for tps in views.values() for tp in tps if tp.partition < counts.get(tp.topic, 0)}
+        {tp for tps in views.values() for tp in tps if tp.partition < counts.get(tp.topic, 0)},
+        key=tp_order,
     )
 
 

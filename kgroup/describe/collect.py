@@ -22,6 +22,7 @@ from kgroup.describe.engine import (
     build_group_lag,
     lagging_positions,
     partitions_in_view,
+    tp_order,
 )
 
 # ListGroups types (KIP-848, KIP-932, KIP-1071) that describe and check do not handle yet.
@@ -178,7 +179,8 @@ def collect(
         for gid, gi in inputs.items()
     }
     existing = sorted(
-        {tp for tps in views.values() for tp in tps if tp.partition < counts.get(tp.topic, 0)}
+        {tp for tps in views.values() for tp in tps if tp.partition < counts.get(tp.topic, 0)},
+        key=tp_order,
     )
     watermarks = admin.watermarks(existing, read_committed=read_committed) if existing else {}
     results = []

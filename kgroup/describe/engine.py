@@ -67,6 +67,11 @@ class GroupLag:
     error_kind: str | None = None
 
 
+def tp_order(tp: TopicPartition) -> tuple[str, int]:
+    """The sort key of a partition (topic, then number), compared in C."""
+    return (tp.topic, tp.partition)
+
+
 def partition_lag(current: int | None, log_end: int | None) -> int | None:
     """Kafka's lag: log end minus committed offset; None when either is unknown."""
     if current is None or log_end is None:
@@ -125,7 +130,7 @@ def partitions_in_view(
             for tp in wanted
             if tp.topic in parts and (parts[tp.topic] is None or tp.partition in parts[tp.topic])
         }
-    return sorted(wanted)
+    return sorted(wanted, key=tp_order)
 
 
 def build_group_lag(
@@ -148,7 +153,7 @@ def build_group_lag(
         )
     owner_of = owners(group.description.members)
     rows = []
-    for tp in sorted(partitions):
+    for tp in sorted(partitions, key=tp_order):
         committed = group.committed.get(tp)
         marks = watermarks.get(tp)
         log_end = None

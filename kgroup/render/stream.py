@@ -96,17 +96,57 @@ def write_json(stream: Stream, out: TextIO) -> None:
     """The document, element by element, as `json.dumps(document, indent=2)` writes it whole."""
     out.write(f'{{\n  "schema_version": {SCHEMA_VERSION}')
     for key, value in stream.head.items():
-        text = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
-        out.write(f",\n  {json.dumps(key)}: {text}")
-    out.write(f",\n  {json.dumps(stream.array)}: [")
+        out.write(f",\n  {_string(key)}: {indented(value, 1)}")
+    out.write(f",\n  {_string(stream.array)}: [")
     first = True
+    chunk: list[str] = []
     for part in stream.parts:
         if part.item is None:
             continue
-        text = json.dumps(part.item, indent=2, ensure_ascii=False).replace("\n", "\n    ")
-        out.write(("\n    " if first else ",\n    ") + text)
+        chunk.append(("\n    " if first else ",\n    ") + indented(part.item, 2))
         first = False
+        if len(chunk) >= 256:
+            out.write("".join(chunk))
+            chunk.clear()
+    out.write("".join(chunk))
     out.write("]\n}\n" if first else "\n  ]\n}\n")
+
+
+_string = json.encoder.encode_basestring  # type: ignore[attr-defined]  # C, ensure_ascii=False
+_FLOAT = json.JSONEncoder(ensure_ascii=False)
+
+
+def indented(value: Any, level: int) -> str:
+    """`value` as `json.dumps(value, indent=2, ensure_ascii=False)` writes it, nested `level`
+    deep (its lines after the first indented by 2 x level). The standard library writes
+    indented JSON with its pure-Python encoder, several times slower than this one for the
+    documents kgroup prints (dicts and lists of strings, numbers, booleans and nulls)."""
+    if isinstance(value, str):
+        return _string(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return _FLOAT.encode(value)
+    inner = "\n" + "  " * (level + 1)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        if all(isinstance(k, str) for k in value):
+            items = [f"{_string(k)}: {indented(v, level + 1)}" for k, v in value.items()]
+            return "{" + inner + ("," + inner).join(items) + "\n" + "  " * level + "}"
+    elif isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        items = [indented(v, level + 1) for v in value]
+        return "[" + inner + ("," + inner).join(items) + "\n" + "  " * level + "]"
+    # anything else (keys that are not strings, other types): the standard library's rules
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
 
 
 def _sample(parts: Iterator[Part]) -> tuple[list[Part], bool]:
@@ -152,7 +192,8 @@ def write_table(stream: Stream, out: TextIO, *, color: bool, width: int | None) 
     sample, _ = _sample(parts)
     sample_rows = [r for p in sample for r in p.rows]
     columns = stream.columns_for(sample_rows)
-    cells = [[column_cell(c, row.get(c.key)) for c in columns] for row in sample_rows]
+    make_cells = _cell_maker(columns, column_cell)
+    cells = [make_cells(row) for row in sample_rows]
     del sample_rows
     natural = [
         max([cell_len(c.title), *(cell_len(r[i]) for r in cells)]) for i, c in enumerate(columns)
@@ -185,13 +226,46 @@ def write_table(stream: Stream, out: TextIO, *, color: bool, width: int | None) 
     for part in parts:
         if part.rows and not rows:
             write(layout.header(color))
-        for row in part.rows:
-            write(layout.row([column_cell(c, row.get(c.key)) for c in columns]))
-            rows += 1
+        if part.rows:
+            write("".join([layout.row(make_cells(row)) for row in part.rows]))
+            rows += len(part.rows)
         footer.extend(part.footer)
     lines = [] if rows else [stream.empty_message or "(none)"]
     for line in [*lines, *footer]:
         write(_wrapped(terminal_safe(line), line_width))
+
+
+def _cell_maker(
+    columns: Sequence[Column], column_cell: Callable[[Column, Any], str]
+) -> Callable[[dict[str, Any]], list[str]]:
+    """A function giving a row's cells (kgroup/render/table.py's `column_cell`), fast for
+    numbers, and with the cells of repeated text (groups, topics, hosts) remembered."""
+    keys = [c.key for c in columns]
+    plain = [c.display is None for c in columns]
+    cache: dict[tuple[int, Any], str] = {}
+
+    def cells(row: dict[str, Any]) -> list[str]:
+        out = []
+        for i, key in enumerate(keys):
+            value = row.get(key)
+            kind = type(value)
+            if kind is int and plain[i]:
+                out.append(int.__repr__(value))
+                continue
+            if value is None:
+                out.append("-")
+                continue
+            hit = cache.get((i, value)) if kind is str else None
+            if hit is None:
+                hit = column_cell(columns[i], value)
+                if kind is str:
+                    if len(cache) > 65536:
+                        cache.clear()
+                    cache[(i, value)] = hit
+            out.append(hit)
+        return out
+
+    return cells
 
 
 def _wrapped(line: str, width: int | None) -> str:
@@ -224,6 +298,11 @@ class _Layout:
         self.fits = [terminal and c.role == TEXT for c in columns]
         self.cuts = [c.cut == ELLIPSIS for c in columns]
         self.last = len(columns) - 1
+        self.any_fits = any(self.fits)
+        self.justs = [
+            (str.rjust if right else str.ljust, width)
+            for right, width in zip(self.right, widths, strict=True)
+        ]
 
     def _width(self, text: str) -> int:
         return len(text) if text.isascii() else self.cell_len(text)
@@ -235,6 +314,8 @@ class _Layout:
         return " " * room + text if self.right[i] else text + " " * room
 
     def line(self, cells: Sequence[str]) -> str:
+        if "".join(cells).isascii():  # the common case: a character is a cell
+            return GAP.join([j(c, w) for (j, w), c in zip(self.justs, cells, strict=True)]).rstrip()
         return GAP.join([self._pad(i, c) for i, c in enumerate(cells)]).rstrip()
 
     def header(self, color: bool) -> str:
@@ -246,6 +327,8 @@ class _Layout:
         return "\x1b[1m \x1b[0m ".join(bold) + "\n" + "─" * table_width + "\n"
 
     def row(self, cells: list[str]) -> str:
+        if not self.any_fits:
+            return self.line(cells) + "\n"
         parts: list[list[str]] | None = None
         for i, cell in enumerate(cells):
             if self.fits[i] and self._width(cell) > self.widths[i]:

@@ -52,3 +52,22 @@ def test_table_keeps_sampled_widths_and_pushes_a_wider_later_row() -> None:
     assert lines[-2] == "a-much-longer-group  2"  # never cut: pushed to the right
     assert lines[-1] == "summary"
     assert len(lines) == SAMPLE_ROWS + 3
+
+
+def test_indented_json_has_the_standard_library_bytes() -> None:
+    from kgroup.render.stream import indented
+
+    values = [
+        {"a": [1, 2.5, -0.0, 1e300, float("nan"), float("inf"), True, False, None]},
+        {"nested": {"empty_list": [], "empty_dict": {}, "deep": [[{"x": "y"}], []]}},
+        {"text": 'tab\t nl\n esc\x1b bidi\u202e ü 注文 "quoted" \\ \x7f'},
+        [{"n": 10**30}, "s", (1, 2)],
+        {1: "int key", "b": 2},
+        "plain",
+        3,
+        None,
+    ]
+    for value in values:
+        expected = json.dumps(value, indent=2, ensure_ascii=False)
+        assert indented(value, 0) == expected
+        assert indented(value, 2) == expected.replace("\n", "\n    ")
