@@ -23,7 +23,6 @@ Untrusted text is escaped through kgroup/render/safe.py (CSV and table; JSON esc
 
 from __future__ import annotations
 
-import re
 import textwrap
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from kgroup.core.errors import KgroupError
 from kgroup.render.output import KEY, NUMBER, SCHEMA_VERSION, TEXT, Column
-from kgroup.render.safe import csv_safe, terminal_safe
+from kgroup.render.safe import csv_safe, json_text_safe, terminal_safe
 
 if TYPE_CHECKING:
     from kgroup.offsets.decode import DecodedRecord
@@ -113,14 +112,6 @@ def csv_columns() -> tuple[str, ...]:
 
 
 _JSON_COLUMNS = ("key_json", "value_json")
-# characters JSON leaves raw that a terminal or a bidi-aware viewer acts on (safe.py's set)
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def json_text_safe(text: str) -> str:
-    """A JSON text with DEL, C1 and bidi controls written as `\\uXXXX` escapes: the same JSON
-    value, nothing raw for a terminal (JSON itself escapes only C0 controls)."""
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _quoted(text: str) -> str:

@@ -5,7 +5,8 @@ each with its table/CSV rows, its JSON element and its lines for the summary aft
 Nothing holds the whole fleet:
 
 - JSON: the document `{"schema_version": 1, **head, "groups": [...]}` is written element by
-  element, with the bytes `json.dumps(document, indent=2)` gives for the whole document.
+  element, with the bytes `json.dumps(document, indent=2)` gives for the whole document (DEL,
+  C1 and bidi controls escaped too, kgroup/render/safe.py).
 - JSON Lines: one element a line, as it comes.
 - CSV and tables: the columns (some views add columns only when a group needs them) and, for a
   table, the column widths come from the first rows (SAMPLE_ROWS, or all of them when fewer);
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from kgroup.render.model import ELLIPSIS, SCHEMA_VERSION, TEXT, Column, Output
-from kgroup.render.safe import terminal_safe
+from kgroup.render.safe import json_text_safe, terminal_safe
 
 SAMPLE_ROWS = 1000  # a table's widths and a view's columns come from at most this many rows
 GAP = "  "  # between columns, as rich's padding of one each side gives
@@ -85,7 +86,8 @@ def write_stream(
     elif mode == "jsonl":
         for part in stream.parts:
             if part.item is not None:
-                out.write(json.dumps(part.item, ensure_ascii=False, separators=(",", ":")) + "\n")
+                line = json.dumps(part.item, ensure_ascii=False, separators=(",", ":"))
+                out.write(json_text_safe(line) + "\n")
     elif mode == "csv":
         write_csv(stream, out)
     else:
@@ -94,9 +96,8 @@ def write_stream(
 
 def write_json(stream: Stream, out: TextIO) -> None:
     """The document, element by element, as `json.dumps(document, indent=2)` writes it whole."""
-    out.write(f'{{\n  "schema_version": {SCHEMA_VERSION}')
-    for key, value in stream.head.items():
-        out.write(f",\n  {_string(key)}: {indented(value, 1)}")
+    head = "".join(f",\n  {_string(k)}: {indented(v, 1)}" for k, v in stream.head.items())
+    out.write(f'{{\n  "schema_version": {SCHEMA_VERSION}' + json_text_safe(head))
     out.write(f",\n  {_string(stream.array)}: [")
     first = True
     chunk: list[str] = []
@@ -106,9 +107,9 @@ def write_json(stream: Stream, out: TextIO) -> None:
         chunk.append(("\n    " if first else ",\n    ") + indented(part.item, 2))
         first = False
         if len(chunk) >= 256:
-            out.write("".join(chunk))
+            out.write(json_text_safe("".join(chunk)))
             chunk.clear()
-    out.write("".join(chunk))
+    out.write(json_text_safe("".join(chunk)))
     out.write("]\n}\n" if first else "\n  ]\n}\n")
 
 
