@@ -172,8 +172,9 @@ def check(
             f"(done at {time.strftime('%H:%M:%S', time.localtime(time.time() + seconds))})"
         )
     missing = {g: inputs[g] for g in ids if g not in live}
+    first = {g: inputs[g].committed for g in live}  # the first sample: read just now
     del inputs
-    return _evaluate_sampling(admin, request, selection, live, missing, counts, progress)
+    return _evaluate_sampling(admin, request, selection, live, missing, counts, progress, first)
 
 
 def check_once(
@@ -225,30 +226,41 @@ def _evaluate_history(
     step = request.window_ms // request.samples
     times = [now_ms - request.window_ms + k * step for k in range(request.samples)]
     grid = log_end_grid(admin, existing, times, {tp: m.log_end for tp, m in marks.items()})
-    windows: dict[str, list[PartitionWindow]] = {}
-    for gid, tps in views.items():
+
+    def windows_of(gid: str) -> list[PartitionWindow]:
         gi = inputs[gid]
         owners = _owners(gi.description)
         out = []
-        for tp in tps:
+        for tp in views[gid]:
             mark = marks.get(tp)
             ends = [*grid.get(tp, []), LogEnd(now_ms, mark.log_end)] if mark else []
             committed = gi.committed.get(tp)
             obs = from_commits(
-                commits.get((gid, tp), []),
+                commits.pop((gid, tp), []),
                 ends,
                 samples=request.samples,
                 window_ms=request.window_ms,
             )
-            window = _window(tp, obs, ends, committed, mark, owners.get(tp), request.samples)
             positions = [LogEnd(o.timestamp_ms, o.offset) for o in obs]
             if committed is not None:
                 if not obs:  # no commit in the window: the offset stood still all along
                     positions.append(LogEnd(now_ms - request.window_ms, committed.offset))
                 positions.append(LogEnd(now_ms, committed.offset))
-            out.append(dataclasses.replace(window, positions=tuple(positions)))
-        windows[gid] = out
-    return _finish(admin, request, selection, inputs, windows, HISTORY, now_ms, ())
+            out.append(
+                _window(
+                    tp,
+                    obs,
+                    ends,
+                    committed,
+                    mark,
+                    owners.get(tp),
+                    request.samples,
+                    positions=tuple(positions),
+                )
+            )
+        return out
+
+    return _finish(admin, request, selection, inputs, views, marks, windows_of, HISTORY, now_ms)
 
 
 def _evaluate_sampling(
@@ -259,6 +271,7 @@ def _evaluate_sampling(
     missing: dict[str, Any],
     counts: dict[str, int],
     progress: Progress | None,
+    first: dict[str, Any],
 ) -> CheckRun:
     from kgroup.check.sampling import sample
     from kgroup.check.window import Sample, from_samples
@@ -272,27 +285,31 @@ def _evaluate_sampling(
         samples=request.samples,
         window_ms=request.window_ms,
         on_round=progress,
+        first=first,
     )
-    inputs = {**missing, **collect_inputs(admin, live)}
+    del first
+    # the last sample's offsets are the committed offsets now (read at the window's end)
+    inputs = {**missing, **collect_inputs(admin, live, offsets=dict(rounds[-1].committed))}
     views = {g: partitions_in_view(gi, counts) for g, gi in inputs.items() if gi.error is None}
     existing = _existing(views, counts)
     now_ms = int(time.time() * 1000)
     marks = admin.watermarks(existing) if existing else {}
-    windows: dict[str, list[PartitionWindow]] = {}
-    for gid, tps in views.items():
+
+    def windows_of(gid: str) -> list[PartitionWindow]:
         gi = inputs[gid]
         owners = _owners(gi.description)
         assignments_known = any(m.assignment for m in gi.description.members)
+        seen = [r.committed.pop(gid, None) for r in rounds]  # this group's samples, dropped
         out = []
-        for tp in tps:
+        for tp in views[gid]:
             mark = marks.get(tp)
             series = []
             ends = []
-            for r in rounds:
-                offsets = r.committed.get(gid)
+            for r, offsets in zip(rounds, seen, strict=True):
                 got = None
-                if isinstance(offsets, dict) and tp in offsets:
-                    got = offsets[tp].offset
+                if isinstance(offsets, dict):
+                    at = offsets.get(tp)
+                    got = None if at is None else at.offset
                 end = r.log_ends.get(tp)
                 series.append(Sample(r.timestamp_ms, got, end))
                 if end is not None:
@@ -304,7 +321,6 @@ def _evaluate_sampling(
             alive = tp in owners or (bool(gi.description.members) and not assignments_known)
             obs = from_samples(series, alive=alive)
             committed = gi.committed.get(tp)
-            window = _window(tp, obs, ends, committed, mark, owners.get(tp), request.samples)
             moved = len({s.committed for s in series if s.committed is not None}) > 1
             positions = [
                 LogEnd(x.timestamp_ms, x.committed) for x in series if x.committed is not None
@@ -312,12 +328,21 @@ def _evaluate_sampling(
             if committed is not None:
                 positions.append(LogEnd(now_ms, committed.offset))
             out.append(
-                dataclasses.replace(
-                    window, committed_in_window=alive or moved, positions=tuple(positions)
+                _window(
+                    tp,
+                    obs,
+                    ends,
+                    committed,
+                    mark,
+                    owners.get(tp),
+                    request.samples,
+                    positions=tuple(positions),
+                    committed_in_window=alive or moved,
                 )
             )
-        windows[gid] = out
-    return _finish(admin, request, selection, inputs, windows, SAMPLING, now_ms, ())
+        return out
+
+    return _finish(admin, request, selection, inputs, views, marks, windows_of, SAMPLING, now_ms)
 
 
 def _existing(
@@ -347,6 +372,7 @@ def _window(
     mark: Any,
     owner: Owner | None,
     slots: int,
+    **more: Any,
 ) -> PartitionWindow:
     return PartitionWindow(
         topic=tp.topic,
@@ -358,6 +384,7 @@ def _window(
         log_end=mark.log_end if mark is not None else None,
         owner=owner,
         slots=slots,
+        **more,
     )
 
 
@@ -366,22 +393,25 @@ def _finish(
     request: CheckOptions,
     selection: Selection,
     inputs: dict[str, Any],
-    windows: dict[str, list[PartitionWindow]],
+    views: dict[str, list[TopicPartition]],
+    marks: dict[TopicPartition, Any],
+    windows_of: Callable[[str], list[PartitionWindow]],
     source: str,
     now_ms: int,
-    notes: Sequence[str],
 ) -> CheckRun:
     """Add the lag times and retention, then evaluate every group (errors carried) while the
-    run is iterated; each group's windows are dropped once it is evaluated."""
+    run is iterated: a group's windows are made when it is evaluated and dropped after."""
+    from kgroup.describe.engine import tp_order
 
-    lagging = sorted(
-        {
-            (TopicPartition(w.topic, w.partition), w.committed)
-            for ws in windows.values()
-            for w in ws
-            if w.committed is not None and w.log_end is not None and w.log_end > w.committed
-        }
-    )
+    lagging_set = set()
+    for gid, tps in views.items():
+        committed = inputs[gid].committed
+        for tp in tps:
+            at, mark = committed.get(tp), marks.get(tp)
+            if at is not None and mark is not None and mark.log_end > at.offset:
+                lagging_set.add((tp, at.offset))
+    lagging = sorted(lagging_set, key=lambda item: (tp_order(item[0]), item[1]))
+    del lagging_set
     peeked: dict[tuple[TopicPartition, int], NextRecord] = (
         admin.next_records(lagging) if lagging and request.lag_time else {}
     )
@@ -390,14 +420,14 @@ def _finish(
     size_limited = [tp for tp, _ in lagging if _limits_size(retention.get(tp.topic))]
     sizes, size_notes = _sizes(admin, size_limited)
     verdicts = _verdicts(
-        request, selection.ids, inputs, windows, source, now_ms, peeked, retention, sizes
+        request, selection.ids, inputs, windows_of, source, now_ms, peeked, retention, sizes
     )
     return CheckRun(
         request,
         selection,
         source,
         now_ms,
-        (*notes, *retention_notes, *size_notes),
+        (*retention_notes, *size_notes),
         verdicts,
     )
 
@@ -406,7 +436,7 @@ def _verdicts(
     request: CheckOptions,
     ids: list[str],
     inputs: dict[str, Any],
-    windows: dict[str, list[PartitionWindow]],
+    windows_of: Callable[[str], list[PartitionWindow]],
     source: str,
     now_ms: int,
     peeked: dict[tuple[TopicPartition, int], NextRecord],
@@ -417,8 +447,9 @@ def _verdicts(
     from kgroup.describe.engine import time_lag_ms
 
     for gid in ids:
-        gi = inputs.pop(gid)
+        gi = inputs[gid]
         if gi.error is not None:
+            del inputs[gid]
             yield _failed_verdict(gid, gi, source)
             continue
         if gi.description.type == "share":  # KIP-932: no commits for Burrow's rules to read
@@ -433,7 +464,7 @@ def _verdicts(
             )
             continue
         timed = []
-        for w in windows.pop(gid):
+        for w in windows_of(gid):
             lag = None
             if w.committed is not None and w.log_end is not None:
                 lag = w.log_end - w.committed
@@ -442,7 +473,10 @@ def _verdicts(
             if lag is not None and request.lag_time:
                 lag_ms = time_lag_ms(lag, peeked.get(key), now_ms)
             size = sizes.get(TopicPartition(w.topic, w.partition))
-            timed.append(dataclasses.replace(w, lag_ms=lag_ms, size_bytes=size))
+            if lag_ms is not None or size is not None:
+                w = dataclasses.replace(w, lag_ms=lag_ms, size_bytes=size)
+            timed.append(w)
+        del inputs[gid]
         d = gi.description
         yield evaluate_group(
             gid,

@@ -116,12 +116,16 @@ def raise_for_failed_groups(
         raise error
 
 
-def collect_inputs(admin: GroupAdmin, group_ids: Sequence[str]) -> dict[str, GroupInput]:
-    """Describe the groups and fetch their committed offsets, both batched."""
+def collect_inputs(
+    admin: GroupAdmin, group_ids: Sequence[str], offsets: Mapping[str, Any] | None = None
+) -> dict[str, GroupInput]:
+    """Describe the groups and fetch their committed offsets, both batched (`offsets`: the
+    committed offsets just read, group -> offsets or KgroupError, instead of asking again)."""
     from kgroup.core.acl import missing_groups
 
     descriptions = admin.describe_groups(group_ids)
-    offsets = admin.committed_offsets_many(group_ids)
+    if offsets is None:
+        offsets = admin.committed_offsets_many(group_ids)
     missing = missing_groups(admin, descriptions, offsets)
     inputs: dict[str, GroupInput] = {}
     for group_id in group_ids:

@@ -115,6 +115,8 @@ def write_json(stream: Stream, out: TextIO) -> None:
 
 _string = json.encoder.encode_basestring  # type: ignore[attr-defined]  # C, ensure_ascii=False
 _FLOAT = json.JSONEncoder(ensure_ascii=False)
+_INDENTS = ["\n" + "  " * level for level in range(64)]
+_KEYS: dict[str, str] = {}  # key -> its JSON text and ": " (keys repeat in every element)
 
 
 def indented(value: Any, level: int) -> str:
@@ -122,32 +124,56 @@ def indented(value: Any, level: int) -> str:
     deep (its lines after the first indented by 2 x level). The standard library writes
     indented JSON with its pure-Python encoder, several times slower than this one for the
     documents kgroup prints (dicts and lists of strings, numbers, booleans and nulls)."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
         return _string(value)
+    if kind is int:
+        return int.__repr__(value)
     if value is None:
         return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        return int.__repr__(value)
-    if isinstance(value, float):
-        return _FLOAT.encode(value)
-    inner = "\n" + "  " * (level + 1)
-    if isinstance(value, dict):
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is dict and level < 62:
         if not value:
             return "{}"
-        if all(isinstance(k, str) for k in value):
-            items = [f"{_string(k)}: {indented(v, level + 1)}" for k, v in value.items()]
-            return "{" + inner + ("," + inner).join(items) + "\n" + "  " * level + "}"
-    elif isinstance(value, list | tuple):
+        parts = []
+        for key, item in value.items():
+            name = _KEYS.get(key) if type(key) is str else None
+            if name is None:
+                if type(key) is not str:
+                    return _standard(value, level)
+                name = _KEYS[key] = _string(key) + ": "
+            parts.append(name + _scalar(item, level + 1))
+        inner = _INDENTS[level + 1]
+        return "{" + inner + ("," + inner).join(parts) + _INDENTS[level] + "}"
+    if kind is list or kind is tuple:
+        if level >= 62:
+            return _standard(value, level)
         if not value:
             return "[]"
-        items = [indented(v, level + 1) for v in value]
-        return "[" + inner + ("," + inner).join(items) + "\n" + "  " * level + "]"
-    # anything else (keys that are not strings, other types): the standard library's rules
-    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
+        inner = _INDENTS[level + 1]
+        items = [_scalar(item, level + 1) for item in value]
+        return "[" + inner + ("," + inner).join(items) + _INDENTS[level] + "]"
+    if kind is float:
+        return _FLOAT.encode(value)
+    return _standard(value, level)
+
+
+def _scalar(value: Any, level: int) -> str:
+    """`indented`, the common scalars without a call."""
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if kind is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    return indented(value, level)
+
+
+def _standard(value: Any, level: int) -> str:
+    """The standard library's rules (keys that are not strings, other types, deep nesting)."""
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", _INDENTS[level])
 
 
 def _sample(parts: Iterator[Part]) -> tuple[list[Part], bool]:
