@@ -177,17 +177,6 @@ def check(
     return _evaluate_sampling(admin, request, selection, live, missing, counts, progress, first)
 
 
-def check_once(
-    opts: Any,
-    request: CheckOptions,
-    *,
-    note: Note | None = None,
-    progress: Progress | None = None,
-) -> CheckRun:
-    """`check` with the admin of `opts` (kept for callers holding the CLI's options)."""
-    return check(opts.admin(), request, note=note, progress=progress)
-
-
 def _failed_verdict(gid: str, gi: Any, source: str) -> GroupVerdict:
     status = Status.NOTFOUND if gi.error_kind == "not_found" else Status.ERR
     return GroupVerdict(
@@ -208,7 +197,7 @@ def _seconds_text(seconds: float) -> str:
 
 
 def _evaluate_history(
-    admin: Any,
+    admin: GroupAdmin,
     request: CheckOptions,
     selection: Selection,
     inputs: dict[str, Any],
@@ -264,7 +253,7 @@ def _evaluate_history(
 
 
 def _evaluate_sampling(
-    admin: Any,
+    admin: GroupAdmin,
     request: CheckOptions,
     selection: Selection,
     live: list[str],
@@ -389,7 +378,7 @@ def _window(
 
 
 def _finish(
-    admin: Any,
+    admin: GroupAdmin,
     request: CheckOptions,
     selection: Selection,
     inputs: dict[str, Any],

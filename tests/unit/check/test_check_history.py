@@ -4,13 +4,11 @@ time; the whole check runs against a scripted admin."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
 from kgroup.check import history
 from kgroup.check.model import Thresholds
-from kgroup.check.run import CheckOptions, check_once, retention_of
+from kgroup.check.run import CheckOptions, check, retention_of
 from kgroup.core.models import (
     CommittedOffset,
     GroupDescription,
@@ -113,9 +111,8 @@ def stalled_history(monkeypatch):
 
 def test_history_window_gives_stall_with_commit_times(stalled_history) -> None:
     admin = ScriptedAdmin()
-    opts = SimpleNamespace(admin=lambda: admin)
-    result = check_once(
-        opts, CheckOptions(groups=["g"], window_ms=60_000, samples=6, thresholds=Thresholds())
+    result = check(
+        admin, CheckOptions(groups=["g"], window_ms=60_000, samples=6, thresholds=Thresholds())
     )
     (group,) = result.groups
     assert result.source == "history"
