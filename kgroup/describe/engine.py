@@ -151,11 +151,19 @@ def build_group_lag(
             error=group.error,
             error_kind=group.error_kind,
         )
-    owner_of = owners(group.description.members)
+    # lookups by (topic, partition) tuples: hashed and compared in C, where TopicPartition's
+    # generated __hash__/__eq__ run in Python (three lookups a row, 100,000 rows a fleet)
+    owner_of = {(tp.topic, tp.partition): m for tp, m in owners(group.description.members).items()}
+    committed_of = {(tp.topic, tp.partition): c for tp, c in group.committed.items()}
+    marks_of = _by_pair(watermarks)
+    group_id = group.description.group_id
+    peek = next_records.get if next_records else None
+    timed = next_records is not None and now_ms is not None
     rows = []
     for tp in sorted(partitions, key=tp_order):
-        committed = group.committed.get(tp)
-        marks = watermarks.get(tp)
+        pair = (tp.topic, tp.partition)
+        committed = committed_of.get(pair)
+        marks = marks_of.get(pair)
         log_end = None
         if marks is not None:
             log_end = (
@@ -164,8 +172,8 @@ def build_group_lag(
                 else marks.log_end
             )
         current = committed.offset if committed is not None else None
-        lag = partition_lag(current, log_end)
-        peeked = next_records.get((tp, current)) if next_records and current is not None else None
+        lag = None if current is None or log_end is None else log_end - current
+        peeked = peek((tp, current)) if peek is not None and current is not None else None
         if (
             read_committed
             and lag is not None
@@ -177,24 +185,22 @@ def build_group_lag(
             # and the last stable offset: nothing is left to consume, so the lag is 0, not the
             # "lag of 1 forever" offset arithmetic gives behind a commit marker.
             lag = 0
-        lag_ms = None
-        if next_records is not None and now_ms is not None:
-            lag_ms = time_lag_ms(lag, peeked, now_ms)
-        member = owner_of.get(tp)
+        lag_ms = time_lag_ms(lag, peeked, now_ms) if timed else None  # type: ignore[arg-type]
+        member = owner_of.get(pair)
         rows.append(
             PartitionLag(
-                group=group.description.group_id,
-                topic=tp.topic,
-                partition=tp.partition,
-                current_offset=current,
-                log_start_offset=marks.log_start if marks is not None else None,
-                log_end_offset=log_end,
-                lag=lag,
-                consumer_id=member.member_id if member else None,
-                host=member.host if member else None,
-                client_id=member.client_id if member else None,
-                lag_ms=lag_ms,
-                metadata=committed.metadata if committed is not None else None,
+                group_id,
+                tp.topic,
+                tp.partition,
+                current,
+                marks.log_start if marks is not None else None,
+                log_end,
+                lag,
+                member.member_id if member else None,
+                member.host if member else None,
+                member.client_id if member else None,
+                lag_ms,
+                committed.metadata if committed is not None else None,
             )
         )
     topic_totals: dict[str, int | None] = {}
@@ -207,6 +213,18 @@ def build_group_lag(
         topic_totals=topic_totals,
         total_lag=sum_known(r.lag for r in rows),
     )
+
+
+_PAIRS: list = [None, {}]  # the last mapping `_by_pair` converted, and its conversion
+
+
+def _by_pair(mapping: Mapping[TopicPartition, Watermarks]) -> dict[tuple[str, int], Watermarks]:
+    """`mapping` keyed by (topic, partition) tuples; the conversion of the mapping last given
+    is kept (the same log offsets serve every group of a describe chunk). The mapping itself
+    is held, so it cannot be another one at the same address."""
+    if _PAIRS[0] is not mapping:
+        _PAIRS[0], _PAIRS[1] = mapping, {(tp.topic, tp.partition): m for tp, m in mapping.items()}
+    return _PAIRS[1]
 
 
 def partitions_over_lag(groups: Iterable[GroupLag], threshold: int) -> list[PartitionLag]:
