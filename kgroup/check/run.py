@@ -171,7 +171,8 @@ def check(
             f"{why}sampling {request.samples} times over {_seconds_text(seconds)} "
             f"(done at {time.strftime('%H:%M:%S', time.localtime(time.time() + seconds))})"
         )
-    missing = {g: inputs[g] for g in ids if g not in live}
+    alive = set(live)
+    missing = {g: inputs[g] for g in ids if g not in alive}
     first = {g: inputs[g].committed for g in live}  # the first sample: read just now
     del inputs
     return _evaluate_sampling(admin, request, selection, live, missing, counts, progress, first)
@@ -284,32 +285,42 @@ def _evaluate_sampling(
     now_ms = int(time.time() * 1000)
     marks = admin.watermarks(existing) if existing else {}
 
+    # lookups by (topic, partition) tuples (C hashing; TopicPartition's runs in Python)
+    marks_of = {(tp.topic, tp.partition): m for tp, m in marks.items()}
+    ends_of = [{(tp.topic, tp.partition): o for tp, o in r.log_ends.items()} for r in rounds]
+    times = [r.timestamp_ms for r in rounds]
+
     def windows_of(gid: str) -> list[PartitionWindow]:
         gi = inputs[gid]
-        owners = _owners(gi.description)
+        owners = {(tp.topic, tp.partition): o for tp, o in _owners(gi.description).items()}
         assignments_known = any(m.assignment for m in gi.description.members)
-        seen = [r.committed.pop(gid, None) for r in rounds]  # this group's samples, dropped
+        anyone = bool(gi.description.members) and not assignments_known
+        committed_of = {(tp.topic, tp.partition): c for tp, c in gi.committed.items()}
+        seen = [  # this group's samples (offsets by pair), dropped from the rounds
+            {(tp.topic, tp.partition): c.offset for tp, c in offsets.items()}
+            if isinstance(offsets := r.committed.pop(gid, None), dict)
+            else {}
+            for r in rounds
+        ]
         out = []
         for tp in views[gid]:
-            mark = marks.get(tp)
+            pair = (tp.topic, tp.partition)
+            mark = marks_of.get(pair)
             series = []
             ends = []
-            for r, offsets in zip(rounds, seen, strict=True):
-                got = None
-                if isinstance(offsets, dict):
-                    at = offsets.get(tp)
-                    got = None if at is None else at.offset
-                end = r.log_ends.get(tp)
-                series.append(Sample(r.timestamp_ms, got, end))
+            for ts, offsets, round_ends in zip(times, seen, ends_of, strict=True):
+                end = round_ends.get(pair)
+                series.append(Sample(ts, offsets.get(pair), end))
                 if end is not None:
-                    ends.append(LogEnd(r.timestamp_ms, end))
+                    ends.append(LogEnd(ts, end))
             if mark is not None:
                 ends.append(LogEnd(now_ms, mark.log_end))
             # alive: a member owns the partition, or the group has members and the broker
             # does not say who owns what (tansu; TEST_ENVIRONMENT.md)
-            alive = tp in owners or (bool(gi.description.members) and not assignments_known)
+            owner = owners.get(pair)
+            alive = owner is not None or anyone
             obs = from_samples(series, alive=alive)
-            committed = gi.committed.get(tp)
+            committed = committed_of.get(pair)
             moved = len({s.committed for s in series if s.committed is not None}) > 1
             positions = [
                 LogEnd(x.timestamp_ms, x.committed) for x in series if x.committed is not None
@@ -323,7 +334,7 @@ def _evaluate_sampling(
                     ends,
                     committed,
                     mark,
-                    owners.get(tp),
+                    owner,
                     request.samples,
                     positions=tuple(positions),
                     committed_in_window=alive or moved,
@@ -457,11 +468,11 @@ def _verdicts(
             lag = None
             if w.committed is not None and w.log_end is not None:
                 lag = w.log_end - w.committed
-            key = (TopicPartition(w.topic, w.partition), w.committed)
             lag_ms = None
             if lag is not None and request.lag_time:
+                key = (TopicPartition(w.topic, w.partition), w.committed)
                 lag_ms = time_lag_ms(lag, peeked.get(key), now_ms)
-            size = sizes.get(TopicPartition(w.topic, w.partition))
+            size = sizes.get(TopicPartition(w.topic, w.partition)) if sizes else None
             if lag_ms is not None or size is not None:
                 w = dataclasses.replace(w, lag_ms=lag_ms, size_bytes=size)
             timed.append(w)
