@@ -97,12 +97,18 @@ def describe(
     *,
     clock: Callable[[], float] = time.time,
 ) -> DescribeRun:
-    """Choose the groups now (a usage or lookup error raises here), describe them while the
-    result is iterated."""
+    """Choose the groups and describe the first chunk now (a usage or lookup error raises
+    here), the others while the result is iterated."""
+    from itertools import chain
+
     from kgroup.describe.collect import select_groups
 
     selection = select_groups(admin, request.groups, request.all_groups, request.match)
-    return DescribeRun(request, selection, _described(admin, request, selection.ids, clock))
+    groups = _described(admin, request, selection.ids, clock)
+    # the first chunk now: what fails for every group (a --topic the cluster does not have,
+    # an unreachable cluster) fails before anything is printed, not after a JSON document began
+    first = next(groups, None)
+    return DescribeRun(request, selection, chain(() if first is None else (first,), groups))
 
 
 def _described(

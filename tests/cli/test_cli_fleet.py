@@ -81,3 +81,13 @@ def test_check_missing_and_present_groups_reports_both(cluster, tmp_path) -> Non
     assert result.code in (1, 3, 5), result.stderr
     groups = {g["group"]: g["status"] for g in json.loads(result.stdout)["groups"]}
     assert groups["nosuch"] == "NOTFOUND" and groups["billing"] != "NOTFOUND"
+
+
+@pytest.mark.parametrize("mode", ["json", "jsonl", "csv", "table"])
+def test_describe_failing_before_any_group_prints_nothing(cluster, tmp_path, mode) -> None:
+    # the first chunk is described before the output starts: no half-written JSON document
+    result = kgroup(
+        cluster, tmp_path, "describe", "billing", "--topic", "nosuch", "-o", mode, expect=3
+    )
+    assert result.stdout == ""
+    assert "nosuch" in result.stderr
