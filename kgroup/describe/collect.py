@@ -25,8 +25,9 @@ from kgroup.describe.engine import (
     tp_order,
 )
 
-# ListGroups types (KIP-848, KIP-932, KIP-1071) that describe and check do not handle yet.
-UNHANDLED_TYPES = ("share", "streams")
+# ListGroups types describe and check handle (KIP-848 consumer, KIP-932 share, KIP-1071
+# streams); a listed group of another type (one a later Kafka adds) is left out, said once.
+HANDLED_TYPES = ("classic", "consumer", "share", "streams")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def select_groups(
     admin: GroupAdmin, names: Sequence[str], all_groups: bool, match: str | None
 ) -> Selection:
     """The groups to work on: named ones (in the order given, deduplicated), all, or matching;
-    listed groups of a type in UNHANDLED_TYPES are left out (counted in `skipped`)."""
+    listed groups of a type not in HANDLED_TYPES are left out (counted in `skipped`)."""
     chosen = [bool(names), all_groups, match is not None]
     if sum(chosen) != 1:
         raise UsageError(
@@ -82,7 +83,7 @@ def select_groups(
     skipped: dict[str, int] = {}
     ids = []
     for listing in listings:
-        if listing.type in UNHANDLED_TYPES:
+        if listing.type not in HANDLED_TYPES:
             skipped[listing.type] = skipped.get(listing.type, 0) + 1
         else:
             ids.append(listing.group_id)
