@@ -243,6 +243,14 @@ def alter_share_group_offsets(
         if missing is not None:
             return {group_id: missing}
         answer = _call(connection, ALTER_SHARE_GROUP_OFFSETS, request)
+        # Kafka 4.1 puts a group's error (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, NOT_COORDINATOR...)
+        # in the top-level ErrorCode, as AlterShareGroupOffsetsHandler reads it first
+        code = answer["error_code"]
+        if code == m.NON_EMPTY_GROUP:
+            return {group_id: _non_empty(group_id, "resets the start offsets of")}
+        if code != m.NONE:
+            error = group_error(code, group_id, "reset the start offsets", answer["error_message"])
+            return {group_id: coordinator_failure(code, error)}
         answered = set()
         for topic in answer["responses"]:
             for p in topic["partitions"]:
@@ -298,16 +306,15 @@ def delete_share_group_offsets(
             error = group_error(code, group_id, "delete the start offsets", answer["error_message"])
             return {group_id: coordinator_failure(code, error)}
         per_topic: dict[str, KgroupError | None] = {}
-        for topic in answer["responses"]:
-            errors = [p for p in topic["partitions"] if p["error_code"] != m.NONE]
+        for topic in answer["responses"]:  # Kafka 4.1: one ErrorCode per topic
             per_topic[topic["topic_name"]] = (
                 group_error(
-                    errors[0]["error_code"],
+                    topic["error_code"],
                     group_id,
                     f"delete the start offsets of topic {topic['topic_name']}",
-                    errors[0]["error_message"],
+                    topic["error_message"],
                 )
-                if errors
+                if topic["error_code"] != m.NONE
                 else None
             )
         return {group_id: per_topic}

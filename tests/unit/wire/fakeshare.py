@@ -292,24 +292,21 @@ class ShareCluster(GroupsCluster):
     def _alter_offsets(self, request: dict[str, Any]) -> dict[str, Any]:
         group_id = request["group_id"]
         sg = self.share_groups.get(group_id)
-        code = 0
-        if sg is None:
-            code = m.GROUP_ID_NOT_FOUND
-        elif sg.members:
-            code = m.NON_EMPTY_GROUP
+        if sg is None or sg.members:
+            # Kafka 4.1 (GroupCoordinatorService.alterShareGroupOffsets): a group error is the
+            # top-level ErrorCode, with no topic listed
+            code = m.GROUP_ID_NOT_FOUND if sg is None else m.NON_EMPTY_GROUP
+            return {"throttle_time_ms": 0, "error_code": code, "responses": []}
         responses = []
         for topic in request["topics"]:
             partitions = []
             for p in topic["partitions"]:
-                if not code:
-                    sg.start_offsets[(topic["topic_name"], p["partition_index"])] = p[
-                        "start_offset"
-                    ]
-                partitions.append({"partition_index": p["partition_index"], "error_code": code})
+                sg.start_offsets[(topic["topic_name"], p["partition_index"])] = p["start_offset"]
+                partitions.append({"partition_index": p["partition_index"], "error_code": 0})
             responses.append(
                 {"topic_name": topic["topic_name"], "topic_id": TOPIC_ID, "partitions": partitions}
             )
-        return {"throttle_time_ms": 0, "responses": responses}
+        return {"throttle_time_ms": 0, "error_code": 0, "responses": responses}
 
     def _delete_offsets(self, request: dict[str, Any]) -> dict[str, Any]:
         group_id = request["group_id"]
@@ -324,8 +321,8 @@ class ShareCluster(GroupsCluster):
             for p in held:
                 del sg.start_offsets[(name, p)]
             code = 0 if name in self.topics else m.UNKNOWN_TOPIC_OR_PARTITION
-            partitions = [{"partition_index": p, "error_code": code} for p in held or [0]]
-            responses.append({"topic_name": name, "topic_id": TOPIC_ID, "partitions": partitions})
+            # Kafka 4.1 answers per topic (no partitions)
+            responses.append({"topic_name": name, "topic_id": TOPIC_ID, "error_code": code})
         return {"throttle_time_ms": 0, "error_code": 0, "responses": responses}
 
     def _delete_groups(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -200,7 +200,8 @@ def test_alter_share_group_offsets_v0_bytes(cluster, client) -> None:
     r.tagged_fields()
     r.expect_end()
     r = Reader(response, flexible=True)
-    assert r.int32() == 0
+    # Kafka 4.1: ThrottleTimeMs, then the top-level ErrorCode and ErrorMessage
+    assert (r.int32(), r.int16(), r.nullable_string()) == (0, 0, None)
 
     def answered(x: Reader) -> tuple:
         out = (x.int32(), x.int16(), x.nullable_string())
@@ -221,6 +222,26 @@ def test_alter_share_group_offsets_v0_bytes(cluster, client) -> None:
 def test_alter_refused_while_the_share_group_has_members(cluster, client) -> None:
     with pytest.raises(SafetyRefusal, match="NON_EMPTY_GROUP"):
         alter_share_group_offsets(client, "sg1", {TopicPartition("orders", 0): 0})
+    # Kafka 4.1's coordinator refuses the whole request at the top level, no topic listed
+    _, response = exchange(cluster, ALTER_SHARE_GROUP_OFFSETS.key)
+    r = Reader(response, flexible=True)
+    assert (r.int32(), r.int16()) == (0, 68)  # NON_EMPTY_GROUP
+    r.nullable_string()
+    assert r.array(lambda x: x.string()) == []
+    r.tagged_fields()
+    r.expect_end()
+
+
+def test_alter_of_an_unknown_share_group_is_not_found(cluster, client) -> None:
+    with pytest.raises(NotFoundError):
+        alter_share_group_offsets(client, "nope", {TopicPartition("orders", 0): 0})
+
+
+def test_delete_share_offsets_of_an_unknown_topic_is_that_topic_s_error(cluster, client) -> None:
+    outcome = delete_share_group_offsets(client, "sg2", ["orders", "gone"])
+    assert outcome["orders"] is None
+    assert isinstance(outcome["gone"], KgroupError)
+    assert outcome["gone"].kafka_error == "UNKNOWN_TOPIC_OR_PARTITION"
 
 
 def test_delete_share_group_offsets_v0_bytes(cluster, client) -> None:
@@ -241,17 +262,13 @@ def test_delete_share_group_offsets_v0_bytes(cluster, client) -> None:
     r = Reader(response, flexible=True)
     assert (r.int32(), r.int16(), r.nullable_string()) == (0, 0, None)
 
-    def partition(x: Reader) -> tuple:
-        out = (x.int32(), x.int16(), x.nullable_string())
-        x.tagged_fields()
-        return out
-
     def rtopic(x: Reader) -> tuple:
-        out = (x.string(), x.uuid(), x.array(partition))
+        # Kafka 4.1 answers per topic: TopicName, TopicId, ErrorCode, ErrorMessage (no partitions)
+        out = (x.string(), x.uuid(), x.int16(), x.nullable_string())
         x.tagged_fields()
         return out
 
-    assert r.array(rtopic) == [("orders", TOPIC_ID, [(0, 0, None), (1, 0, None)])]
+    assert r.array(rtopic) == [("orders", TOPIC_ID, 0, None)]
     r.tagged_fields()
     r.expect_end()
 
