@@ -27,6 +27,11 @@ from kgroup.reset.history_choice import (
 from kgroup.reset.strategy import GivenOffset, ToCommittedAt
 from kgroup.reset.timespec import format_utc_ms
 
+CORRUPT_HINT = (
+    "a restore never skips a bad batch (an offset behind it may be the one in force at TIME): "
+    "copy the segments again, or see every bad batch with "
+    "`kgroup decode --segments DIR --skip-corrupt`"
+)
 LEFT_OUT_WHY = "no committed offset at TIME: never committed, deleted, expired or aborted"
 
 
@@ -97,7 +102,15 @@ def read_history(
 ) -> dict[str, GroupHistory]:
     """Every group's history answer, from `strategy.segments` or live through `admin`."""
     if strategy.segments:
-        return _from_segments(strategy, groups, note)
+        try:
+            return _from_segments(strategy, groups, note)
+        except CorruptInputError as exc:  # decode's hint names --skip-corrupt, not ours
+            raise CorruptInputError(
+                exc.message,
+                CORRUPT_HINT,
+                source=exc.source,
+                position=exc.position,
+            ) from exc
     if admin is None:
         raise UsageError("--to-committed-at without --segments reads the cluster")
     return _live(admin, strategy, groups, note)
