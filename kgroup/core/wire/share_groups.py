@@ -210,12 +210,13 @@ def _start_offsets(group: dict[str, Any]) -> Offsets | KgroupError | Retry:
 # -- AlterShareGroupOffsets ----------------------------------------------------------------------
 
 
-def _non_empty(group_id: str, action: str) -> KgroupError:
+def _non_empty(group_id: str, action: str, kind: str = "a share group") -> KgroupError:
+    consumers = "share consumers" if kind == "a share group" else "consumers"
     return tagged(
         SafetyRefusal(
-            f"group {group_id} has active members: Kafka {action} a share group only while it "
+            f"group {group_id} has active members: Kafka {action} {kind} only while it "
             "is empty (NON_EMPTY_GROUP)",
-            hint="stop the group's share consumers first",
+            hint=f"stop the group's {consumers} first",
         ),
         "NON_EMPTY_GROUP",
     )
@@ -354,7 +355,8 @@ def delete_groups(client: WireClient, group_ids: Iterable[str]) -> dict[str, Kgr
             if code == m.NONE:
                 out[group_id] = True
             elif code == m.NON_EMPTY_GROUP:
-                out[group_id] = _non_empty(group_id, "deletes")
+                # DeleteGroups serves share and streams groups alike: no kind is named
+                out[group_id] = _non_empty(group_id, "deletes", "a group")
             else:
                 error = group_error(code, group_id, "delete", result.get("error_message"))
                 out[group_id] = coordinator_failure(code, error)

@@ -410,3 +410,24 @@ def test_streams_group_describe_v0_bytes() -> None:
     assert described.topology_epoch == 3
     assert described.members[0].assignment == (TopicPartition("orders", 1),)
     assert described.members[0].tasks == "0:1"
+
+
+def test_delete_groups_refusal_of_a_streams_group_names_no_share_consumers() -> None:
+    from tests.unit.wire.fakeshare import FakeStreamsGroup, FakeStreamsMember
+
+    made = ShareCluster(
+        topics={"orders": 1},
+        streams_groups={
+            "app": FakeStreamsGroup({"0": ("orders",)}, members=(FakeStreamsMember("s-1"),))
+        },
+    )
+    client = WireClient(ClusterConfig(made.address, timeout_s=5))
+    try:
+        refusal = delete_groups(client, ["app"])["app"]
+    finally:
+        client.close()
+        made.close()
+    assert isinstance(refusal, SafetyRefusal)
+    text = refusal.one_line()
+    assert "NON_EMPTY_GROUP" in text
+    assert "share" not in text  # DeleteGroups serves streams groups too: no 'share consumers'
