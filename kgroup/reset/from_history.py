@@ -2,11 +2,14 @@
 from segments, and say what each group had committed as of TIME (kgroup.reset.history_choice).
 
 The state at TIME is `decode --as-of`'s (the `Scan.as_of` view of kgroup.scan: the local engine,
-or Spark for large segment sets with `--engine auto|spark`). Live, the reader is `check`'s
-history reader's (kgroup.core.topic_reader.TopicReader on the group's partition,
-`abs(hashCode(group)) % partitions`, read_committed) over the whole partition. What the
-history holds (where it begins, where records were removed) comes from the batch headers of
-the segments, or from the offsets of the messages read live.
+or Spark for large segment sets with `--engine auto|spark`). Live, the group's partition
+(`abs(hashCode(group)) % partitions`) is copied batch by batch as the broker holds it,
+transaction markers included (kgroup.core.wire.log_copy, into a temporary directory the size of
+that partition), and read as segments are: a consumer never sees a marker, so it could not tell
+when a transactional commit took effect. Only where kgroup's wire client cannot be used
+(librdkafka-only settings) does a consumer (`check`'s TopicReader, read_committed) read it,
+and a note says what that cannot tell. What the history holds (where it begins, where records
+were removed) comes from the batch headers, or from the offsets of the messages consumed.
 """
 
 from __future__ import annotations
@@ -101,19 +104,19 @@ def read_history(
     note: Callable[[str], None] = lambda _m: None,
 ) -> dict[str, GroupHistory]:
     """Every group's history answer, from `strategy.segments` or live through `admin`."""
-    if strategy.segments:
-        try:
-            return _from_segments(strategy, groups, note)
-        except CorruptInputError as exc:  # decode's hint names --skip-corrupt, not ours
-            raise CorruptInputError(
-                exc.message,
-                CORRUPT_HINT,
-                source=exc.source,
-                position=exc.position,
-            ) from exc
-    if admin is None:
+    if not strategy.segments and admin is None:
         raise UsageError("--to-committed-at without --segments reads the cluster")
-    return _live(admin, strategy, groups, note)
+    try:
+        if strategy.segments:
+            return _from_segments(strategy, groups, note)
+        return _live(admin, strategy, groups, note)
+    except CorruptInputError as exc:  # decode's hint names --skip-corrupt, not ours
+        raise CorruptInputError(
+            exc.message,
+            CORRUPT_HINT,
+            source=exc.source,
+            position=exc.position,
+        ) from exc
 
 
 def _filter(groups: Sequence[str]) -> Any:
@@ -224,6 +227,15 @@ def _live(
     reader = TopicReader(admin, topic)
     count = reader.partition_count()
     partition_of = {g: partition_for(g, count) for g in groups}
+    wire = getattr(admin, "wire", None)
+    if wire is not None:
+        return _live_log(wire, strategy, groups, partition_of)
+    # librdkafka only (GSSAPI, ...): no transaction marker reaches a consumer, so a committed
+    # transactional commit counts from its own record's time, not from its COMMIT marker's
+    note(
+        "the history is read by a consumer, which never sees transaction markers: a "
+        "transactional commit counts from its record's time, not its COMMIT marker's"
+    )
     folds = {p: CoverageFold(f"{topic}-{p}") for p in sorted(set(partition_of.values()))}
 
     def spans(messages: Any) -> Iterator[Any]:
@@ -236,3 +248,39 @@ def _live(
     # as_of reads the whole partition (records after TIME too): the folds see every offset
     state = LocalScan(eng, lambda: records, live_scope_order).as_of(strategy.ms)
     return _answers(groups, state, lambda g: folds[partition_of[g]].result())
+
+
+def _live_log(
+    wire: Any, strategy: ToCommittedAt, groups: Sequence[str], partition_of: dict[str, int]
+) -> dict[str, GroupHistory]:
+    """The groups' partitions of the offsets topic copied batch by batch (transaction markers
+    included, `kgroup.core.wire.log_copy`) and read as segments are: a transactional commit
+    counts from its COMMIT marker, an aborted one never, holes are only what the log lacks."""
+    import tempfile
+    from pathlib import Path
+
+    from kgroup.core.wire.log_copy import copy_partition_log
+    from kgroup.scan.api import LocalScan, segment_scope_order
+    from kgroup.scan.local import LocalEngine, find_segments
+
+    topic = strategy.offsets_topic
+    with tempfile.TemporaryDirectory(prefix="kgroup-history-") as tmp:
+        folders = []
+        for part in sorted(set(partition_of.values())):
+            folder = Path(tmp) / f"{topic}-{part}"
+            folder.mkdir()
+            with open(folder / f"{0:020d}.log", "wb") as fh:
+                copy_partition_log(wire, TopicPartition(topic, part), fh)
+            folders.append(str(folder))
+        inputs = find_segments(folders)
+        eng = LocalEngine(_filter(groups))
+        scan = LocalScan(eng, lambda: eng.segment_records(inputs), segment_scope_order(inputs))
+        state = scan.as_of(strategy.ms)
+        coverage = {
+            part: segment_coverage([i for i in inputs if i.partition == part])
+            for part in set(partition_of.values())
+        }
+        for part, cov in coverage.items():
+            if cov.scope == "?":  # an empty partition: no file to name it by
+                coverage[part] = Coverage(f"{topic}-{part}")
+    return _answers(groups, state, lambda g: coverage[partition_of[g]])

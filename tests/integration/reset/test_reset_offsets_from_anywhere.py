@@ -137,3 +137,47 @@ def test_live_history_restores_the_offsets_of_that_time(history_topic) -> None:
     assert any(f"{topic}:1" in w and "left out" in w for w in after_delete["warnings"])
     before = run_kgroup(*args, "--to-committed-at", str(T0 + 500), env=env, expect=5)
     assert "TIME is before the history" in before.stderr
+
+
+def test_live_transactional_commit_counts_only_from_its_commit_marker(
+    kafka_broker, unique, isolated_state
+) -> None:
+    """Kafka applies a transactional offset commit when its COMMIT marker is written: a commit
+    record stamped before TIME whose marker came after TIME was not in force at TIME. A consumer
+    never sees markers, so the live history must be read as the log holds it."""
+    import time
+
+    from confluent_kafka import Producer
+
+    from kgroup.core.clients import SeedRecord, create_topics, produce_one_per_request
+
+    bootstrap = kafka_broker.bootstrap
+    topic, group, offsets_topic = f"txh-{unique}", f"txh-g-{unique}", f"txoffsets-{unique}"
+    make_topic(bootstrap, topic, [10])
+    commit_offsets(bootstrap, group, {(topic, 0): 1})
+    create_topics(admin_for(bootstrap), {offsets_topic: OFFSETS_PARTITIONS})
+    p = partition_for(group, OFFSETS_PARTITIONS)
+    key, value = enc.offset_commit(group, topic, 0, 3, commit_timestamp=T0 + 1000)
+    produce_one_per_request(
+        admin_for(bootstrap), [SeedRecord(offsets_topic, p, T0 + 1000, key, value)]
+    )
+    key, value = enc.offset_commit(group, topic, 0, 7, commit_timestamp=T0 + 2000)
+    txn = Producer({"bootstrap.servers": bootstrap, "transactional.id": offsets_topic})
+    txn.init_transactions(30)
+    txn.begin_transaction()
+    txn.produce(offsets_topic, key=key, value=value, partition=p, timestamp=T0 + 2000)
+    txn.flush(30)
+    txn.commit_transaction(30)  # the broker stamps the COMMIT marker now, long after T0 + 2s
+    del txn
+    time.sleep(0.01)
+    after_marker = int(time.time() * 1000)
+    args = ("-b", bootstrap, "-o", "json", "reset-offsets", group, "--topic", topic,
+            "--offsets-topic", offsets_topic)  # fmt: skip
+    env = {"XDG_STATE_HOME": str(isolated_state)}
+
+    def planned(when: int) -> dict[int, int]:
+        doc = json.loads(run_kgroup(*args, "--to-committed-at", str(when), env=env).stdout)
+        return {r["partition"]: r["new_offset"] for r in doc["groups"][0]["partitions"]}
+
+    assert planned(T0 + 3000) == {0: 3}  # the transaction was still open at TIME
+    assert planned(after_marker) == {0: 7}
