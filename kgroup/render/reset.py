@@ -60,6 +60,8 @@ def plan_output(plans: Sequence[GroupPlan], *, executing: bool) -> Output:
             f"{plan.group}: {plan.strategy}{when}; {len(plan.rows)} partition(s), "
             f"{changing} changing"
         )
+        if plan.error is not None:
+            footer[-1] = f"{plan.group}: not planned: {plan.error}"
         footer.extend(f"{plan.group}: warning: {w}" for w in plan.warnings)
         footer.extend(
             f"{plan.group}: {r.topic}:{r.partition} has no record at or after the "
@@ -76,6 +78,7 @@ def plan_output(plans: Sequence[GroupPlan], *, executing: bool) -> Output:
                 else None,
                 "timestamp_ms": plan.timestamp_ms,
                 "warnings": list(plan.warnings),
+                "error": plan.error,
                 "partitions": [
                     {**_row_json(r), "from": plan.origins[(r.topic, r.partition)]}
                     if (r.topic, r.partition) in plan.origins

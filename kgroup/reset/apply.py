@@ -695,10 +695,21 @@ def execute_plans(
         choose_backup_path(plans[0].group, backup, several, now_ms)  # validate up front
     cancel = threading.Event()
     runs = [GroupRun(plan, cancel) for plan in plans]
-    nodes, described, current = _batch(admin, [p.group for p in plans]) if several else ({}, {}, {})
-    probe = _offsets_topic_visible(admin) if several and note is not None else True
-    queues: dict[Any, deque[GroupRun]] = {}
     for run in runs:
+        if run.plan.error is not None:  # not planned: reported as failed, nothing written
+            run.outcome = GroupOutcome(
+                run.plan.group, "failed", message=run.plan.error, exit_code=run.plan.error_code
+            )
+            run.done.set()
+    todo = [run for run in runs if run.outcome is None]
+    if not todo:
+        report.outcomes = [run.outcome for run in runs if run.outcome is not None]
+        return report
+    batch = [run.plan.group for run in todo]
+    nodes, described, current = _batch(admin, batch) if len(todo) > 1 else ({}, {}, {})
+    probe = _offsets_topic_visible(admin) if len(todo) > 1 and note is not None else True
+    queues: dict[Any, deque[GroupRun]] = {}
+    for run in todo:
         run.node = nodes.get(run.plan.group)
         run.described = described.get(run.plan.group)
         run.current = current.get(run.plan.group)

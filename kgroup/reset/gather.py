@@ -58,7 +58,9 @@ def build_plans(
     now_ms: int,
     note: Callable[[str], None] = lambda _m: None,
 ) -> tuple[GroupPlan, ...]:
-    """Read the cluster (batched) and plan every group, all or nothing."""
+    """Read the cluster (batched) and plan every group, all or nothing, except a group whose
+    offsets cannot be read (its coordinator unreachable until --timeout): that group gets a plan
+    without rows saying why (`GroupPlan.error`), in its place, and the others go on."""
     group_ids = resolve_groups(admin, scope)
     if isinstance(strategy, ToCommittedAt):
         strategy = check_time(strategy, now_ms)
@@ -84,13 +86,17 @@ def build_plans(
     require_describable(admin, [s.topic for s in selections if s.topic not in topics])
     given, why, histories = _given_offsets(admin, strategy, group_ids, note)
     committed_by_group = admin.committed_offsets_many(group_ids)
+    unreadable = {
+        g: a
+        for g, a in committed_by_group.items()
+        if isinstance(a, KgroupError) and a.exit_code != 3
+    }
+    every_group, group_ids = group_ids, [g for g in group_ids if g not in unreadable]
     scopes: dict[str, tuple[TopicPartition, ...]] = {}
     committed: dict[str, dict] = {}
     for group in group_ids:
         answer = committed_by_group[group]
         if isinstance(answer, KgroupError):
-            if answer.exit_code != 3:
-                raise answer
             answer = {}  # a group that does not exist yet may be given offsets
         committed[group] = answer
         group_selections = selections
@@ -126,9 +132,9 @@ def build_plans(
         )
         for group in group_ids
     ]
-    plans = plan_groups(inputs, strategy, now_ms)
+    plans = plan_groups(inputs, strategy, now_ms) if inputs else ()
     if file_strategy is not None and file_strategy.groups():
-        others = [g for g in file_strategy.groups() if g not in group_ids]
+        others = [g for g in file_strategy.groups() if g not in every_group]
         if others:
             listed = ", ".join(others[:5]) + (
                 f" and {len(others) - 5} more" if len(others) > 5 else ""
@@ -144,7 +150,7 @@ def build_plans(
                 )
                 for p in plans
             )
-        if not any(p.rows for p in plans):
+        if group_ids and not any(p.rows for p in plans):
             from kgroup.core.errors import CheckFailed
 
             raise CheckFailed(
@@ -152,7 +158,35 @@ def build_plans(
                 + (f" (only for {', '.join(others[:5])})" if others else ""),
                 hint="name the groups the file holds, or check the file",
             )
-    return _mark_missing_groups(admin, plans, committed)
+    return _with_unreadable(
+        _mark_missing_groups(admin, plans, committed), every_group, unreadable, strategy
+    )
+
+
+def _with_unreadable(
+    plans: tuple[GroupPlan, ...],
+    group_ids: Sequence[str],
+    unreadable: dict[str, KgroupError],
+    strategy: Strategy,
+) -> tuple[GroupPlan, ...]:
+    """Every group asked, in order: the plans made, and for each group whose offsets could
+    not be read a plan without rows carrying its error."""
+    if not unreadable:
+        return plans
+    by_group = {p.group: p for p in plans}
+    return tuple(
+        by_group[g]
+        if g not in unreadable
+        else GroupPlan(
+            g,
+            (),
+            strategy.describe(),
+            error=f"cannot read its committed offsets: {unreadable[g].one_line()}",
+            error_code=unreadable[g].exit_code,
+        )
+        for g in group_ids
+        if g in by_group or g in unreadable
+    )
 
 
 def _given_offsets(

@@ -93,6 +93,8 @@ class GroupPlan:
     `--to-timestamp`, `--by-duration`), to echo to the user; None for other strategies.
     `strategy` is a short human description ("to earliest", "shift-by -10", ...).
     `notes` are plan-level remarks beyond the per-row clamp warnings.
+    `error` (with its exit code) says why a group could not be planned (its offsets could not
+    be read before --timeout): such a plan has no rows and is reported, never executed.
     """
 
     group: str
@@ -104,6 +106,8 @@ class GroupPlan:
     # Where each row's new offset came from (`--to-group`, `--to-committed-at`), by
     # (topic, partition); empty for the other strategies.
     origins: Mapping[tuple[str, int], str] = field(default_factory=dict)
+    error: str | None = None
+    error_code: int = 0
 
     @property
     def warnings(self) -> tuple[str, ...]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -258,21 +258,47 @@ def _wait_seconds(text: str) -> float:
 
 
 def _would_refuse(
-    refusals: list[tuple[str, KgroupError]], note: Callable[[str], None], executing: bool
+    refusals: list[tuple[str, KgroupError]],
+    note: Callable[[str], None],
+    executing: bool,
+    not_planned: Sequence[tuple[str, KgroupError]] = (),
+    asked: int = 0,
 ) -> None:
-    """Dry run: say which groups --execute would refuse and exit with the code it would."""
-    if not refusals:
+    """Dry run: say which groups --execute would refuse and exit with the code it would (or
+    with that of the groups that could not be planned)."""
+    if not refusals and not not_planned:
         return
     for group, error in refusals:
         note(f"{group}: --execute would refuse: {error.one_line()}")
     from kgroup.core.errors import PartialFailure
 
-    error = PartialFailure(
-        f"dry run: --execute would refuse {len(refusals)} group(s): "
-        + ", ".join(g for g, _e in refusals[:5])
-    )
-    error.exit_code = combined_exit_code(e.exit_code for _g, e in refusals)
+    parts = []
+    if not_planned:
+        parts.append(
+            f"{len(not_planned)} of {asked} group(s) could not be planned: "
+            + ", ".join(g for g, _e in not_planned[:5])
+        )
+    if refusals:
+        parts.append(
+            f"dry run: --execute would refuse {len(refusals)} group(s): "
+            + ", ".join(g for g, _e in refusals[:5])
+        )
+    error = PartialFailure("; ".join(parts))
+    error.exit_code = combined_exit_code(e.exit_code for _g, e in [*not_planned, *refusals])
     raise error
+
+
+def _not_planned(plans: Any, note: Callable[[str], None]) -> list[tuple[str, KgroupError]]:
+    """Dry run: each group whose offsets could not be read is said; returned as failures for
+    the run's exit code (6 when its coordinator stayed unreachable)."""
+    failed = []
+    for plan in plans:
+        if plan.error is not None:
+            note(f"{plan.group}: not planned: {plan.error}")
+            error = KgroupError(plan.error)
+            error.exit_code = plan.error_code
+            failed.append((plan.group, error))
+    return failed
 
 
 def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> None:
@@ -298,18 +324,20 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> No
         wait_until_empty(admin, resolve_groups(admin, scope), wait_s, note)
     now_ms = int(time.time() * 1000)
     plans = build_plans(admin, scope, strategy, now_ms, note)
-    _export(opts.export, plans, now_ms, note)
+    planned = [p for p in plans if p.error is None]
+    _export(opts.export, planned, now_ms, note)
     if not executing:
         gopts.show(plan_output(plans, executing=False))
-        described = admin.describe_groups([p.group for p in plans]) if plans else {}
+        not_planned = _not_planned(plans, note)
+        described = admin.describe_groups([p.group for p in planned]) if planned else {}
         refusals = []
-        for plan in plans:
+        for plan in planned:
             refusal = guard_refusal(admin, plan, guards, now_ms) or active_member_refusal(
                 described[plan.group]
             )
             if refusal is not None:
                 refusals.append((plan.group, refusal))
-        _would_refuse(refusals, note, executing)
+        _would_refuse(refusals, note, executing, not_planned, len(plans))
         return
     restore = _terminate_as_interrupt()
     try:

@@ -339,3 +339,45 @@ def test_check_whose_coordinator_stays_dead_ends_in_one_line(check_cluster, tmp_
     assert result.stderr.strip().splitlines()[-1] == (
         "kgroup: error: 1 of 1 groups could not be checked (see their error fields): billing"
     )
+
+
+# --- review: one group unreadable at planning time does not stop the others ----------------------
+
+
+def test_reset_plans_the_others_when_one_groups_offsets_cannot_be_read(make, tmp_path) -> None:
+    """b1's coordinator stays dead past --timeout while its offsets are read for the plan: b1
+    fails on its own row (exit 6, unreachable, nothing written); a1 and c1 are reset; the summary
+    counts the three groups asked."""
+    cluster = make(move_after_s=60)
+    port = cluster.node(2).port
+    cluster.kill(2)
+    result = kgroup(
+        cluster, tmp_path,
+        "reset-offsets", "a1", "b1", "c1", "--all-topics", "--to-offset", "5", "--execute",
+        "-o", "json", timeout="2", expect=6,
+    )  # fmt: skip
+    groups = {g["group"]: g for g in json.loads(result.stdout)["groups"]}
+    assert list(groups) == ["a1", "b1", "c1"]
+    assert groups["a1"]["status"] == groups["c1"]["status"] == "committed"
+    assert groups["b1"]["status"] == "failed" and groups["b1"]["backup"] is None
+    assert f"127.0.0.1:{port}" in groups["b1"]["error"]
+    assert (
+        cluster.committed("a1") == cluster.committed("c1") == {("orders", 0): 5, ("orders", 1): 5}
+    )
+    assert cluster.committed("b1") == START
+    assert "1 of 3 group(s) not reset: b1: " in result.stderr
+
+
+def test_reset_dry_run_names_the_group_whose_offsets_cannot_be_read(make, tmp_path) -> None:
+    cluster = make(move_after_s=60)
+    cluster.kill(2)
+    result = kgroup(
+        cluster, tmp_path, "reset-offsets", "a1", "b1", "--all-topics", "--to-offset", "5",
+        "-o", "json", timeout="2", expect=6,
+    )  # fmt: skip
+    groups = {g["group"]: g for g in json.loads(result.stdout)["groups"]}
+    assert list(groups) == ["a1", "b1"]
+    assert groups["a1"]["error"] is None and len(groups["a1"]["partitions"]) == 2
+    assert groups["b1"]["partitions"] == [] and "connection refused" in groups["b1"]["error"]
+    assert "b1: not planned: " in result.stderr
+    assert "1 of 2 group(s) could not be planned" in result.stderr
