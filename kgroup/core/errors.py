@@ -105,13 +105,21 @@ class PartialFailure(KgroupError):
     exit_code = EXIT_KAFKA
 
 
+def timed_out(error: BaseException) -> bool:
+    """Whether `error` is the cluster not answering in time: unreachable, or an error Kafka's
+    clients retry that was still coming back at --timeout (Kafka's admin client ends such a call
+    with a TimeoutException). Exit 6 for a run whose failures are all of this kind."""
+    return isinstance(error, UnreachableError) or bool(getattr(error, "retried", False))
+
+
 def failed_groups_error(
     failed: list[tuple[str, str | None]], total: int, *, listed: bool, verb: str
 ) -> KgroupError | None:
     """The error a multi-group command ends with when some groups failed, or None.
 
     `failed` holds (group, error kind) of each failed group. Groups the user named that all do not
-    exist: NotFoundError (exit 3); otherwise, or for groups the cluster listed (--all-groups,
+    exist: NotFoundError (exit 3); groups that all failed as "unreachable" (`timed_out`):
+    PartialFailure with exit 6; otherwise, or for groups the cluster listed (--all-groups,
     --match) and then could not handle (deleted meanwhile, ...): PartialFailure (exit 1).
     """
     if not failed:
@@ -122,6 +130,9 @@ def failed_groups_error(
             f"{len(failed)} of {total} groups not found: {names}",
             hint="check the names with `kgroup list`",
         )
-    return PartialFailure(
+    error = PartialFailure(
         f"{len(failed)} of {total} groups could not be {verb} (see their error fields): {names}"
     )
+    if all(kind == "unreachable" for _group, kind in failed):
+        error.exit_code = EXIT_UNREACHABLE
+    return error

@@ -79,6 +79,7 @@ class GroupDescription:
     group_epoch: int | None = None  # KIP-848 consumer groups
     assignment_epoch: int | None = None
     topology_epoch: int | None = None  # KIP-1071 streams groups
+    unreachable: bool = False  # the error is the cluster not answering in time (errors.timed_out)
 
 
 @dataclass(frozen=True)

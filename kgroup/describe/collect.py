@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgroup.core.admin import GroupAdmin
-from kgroup.core.errors import KgroupError, NotFoundError, UsageError, failed_groups_error
+from kgroup.core.errors import (
+    KgroupError,
+    NotFoundError,
+    UsageError,
+    failed_groups_error,
+    timed_out,
+)
 from kgroup.core.models import GroupDescription, TopicMetadata
 from kgroup.core.topic_names import missing_topics, require_topics
 from kgroup.describe.engine import (
@@ -134,9 +140,11 @@ def collect_inputs(
         committed = offsets.get(group_id, {})
         if description.error is not None:
             kind = "not_found" if description.error_code == "GROUP_ID_NOT_FOUND" else "error"
+            kind = "unreachable" if description.unreachable else kind
             inputs[group_id] = GroupInput(description, {}, description.error, kind)
         elif isinstance(committed, KgroupError):
             kind = "not_found" if isinstance(committed, NotFoundError) else "error"
+            kind = "unreachable" if timed_out(committed) else kind
             inputs[group_id] = GroupInput(description, {}, committed.one_line(), kind)
         elif group_id in missing:
             inputs[group_id] = GroupInput(

@@ -33,7 +33,7 @@ class GroupInput:
     description: GroupDescription
     committed: Mapping[TopicPartition, CommittedOffset]
     error: str | None = None
-    error_kind: str | None = None  # "not_found" or "error"
+    error_kind: str | None = None  # "not_found", "unreachable" (exit 6) or "error"
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ def test_groups_of_a_coordinator_dead_until_the_timeout_get_their_own_error(make
     port = cluster.node(2).port
     cluster.kill(2)  # never moved within --timeout
     result = kgroup(
-        cluster, tmp_path, "describe", "a1", "b1", "c1", "-o", "json", timeout="2", expect=1
+        cluster, tmp_path, "describe", "a1", "b1", "c1", "-o", "json", timeout="2", expect=6
     )
     groups = described(result)
     assert groups["a1"]["error"] is None and groups["c1"]["error"] is None
@@ -187,7 +187,8 @@ def test_list_with_a_stopped_broker_still_in_the_metadata_at_the_timeout(make, t
 def test_a_coordinator_loading_past_the_timeout_says_so(make, tmp_path) -> None:
     cluster = make()
     cluster.move("b1", to=3, after_s=60, meanwhile=LOADING)
-    result = kgroup(cluster, tmp_path, "describe", "b1", "-o", "json", timeout="1.5", expect=1)
+    # still retriable at --timeout: timed out, exit 6 (Kafka's admin client: TimeoutException)
+    result = kgroup(cluster, tmp_path, "describe", "b1", "-o", "json", timeout="1.5", expect=6)
     error = described(result)["b1"]["error"]
     assert "COORDINATOR_LOAD_IN_PROGRESS" in error and "still failing after" in error
     assert "--timeout 1.5" in error
@@ -328,7 +329,7 @@ def test_check_whose_coordinator_stays_dead_ends_in_one_line(check_cluster, tmp_
     cluster = check_cluster()
     cluster.kill_on[(m.OFFSET_FETCH.key, "billing")] = (2, 1)  # dies, never moves away
     port = cluster.node(2).port
-    result = check(cluster, tmp_path, timeout="1.5", expect=1)
+    result = check(cluster, tmp_path, timeout="1.5", expect=6)  # unreachable only: exit 6
     (group,) = json.loads(result.stdout)["groups"]
     assert group["status"] == "ERR"
     assert (
@@ -381,3 +382,21 @@ def test_reset_dry_run_names_the_group_whose_offsets_cannot_be_read(make, tmp_pa
     assert groups["b1"]["partitions"] == [] and "connection refused" in groups["b1"]["error"]
     assert "b1: not planned: " in result.stderr
     assert "1 of 2 group(s) could not be planned" in result.stderr
+
+
+def test_describe_exits_1_when_an_unreachable_group_comes_with_another_failure(
+    make, tmp_path
+) -> None:
+    """Exit 6 only when every failed group was unreachable or timed out; mixed with another
+    failure (here an ACL refusing c1) it is 1."""
+    cluster = make(move_after_s=60)
+    cluster.kill(2)
+    cluster.script[(m.DESCRIBE_GROUPS.key, "c1")] = [m.GROUP_AUTHORIZATION_FAILED] * 50
+    cluster.script[(m.OFFSET_FETCH.key, "c1")] = [m.GROUP_AUTHORIZATION_FAILED] * 50
+    result = kgroup(
+        cluster, tmp_path, "describe", "a1", "b1", "c1", "-o", "json", timeout="1.5", expect=1
+    )
+    groups = described(result)
+    assert groups["a1"]["error"] is None
+    assert groups["b1"]["error"] and groups["c1"]["error"]
+    assert "2 of 3 groups could not be described" in result.stderr

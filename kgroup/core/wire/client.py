@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from kgroup.core.config import ClusterConfig
-from kgroup.core.errors import KafkaOperationError, KgroupError, UnreachableError
+from kgroup.core.errors import KafkaOperationError, KgroupError, UnreachableError, timed_out
 from kgroup.core.models import (
     BrokerNode,
     CommittedOffset,
@@ -506,6 +506,7 @@ class WireClient(LeaderClient):
                     coordinator=coordinators.get(group_id),
                     error=outcome.one_line(),
                     error_code=kafka_error_of(outcome),
+                    unreachable=timed_out(outcome),
                 )
             else:
                 assert isinstance(outcome, GroupDescription)
