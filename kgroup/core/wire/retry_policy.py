@@ -128,7 +128,9 @@ RULES: dict[str, ApiRule] = {
         _rule(
             "DeleteGroups",
             "admin/internals/DeleteConsumerGroupsHandler.handleError (kgroup deletes groups "
-            "through librdkafka, which applies the same rule)",
+            "through librdkafka, which does not: it retries only the coordinator lookup and "
+            "returns a group's NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS as its error; "
+            "README, live cluster)",
         ),
         _rule(
             "JoinGroup",
