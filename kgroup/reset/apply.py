@@ -768,13 +768,26 @@ def _stop(runs: Sequence[GroupRun], cancel: threading.Event) -> None:
     cancel.set()
     for run in runs:
         if run.fence is not None and run.phase == "fencing" and not run.done.is_set():
-            run.fence.abort()
+            _abort_shielded(run.fence)
     deadline = time.monotonic() + INTERRUPT_GRACE_S
-    for run in runs:
-        run.done.wait(max(0.0, deadline - time.monotonic()))
+    try:
+        for run in runs:
+            run.done.wait(max(0.0, deadline - time.monotonic()))
+    except (KeyboardInterrupt, Terminated):
+        pass  # a second Ctrl-C / SIGTERM ends the wait, not the report nor the leaving
     for run in runs:
         if run.fence is not None and not run.done.is_set():
-            run.fence.abort()
+            _abort_shielded(run.fence)
+
+
+def _abort_shielded(fence: Any) -> None:
+    """Make a fence leave even if another Ctrl-C / SIGTERM arrives meanwhile."""
+    for _attempt in range(3):
+        try:
+            fence.abort()
+            return
+        except (KeyboardInterrupt, Terminated):
+            continue
 
 
 def _execute_one(

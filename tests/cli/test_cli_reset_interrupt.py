@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -164,3 +165,29 @@ def test_a_fence_member_of_another_host_is_refused_with_its_expiry(cluster, tmp_
     assert "another kgroup run is changing the offsets of group g0" in stderr
     assert "if that run is gone, Kafka drops its member once its session (6 s" in stderr
     assert cluster.committed("g0") == START and cluster.leaves == []
+
+
+@pytest.mark.parametrize("second", [signal.SIGINT, signal.SIGTERM])
+def test_a_second_signal_while_stopping_still_reports_every_group(
+    cluster, tmp_path, second
+) -> None:
+    """Ctrl-C pressed twice (or SIGTERM after it) while kgroup waits for a commit under way: the
+    wait ends at once, yet every group's line and the JSON are still written, and the fence of a
+    group held in its join leaves."""
+    commit = cluster.pause(m.OFFSET_COMMIT, group="g0")
+    join = cluster.pause(m.JOIN_GROUP, when=lambda: bool(cluster.group("g1").pending), group="g1")
+    process = start_reset(cluster, tmp_path, "g0", "g1")
+    assert commit.reached.wait(30), process.communicate(timeout=5)
+    assert join.reached.wait(30), process.communicate(timeout=5)
+    process.send_signal(signal.SIGINT)
+    time.sleep(0.5)  # inside the grace period, waiting for g0's commit
+    stdout, stderr = interrupt(process, second)
+    assert process.returncode in (130, 143), stderr
+    statuses = [(o["group"], o["status"]) for o in json.loads(stdout)["groups"]]
+    assert statuses == [("g0", "unknown"), ("g1", "interrupted")]
+    lines = group_lines(stderr)
+    assert lines["g0"].startswith("g0: unknown whether committed")
+    assert lines["g1"] == "g1: not committed (interrupted): nothing changed"
+    join.release.set()
+    commit.release.set()
+    wait_for(lambda: members_left(cluster, "g1") == [])
