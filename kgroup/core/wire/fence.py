@@ -132,6 +132,12 @@ class FenceUnavailable(KgroupError):
     """The broker cannot fence this group (no classic membership for it); not a refusal."""
 
 
+class FenceCancelled(KgroupError):
+    """The fence was aborted (Ctrl-C, SIGTERM) before it joined: nothing may be written."""
+
+    exit_code = 130
+
+
 def session_timeout_ms(env: Mapping[str, str] | None = None) -> int:
     raw = (env if env is not None else os.environ).get(SESSION_TIMEOUT_ENV, "")
     if raw.strip():
@@ -206,6 +212,10 @@ class GroupFence:
 
         retries = Retries(self.client.timeout_s, initial_s=self.client.retry_backoff_s)
         while True:
+            if self.cancelled.is_set():  # aborted while backing off: joining again would leave
+                raise FenceCancelled(  # a member nobody asks to leave
+                    f"group {self.group_id}: interrupted before the fence joined"
+                )
             try:
                 self._connection = self._open()
                 self.hold = self._join()
