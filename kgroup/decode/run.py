@@ -64,8 +64,9 @@ def run_decode(opts: Any, req: DecodeRequest) -> None:
         from kgroup.scan.local import find_segments
 
         inputs = find_segments(req.paths)
+    share = _share_inputs(req, inputs)
     printed_stream = req.view == "records" and req.out is None
-    use_spark = choose_engine(
+    use_spark = not share and choose_engine(
         req.engine,
         inputs,
         bool(req.spark_master or req.spark_conf),
@@ -79,7 +80,16 @@ def run_decode(opts: Any, req: DecodeRequest) -> None:
             from kgroup.scan.api import LocalScan, live_scope_order, segment_scope_order
 
             eng = LocalEngine(req.flt, skip_corrupt=req.skip_corrupt, on_problem=on_problem)
-            if inputs is None:
+            if share:
+                from kgroup.scan.share_scan import ShareScan
+
+                progress.start_bytes(sum(i.size for i in inputs or ()), "decoding")
+                eng.on_progress = progress.advance
+                share_items = inputs or []
+                scan = ShareScan(
+                    eng, lambda: eng.segment_records(share_items), segment_scope_order(share_items)
+                )
+            elif inputs is None:
                 recs = _live_records(opts, eng, req.offsets_topic, req.groups, progress)
                 scan = LocalScan(eng, lambda: recs, live_scope_order)
             else:
@@ -95,6 +105,32 @@ def run_decode(opts: Any, req: DecodeRequest) -> None:
             f"transaction of producer {producer_id} in {scope} has no COMMIT/ABORT marker yet "
             f"({held} records held back as open/unknown)"
         )
+
+
+def _share_inputs(req: DecodeRequest, inputs: list[Any] | None) -> bool:
+    """True when the segments are `__share_group_state`'s (told by their partition directory
+    names); refuses a mix of topics and the options that only apply to `__consumer_offsets`."""
+    from kgroup.offsets.share_state import TOPIC
+
+    if not inputs or not any(i.topic == TOPIC for i in inputs):
+        return False
+    if not all(i.topic == TOPIC for i in inputs):
+        raise UsageError(
+            f"the segments mix {TOPIC} and __consumer_offsets partitions",
+            hint="decode one topic at a time",
+        )
+    if req.flt.type_ids is not None or req.flt.topics is not None:
+        raise UsageError(
+            f"--type and --topic select __consumer_offsets records; {TOPIC} records have "
+            "neither (their keys hold topic ids)",
+            hint="select share-group state with --group",
+        )
+    if req.engine == "spark" or req.spark_master or req.spark_conf:
+        note(
+            f"engine spark: {TOPIC} is decoded by the local engine only (the Spark jobs read "
+            "__consumer_offsets record types); using the local engine"
+        )
+    return True
 
 
 def _write_view(opts: Any, req: DecodeRequest, scan: Scan, spark: bool, progress: Progress) -> None:
@@ -115,6 +151,8 @@ def _write_view(opts: Any, req: DecodeRequest, scan: Scan, spark: bool, progress
         if req.out is not None:
             path = write_jsonl_dir(req.out, (json.dumps(r) for r in groups))
             _print_out_summary(opts, scan, path)
+        elif getattr(scan, "share", False):
+            _render_share_summary(opts, groups, scan)
         else:
             _render_summary(opts, groups, scan)
         return
@@ -432,5 +470,32 @@ def _render_summary(opts: Any, groups: list[dict[str, Any]], scan: Scan) -> None
         jsonl_items=groups,
         footer=[f"{len(groups)} groups"],
         empty_message="no groups",
+    )
+    render(output, opts.output, no_color=opts.no_color)
+
+
+SHARE_SUMMARY_COLUMNS = (
+    ("group", "GROUP", "left"),
+    ("topic_id", "TOPIC ID", "left"),
+    ("partition", "PARTITION", "right"),
+    ("start_offset", "START OFFSET", "right"),
+    ("state_epoch", "STATE EPOCH", "right"),
+    ("leader_epoch", "LEADER EPOCH", "right"),
+    ("snapshot_epoch", "SNAPSHOT EPOCH", "right"),
+    ("updates_since_snapshot", "UPDATES", "right"),
+)
+
+
+def _render_share_summary(opts: Any, rows: list[dict[str, Any]], scan: Scan) -> None:
+    """`--summary` of `__share_group_state`: one row per share-partition with live state."""
+    from kgroup.render import Column, Output, render
+
+    output = Output(
+        columns=[Column(*spec) for spec in SHARE_SUMMARY_COLUMNS],
+        rows=rows,
+        document={"share_partitions": rows, "summary": summary_document(scan)},
+        jsonl_items=rows,
+        footer=[f"{len(rows)} share-partitions of {len({r['group'] for r in rows})} share groups"],
+        empty_message="no share-group state",
     )
     render(output, opts.output, no_color=opts.no_color)

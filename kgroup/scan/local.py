@@ -21,6 +21,7 @@ from kgroup.core.errors import CorruptInputError, KgroupError, NotFoundError, Us
 from kgroup.offsets import decode as dec
 from kgroup.offsets import replay as rp
 from kgroup.offsets import segments as seg
+from kgroup.offsets import share_state
 from kgroup.offsets.records import Batch, BatchError
 from kgroup.offsets.schema import RECORD_TYPES, RecordType
 
@@ -88,12 +89,16 @@ class DecodeFilter:
 
 @dataclass(frozen=True)
 class SegmentInput:
-    """One segment file to read, with the name shown in output and its partition if known."""
+    """One segment file to read, with the name shown in output and its partition if known.
+
+    `topic` is the topic its partition directory names (`__share_group_state-N` is decoded with
+    the share coordinator's records; anything else as `__consumer_offsets`)."""
 
     path: str
     source: str
     partition: int | None
     size: int
+    topic: str = "__consumer_offsets"
 
 
 @dataclass
@@ -162,6 +167,7 @@ def find_segments(paths: Iterable[str]) -> list[SegmentInput]:
                     f"{parent}/{os.path.basename(path)}",
                     part[1] if part else None,
                     _segment_size(path, raw),
+                    _topic(part),
                 )
             )
             continue
@@ -177,16 +183,25 @@ def find_segments(paths: Iterable[str]) -> list[SegmentInput]:
             for n in names
             if os.path.isdir(os.path.join(path, n))
             and (p := seg.partition_of_dir(n)) is not None
-            and p[0] == "__consumer_offsets"
+            and p[0] in _TOPICS
         )
         if not subdirs:
             raise NotFoundError(
                 f"no segment files in {raw}",
-                hint="give .log files, __consumer_offsets-N directories or a Kafka log directory",
+                hint="give .log files, __consumer_offsets-N or __share_group_state-N directories "
+                "or a Kafka log directory",
             )
         for _p, n in subdirs:
             out.extend(_partition_dir(os.path.join(path, n)))
     return out
+
+
+_TOPICS = ("__consumer_offsets", share_state.TOPIC)
+
+
+def _topic(part: tuple[str, int] | None) -> str:
+    """The topic a segment is decoded as: `__share_group_state` when its directory says so."""
+    return share_state.TOPIC if part is not None and part[0] == share_state.TOPIC else _TOPICS[0]
 
 
 def _partition_dir(path: str) -> list[SegmentInput]:
@@ -198,6 +213,7 @@ def _partition_dir(path: str) -> list[SegmentInput]:
             f"{name}/{n}",
             part[1] if part else None,
             _segment_size(os.path.join(path, n), os.path.join(path, n)),
+            _topic(part),
         )
         for n in seg.log_files_in_order(os.listdir(path))
     ]
@@ -281,7 +297,9 @@ class LocalEngine:
                     self.on_progress(len(chunk))
                 return chunk
 
-            scanner = dec.native_scanner()
+            # the compiled scanner knows __consumer_offsets' record ids only
+            share = item.topic == share_state.TOPIC
+            scanner = None if share else dec.native_scanner()
             fast = None if scanner is None else self._fast_hook(scanner, item)
             entries = seg.read_batches(
                 read,
@@ -301,7 +319,10 @@ class LocalEngine:
                 if isinstance(entry, seg.Problem):
                     self._problem(entry)
                     continue
-                yield list(self._batch_records(entry, item))
+                if share:
+                    yield list(self._share_batch_records(entry, item))
+                else:
+                    yield list(self._batch_records(entry, item))
         self.stats.bytes += (item.size if end is None else end) - start
 
     def _fast_hook(self, scanner: Any, item: SegmentInput) -> seg.FastHook:
@@ -395,6 +416,40 @@ class LocalEngine:
                 if key_type >= 3:  # type: ignore[operator]
                     self._topic_names(rec, names)
             yield rec
+
+    def _share_batch_records(self, batch: Batch, item: SegmentInput) -> Iterator[dec.DecodedRecord]:
+        """`_batch_records` for a `__share_group_state` segment: every value decoded at once
+        (share records are few and small), filtered by time and `--group` only."""
+        self.stats.batches += 1
+        try:
+            raw_records = batch.records()
+        except BatchError as exc:
+            self._problem(seg.Problem(item.source, batch.position, seg.CORRUPT, exc.reason))
+            return
+        flt = self.filter
+        self.stats.records += len(raw_records)
+        for offset, ts, key, value, _headers in raw_records:
+            if not batch.control and not flt.time_ok(ts):
+                continue
+            rec = dec.DecodedRecord(
+                item.source,
+                item.partition,
+                batch.position,
+                offset,
+                ts,
+                batch.producer_id,
+                batch.producer_epoch,
+                batch.transactional,
+            )
+            if batch.control:
+                yield dec.decode_control(key, value, rec)
+                continue
+            share_state.decode_share_kv(key, value, rec)
+            if rec.key is None:
+                if flt.wants_unknown:
+                    yield rec
+            elif flt.groups is None or rec.group in flt.groups:
+                yield rec
 
     def _learn_names(self, rt: RecordType, value: bytes) -> None:
         """Topic id -> name pairs from records that carry both (even when filtered out)."""

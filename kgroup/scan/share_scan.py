@@ -1,0 +1,43 @@
+"""The local engine's views of `__share_group_state` segments: the record stream, `--latest`
+(per share-partition, its last ShareSnapshot and the ShareUpdates after it) and `--summary`
+(per share-partition, its start offset and epochs), replayed by `kgroup.offsets.share_state`.
+
+Only the local engine reads this topic: the compiled scanner and the Spark jobs know
+`__consumer_offsets`' record ids only (README "decode").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgroup.core.errors import UsageError
+from kgroup.offsets.decode import DecodedRecord, jsonable
+from kgroup.offsets.share_state import TOPIC, ShareReplay
+from kgroup.scan.api import LocalScan
+
+
+class ShareScan(LocalScan):
+    """`LocalScan` over `__share_group_state` segments."""
+
+    share = True
+
+    def _replay(self) -> ShareReplay:
+        replay = ShareReplay().apply_all(self.engine.plain(self.source()))
+        self.stats.emitted = 0  # plain() counted the records read; the view counts its own
+        return replay
+
+    def latest(self) -> list[DecodedRecord]:
+        out = self._replay().latest()
+        self.stats.emitted += len(out)
+        return out
+
+    def as_of(self, when: int) -> list[DecodedRecord]:
+        raise UsageError(
+            f"--as-of replays offset commits; {TOPIC} holds none",
+            hint="use --latest or --summary for share-group state",
+        )
+
+    def summary(self) -> list[dict[str, Any]]:
+        rows = [jsonable(r) for r in self._replay().rows()]
+        self.stats.emitted += len(rows)
+        return rows

@@ -1,0 +1,209 @@
+"""`kgroup decode` of `__share_group_state` segments (KIP-932) through a real process.
+
+The records are encoded here from Kafka 4.1's share-coordinator JSON definitions
+(share-coordinator/src/main/resources/common/message/Share{Snapshot,Update}{Key,Value}.json),
+field by field, with this file's own encoder: never kgroup's.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import uuid
+from pathlib import Path
+
+from kgroup.offsets import encode as enc
+from tests.helpers import run_kgroup
+
+TOPIC_ID = uuid.UUID("6f1c2a3b-4d5e-4f60-8172-8394a5b6c7d8")
+TOPIC_ID_JSON = base64.urlsafe_b64encode(TOPIC_ID.bytes).decode().rstrip("=")
+
+
+def _uvarint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _key(api_key: int, group: str, partition: int) -> bytes:
+    """ShareSnapshotKey (apiKey 0) / ShareUpdateKey (apiKey 1), version 0, not flexible:
+    GroupId string (int16 length), TopicId uuid (16 bytes), Partition int32."""
+    g = group.encode()
+    return (
+        struct.pack(">h", api_key)
+        + struct.pack(">h", len(g))
+        + g
+        + TOPIC_ID.bytes
+        + struct.pack(">i", partition)
+    )
+
+
+def _batches(batches: list[tuple[int, int, int, int]]) -> bytes:
+    """[]StateBatch, compact array (flexible): FirstOffset int64, LastOffset int64,
+    DeliveryState int8, DeliveryCount int16, then the struct's empty tagged fields."""
+    out = _uvarint(len(batches) + 1)
+    for first, last, state, count in batches:
+        out += struct.pack(">qqbh", first, last, state, count) + _uvarint(0)
+    return out
+
+
+def _snapshot(snapshot_epoch: int, state_epoch: int, leader_epoch: int, start: int) -> bytes:
+    """ShareSnapshotValue v0 (flexible 0+): SnapshotEpoch int32, StateEpoch int32, LeaderEpoch
+    int32, StartOffset int64, CreateTimestamp int64, WriteTimestamp int64, StateBatches,
+    tagged fields."""
+    return (
+        struct.pack(">h", 0)
+        + struct.pack(">iiiqqq", snapshot_epoch, state_epoch, leader_epoch, start, 1000, 2000)
+        + _batches([(start, start + 4, 2, 1)])
+        + _uvarint(0)
+    )
+
+
+def _update(snapshot_epoch: int, leader_epoch: int, start: int) -> bytes:
+    """ShareUpdateValue v0 (flexible 0+): SnapshotEpoch int32, LeaderEpoch int32, StartOffset
+    int64 (-1: not updated), StateBatches, tagged fields."""
+    return (
+        struct.pack(">h", 0)
+        + struct.pack(">iiq", snapshot_epoch, leader_epoch, start)
+        + _batches([(20, 24, 0, 2)])
+        + _uvarint(0)
+    )
+
+
+def _segments(tmp_path: Path, name: str = "__share_group_state-3") -> Path:
+    d = tmp_path / name
+    d.mkdir()
+    records = [
+        (_key(0, "sg1", 0), _snapshot(1, 7, 4, 10)),
+        (_key(1, "sg1", 0), _update(1, 5, 18)),
+        (_key(1, "sg1", 0), _update(1, -1, -1)),
+        (_key(0, "sg2", 1), _snapshot(1, 2, 0, 0)),
+        (_key(0, "sg2", 1), None),  # tombstone: sg2's state deleted
+        (_key(0, "sg1", 0), _snapshot(2, 7, 5, 30)),
+        (_key(1, "sg1", 0), _update(2, 6, -1)),
+    ]
+    batches = [
+        enc.encode_batch([kv], base_offset=i, timestamp=1_700_000_000_000 + i)
+        for i, kv in enumerate(records)
+    ]
+    (d / "00000000000000000000.log").write_bytes(b"".join(batches))
+    return d
+
+
+def test_jsonl_decodes_snapshot_and_update_records_field_by_field(tmp_path: Path) -> None:
+    result = run_kgroup("decode", "--segments", str(_segments(tmp_path)), "-o", "jsonl")
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["record_type"] for r in lines] == [
+        "share_snapshot",
+        "share_update",
+        "share_update",
+        "share_snapshot",
+        "share_snapshot",
+        "share_snapshot",
+        "share_update",
+    ]
+    first = lines[0]
+    assert first["source"] == "__share_group_state-3/00000000000000000000.log"
+    assert first["partition"] == 3
+    assert first["key"] == {"group_id": "sg1", "topic_id": TOPIC_ID_JSON, "partition": 0}
+    assert first["value_version"] == 0
+    assert first["value"] == {
+        "snapshot_epoch": 1,
+        "state_epoch": 7,
+        "leader_epoch": 4,
+        "start_offset": 10,
+        "create_timestamp": 1000,
+        "write_timestamp": 2000,
+        "state_batches": [
+            {"first_offset": 10, "last_offset": 14, "delivery_state": 2, "delivery_count": 1}
+        ],
+    }
+    assert lines[1]["value"] == {
+        "snapshot_epoch": 1,
+        "leader_epoch": 5,
+        "start_offset": 18,
+        "state_batches": [
+            {"first_offset": 20, "last_offset": 24, "delivery_state": 0, "delivery_count": 2}
+        ],
+    }
+    assert lines[4]["value"] is None
+    assert result.stderr == ""
+
+
+def test_json_and_table_outputs(tmp_path: Path) -> None:
+    seg = str(_segments(tmp_path))
+    doc = json.loads(run_kgroup("decode", "--segments", seg, "--group", "sg2", "-o", "json").stdout)
+    assert [r["record_type"] for r in doc["records"]] == ["share_snapshot", "share_snapshot"]
+    assert doc["summary"]["problems"] == []
+    table = run_kgroup("decode", "--segments", seg).stdout
+    assert "share_snapshot" in table and "share_update" in table and "sg1" in table
+
+
+def test_latest_keeps_the_last_snapshot_and_the_updates_after_it(tmp_path: Path) -> None:
+    seg = str(_segments(tmp_path))
+    lines = [
+        json.loads(line)
+        for line in run_kgroup(
+            "decode", "--segments", seg, "--latest", "-o", "jsonl"
+        ).stdout.splitlines()
+    ]
+    assert [(r["offset"], r["record_type"]) for r in lines] == [
+        (5, "share_snapshot"),
+        (6, "share_update"),
+    ]
+
+
+def test_summary_gives_start_offsets_and_state_epochs(tmp_path: Path) -> None:
+    seg = str(_segments(tmp_path))
+    doc = json.loads(run_kgroup("decode", "--segments", seg, "--summary", "-o", "json").stdout)
+    # sg1: snapshot at 30 (state epoch 7, leader 5), then an update with start -1 (kept) and
+    # leader epoch 6; sg2 deleted by its tombstone.
+    assert doc["share_partitions"] == [
+        {
+            "group": "sg1",
+            "topic_id": TOPIC_ID_JSON,
+            "partition": 0,
+            "start_offset": 30,
+            "state_epoch": 7,
+            "leader_epoch": 6,
+            "snapshot_epoch": 2,
+            "updates_since_snapshot": 1,
+        }
+    ]
+    table = run_kgroup("decode", "--segments", seg, "--summary").stdout
+    assert "START OFFSET" in table and "sg1" in table and "sg2" not in table
+
+
+def test_log_directory_with_both_topics_is_refused_and_topic_options_too(tmp_path: Path) -> None:
+    _segments(tmp_path)
+    off = tmp_path / "__consumer_offsets-0"
+    off.mkdir()
+    (off / "00000000000000000000.log").write_bytes(
+        enc.encode_batch([enc.offset_commit("g", "t", 0, 5)], base_offset=0, timestamp=1)
+    )
+    mixed = run_kgroup("decode", "--segments", str(tmp_path), expect=2)
+    assert "mix __share_group_state and __consumer_offsets" in mixed.stderr
+    seg = str(tmp_path / "__share_group_state-3")
+    typed = run_kgroup("decode", "--segments", seg, "--type", "offset", expect=2)
+    assert "--type and --topic select __consumer_offsets records" in typed.stderr
+
+
+def test_spark_asked_says_local_engine_reads_share_state(tmp_path: Path) -> None:
+    seg = str(_segments(tmp_path))
+    result = run_kgroup("decode", "--segments", seg, "--engine", "spark", "-o", "jsonl")
+    assert "decoded by the local engine only" in result.stderr
+    assert len(result.stdout.splitlines()) == 7
+
+
+def test_copy_without_the_partition_directory_name_reads_as_consumer_offsets(
+    tmp_path: Path,
+) -> None:
+    """The directory name tells the topic: a copy under another name is read as
+    __consumer_offsets (README), where these keys are not offset commits."""
+    seg = _segments(tmp_path, "copy")
+    result = run_kgroup("decode", "--segments", str(seg), "-o", "jsonl", expect=None)
+    assert "share_snapshot" not in result.stdout
