@@ -119,6 +119,11 @@ def _share_inputs(req: DecodeRequest, inputs: list[Any] | None) -> bool:
             f"the segments mix {TOPIC} and __consumer_offsets partitions",
             hint="decode one topic at a time",
         )
+    if req.view == "as_of":
+        raise UsageError(
+            f"--as-of replays offset commits; {TOPIC} holds none",
+            hint="use --latest or --summary for share-group state",
+        )
     if req.flt.type_ids is not None or req.flt.topics is not None:
         raise UsageError(
             f"--type and --topic select __consumer_offsets records; {TOPIC} records have "

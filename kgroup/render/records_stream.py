@@ -392,8 +392,8 @@ def key_text(rec: DecodedRecord) -> str | None:
     key = rec.key
     if key is None or rec.control:
         return None
-    if rec.key_type in (0, 1):
-        return f"{key.get('topic')}-{key.get('partition')}"
+    if rec.key_type in (0, 1):  # offset commits; __share_group_state keys name a topic id
+        return f"{key.get('topic', key.get('topic_id'))}-{key.get('partition')}"
     rest = {k: v for k, v in key.items() if k not in ("group", "group_id")}
     return " ".join(str(v) for v in rest.values()) or None
 

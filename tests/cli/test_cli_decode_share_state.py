@@ -141,6 +141,9 @@ def test_json_and_table_outputs(tmp_path: Path) -> None:
     assert doc["summary"]["problems"] == []
     table = run_kgroup("decode", "--segments", seg).stdout
     assert "share_snapshot" in table and "share_update" in table and "sg1" in table
+    assert f"{TOPIC_ID_JSON}-0" in table  # the KEY cell: topic id and partition
+    csv_rows = run_kgroup("decode", "--segments", seg, "--group", "sg2", "-o", "csv").stdout
+    assert csv_rows.splitlines()[1].count('"share_snapshot","sg2"') == 1
 
 
 def test_latest_keeps_the_last_snapshot_and_the_updates_after_it(tmp_path: Path) -> None:
@@ -190,6 +193,8 @@ def test_log_directory_with_both_topics_is_refused_and_topic_options_too(tmp_pat
     seg = str(tmp_path / "__share_group_state-3")
     typed = run_kgroup("decode", "--segments", seg, "--type", "offset", expect=2)
     assert "--type and --topic select __consumer_offsets records" in typed.stderr
+    as_of = run_kgroup("decode", "--segments", seg, "--as-of", "2024-01-01T00:00:00Z", expect=2)
+    assert "--as-of replays offset commits; __share_group_state holds none" in as_of.stderr
 
 
 def test_spark_asked_says_local_engine_reads_share_state(tmp_path: Path) -> None:
