@@ -112,6 +112,11 @@ def _share_inputs(req: DecodeRequest, inputs: list[Any] | None) -> bool:
     names); refuses a mix of topics and the options that only apply to `__consumer_offsets`."""
     from kgroup.offsets.share_state import TOPIC
 
+    if inputs is None and req.offsets_topic == TOPIC:
+        raise UsageError(
+            f"--live reads __consumer_offsets records; {TOPIC} is decoded from its segments only",
+            hint=f"give its {TOPIC}-N directories with --segments",
+        )
     if not inputs or not any(i.topic == TOPIC for i in inputs):
         return False
     if not all(i.topic == TOPIC for i in inputs):

@@ -212,3 +212,16 @@ def test_copy_without_the_partition_directory_name_reads_as_consumer_offsets(
     seg = _segments(tmp_path, "copy")
     result = run_kgroup("decode", "--segments", str(seg), "-o", "jsonl", expect=None)
     assert "share_snapshot" not in result.stdout
+
+
+def test_live_read_of_the_share_state_topic_is_refused_before_connecting() -> None:
+    result = run_kgroup(
+        "decode",
+        "--live",
+        "--offsets-topic",
+        "__share_group_state",
+        "--bootstrap-server",
+        "127.0.0.1:1",
+        expect=2,
+    )
+    assert "is decoded from its segments only" in result.stderr
