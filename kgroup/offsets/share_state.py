@@ -167,7 +167,8 @@ class SharePartitionState:
 class ShareReplay:
     """Replay `__share_group_state` records in log order, as `ShareCoordinatorShard.replay`."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_records: bool = True) -> None:
+        self.keep_records = keep_records  # False: state only (`rows`), no `latest` records
         self.states: dict[tuple[Any, Any, Any], SharePartitionState] = {}
         self.since_snapshot: dict[tuple[Any, Any, Any], list[DecodedRecord]] = {}
 
@@ -193,7 +194,8 @@ class ShareReplay:
             state.state_epoch = value.get("state_epoch")
             state.leader_epoch = value.get("leader_epoch")
             state.start_offset = value.get("start_offset")
-            self.since_snapshot[pk] = [rec]
+            if self.keep_records:
+                self.since_snapshot[pk] = [rec]
         else:
             if state is None:
                 state = self.states[pk] = SharePartitionState(*pk)
@@ -203,7 +205,8 @@ class ShareReplay:
             if value.get("leader_epoch", -1) != -1:
                 state.leader_epoch = value["leader_epoch"]
             state.updates += 1
-            self.since_snapshot.setdefault(pk, []).append(rec)
+            if self.keep_records:
+                self.since_snapshot.setdefault(pk, []).append(rec)
         state.last_offset = rec.offset
 
     def latest(self) -> list[DecodedRecord]:

@@ -21,8 +21,8 @@ class ShareScan(LocalScan):
 
     share = True
 
-    def _replay(self) -> ShareReplay:
-        replay = ShareReplay().apply_all(self.engine.plain(self.source()))
+    def _replay(self, keep_records: bool = True) -> ShareReplay:
+        replay = ShareReplay(keep_records).apply_all(self.engine.plain(self.source()))
         self.stats.emitted = 0  # plain() counted the records read; the view counts its own
         return replay
 
@@ -38,6 +38,6 @@ class ShareScan(LocalScan):
         )
 
     def summary(self) -> list[dict[str, Any]]:
-        rows = [jsonable(r) for r in self._replay().rows()]
+        rows = [jsonable(r) for r in self._replay(keep_records=False).rows()]
         self.stats.emitted += len(rows)
         return rows
