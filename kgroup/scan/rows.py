@@ -199,7 +199,8 @@ class RowBuilder:
         if key is None:
             key_json.append(None)
         else:
-            cache_key = (kt, rec.control, *key.values())
+            # the field names too: key types of two topics share numbers (__share_group_state)
+            cache_key = (kt, rec.control, *key.items())
             text = self._key_json.get(cache_key)
             if text is None:
                 text = _dumps(key)

@@ -287,6 +287,20 @@ def test_any_slot_values_are_written_as_the_python_writer_writes_them(
     assert _csv(recs, native=True) == _csv(recs, native=False)
 
 
+def test_keys_of_one_type_with_different_field_names_keep_their_names() -> None:
+    """Found by the property test above: the row builder cached a key's JSON by its type and
+    values only, so `{"group_id": null}` after `{"group": null}` was written as the first
+    (the key types of __consumer_offsets and __share_group_state share numbers)."""
+    recs = []
+    for name in ("group", "group_id"):
+        rec = dec.DecodedRecord("", None, None, 0, 0, 0)
+        rec.key = {name: None}
+        recs.append(rec)
+    text = _csv(recs, native=False)
+    assert '"{""group"":null}"' in text and '"{""group_id"":null}"' in text
+    assert _csv(recs, native=True) == text
+
+
 @compiled_only
 def test_records_it_leaves_are_written_by_python_in_their_place(tmp_path: Path) -> None:
     """A record the C writer cannot take (a file name that is not UTF-8, an int beyond 64
