@@ -69,7 +69,7 @@ def simulate_assign(
         parse_topics_flag,
     )
     from kgroup.assign.simulate import simulate
-    from kgroup.core.errors import NotFoundError, UsageError
+    from kgroup.core.errors import UsageError
     from kgroup.render.assign import data_output, table_outputs, write_json_document
 
     opts = options(ctx)
@@ -86,18 +86,9 @@ def simulate_assign(
         check_group_names(from_group, option="--from-group")
         model, default_strategy = _from_group(opts, from_group, given=bool(strategy) or compare)
     elif scenario is not None:
-        try:
-            text = scenario.read_text(encoding="utf-8")
-        except FileNotFoundError as exc:
-            raise NotFoundError(f"scenario file {scenario} does not exist") from exc
-        except OSError as exc:
-            raise UsageError(f"cannot read {scenario}: {exc.strerror}") from exc
-        except UnicodeDecodeError as exc:
-            raise UsageError(
-                f"{scenario} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
-                f"{exc.start})",
-                hint="save the scenario as UTF-8 YAML or JSON",
-            ) from exc
+        from kgroup.core.files import SCENARIO, read_text
+
+        text = read_text(scenario, SCENARIO, hint="save the scenario as UTF-8 YAML or JSON")
         model = parse_scenario_text(text, str(scenario))
     else:
         if members is None or topics is None:

@@ -146,9 +146,13 @@ def reset_offsets(
     ),
 ) -> None:
     """Plan (and with --execute, commit) new committed offsets for groups."""
+    from kgroup.reset.backups import check_output_paths, check_path_given
     from kgroup.reset.run import ResetOptions, run_reset
 
     groups = groups_given(groups, group_option)
+    for path in from_file or []:
+        check_path_given(path, "--from-file")
+    check_output_paths(export, backup)  # before the cluster is asked
     counts = zip(TO_ALIASES, (to_earliest, to_latest, to_current), strict=True)
     run_reset(
         options(ctx),
@@ -247,6 +251,7 @@ def _list_backups(ctx: typer.Context, group: str | None) -> None:
                 Column("partitions", justify="right"),
                 # free text and paths wrap on a narrow terminal (whole when piped)
                 Column("strategy", kind=TEXT),
+                Column("history", kind=TEXT),
                 Column("file", kind=TEXT),
                 Column("error", kind=TEXT),
             ],

@@ -12,13 +12,14 @@ The file's syntax is read by `kgroup.core.java_properties`, `sasl.jaas.config` v
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgroup.core.errors import ConfigError
+from kgroup.core.errors import ConfigError, KgroupError
 from kgroup.core.jaas import JaasSyntaxError, parse_jaas
 from kgroup.core.java_properties import parse_properties
 
@@ -308,13 +309,16 @@ def _translate_jaas(value: str, origin: str) -> dict[str, str]:
 
 
 def _looks_like_pem(path: str) -> bool:
+    from kgroup.core.files import PEM, check_regular
+
     lowered = path.lower()
     if lowered.endswith((".pem", ".crt", ".cer", ".key")):
         return True
     try:
-        with open(path, "rb") as handle:
+        check_regular(path, PEM)  # never open a FIFO or device to sniff it
+        with open(os.path.expanduser(path), "rb") as handle:
             return b"-----BEGIN" in handle.read(4096)
-    except OSError:
+    except (OSError, KgroupError):
         return False
 
 
@@ -441,18 +445,46 @@ def translate_java_properties(
 
 
 def load_properties_file(path: str) -> list[tuple[str, str, str]]:
-    """Read a client properties file; missing or unreadable files are usage errors."""
-    file_path = Path(path).expanduser()
-    try:
-        text = file_path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(
-            f"command config file {path} does not exist",
-            hint="pass the path of a Java client properties file to --command-config",
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read command config file {path}: {exc}") from None
+    """Read a client properties file, bounded (kgroup.core.files: missing exit 3; not a
+    regular file, too large, unreadable or not UTF-8 exit 2)."""
+    from kgroup.core.files import PROPERTIES, read_text
+
+    text = read_text(
+        path,
+        PROPERTIES,
+        bad_text=ConfigError,
+        hint="pass the path of a Java client properties file to --command-config",
+    )
     return parse_properties(text, source=str(path))
+
+
+# Properties naming files a client reads (librdkafka names, after translation): each must be a
+# regular file within its limit before kgroup or librdkafka opens it; a CA location may be a
+# directory of certificates (OpenSSL's CApath).
+_FILE_PROPERTIES = {
+    "ssl.ca.location": "PEM",
+    "ssl.certificate.location": "PEM",
+    "ssl.key.location": "PEM",
+    "ssl.crl.location": "PEM",
+    "ssl.keystore.location": "KEYSTORE",
+}
+
+
+def check_file_properties(props: dict[str, str], origins: dict[str, str]) -> None:
+    """Refuse (exit 2/3, naming the property and where it was set) a file property whose file
+    is not a regular file within its size limit: a FIFO would block, /dev/zero never end."""
+    from kgroup.core import files
+
+    for key, kind_name in _FILE_PROPERTIES.items():
+        value = props.get(key)
+        if not value or value == "probe":
+            continue
+        kind = getattr(files, kind_name)
+        try:
+            files.check_regular(value, kind, directory_ok=key == "ssl.ca.location")
+        except KgroupError as exc:
+            exc.message = f"{key} (from {origins.get(key, 'the configuration')}): {exc.message}"
+            raise
 
 
 def parse_overrides(overrides: Iterable[str]) -> list[tuple[str, str, str]]:
@@ -549,6 +581,7 @@ def build_cluster_config(
             hint="add kgroup.aws.region=REGION to the file or pass -X kgroup.aws.region=REGION "
             "(and pip install 'kgroup[aws]')",
         )
+    check_file_properties(props, origins)
 
     file_timeout_ms = props.pop("kgroup.timeout.ms", None)
     if timeout_s is None and file_timeout_ms is not None:

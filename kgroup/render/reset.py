@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from kgroup.render.model import KEY, NUMBER, PARTITION_KEY_COLUMNS, TEXT, Column, Output
 from kgroup.reset.apply import LANDED, ExecutionReport
+from kgroup.reset.backups import undo_command
 from kgroup.reset.model import GroupPlan
 from kgroup.reset.timespec import format_utc_ms
 
@@ -63,6 +64,7 @@ def plan_output(plans: Sequence[GroupPlan], *, executing: bool) -> Output:
         if plan.error is not None:
             footer[-1] = f"{plan.group}: not planned: {plan.error}"
         footer.extend(f"{plan.group}: warning: {w}" for w in plan.warnings)
+        footer.extend(f"{plan.group}: --force overrides the limit: {v}" for v in plan.forced)
         footer.extend(
             f"{plan.group}: {r.topic}:{r.partition} has no record at or after the "
             "time: going to the log end"
@@ -79,6 +81,7 @@ def plan_output(plans: Sequence[GroupPlan], *, executing: bool) -> Output:
                 "timestamp_ms": plan.timestamp_ms,
                 "warnings": list(plan.warnings),
                 "error": plan.error,
+                "forced": list(plan.forced),
                 "partitions": [
                     {**_row_json(r), "from": plan.origins[(r.topic, r.partition)]}
                     if (r.topic, r.partition) in plan.origins
@@ -99,6 +102,14 @@ def plan_output(plans: Sequence[GroupPlan], *, executing: bool) -> Output:
     )
 
 
+def _message(outcome, plan: GroupPlan) -> str | None:
+    """The result's message, with the limits --force overrode (it is in the backup too)."""
+    if not plan.forced:
+        return outcome.message
+    forced = f"--force overrode {len(plan.forced)} limit violation(s)"
+    return f"{outcome.message}; {forced}" if outcome.message else forced
+
+
 def execution_output(plans: Sequence[GroupPlan], report: ExecutionReport) -> Output:
     by_group = {o.group: o for o in report.outcomes}
     rows = []
@@ -113,7 +124,7 @@ def execution_output(plans: Sequence[GroupPlan], report: ExecutionReport) -> Out
                 "partitions": outcome.partitions if outcome.status in LANDED else 0,
                 "verified": outcome.verified,
                 "backup": outcome.backup,
-                "message": outcome.message,
+                "message": _message(outcome, plan),
             }
         )
     documents = []
@@ -129,14 +140,19 @@ def execution_output(plans: Sequence[GroupPlan], report: ExecutionReport) -> Out
                 "fenced": outcome.fenced if outcome else False,
                 "error": outcome.message if outcome and outcome.status != "committed" else None,
                 "note": outcome.message if outcome and outcome.status == "committed" else None,
+                "forced": list(plan.forced),
                 "partitions": [_row_json(r) for r in plan.rows],
             }
         )
     done = sum(1 for o in report.outcomes if o.status == "committed")
     footer = [f"{done} of {len(plans)} group(s) committed and verified by reading back."]
     footer += [
-        f"Undo with: kgroup undo {o.group} --backup {o.backup}" for o in report.outcomes if o.backup
+        f"{p.group}: committed despite the limits (--force): {v}"
+        for p in plans
+        if (o := by_group.get(p.group)) is not None and o.status == "committed"
+        for v in p.forced
     ]
+    footer += [f"Undo with: {undo_command(o.group, o.backup)}" for o in report.outcomes if o.backup]
     columns = [
         Column("group", kind=KEY),
         Column("status", kind=KEY),

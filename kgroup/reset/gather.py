@@ -12,6 +12,7 @@ from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import KgroupError, UsageError
 from kgroup.core.models import TopicPartition
 from kgroup.reset.from_history import LEFT_OUT_WHY, GroupHistory, check_time, refuse_unreached
+from kgroup.reset.guardrails import refuse_empty_plans
 from kgroup.reset.model import GroupPlan
 from kgroup.reset.planner import (
     GroupInputs,
@@ -150,14 +151,9 @@ def build_plans(
                 )
                 for p in plans
             )
-        if group_ids and not any(p.rows for p in plans):
-            from kgroup.core.errors import CheckFailed
-
-            raise CheckFailed(
-                f"{file_strategy.source} has no rows for {', '.join(group_ids)}"
-                + (f" (only for {', '.join(others[:5])})" if others else ""),
-                hint="name the groups the file holds, or check the file",
-            )
+    plans = refuse_empty_plans(
+        plans, listed=scope.all_groups, **_empty_reason(scope, file_strategy, group_ids)
+    )
     return _with_unreadable(
         _mark_missing_groups(admin, plans, committed), every_group, unreadable, strategy
     )
@@ -218,6 +214,29 @@ def _caveats(
 
     caveat = all_topics_caveat(histories[group].coverage, strategy.ms)
     return (caveat,) if caveat else ()
+
+
+def _empty_reason(
+    scope: ResetScope, file_strategy: FromFile | None, group_ids: Sequence[str]
+) -> dict[str, str]:
+    """Why a group's plan covers no partition, and what to do (refuse_empty_plans)."""
+    if file_strategy is not None and not scope.topics and not scope.all_topics:
+        others = [g for g in file_strategy.groups() if g not in group_ids]
+        only = f" (only for {', '.join(others[:5])})" if others else ""
+        return {
+            "reason": f"{file_strategy.source} has no rows for it{only}",
+            "hint": "name the groups the file holds, or check the file",
+        }
+    if scope.all_topics:
+        return {
+            "reason": "it has no committed offset, and --all-topics covers the partitions "
+            "with committed offsets",
+            "hint": "name the partitions with --topic T (or T:0,2)",
+        }
+    return {
+        "reason": "no partition in scope",
+        "hint": "name the partitions with --topic T (or T:0,2)",
+    }
 
 
 def _mark_missing_groups(

@@ -36,11 +36,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from kgroup.core.errors import SafetyRefusal, UsageError
+from kgroup.core.errors import NotFoundError, SafetyRefusal, UsageError
 from kgroup.reset.model import GroupPlan, PlanRow, TopicPartition
 from kgroup.reset.timespec import (
     MS_PER_DAY,
@@ -61,6 +61,7 @@ __all__ = [
     "protected_match",
     "protected_patterns",
     "protection_refusal",
+    "refuse_empty_plans",
 ]
 
 PROTECTED_GROUPS_ENV = "KGROUP_PROTECTED_GROUPS"
@@ -220,6 +221,30 @@ def check_limits(
 
 
 # ---------------------------------------------------------------------------------------------
+# Plans with nothing to do
+
+
+def refuse_empty_plans(
+    plans: Sequence[GroupPlan], *, listed: bool, reason: str, hint: str
+) -> tuple[GroupPlan, ...]:
+    """Plans covering no partition are refused (NotFoundError, exit 3): nothing to reset was
+    found, so nothing is committed, exported or backed up (an empty "success" would say a
+    reset happened). With `listed` (--all-groups), such groups are left out, noted on the
+    others' plans, and only a plan left with no group at all is refused."""
+    empty = [p.group for p in plans if not p.rows]
+    if not empty:
+        return tuple(plans)
+    kept = [p for p in plans if p.rows]
+    names = ", ".join(empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
+    if listed and kept:
+        note = f"left out, no partition in scope ({reason}): {names}"
+        return tuple(replace(p, notes=(*p.notes, note)) for p in kept)
+    raise NotFoundError(
+        f"nothing to reset for group(s) {names}: {reason}; nothing was written", hint=hint
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # Configuration: protected groups and limit defaults
 
 
@@ -237,15 +262,13 @@ def config_dir(env: Mapping[str, str] | None = None) -> Path:
 
 
 def _read_lines(path: Path) -> list[str] | None:
-    """The lines of a config file, None when it does not exist; UsageError when unreadable."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    """The lines of a settings file, None when it does not exist; UsageError (exit 2) when it
+    is not a regular file, too large, unreadable or not UTF-8 (kgroup.core.files)."""
+    from kgroup.core.files import SETTINGS, read_text
+
+    if not os.path.lexists(path):
         return None
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        raise UsageError(f"cannot read {path}: {reason}", hint="fix or remove the file") from None
-    return text.splitlines()
+    return read_text(path, SETTINGS, hint="fix or remove the file").splitlines()
 
 
 def _compile(regex: str, where: str, hint: str) -> re.Pattern[str]:

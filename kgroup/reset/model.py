@@ -108,6 +108,12 @@ class GroupPlan:
     origins: Mapping[tuple[str, int], str] = field(default_factory=dict)
     error: str | None = None
     error_code: int = 0
+    # The backup file this plan restores (undo), kept in the backup undo writes, so that the
+    # next undo steps further back instead of redoing (kgroup.reset.history).
+    undoes: str | None = None
+    # --max-rewind/--max-skip violations that --force overrode: shown in the result, the JSON
+    # and the backup.
+    forced: tuple[str, ...] = ()
 
     @property
     def warnings(self) -> tuple[str, ...]:

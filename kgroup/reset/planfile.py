@@ -16,6 +16,8 @@ kgroup JSON plan / backup, schema_version 1::
           "group": "orders-app",
           "strategy": "to earliest",                    # optional, informative
           "timestamp": "2026-05-01T10:00:00.000Z",      # optional: resolved instant
+          "undoes": "/.../billing-2026...Z.json",       # optional: the backup an undo restored
+          "forced": ["orders:0 moves back ..."],         # optional: limits --force overrode
           "partitions": [
             {
               "topic": "orders", "partition": 0,        # required
@@ -52,6 +54,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kgroup.core.errors import CorruptInputError, UsageError
+from kgroup.core.files import PLAN, FileKind, read_text
 from kgroup.reset.model import GroupPlan, PlanRow
 from kgroup.reset.strategy import FileRow, FromFile
 from kgroup.reset.timespec import format_utc_ms, parse_datetime_ms
@@ -195,6 +198,10 @@ def plans_to_json(plans: Sequence[GroupPlan], *, kind: Kind, created_at_ms: int)
         entry: dict[str, Any] = {"group": plan.group, "strategy": plan.strategy}
         if plan.timestamp_ms is not None:
             entry["timestamp"] = format_utc_ms(plan.timestamp_ms)
+        if plan.undoes is not None:
+            entry["undoes"] = plan.undoes
+        if plan.forced:
+            entry["forced"] = list(plan.forced)
         partitions = []
         for row in plan.rows:
             item = row.to_dict()
@@ -306,6 +313,11 @@ def parse_json_plan(text: str, source: str) -> PlanFile:
                 timestamp_ms = parse_datetime_ms(timestamp_text)
             except UsageError as e:
                 raise j.fail(f"{gpath}.timestamp", e.message) from e
+        undoes = j.string(entry.get("undoes"), f"{gpath}.undoes", optional=True)
+        forced = tuple(
+            j.string(item, f"{gpath}.forced[{i}]") or ""
+            for i, item in enumerate(j.lst(entry.get("forced", []), f"{gpath}.forced"))
+        )
         rows: list[PlanRow] = []
         seen: set[tuple[str, int]] = set()
         for pi, part_value in enumerate(j.lst(entry.get("partitions"), f"{gpath}.partitions")):
@@ -352,7 +364,16 @@ def parse_json_plan(text: str, source: str) -> PlanFile:
                 FileRow(group, topic, partition, new_offset, row.metadata, row.leader_epoch)
             )
         rows.sort(key=lambda r: (r.topic, r.partition))
-        plans.append(GroupPlan(group, tuple(rows), strategy or "from-file", timestamp_ms))
+        plans.append(
+            GroupPlan(
+                group,
+                tuple(rows),
+                strategy or "from-file",
+                timestamp_ms,
+                undoes=undoes,
+                forced=forced,
+            )
+        )
     return PlanFile(
         source=source,
         format="json",
@@ -403,19 +424,15 @@ def render_plans(
     return plans_to_json(plans, kind=kind, created_at_ms=created_at_ms)
 
 
-def read_plan_file(path: str | os.PathLike[str]) -> PlanFile:
-    """Read a plan file: format by extension (.csv/.json), else by content."""
+def read_plan_file(path: str | os.PathLike[str], kind: FileKind = PLAN) -> PlanFile:
+    """Read a plan file: format by extension (.csv/.json), else by content.
+
+    Bounded (kgroup.core.files): a path that does not exist is exit 3; one that is not a
+    regular file or is over the size limit exit 2, before a byte is read."""
     source = os.fspath(path)
     suffix = Path(source).suffix.lower()
     fmt: Format | None = "csv" if suffix == ".csv" else "json" if suffix == ".json" else None
-    try:
-        text = Path(source).read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise CorruptInputError(
-            f"{source}: not UTF-8 text", "is this a plan file?", source=source, position=None
-        ) from e
-    except OSError as e:
-        raise UsageError(f"cannot read plan file {source}: {e.strerror or e}") from e
+    text = read_text(source, kind, bad_text=CorruptInputError, hint="is this a plan file?")
     return parse_plan_text(text, source, fmt)
 
 

@@ -576,4 +576,10 @@ def backup_plan(plan: GroupPlan, previous: Mapping[TopicPartition, CommittedOffs
                 else None,
             )
         )
-    return GroupPlan(plan.group, tuple(rows), f"undo of {plan.strategy}")
+    return GroupPlan(
+        plan.group,
+        tuple(rows),
+        f"undo of {plan.strategy}",
+        undoes=plan.undoes,
+        forced=plan.forced,
+    )

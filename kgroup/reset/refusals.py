@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import KgroupError, NotFoundError, SafetyRefusal
@@ -45,16 +45,9 @@ def guard_refusal(
             hint="check the group name (kgroup list); to create it with these offsets, add "
             "--allow-new-group",
         )
-    if guards.force or (guards.max_rewind is None and guards.max_skip is None):
+    if guards.force:
         return None
-    needed = guardrails.offsets_needing_times(plan, guards.max_rewind, guards.max_skip)
-    times: dict = {}
-    if needed:
-        found = admin.next_records(sorted(needed))
-        times = {key: (rec.timestamp if rec.consumable else None) for key, rec in found.items()}
-    violations = guardrails.check_limits(
-        plan, guards.max_rewind, guards.max_skip, times, now_ms=now_ms
-    )
+    violations = limit_violations(admin, plan, guards, now_ms)
     if violations:
         more = f" and {len(violations) - 3} more" if len(violations) > 3 else ""
         return SafetyRefusal(
@@ -63,6 +56,36 @@ def guard_refusal(
             hint="check the plan; add --force to execute it anyway",
         )
     return None
+
+
+def limit_violations(admin: GroupAdmin, plan: GroupPlan, guards: Guards, now_ms: int) -> list[str]:
+    """One line per partition of `plan` beyond --max-rewind/--max-skip (reads record times for
+    duration limits); empty when within the limits or when there are none."""
+    from kgroup.reset import guardrails
+
+    if guards.max_rewind is None and guards.max_skip is None:
+        return []
+    needed = guardrails.offsets_needing_times(plan, guards.max_rewind, guards.max_skip)
+    times: dict = {}
+    if needed:
+        found = admin.next_records(sorted(needed))
+        times = {key: (rec.timestamp if rec.consumable else None) for key, rec in found.items()}
+    return guardrails.check_limits(plan, guards.max_rewind, guards.max_skip, times, now_ms=now_ms)
+
+
+def mark_forced(
+    admin: GroupAdmin, plans: Sequence[GroupPlan], guards: Guards, now_ms: int
+) -> tuple[GroupPlan, ...]:
+    """With --force, each plan carries the limit violations --force overrides (`forced`), so
+    the plan, the result, the JSON and the backup say so; without --force, the plans as given."""
+    if not guards.force:
+        return tuple(plans)
+    return tuple(
+        replace(plan, forced=tuple(violations))
+        if (violations := limit_violations(admin, plan, guards, now_ms))
+        else plan
+        for plan in plans
+    )
 
 
 def wait_until_empty(admin: GroupAdmin, groups: Sequence[str], timeout_s: float, note=None) -> None:

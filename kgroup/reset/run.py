@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kgroup.core.errors import KgroupError, UsageError
@@ -135,19 +134,11 @@ def _mode(dry_run: bool, execute: bool) -> bool:
 
 
 def _export(path: str | None, plans: Any, now_ms: int, note: Callable[[str], None]) -> None:
-    if not path:
+    if path is None:
         return
-    from kgroup.reset.planfile import write_plan_file
+    from kgroup.reset.backups import export_plans
 
-    if not Path(path).expanduser().parent.is_dir():
-        raise UsageError(
-            f"cannot write {path}: its directory does not exist",
-            hint="create the directory or choose another path",
-        )
-    written = write_plan_file(
-        Path(path).expanduser(), list(plans), kind="plan", created_at_ms=now_ms
-    )
-    note(f"plan written to {written}")
+    note(f"plan written to {export_plans(path, list(plans), now_ms)}")
 
 
 def _finish(report: Any, note: Callable[[str], None] | None = None) -> None:
@@ -305,7 +296,12 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> No
     from kgroup.render.reset import execution_output, plan_output
     from kgroup.reset.apply import execute_plans
     from kgroup.reset.gather import ResetScope, build_plans, resolve_groups
-    from kgroup.reset.refusals import active_member_refusal, guard_refusal, wait_until_empty
+    from kgroup.reset.refusals import (
+        active_member_refusal,
+        guard_refusal,
+        mark_forced,
+        wait_until_empty,
+    )
 
     executing = _mode(opts.dry_run, opts.execute)
     strategy = strategy_from_options(opts)
@@ -323,7 +319,7 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> No
     if wait_s is not None:
         wait_until_empty(admin, resolve_groups(admin, scope), wait_s, note)
     now_ms = int(time.time() * 1000)
-    plans = build_plans(admin, scope, strategy, now_ms, note)
+    plans = mark_forced(admin, build_plans(admin, scope, strategy, now_ms, note), guards, now_ms)
     planned = [p for p in plans if p.error is None]
     _export(opts.export, planned, now_ms, note)
     if not executing:
@@ -362,15 +358,16 @@ def run_undo(
 ) -> None:
     from kgroup.render.reset import execution_output, plan_output
     from kgroup.reset.apply import ExecutionReport, execute_plans, undo_plan
-    from kgroup.reset.backups import latest_backup
+    from kgroup.reset.backups import plan_for_undo, undo_source
     from kgroup.reset.guardrails import protected_patterns, protection_refusal
 
     executing = _mode(dry_run, execute)
-    backup_file = Path(backup).expanduser() if backup else latest_backup(group)
+    backup_file = undo_source(group, backup)
     note(f"restoring from {backup_file}")
     now_ms = int(time.time() * 1000)
     admin = gopts.admin()
     plan, expected = undo_plan(admin, group, backup_file, now_ms)
+    plan = plan_for_undo(plan, backup_file)  # refuses an empty plan; marks what it undoes
     # an undo is a reset too: a protected group changes only with --force
     protection = protection_refusal(group, protected_patterns(), force=force)
     if not executing:

@@ -194,7 +194,15 @@ def test_undo_list_needs_no_cluster_and_lists_oldest_first(isolated_state) -> No
     files = _write_backups(isolated_state)
     result = run_kgroup("undo", "--list")  # no -b, no env, no sandbox
     lines = result.stdout.strip().splitlines()
-    assert lines[0].split() == ["CREATED", "GROUP", "PARTITIONS", "STRATEGY", "FILE", "ERROR"]
+    assert lines[0].split() == [
+        "CREATED",
+        "GROUP",
+        "PARTITIONS",
+        "STRATEGY",
+        "HISTORY",
+        "FILE",
+        "ERROR",
+    ]
     body = lines[1:]
     assert len(body) == 4
     assert body[0].startswith("2026-05-01T10:00:00.000Z")
@@ -220,8 +228,12 @@ def test_undo_list_json_filtered_by_group(isolated_state) -> None:
         "group": "billing",
         "partitions": 1,
         "strategy": "undo of to earliest",
+        "history": "in effect",
         "file": files["billing-20260501T120000000Z.json"],
         "error": None,
+        "undoes": None,
+        "undone_by": None,
+        "next_undo": False,
     }
     assert backups[1]["partitions"] == 3
     assert backups[2]["file"] == files["broken"] and backups[2]["error"]
@@ -233,7 +245,7 @@ def test_undo_list_jsonl_and_csv(isolated_state) -> None:
     jsonl = run_kgroup("-o", "jsonl", "undo", "--list", "orders-app").stdout.strip().splitlines()
     assert [json.loads(line)["group"] for line in jsonl] == ["orders-app"]
     csv_lines = run_kgroup("undo", "--list", "-o", "csv").stdout.strip().splitlines()
-    assert csv_lines[0] == "created,group,partitions,strategy,file,error"
+    assert csv_lines[0] == "created,group,partitions,strategy,history,file,error"
     assert len(csv_lines) == 5
 
 

@@ -190,7 +190,9 @@ def test_bad_bootstrap_is_refused(bad: str) -> None:
 
 
 def test_missing_config_file() -> None:
-    with pytest.raises(ConfigError) as err:
+    from kgroup.core.errors import NotFoundError
+
+    with pytest.raises(NotFoundError) as err:  # a missing input file is exit 3
         build_cluster_config(bootstrap="b:1", command_config="/nonexistent/c.properties")
     assert "/nonexistent/c.properties" in err.value.message
 

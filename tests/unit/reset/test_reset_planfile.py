@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kgroup.core.errors import CorruptInputError, UsageError
+from kgroup.core.errors import CorruptInputError, NotFoundError, UsageError
 from kgroup.reset.model import GroupPlan, PlanRow, TopicPartition
 from kgroup.reset.planfile import (
     parse_csv_plan,
@@ -284,8 +284,10 @@ def test_file_errors(tmp_path: Path) -> None:
     assert ".json" in err.value.hint
     with pytest.raises(UsageError):
         write_plan_file(tmp_path / "no" / "dir.json", sample_plans(), created_at_ms=CREATED)
-    with pytest.raises(UsageError):
+    with pytest.raises(NotFoundError):  # a missing input file is exit 3 (README exit codes)
         read_plan_file(tmp_path / "missing.csv")
+    with pytest.raises(UsageError, match="is a directory, not a regular file"):
+        read_plan_file(tmp_path)
     (tmp_path / "bin.csv").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(CorruptInputError):
         read_plan_file(tmp_path / "bin.csv")
