@@ -118,6 +118,9 @@ def check_output_paths(export: str | None, backup: str | None) -> None:
     empty names (2), an --export that exists or lies in the backup directory (4), a named
     directory that is missing or not writable (2)."""
     check_path_given(backup, "--backup")
+    if backup is not None:
+        named = Path(backup).expanduser()
+        check_writable_directory(named if named.is_dir() else named.parent, "--backup", backup)
     if export is None:
         return
     check_path_given(export, "--export")
