@@ -217,8 +217,7 @@ def latest_backup(group: str) -> Path:
     from kgroup.reset.history import walk
 
     directory = backup_dir()
-    rows = list_backups(directory, group)
-    steps = _steps(rows)
+    steps = _steps([row for row in _raw_rows(directory, group) if row["group"] == group])
     top = walk(steps).next_undo
     if top is not None:
         return Path(top.file)
@@ -266,7 +265,8 @@ def plan_for_undo(plan: GroupPlan, backup_file: Path) -> GroupPlan:
             "nothing was written",
             hint=f"`kgroup undo --list {plan.group}` shows the group's backups",
         )
-    return replace(plan, undoes=str(Path(backup_file).absolute()))
+    path = Path(backup_file).absolute()
+    return replace(plan, strategy=f"restore {path.name}", undoes=str(path))
 
 
 def _steps(rows: list[dict[str, Any]]) -> list[Any]:
@@ -289,19 +289,7 @@ def list_backups(directory: Path, group: str | None = None) -> list[dict[str, An
     """
     from kgroup.reset.history import walk
 
-    try:
-        files = sorted(p for p in directory.glob("*.json") if not p.name.startswith("."))
-    except OSError as e:  # pragma: no cover - glob swallows most directory errors
-        raise KgroupError(f"cannot list the backup directory {directory}: {e.strerror or e}") from e
-    keyed: list[tuple[int, str, str, dict[str, Any]]] = []
-    for path in files:
-        for created_ms, row in _rows_of(path):
-            if group is not None and not _belongs_to(group, row, path):
-                continue
-            row["_created_ms"] = created_ms
-            keyed.append((created_ms, row["file"], row["group"] or "", row))
-    keyed.sort(key=lambda k: k[:3])
-    rows = [row for *_key, row in keyed]
+    rows = _raw_rows(directory, group)
     by_group: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         if row["group"] is not None and row["error"] is None:
@@ -314,6 +302,23 @@ def list_backups(directory: Path, group: str | None = None) -> list[dict[str, An
             row["undone_by"] = chain.undone_by.get(step.name)
             row["next_undo"] = step is chain.next_undo
     return [_finished(row) for row in rows]
+
+
+def _raw_rows(directory: Path, group: str | None) -> list[dict[str, Any]]:
+    """The rows of list_backups, oldest first, each with its creation time in `_created_ms`."""
+    try:
+        files = sorted(p for p in directory.glob("*.json") if not p.name.startswith("."))
+    except OSError as e:  # pragma: no cover - glob swallows most directory errors
+        raise KgroupError(f"cannot list the backup directory {directory}: {e.strerror or e}") from e
+    keyed: list[tuple[int, str, str, dict[str, Any]]] = []
+    for path in files:
+        for created_ms, row in _rows_of(path):
+            if group is not None and not _belongs_to(group, row, path):
+                continue
+            row["_created_ms"] = created_ms
+            keyed.append((created_ms, row["file"], row["group"] or "", row))
+    keyed.sort(key=lambda k: k[:3])
+    return [row for *_key, row in keyed]
 
 
 def _finished(row: dict[str, Any]) -> dict[str, Any]:
