@@ -111,6 +111,11 @@ def decode(
     from kgroup.decode.run import DecodeRequest, run_decode
     from kgroup.scan.local import DecodeFilter, type_ids_for
 
+    if out is not None:  # only new backups go to the backup directory (issue 24 item 1)
+        from kgroup.reset.backups import refuse_inside_backups
+
+        refuse_inside_backups(out, "--out")
+
     type_ids = type_ids_for(record_type)
     when = parse_time(as_of, "--as-of")
     if when is not None:

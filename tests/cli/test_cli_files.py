@@ -155,3 +155,15 @@ def test_backup_directory_missing_or_read_only_is_a_usage_error(tmp_path) -> Non
         read_only.mkdir(mode=0o500)
     line = refused(tmp_path, *RESET, "--execute", "--backup", str(read_only), expect=2)
     assert f"directory {read_only} is not writable" in line
+
+
+def test_decode_out_never_writes_into_the_backup_directory(tmp_path) -> None:
+    backups = tmp_path / "state" / "kgroup" / "backups"
+    backups.mkdir(parents=True)
+    segment = tmp_path / "00000000000000000000.log"
+    segment.write_bytes(b"")
+    line = refused(
+        tmp_path, "decode", "--segments", str(segment), "--out", str(backups / "d"), expect=4
+    )
+    assert "--out" in line and "backup directory" in line
+    assert list(backups.iterdir()) == []

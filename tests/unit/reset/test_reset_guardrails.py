@@ -440,3 +440,25 @@ def test_delete_offsets_force_goes_on_to_the_cluster(protected_env) -> None:
     rows = delete_group_offsets(admin, "prod-orders", ["orders"], force=True)  # type: ignore[arg-type]
     assert [(r["partition"], r["status"]) for r in rows] == [(0, "deleted"), (1, "no_offset")]
     assert ("delete_offsets_each", [tp(0)]) in admin.calls
+
+
+# --- plans with nothing to do (issue 24 item 10) ---------------------------------------------
+
+
+def test_an_empty_plan_is_refused_with_exit_3_naming_the_group() -> None:
+    from kgroup.core.errors import NotFoundError
+    from kgroup.reset.guardrails import refuse_empty_plans
+    from kgroup.reset.model import GroupPlan, PlanRow
+
+    row = PlanRow("a", "t", 0, 1, 0, 0, 5)
+    plans = (GroupPlan("a", (row,), "to earliest"), GroupPlan("b", (), "to earliest"))
+    with pytest.raises(NotFoundError) as refused:
+        refuse_empty_plans(plans, listed=False, reason="why", hint="what")
+    assert refused.value.exit_code == 3
+    assert refused.value.message == "nothing to reset for group(s) b: why; nothing was written"
+    kept = refuse_empty_plans(plans, listed=True, reason="why", hint="what")
+    assert [p.group for p in kept] == ["a"]
+    assert kept[0].notes == ("left out, no partition in scope (why): b",)
+    with pytest.raises(NotFoundError):
+        refuse_empty_plans(plans[1:], listed=True, reason="why", hint="what")
+    assert refuse_empty_plans(plans[:1], listed=False, reason="why", hint="what") == plans[:1]
