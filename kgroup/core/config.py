@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kgroup.core.errors import ConfigError, KgroupError
@@ -312,8 +312,11 @@ def _looks_like_pem(path: str) -> bool:
     lowered = path.lower()
     if lowered.endswith((".pem", ".crt", ".cer", ".key")):
         return True
+    expanded = os.path.expanduser(path)
     try:
-        with open(os.path.expanduser(path), "rb") as handle:
+        if not stat.S_ISREG(os.stat(expanded).st_mode):
+            return False  # never open a FIFO or a device to sniff it (read_store_file refuses it)
+        with open(expanded, "rb") as handle:
             return b"-----BEGIN" in handle.read(4096)
     except OSError:
         return False

@@ -40,8 +40,9 @@ BACKUP = FileKind("backup file", 256 * MIB, "a backup holds one line per partiti
 PROPERTIES = FileKind(
     "command config file", 1 * MIB, "a client properties file holds a few dozen lines"
 )
-PEM = FileKind("PEM file", 4 * MIB, "a PEM file holds a few certificates or keys")
-KEYSTORE = FileKind("keystore file", 4 * MIB, "a keystore holds a few certificates and keys")
+# a truststore with every public CA is well under 1 MiB
+PEM = FileKind("PEM file", 16 * MIB, "a PEM file holds a few certificates or keys")
+KEYSTORE = FileKind("store file", 16 * MIB, "a key or trust store holds a few certificates")
 SETTINGS = FileKind("kgroup settings file", 1 * MIB, "kgroup's settings files hold a few lines")
 
 _NOT_REGULAR = (

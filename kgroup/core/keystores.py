@@ -27,7 +27,6 @@ from kgroup.core.errors import ConfigError
 JKS_MAGIC = 0xFEEDFEED
 JCEKS_MAGIC = 0xCECECECE
 KEY_PROTECTOR_OID = "1.3.6.1.4.1.42.2.17.1.1"
-MAX_STORE_BYTES = 16 * 1024 * 1024  # a truststore with every public CA is well under 1 MiB
 _DIGEST = 20
 
 
@@ -60,25 +59,18 @@ def store_kind(data: bytes) -> str:
 
 
 def read_store_file(path: str, what: str, origin: str) -> bytes:
-    """The bytes of a store file, bounded; a missing or unreadable file is a ConfigError."""
+    """The bytes of a store file, bounded (kgroup.core.files: a regular file within the keystore
+    limit, else exit 2; missing exit 3), the error naming the property and where it was set."""
+    from kgroup.core.errors import KgroupError
+    from kgroup.core.files import KEYSTORE, read_bytes
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_STORE_BYTES + 1)
-    except FileNotFoundError:
-        raise StoreError(
-            f"{what} {path} (at {origin}) does not exist",
-            hint=f"point {what} at the store file",
-        ) from None
-    except OSError as exc:
-        raise StoreError(
-            f"cannot read {what} {path} (at {origin}): {exc.strerror or exc}",
-        ) from None
-    if len(data) > MAX_STORE_BYTES:
-        raise StoreError(
-            f"{what} {path} (at {origin}) is larger than {MAX_STORE_BYTES // (1024 * 1024)} MiB; "
-            "it is not a key or trust store",
-        )
-    return data
+        return read_bytes(path, KEYSTORE)
+    except KgroupError as exc:
+        exc.message = f"{what} (at {origin}): {exc.message}"
+        if not exc.hint or exc.hint == "check the path":
+            exc.hint = f"point {what} at the store file"
+        raise
 
 
 def truststore_pem(data: bytes, password: str | None, path: str, origin: str) -> str:

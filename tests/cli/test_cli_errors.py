@@ -29,7 +29,8 @@ def test_unknown_property_in_config_file_is_named(tmp_path) -> None:
 def test_missing_truststore_is_named(tmp_path) -> None:
     conf = tmp_path / "client.properties"
     conf.write_text("ssl.truststore.location=/etc/kafka/truststore.jks\n")
-    result = run_kgroup("-b", "127.0.0.1:1", "-c", str(conf), "list", expect=2)
+    # a file named for reading that does not exist: exit 3 (README exit codes)
+    result = run_kgroup("-b", "127.0.0.1:1", "-c", str(conf), "list", expect=3)
     assert "/etc/kafka/truststore.jks" in result.stderr and "does not exist" in result.stderr
     assert f"{conf}:1" in result.stderr
 

@@ -12,6 +12,7 @@ is asked (127.0.0.1:1 would exit 6).
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,22 @@ READERS = {
     "properties": lambda path: (*NOWHERE, "-c", path, "describe", "g"),
     "backup": lambda path: (*NOWHERE, "undo", "g", "--backup", path),
     "pem": lambda path: (*NOWHERE, "-X", f"ssl.ca.location={path}", "describe", "g"),
+    "truststore": lambda path: (
+        *NOWHERE,
+        "-c",
+        properties(f"ssl.truststore.location={path}\n"),
+        "describe",
+        "g",
+    ),
 }
+
+
+def properties(text: str) -> str:
+    """A client properties file holding `text` (removed with the test session's temp files)."""
+    fd, name = tempfile.mkstemp(suffix=".properties")
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    return name
 
 
 @pytest.mark.parametrize("reader", sorted(READERS))
@@ -73,7 +89,8 @@ def test_a_directory_is_refused(tmp_path, reader) -> None:
         ("plan", 257 * 2**20, "256 MiB"),
         ("backup", 257 * 2**20, "256 MiB"),
         ("properties", 2 * 2**20, "1 MiB"),
-        ("pem", 5 * 2**20, "4 MiB"),
+        ("pem", 17 * 2**20, "16 MiB"),
+        ("truststore", 17 * 2**20, "16 MiB"),
     ],
 )
 def test_a_file_over_its_limit_is_refused_before_reading(tmp_path, reader, size, limit) -> None:

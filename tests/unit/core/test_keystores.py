@@ -124,7 +124,9 @@ def test_damaged_and_unknown_stores_are_one_line(pki: Pki, tmp_path: Path) -> No
     jceks = write(tmp_path / "s.jceks", b"\xce\xce\xce\xce\x00\x00\x00\x02")
     with pytest.raises(ConfigError, match="JCEKS"):
         translate(f"ssl.truststore.location={jceks}\n")
-    with pytest.raises(ConfigError, match="does not exist"):
+    from kgroup.core.errors import NotFoundError
+
+    with pytest.raises(NotFoundError, match="does not exist"):  # a missing file: exit 3
         translate(f"ssl.truststore.location={tmp_path / 'missing.jks'}\n")
 
 
