@@ -160,7 +160,15 @@ def test_undo_list_fits_80_columns(isolated_state) -> None:
     shown = run_in_pty("undo", "--list", columns=80, env=env)
     assert shown.code == 0, shown.stderr
     assert max(len(line) for line in shown.lines) <= 80, shown.screen
-    assert shown.lines[0].split() == ["CREATED", "GROUP", "PARTITIONS", "STRATEGY", "FILE", "ERROR"]
+    assert shown.lines[0].split() == [
+        "CREATED",
+        "GROUP",
+        "PARTITIONS",
+        "STRATEGY",
+        "HISTORY",
+        "FILE",
+        "ERROR",
+    ]
     assert_row(shown.lines, "2026-05-01T10:00:00.000Z", "orders-app", "2")
     assert_row(shown.lines, "2026-05-02T10:00:00.000Z", "billing", "3")
     # the FILE column, read down: every path whole once unwrapped
