@@ -1,6 +1,6 @@
 """Backups and the files reset writes: where `reset-offsets --execute` writes backups (durably,
 never over another file), `--export` (never over a file, never in the backup directory), the
-backup `undo` restores next (kgroup.reset.history), and `kgroup undo --list`: the backups in a
+backup `undo` restores next (kgroup.reset.undo_chain), and `kgroup undo --list`: the backups in a
 directory, read from the files alone (no cluster).
 
 A backup is the JSON file `reset-offsets --execute` writes before it commits
@@ -213,8 +213,8 @@ def write_backup(path: Path, plan: GroupPlan, current: dict, now_ms: int, *, nam
 
 def latest_backup(group: str) -> Path:
     """The backup `undo GROUP` restores: the latest reset of the group still in effect in the
-    default backup directory, never the backup an undo wrote (kgroup.reset.history)."""
-    from kgroup.reset.history import walk
+    default backup directory, never the backup an undo wrote (kgroup.reset.undo_chain)."""
+    from kgroup.reset.undo_chain import walk
 
     directory = backup_dir()
     steps = _steps([row for row in _raw_rows(directory, group) if row["group"] == group])
@@ -270,7 +270,7 @@ def plan_for_undo(plan: GroupPlan, backup_file: Path) -> GroupPlan:
 
 
 def _steps(rows: list[dict[str, Any]]) -> list[Any]:
-    from kgroup.reset.history import Step
+    from kgroup.reset.undo_chain import Step
 
     return [
         Step(row["file"], row["_created_ms"], row["undoes"])
@@ -285,9 +285,9 @@ def list_backups(directory: Path, group: str | None = None) -> list[dict[str, An
     With `group`, an unreadable file is kept when its name is that group's backup name (the
     group's name made file-safe, then `-`), since it may well be one of its backups.
     A directory that does not exist holds no backups. Each row says its place in the group's
-    undo history (`history`; `undoes`, `undone_by`, `next_undo`; kgroup.reset.history).
+    undo history (`history`; `undoes`, `undone_by`, `next_undo`; kgroup.reset.undo_chain).
     """
-    from kgroup.reset.history import walk
+    from kgroup.reset.undo_chain import walk
 
     rows = _raw_rows(directory, group)
     by_group: dict[str, list[dict[str, Any]]] = {}

@@ -109,7 +109,7 @@ class GroupPlan:
     error: str | None = None
     error_code: int = 0
     # The backup file this plan restores (undo), kept in the backup undo writes, so that the
-    # next undo steps further back instead of redoing (kgroup.reset.history).
+    # next undo steps further back instead of redoing (kgroup.reset.undo_chain).
     undoes: str | None = None
     # --max-rewind/--max-skip violations that --force overrode: shown in the result, the JSON
     # and the backup.

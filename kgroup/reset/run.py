@@ -157,15 +157,12 @@ def _finish(report: Any, note: Callable[[str], None] | None = None) -> None:
 
 def interruption_lines(report: Any) -> list[str]:
     """One line per group after Ctrl-C / SIGTERM: what is known of its offsets."""
-    import shlex
+    from kgroup.reset.backups import undo_command
 
     lines = []
     for o in report.outcomes:
         undo = (
-            f"; backup {o.backup}; undo with: kgroup undo {shlex.quote(o.group)} --backup "
-            f"{shlex.quote(o.backup)}"
-            if o.backup
-            else ""
+            f"; backup {o.backup}; undo with: {undo_command(o.group, o.backup)}" if o.backup else ""
         )
         if o.status == "committed":
             lines.append(f"{o.group}: committed and verified{undo}")

@@ -172,6 +172,43 @@ def interrupted(cluster: GroupsCluster, tmp_path: Path) -> None:
     assert "Traceback" not in err
 
 
+def committed_at_risk(cluster: GroupsCluster, tmp_path: Path) -> None:
+    """A consumer joins while kgroup holds the group for its commit (scripted coordinator)."""
+    from tests.cli.test_cli_reset_fence import GROUP, run_with_joiner
+    from tests.unit.wire.fakecoordinator import CoordinatorCluster
+
+    coordinator = CoordinatorCluster(
+        initial_delay_s=0.3, topics={"orders": 2}, offsets={GROUP: {("orders", 0): 2}}
+    )
+    try:
+        code, _stdout, stderr, _done = run_with_joiner(coordinator, tmp_path, "billing-app")
+    finally:
+        coordinator.close()
+    assert code == 8, stderr
+
+
+def terminated(cluster: GroupsCluster, tmp_path: Path) -> None:
+    """SIGTERM while the scripted coordinator holds the read-back after the commit."""
+    from kgroup.core.wire import messages as m
+    from tests.cli.test_cli_reset_fence import start_reset
+    from tests.unit.wire.fakecoordinator import CoordinatorCluster
+
+    coordinator = CoordinatorCluster(
+        initial_delay_s=0.2, topics={"orders": 2}, offsets={"g0": {("orders", 0): 2}}
+    )
+    try:
+        held = coordinator.pause(m.OFFSET_FETCH, when=lambda: bool(coordinator.member_commits))
+        process = start_reset(coordinator, tmp_path, "g0")
+        assert held.reached.wait(30), process.communicate(timeout=5)
+        process.send_signal(signal.SIGTERM)
+        _out, err = process.communicate(timeout=30)
+        held.release.set()
+    finally:
+        coordinator.close()
+    assert process.returncode == 143, err
+    assert "Traceback" not in err
+
+
 CASES: dict[int, Callable[[GroupsCluster, Path], None]] = {
     0: ok,
     1: kafka_error,
@@ -181,7 +218,9 @@ CASES: dict[int, Callable[[GroupsCluster, Path], None]] = {
     5: check_failed,
     6: unreachable,
     7: corrupt,
+    8: committed_at_risk,
     130: interrupted,
+    143: terminated,
 }
 
 

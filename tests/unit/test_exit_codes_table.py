@@ -44,15 +44,29 @@ def _all_error_classes() -> set[type[errors.KgroupError]]:
     return found
 
 
-def test_the_table_has_every_code_of_errors_py_and_no_other() -> None:
-    constants = {value for name, value in vars(errors).items() if name.startswith("EXIT_")}
-    assert set(readme_exit_table()) == constants
+def _exit_constants() -> dict[str, int]:
+    """Every module-level EXIT_* code in kgroup (errors.py, reset/apply.py's statuses, ...)."""
+    found: dict[str, int] = {}
+    for info in pkgutil.walk_packages(kgroup.__path__, "kgroup."):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if name.startswith("EXIT_") and isinstance(value, int):
+                found[f"{info.name}.{name}"] = value
+    return found
+
+
+def test_the_table_has_every_exit_code_kgroup_defines_and_no_other() -> None:
+    constants = _exit_constants()
+    in_errors = {v for k, v in constants.items() if k.startswith("kgroup.core.errors.")}
+    assert in_errors == {0, 1, 2, 3, 4, 5, 6, 7, 130}
+    assert set(readme_exit_table()) == set(constants.values())
 
 
 def test_each_class_named_in_the_table_exits_with_its_row_code() -> None:
+    classes = {cls.__name__: cls for cls in _all_error_classes()}
     for code, names in readme_exit_table().items():
         for name in names:
-            cls = getattr(errors, name)
+            cls = classes[name]
             assert issubclass(cls, errors.KgroupError), name
             assert cls.exit_code == code, f"{name} exits {cls.exit_code}, README says {code}"
 

@@ -1,9 +1,9 @@
-"""The reset history walked from backups alone (kgroup.reset.history): which backup undo
+"""The reset history walked from backups alone (kgroup.reset.undo_chain): which backup undo
 restores next. Pure: steps in, chain out."""
 
 from __future__ import annotations
 
-from kgroup.reset.history import Step, walk
+from kgroup.reset.undo_chain import Step, walk
 
 
 def reset(name: str, at: int) -> Step:
