@@ -21,10 +21,16 @@ def test_readme_lists_every_status_with_its_exit_code() -> None:
     assert {s: listed.get(s) for s in STATUSES} == {s: code for s, (code, _m) in STATUSES.items()}
 
 
-def test_the_exit_codes_line_names_the_new_code() -> None:
+def test_the_exit_codes_table_names_the_new_codes() -> None:
+    from tests.unit.test_exit_codes_table import readme_exit_table
+
+    rows = readme_exit_table()
+    assert rows[EXIT_COMMITTED_AT_RISK] == {"CommittedAtRisk"}
+    assert 143 in rows
     text = " ".join(README.read_text().split())
-    assert f"{EXIT_COMMITTED_AT_RISK} a reset committed but at risk" in text
-    assert "143 when `reset-offsets --execute`" in text
+    assert (
+        "| 143 | terminated | SIGTERM (128 + 15, as shells report it) ending `reset-offsets" in text
+    )
 
 
 def test_a_landed_commit_shows_its_partitions_in_the_table() -> None:
