@@ -187,21 +187,24 @@ MEMBER_COLUMNS = [
 ]
 
 
-def members_columns(rows: Sequence[dict[str, Any]], *, verbose: bool) -> list[Column]:
-    """The members view's columns: KIP-848 ones when a member (of the first rows) has them."""
+def members_columns(
+    rows: Sequence[dict[str, Any]], complete: bool = True, *, verbose: bool
+) -> list[Column]:
+    """The members view's columns: KIP-848 ones when a member (of the first rows) has them,
+    or when more rows follow the first ones (a later member may have them)."""
     columns = list(MEMBER_COLUMNS)
-    kip848 = any(r.get("member_epoch") is not None for r in rows)
+    kip848 = not complete or any(r.get("member_epoch") is not None for r in rows)
     if kip848:
         columns.append(Column("member_epoch", justify="right", kind=NUMBER))
-    if any(r.get("member_type") is not None for r in rows):
+    if not complete or any(r.get("member_type") is not None for r in rows):
         columns.append(Column("member_type", kind=KEY))
-    if any(r.get("tasks") is not None for r in rows):  # KIP-1071 streams groups
+    if not complete or any(r.get("tasks") is not None for r in rows):  # KIP-1071 streams
         columns.append(Column("tasks", kind=TEXT))
     if verbose:
         if kip848:
             columns.append(Column("subscription", kind=TEXT))
         columns.append(Column("assignment", kind=TEXT))
-        if any("target_assignment" in r for r in rows):
+        if not complete or any("target_assignment" in r for r in rows):
             columns.append(Column("target_assignment", kind=TEXT))
     return columns
 
@@ -233,15 +236,16 @@ STATE_COLUMNS = [
 ]
 
 
-def state_columns(rows: Sequence[dict[str, Any]]) -> list[Column]:
-    """The state view's columns: the KIP-848 epochs when a group (of the first rows) has them."""
+def state_columns(rows: Sequence[dict[str, Any]], complete: bool = True) -> list[Column]:
+    """The state view's columns: the KIP-848 epochs when a group (of the first rows) has them,
+    or when more rows follow the first ones (a later group may have them)."""
     columns = list(STATE_COLUMNS)
-    if any(r.get("group_epoch") is not None for r in rows):
+    if not complete or any(r.get("group_epoch") is not None for r in rows):
         columns += [
             Column("group_epoch", justify="right", kind=NUMBER),
             Column("assignment_epoch", justify="right", kind=NUMBER),
         ]
-    if any(r.get("topology_epoch") is not None for r in rows):  # KIP-1071 streams groups
+    if not complete or any(r.get("topology_epoch") is not None for r in rows):  # KIP-1071
         columns.append(Column("topology_epoch", justify="right", kind=NUMBER))
     return columns
 
@@ -287,7 +291,7 @@ def describe_stream(
     if view == "members":
         return Stream(
             parts=(members_part(g, verbose=assignments) for g in groups),
-            columns=lambda rows: members_columns(rows, verbose=assignments),
+            columns=lambda rows, complete: members_columns(rows, complete, verbose=assignments),
             empty_message="No members.",
         )
     if view == "state":

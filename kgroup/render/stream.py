@@ -10,10 +10,12 @@ Nothing holds the whole fleet:
 - JSON Lines: one element a line, as it comes.
 - CSV and tables: the columns (some views add columns only when a group needs them) and, for a
   table, the column widths come from the first rows (SAMPLE_ROWS, or all of them when fewer);
-  later rows are printed as they come. The table is laid out as kgroup/render/table.py lays out
-  a rich table, byte for byte (widths fitted to a terminal by narrowing free-text columns;
-  key and number cells never cut: a later, wider cell pushes its row to the right). The footer
-  lines (one summary a group) follow the table.
+  later rows are printed as they come. When rows follow the sample, a view's columns are every
+  column a later row may need (a CSV header cannot grow), blank where a row has no value.
+  The table is laid out as kgroup/render/table.py lays out a rich table, byte for byte
+  (widths fitted to a terminal by narrowing free-text columns; key and number cells never
+  cut: a later, wider cell pushes its row to the right). The footer lines (one summary a
+  group) follow the table.
 
 `Stream.to_output()` gives the same content as one `Output`, for callers that want it whole.
 """
@@ -43,15 +45,17 @@ class Part:
     footer: Sequence[str] = ()
 
 
-Columns = Sequence[Column] | Callable[[Sequence[dict[str, Any]]], Sequence[Column]]
+# a list, or a function of the first rows and whether they are all the rows
+Columns = Sequence[Column] | Callable[[Sequence[dict[str, Any]], bool], Sequence[Column]]
 
 
 @dataclass
 class Stream:
     """What a command prints, produced while it is printed.
 
-    `columns` is a list, or a function of the first rows (SAMPLE_ROWS) giving the list; `head`
-    holds the JSON document's keys before the `array` of elements."""
+    `columns` is a list, or a function of the first rows (SAMPLE_ROWS) and of whether they are
+    all the rows (when not, it gives every column a later row may need); `head` holds the JSON
+    document's keys before the `array` of elements."""
 
     parts: Iterable[Part]
     columns: Columns
@@ -59,8 +63,8 @@ class Stream:
     array: str = "groups"
     empty_message: str = "(none)"
 
-    def columns_for(self, rows: Sequence[dict[str, Any]]) -> list[Column]:
-        return list(self.columns(rows) if callable(self.columns) else self.columns)
+    def columns_for(self, rows: Sequence[dict[str, Any]], complete: bool = True) -> list[Column]:
+        return list(self.columns(rows, complete) if callable(self.columns) else self.columns)
 
     def to_output(self) -> Output:
         """The whole stream as one Output (for small results and tests)."""
@@ -176,25 +180,30 @@ def _standard(value: Any, level: int) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", _INDENTS[level])
 
 
-def _sample(parts: Iterator[Part]) -> tuple[list[Part], bool]:
-    """The first parts, up to SAMPLE_ROWS rows; and whether more parts may follow."""
+def _sample(parts: Iterator[Part]) -> tuple[list[Part], Iterator[Part], bool]:
+    """The first parts, up to SAMPLE_ROWS rows; the parts after them; and whether the sample
+    holds every part (one more is read to know)."""
+    from itertools import chain
+
     taken: list[Part] = []
     rows = 0
     for part in parts:
         taken.append(part)
         rows += len(part.rows)
         if rows >= SAMPLE_ROWS:
-            return taken, True
-    return taken, False
+            after = next(parts, None)
+            if after is None:
+                return taken, parts, True
+            return taken, chain((after,), parts), False
+    return taken, parts, True
 
 
 def write_csv(stream: Stream, out: TextIO) -> None:
     """A header of column keys, then the rows (kgroup/render/csvout.py's cells)."""
     from kgroup.render.csvout import write_csv as write_rows
 
-    parts = iter(stream.parts)
-    sample, _ = _sample(parts)
-    columns = stream.columns_for([r for p in sample for r in p.rows])
+    sample, parts, complete = _sample(iter(stream.parts))
+    columns = stream.columns_for([r for p in sample for r in p.rows], complete)
     write_rows(columns, _rows(sample, parts), out)
 
 
@@ -215,10 +224,9 @@ def write_table(stream: Stream, out: TextIO, *, color: bool, width: int | None) 
 
     from kgroup.render.table import column_cell, fit_widths
 
-    parts = iter(stream.parts)
-    sample, _ = _sample(parts)
+    sample, parts, complete = _sample(iter(stream.parts))
     sample_rows = [r for p in sample for r in p.rows]
-    columns = stream.columns_for(sample_rows)
+    columns = stream.columns_for(sample_rows, complete)
     make_cells = _cell_maker(columns, column_cell)
     cells = [make_cells(row) for row in sample_rows]
     del sample_rows

@@ -92,3 +92,33 @@ def test_describe_failing_before_any_group_prints_nothing(cluster, tmp_path, mod
     )
     assert result.stdout == ""
     assert "nosuch" in result.stderr
+
+
+@pytest.mark.parametrize("mode", ["csv", "table"])
+def test_state_view_keeps_kip848_columns_of_a_group_after_the_sampled_rows(tmp_path, mode) -> None:
+    # the table's and CSV's columns come from the first rows (SAMPLE_ROWS); a KIP-848 group
+    # listed after them must not lose its epochs (the columns were those of the sample only)
+    from kgroup.render.stream import SAMPLE_ROWS
+    from tests.unit.wire.fakegroups import FakeConsumerGroup
+
+    classic = {f"a{i:05d}": {("orders", 0): 1} for i in range(SAMPLE_ROWS)}
+    made = GroupsCluster(
+        topics={"orders": 1},
+        offsets={**classic, "zz-new": {("orders", 0): 2}},
+        consumer_groups={"zz-new": FakeConsumerGroup(group_epoch=7, assignment_epoch=6)},
+    )
+    try:
+        result = kgroup(made, tmp_path, "describe", "--all-groups", "--state", "-o", mode)
+    finally:
+        made.close()
+    lines = result.stdout.splitlines()
+    last = next(line for line in lines if line.startswith("zz-new"))
+    if mode == "csv":
+        header = lines[0].split(",")
+        assert "group_epoch" in header and "assignment_epoch" in header, header
+        row = dict(zip(header, last.split(","), strict=True))
+        assert (row["group_epoch"], row["assignment_epoch"]) == ("7", "6")
+    else:
+        # GROUP_EPOCH, ASSIGNMENT_EPOCH, and TOPOLOGY_EPOCH (a later streams group may have one)
+        assert lines[0].split()[-3:] == ["GROUP_EPOCH", "ASSIGNMENT_EPOCH", "TOPOLOGY_EPOCH"]
+        assert last.split()[-3:] == ["7", "6", "-"], last
