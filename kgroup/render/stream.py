@@ -99,22 +99,39 @@ def write_stream(
 
 
 def write_json(stream: Stream, out: TextIO) -> None:
-    """The document, element by element, as `json.dumps(document, indent=2)` writes it whole."""
+    """The document, element by element, as `json.dumps(document, indent=2)` writes it whole.
+
+    When producing the elements fails part way (a later chunk's error, Ctrl-C) the document is
+    still closed, as decode's is: the elements so far and `error` (the one line kgroup prints
+    on stderr, or `interrupted`); then the failure is raised again for its exit code."""
+    from kgroup.core.errors import KgroupError
+    from kgroup.render.records_stream import failure_text
+
     head = "".join(f",\n  {_string(k)}: {indented(v, 1)}" for k, v in stream.head.items())
     out.write(f'{{\n  "schema_version": {SCHEMA_VERSION}' + json_text_safe(head))
     out.write(f",\n  {_string(stream.array)}: [")
     first = True
     chunk: list[str] = []
-    for part in stream.parts:
-        if part.item is None:
-            continue
-        chunk.append(("\n    " if first else ",\n    ") + indented(part.item, 2))
-        first = False
-        if len(chunk) >= 256:
-            out.write(json_text_safe("".join(chunk)))
-            chunk.clear()
+    failure: BaseException | None = None
+    try:
+        for part in stream.parts:
+            if part.item is None:
+                continue
+            chunk.append(("\n    " if first else ",\n    ") + indented(part.item, 2))
+            first = False
+            if len(chunk) >= 256:
+                text = json_text_safe("".join(chunk))
+                chunk.clear()
+                out.write(text)
+    except (KgroupError, KeyboardInterrupt) as exc:
+        failure = exc
     out.write(json_text_safe("".join(chunk)))
-    out.write("]\n}\n" if first else "\n  ]\n}\n")
+    out.write("]" if first else "\n  ]")
+    if failure is not None:
+        out.write(f',\n  "error": {json_text_safe(_string(failure_text(failure)))}')
+    out.write("\n}\n")
+    if failure is not None:
+        raise failure
 
 
 _string = json.encoder.encode_basestring  # type: ignore[attr-defined]  # C, ensure_ascii=False

@@ -122,3 +122,62 @@ def test_state_view_keeps_kip848_columns_of_a_group_after_the_sampled_rows(tmp_p
         # GROUP_EPOCH, ASSIGNMENT_EPOCH, and TOPOLOGY_EPOCH (a later streams group may have one)
         assert lines[0].split()[-3:] == ["GROUP_EPOCH", "ASSIGNMENT_EPOCH", "TOPOLOGY_EPOCH"]
         assert last.split()[-3:] == ["7", "6", "-"], last
+
+
+def test_describe_json_interrupted_after_the_first_chunk_is_still_one_document(tmp_path) -> None:
+    # Ctrl-C while a later chunk is described: the groups printed so far and `"error":
+    # "interrupted"` in a closed document (as decode's), exit 130; not half a document
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from kgroup.core.wire import messages as m
+    from kgroup.describe.run import CHUNK_GROUPS
+
+    made = GroupsCluster(
+        topics={"orders": 1},
+        offsets={f"g{i:05d}": {("orders", 0): 1} for i in range(CHUNK_GROUPS + 1)},
+    )
+    answered = made.handler
+    last = f"g{CHUNK_GROUPS:05d}"  # the one group of the second chunk
+    asked: list[int] = []
+    release = threading.Event()
+
+    def handler(api: int, version: int, body: bytes) -> bytes:
+        if api == m.DESCRIBE_GROUPS.key and last.encode() in body:
+            asked.append(1)  # the second chunk: hold the answer until the test ends
+            release.wait(30)
+        return answered(api, version, body)
+
+    made.broker.handler = handler
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path),
+           "PYTHONPATH": os.getcwd()}  # fmt: skip
+    args = [sys.executable, "-m", "kgroup", "-b", made.address, "--timeout", "20",
+            "describe", "--all-groups", "-o", "json"]  # fmt: skip
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    chunks: list[bytes] = []  # stdout read while it comes (a full pipe would block kgroup)
+    reader = threading.Thread(target=lambda: chunks.extend(iter(proc.stdout.read1, b"")))
+    reader.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not asked and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert asked, "the second chunk was never asked for"
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+        reader.join(30)
+        stdout, stderr = b"".join(chunks), proc.stderr.read()
+    finally:
+        release.set()
+        if proc.poll() is None:
+            proc.kill()
+        made.close()
+    assert proc.returncode == 130, stderr
+    assert stdout.startswith(b"{"), (stdout[:200], stderr)
+    document = json.loads(stdout)
+    assert document["error"] == "interrupted"
+    assert len(document["groups"]) == CHUNK_GROUPS
