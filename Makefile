@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench lint docs clean venv
+.PHONY: demo test bench lint docs protocol clean venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ lint: $(VENV)/.installed-test
 ## docs: regenerate completions/ and man/ from the CLI
 docs: $(VENV)/.installed
 	$(BIN)/python scripts/gen_docs.py
+
+## protocol: regenerate kgroup/protocol/generated/ and the C reader's opcodes from the JSON
+##           declarations (tests/unit/protocol/test_protocol_generated.py fails when stale)
+protocol: $(VENV)/.installed
+	$(BIN)/python scripts/gen_protocol.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

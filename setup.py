@@ -10,6 +10,7 @@ from setuptools import Extension, setup
 HEADERS = [
     "kgroup/offsets/ext_types.h",
     "kgroup/offsets/json_text.h",
+    "kgroup/offsets/opcodes.h",
     "kgroup/offsets/record_slots.h",
 ]
 

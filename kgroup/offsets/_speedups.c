@@ -35,14 +35,9 @@
 #define EMPTY_COMMIT_CELLS ",,,,,,,"
 _Static_assert(sizeof(EMPTY_COMMIT_CELLS) - 1 == OFFSET_COMMIT_COLUMNS, "a comma per cell");
 
-/* opcodes: keep in step with codec.py (_CProgram) */
-enum { OP_FIXED = 1, OP_STR = 2, OP_BYTES = 3, OP_ARRAY_FIXED = 4, OP_ARRAY = 5, OP_STRUCT = 6 };
-/* null marker of an OP_STRUCT (codec.py _NULL_*): none, int8 (untagged: -1 null), unsigned
- * varint (a nullable struct inside a tagged field: 0 null, else present) */
-enum { NULL_NONE = 0, NULL_BYTE = 1, NULL_VARINT = 2 };
-/* fixed kinds */
-enum { K_INT8 = 0, K_INT16, K_UINT16, K_INT32, K_INT64, K_BOOL, K_UUID };
-static const int KIND_SIZE[] = {1, 2, 2, 4, 8, 1, 16};
+/* opcodes, null markers and fixed kinds of the programs codec.py builds: generated with
+ * codec.py's (opcodes.py) by scripts/gen_protocol.py from one table */
+#include "opcodes.h"
 
 #define BAIL (-1)  /* give up: no Python error is left set when a function returns BAIL */
 

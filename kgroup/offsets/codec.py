@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kgroup.offsets import native
+from kgroup.offsets import native, opcodes
 from kgroup.offsets.schema import Array, Message, Struct
 from kgroup.offsets.wire import DecodeError
 from kgroup.protocol import reader as _reader
@@ -117,15 +117,10 @@ def read_message(
 
 
 # ---------------------------------------------------------------- program for the C reader
-# Opcodes and fixed kinds: keep in step with _speedups.c. An op is (opcode, key, argument,
-# nullable): `nullable` says whether a negative length/count is null (else the C code gives up
-# and the Python reader raises Kafka's "non-nullable field ... was serialized as null").
-
-_OP_FIXED, _OP_STR, _OP_BYTES, _OP_ARRAY_FIXED, _OP_ARRAY, _OP_STRUCT = 1, 2, 3, 4, 5, 6
-# Null marker of a struct op: none, int8 (-1 null, 1 present; an untagged nullable struct) or
-# unsigned varint (0 null, else present; a nullable struct inside a tagged field).
-_NULL_NONE, _NULL_BYTE, _NULL_VARINT = 0, 1, 2
-_KINDS = {"int8": 0, "int16": 1, "uint16": 2, "int32": 3, "int64": 4, "bool": 5, "uuid": 6}
+# An op is (opcode, key, argument, nullable): `nullable` says whether a negative length/count is
+# null (else the C code gives up and the Python reader raises Kafka's "non-nullable field ... was
+# serialized as null"). The opcodes, null markers and fixed kinds are generated with the C
+# side's opcodes.h from one table (scripts/gen_protocol.py).
 
 
 class Unsupported(Exception):
@@ -156,24 +151,24 @@ def _c_op(
 ) -> tuple:
     """One op (opcode, key, argument, nullable)."""
     if isinstance(typ, str):
-        if typ in _KINDS:
-            return (_OP_FIXED, key, _KINDS[typ], False)
+        if typ in opcodes.KINDS:
+            return (opcodes.OP_FIXED, key, opcodes.KINDS[typ], False)
         if typ == "string":
-            return (_OP_STR, key, None, nullable)
+            return (opcodes.OP_STR, key, None, nullable)
         if typ == "bytes":
-            return (_OP_BYTES, key, None, nullable)
+            return (opcodes.OP_BYTES, key, None, nullable)
         raise Unsupported(typ)
     if isinstance(typ, Array):
         el = typ.of
-        if isinstance(el, str) and el in _KINDS and el != "uuid":
-            return (_OP_ARRAY_FIXED, key, _KINDS[el], nullable)
+        if isinstance(el, str) and el in opcodes.KINDS and el != "uuid":
+            return (opcodes.OP_ARRAY_FIXED, key, opcodes.KINDS[el], nullable)
         # elements are never nullable (structs have no null marker)
-        return (_OP_ARRAY, key, _c_op(None, el, version, flexible, False, False), nullable)
+        return (opcodes.OP_ARRAY, key, _c_op(None, el, version, flexible, False, False), nullable)
     if isinstance(typ, Struct):
-        marker = _NULL_NONE
+        marker = opcodes.NULL_NONE
         if nullable:
-            marker = _NULL_VARINT if tagged else _NULL_BYTE
-        return (_OP_STRUCT, key, (marker, c_program(typ, version, flexible)), nullable)
+            marker = opcodes.NULL_VARINT if tagged else opcodes.NULL_BYTE
+        return (opcodes.OP_STRUCT, key, (marker, c_program(typ, version, flexible)), nullable)
     raise Unsupported(repr(typ))
 
 
