@@ -21,9 +21,9 @@ from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from kgroup.core.wire import messages as a
 from kgroup.core.wire import messages as m
-from kgroup.protocol import adapters as a
-from kgroup.protocol import codec
+from kgroup.protocol import dicts
 from kgroup.protocol import messages as p
 from tests.unit.protocol import handwritten as hw
 
@@ -57,7 +57,7 @@ def metadata(version: int) -> bytes:
         for t in range(200)
     ]
     brokers = [{"node_id": n, "host": f"broker-{n}", "port": 9092} for n in range(3)]
-    return codec.encode(p.METADATA.response, version, {"brokers": brokers, "topics": topics})
+    return dicts.encode(p.METADATA.response, version, {"brokers": brokers, "topics": topics})
 
 
 def offset_fetch_v8() -> bytes:
@@ -68,7 +68,7 @@ def offset_fetch_v8() -> bytes:
         {"group_id": f"group-{g:04d}", "topics": [{"name": "orders", "partitions": partitions}]}
         for g in range(500)
     ]
-    return codec.encode(p.OFFSET_FETCH.response, 8, {"groups": groups})
+    return dicts.encode(p.OFFSET_FETCH.response, 8, {"groups": groups})
 
 
 def describe_groups_v5() -> bytes:
@@ -93,7 +93,7 @@ def describe_groups_v5() -> bytes:
         }
         for g in range(500)
     ]
-    return codec.encode(p.DESCRIBE_GROUPS.response, 5, {"groups": groups})
+    return dicts.encode(p.DESCRIBE_GROUPS.response, 5, {"groups": groups})
 
 
 def list_offsets_v8() -> bytes:
@@ -106,7 +106,7 @@ def list_offsets_v8() -> bytes:
         }
         for t in range(100)
     ]
-    return codec.encode(p.LIST_OFFSETS.response, 8, {"topics": topics})
+    return dicts.encode(p.LIST_OFFSETS.response, 8, {"topics": topics})
 
 
 def consumer_group_describe_v1() -> bytes:
@@ -136,13 +136,13 @@ def consumer_group_describe_v1() -> bytes:
         }
         for g in range(300)
     ]
-    return codec.encode(p.CONSUMER_GROUP_DESCRIBE.response, 1, {"groups": groups})
+    return dicts.encode(p.CONSUMER_GROUP_DESCRIBE.response, 1, {"groups": groups})
 
 
 def offsets_cases() -> list[tuple[str, Callable[[], Any], Callable[[], Any]]]:
     """`__consumer_offsets` values: kgroup.offsets' Python reader against the generic one with
     the offsets decoder's options (its C reader, when built, is faster than both)."""
-    from kgroup.offsets import codec as offsets_codec
+    from kgroup.offsets import layouts as offsets_codec
     from kgroup.offsets import schema
     from kgroup.offsets.wire import DecodeError
     from kgroup.protocol import model
@@ -187,7 +187,7 @@ def offsets_cases() -> list[tuple[str, Callable[[], Any], Callable[[], Any]]]:
         new = model.Message(
             old.name, old.valid, old.flexible_from, tuple(convert_field(fd) for fd in old.fields)
         )
-        raw = codec.encode(new, version, values)
+        raw = dicts.encode(new, version, values)
         theirs = offsets_codec.get_py_reader(old.struct, version, old.flexible(version))
         ours = get_reader(
             new.struct,

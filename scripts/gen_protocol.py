@@ -14,7 +14,7 @@ tests/unit/protocol/test_protocol_generated.py fails when the committed files ar
 
 The same run writes the opcode table of the `__consumer_offsets` C reader twice, as
 kgroup/offsets/opcodes.h (included by _speedups.c) and kgroup/offsets/opcodes.py (used by
-kgroup/offsets/codec.py to build the programs that C code runs).
+kgroup/offsets/layouts.py to build the programs that C code runs).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ KINDS += (("uuid", 16),)
 
 
 def opcodes_h() -> str:
-    lines = [f"/* {HEADER} */", "/* Opcodes of the programs kgroup/offsets/codec.py builds. */"]
+    lines = [f"/* {HEADER} */", "/* Opcodes of the programs kgroup/offsets/layouts.py builds. */"]
     lines.append("#ifndef KGROUP_OPCODES_H")
     lines.append("#define KGROUP_OPCODES_H")
     for table in (OPCODES, NULL_MARKERS):
@@ -220,9 +220,12 @@ class Module:
 
     # ------------------------------------------------------------ classes
     def dataclass(self, st: Struct, top: bool) -> list[str]:
-        lines = ["", "", "@dataclass(frozen=True, slots=True)", f"class {st.name}:"]
+        """A frozen slotted class: the fields as annotated slots with their Kafka facts, an
+        explicit `__init__` (no `dataclasses`: creating a dataclass runs generated code at
+        import, ~15 times the cost of a plain class); equality, hash and repr from `Struct`."""
+        lines = ["", "", f"class {st.name}(Struct):"]
         note = self.notes.get(st.name) or (
-            f"{self.msg.name} v{self.msg.valid[0]}-{self.msg.valid[1]}"
+            f"{self.msg.name} v{self.msg.valid[0]}-{self.msg.valid[1]}."
             if top
             else f"An element of {self.msg.name}."
         )
@@ -234,6 +237,15 @@ class Module:
             lines[-1] = lines[-1][:90]
         lines[-1] += '"""'
         lines.append("")
+        names = [attr(fd.key) for fd in st.fields] + (["unknown_tags"] if self.flex else [])
+
+        def tup(items: list[str]) -> str:
+            return "(" + ", ".join(repr(n) for n in items) + ("," if len(items) == 1 else "") + ")"
+
+        lines.append(f"    __slots__ = {tup(sorted(names))}")
+        lines.append(f"    _fields = {tup(names)}")
+        lines.append("")
+        params = []
         for fd in st.fields:
             detail = f"{fd.name} {self._describe(fd)}"
             if fd.note:
@@ -242,15 +254,17 @@ class Module:
             typ = self.ptype(fd.type)
             if fd.nullable is not None and fd.nullable[0] <= fd.nullable[1]:
                 typ += " | None"
-            default = self.default(fd)
-            if isinstance(fd.type, Struct) and default != "None":
-                value = f"field(default_factory={fd.type.name})"
-            else:
-                value = default
-            lines.append(f"    {attr(fd.key)}: {typ} = {value}")
+            lines.append(f"    {attr(fd.key)}: {typ}")
+            params.append(f"{attr(fd.key)}: {typ} = {self.default(fd)}")
         if self.flex:
             lines += comment("tagged fields this version of kgroup does not know", "    ")
-            lines.append("    unknown_tags: tuple[tuple[int, bytes], ...] = ()")
+            lines.append("    unknown_tags: tuple[tuple[int, bytes], ...]")
+            params.append("unknown_tags: tuple[tuple[int, bytes], ...] = ()")
+        lines.append("")
+        if params:
+            lines.append(f"    def __init__(self, {', '.join(params)}) -> None:")
+            for name in names:
+                lines.append(f"        _set(self, {name!r}, {name})")
         return lines
 
     def _describe(self, fd: Field) -> str:
@@ -533,13 +547,12 @@ class Module:
             "",
             "from __future__ import annotations",
             "",
-            "from dataclasses import dataclass, field",
             "from struct import pack",
             "",
             "from kgroup.protocol.errors import ProtocolError, ProtocolWriteError",
             "from kgroup.protocol.runtime import (",
-            "    F64, I8, I16, I32, I64, U16, ZERO_UUID, Readable, absent, w_bytes, w_count,",
-            "    w_fixed_array, w_string, w_tags, w_uuid,",
+            "    F64, I8, I16, I32, I64, U16, ZERO_UUID, Readable, Struct, _set, absent,",
+            "    w_bytes, w_count, w_fixed_array, w_string, w_tags, w_uuid,",
             ")",
             "",
             f"NAME = {msg.name!r}",

@@ -17,7 +17,7 @@ Source of truth (apache/kafka):
   userData (one int32; null: none; unreadable: -1); owned partitions from ownedPartitions.
 
 The bytes are read by kgroup.protocol's generic reader from the declarations in
-`kgroup.protocol.consumer_protocol` (the wire client and the `__consumer_offsets`
+`kgroup.protocol.member_messages` (the wire client and the `__consumer_offsets`
 decoder read the same bytes with the same tables); what stays here is the assignors' reading
 of them: none for a negative generation or an empty rack, the sticky fallbacks, the claim.
 """
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgroup.assign.model import TP
-from kgroup.core.wire.codec import ProtocolError
-from kgroup.protocol import codec
-from kgroup.protocol.consumer_protocol import (
+from kgroup.protocol import dicts
+from kgroup.protocol.errors import ProtocolError
+from kgroup.protocol.member_messages import (
     CONSUMER_PROTOCOL_ASSIGNMENT,
     CONSUMER_PROTOCOL_SUBSCRIPTION,
     COOPERATIVE_STICKY_USER_DATA,
@@ -58,8 +58,8 @@ def _read(msg: Message, data: bytes, version: int | None = None) -> dict[str, An
     after the layout are not looked at, as Java's `ConsumerProtocol` and `Schema.read` do."""
     try:
         if version is None:
-            return codec.decode_versioned(msg, data)
-        return codec.decode(msg, version, data, trailing="ignore")
+            return dicts.decode_versioned(msg, data)
+        return dicts.decode(msg, version, data, trailing="ignore")
     except ProtocolError as exc:
         raise MalformedData(exc.reason, exc.position, exc.field) from None
 

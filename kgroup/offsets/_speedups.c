@@ -1,10 +1,10 @@
 /* kgroup.offsets._speedups: the compiled fast path beside the pure-Python codec.
  *
- * Source of truth: the same as codec.py and records.py -- Kafka's message generator
+ * Source of truth: the same as layouts.py and records.py -- Kafka's message generator
  * (`MessageDataGenerator`: classic and compact lengths, tagged fields, KIP-482) and
  * `DefaultRecord` (magic 2 record framing, zig-zag varints). OFFSETS_FORMAT.md sections 1, 6.1.
  *
- * This module knows no layout: `Reader` runs a small program that codec.py compiles from the
+ * This module knows no layout: `Reader` runs a small program that layouts.py compiles from the
  * tables in schema.py (as strictly as Kafka's generated readers: a negative length of a
  * non-nullable field gives up, so Python raises Kafka's error), `records_v2` frames the records
  * of one magic-2 batch, `ValueDecoder` decodes whole values and writes them as JSON,
@@ -35,8 +35,8 @@
 #define EMPTY_COMMIT_CELLS ",,,,,,,"
 _Static_assert(sizeof(EMPTY_COMMIT_CELLS) - 1 == OFFSET_COMMIT_COLUMNS, "a comma per cell");
 
-/* opcodes, null markers and fixed kinds of the programs codec.py builds: generated with
- * codec.py's (opcodes.py) by scripts/gen_protocol.py from one table */
+/* opcodes, null markers and fixed kinds of the programs layouts.py builds: generated with
+ * layouts.py's (opcodes.py) by scripts/gen_protocol.py from one table */
 #include "opcodes.h"
 
 #define BAIL (-1)  /* give up: no Python error is left set when a function returns BAIL */
@@ -313,7 +313,7 @@ static int run_struct_into(Ctx *c, PyObject *prog, Py_ssize_t *pp, Py_ssize_t e,
     if (c->flexible) {
         int64_t nt, tag, size;
         if (read_uvarint(c->b, &p, e, &nt)) goto bail;
-        nt = (int32_t)(uint32_t)nt; /* a Java int: negative reads no field (codec.py) */
+        nt = (int32_t)(uint32_t)nt; /* a Java int: negative reads no field (layouts.py) */
         Py_ssize_t ntagged = PyTuple_GET_SIZE(tagged);
         for (int64_t t = 0; t < nt; t++) {
             if (read_uvarint(c->b, &p, e, &tag)) goto bail;
@@ -1965,7 +1965,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, EXT_MODULE,
-    "Compiled fast path of the __consumer_offsets codec (see codec.py, records.py).", -1,
+    "Compiled fast path of the __consumer_offsets codec (see layouts.py, records.py).", -1,
     module_methods,
 };
 

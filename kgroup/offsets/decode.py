@@ -17,7 +17,7 @@ import json
 from operator import attrgetter
 from typing import Any
 
-from kgroup.offsets import codec, native, schema
+from kgroup.offsets import layouts, native, schema
 from kgroup.offsets.embedded import expand_members
 from kgroup.offsets.schema import RECORD_TYPES, Message, RecordType
 from kgroup.offsets.wire import INT16, INT32, DecodeError
@@ -327,23 +327,23 @@ def jsonable(obj: Any) -> Any:
 
 # ---------------------------------------------------------------- compiled reader caches
 
-_KEY_READERS: dict[int, codec.Reader] = {}
-_VALUE_READERS: dict[tuple[int, int], codec.Reader] = {}
+_KEY_READERS: dict[int, layouts.Reader] = {}
+_VALUE_READERS: dict[tuple[int, int], layouts.Reader] = {}
 
 
-def _key_reader(rt: RecordType) -> codec.Reader:
+def _key_reader(rt: RecordType) -> layouts.Reader:
     fn = _KEY_READERS.get(rt.type_id)
     if fn is None:
-        fn = codec.get_reader(rt.key.struct, 0, False)
+        fn = layouts.get_reader(rt.key.struct, 0, False)
         _KEY_READERS[rt.type_id] = fn
     return fn
 
 
-def _value_reader(msg: Message, version: int, cache_id: int) -> codec.Reader:
+def _value_reader(msg: Message, version: int, cache_id: int) -> layouts.Reader:
     cache_key = (cache_id, version)
     fn = _VALUE_READERS.get(cache_key)
     if fn is None:
-        fn = codec.get_reader(msg.struct, version, msg.flexible(version))
+        fn = layouts.get_reader(msg.struct, version, msg.flexible(version))
         _VALUE_READERS[cache_key] = fn
     return fn
 
@@ -421,7 +421,7 @@ def decode_value(rt: RecordType, value: bytes) -> ValueResult:
     return _decode_value(rt, value)
 
 
-_FAST: dict[int, codec.Reader] = {}
+_FAST: dict[int, layouts.Reader] = {}
 
 
 # ---------------------------------------------------------------- compiled paths
@@ -471,8 +471,8 @@ def _native_values() -> Any:
             for version in range(lo, hi + 1):
                 flexible = rt.value.flexible(version)
                 try:
-                    program = codec.c_program(rt.value.struct, version, flexible)
-                except codec.Unsupported:
+                    program = layouts.c_program(rt.value.struct, version, flexible)
+                except layouts.Unsupported:
                     continue
                 versions[version] = (program, flexible)
             values[type_id] = tuple(versions)
@@ -480,7 +480,7 @@ def _native_values() -> Any:
         for msg in (schema.CONSUMER_PROTOCOL_SUBSCRIPTION, schema.CONSUMER_PROTOCOL_ASSIGNMENT):
             lo, hi = msg.valid
             assert lo == 0 and not any(msg.flexible(v) for v in range(hi + 1))
-            embedded.append(tuple(codec.c_program(msg.struct, v, False) for v in range(hi + 1)))
+            embedded.append(tuple(layouts.c_program(msg.struct, v, False) for v in range(hi + 1)))
         vd = ext.ValueDecoder(tuple(values), embedded[0], embedded[1])
     _NATIVE["values"] = vd
     return vd

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgroup.offsets import codec, schema
+from kgroup.offsets import layouts, schema
 from kgroup.offsets.schema import Message
 from kgroup.offsets.wire import INT16, INT32, DecodeError
 
@@ -34,7 +34,7 @@ def _versioned(msg: Message, data: bytes) -> dict[str, Any]:
     every field of that layout is required (a buffer underflow is a `SchemaException` there),
     trailing bytes are ignored. The consumer protocol tables are kgroup.protocol's (the wire
     client and `simulate-assign --from-group` read the same bytes with them), read by its
-    generic reader through `codec` (C when built)."""
+    generic reader through `layouts` (C when built)."""
     if len(data) < 2:
         raise DecodeError("shorter than its int16 version", 0, "version")
     version = INT16.unpack_from(data, 0)[0]
@@ -43,7 +43,7 @@ def _versioned(msg: Message, data: bytes) -> dict[str, Any]:
         if version < 0:
             raise DecodeError(f"negative version {version}", 0, "version")
         read_version = min(version, msg.valid[1])
-        reader = codec.get_reader(msg.struct, read_version, msg.flexible(read_version))
+        reader = layouts.get_reader(msg.struct, read_version, msg.flexible(read_version))
         _EMBEDDED[(msg, version)] = reader
     fields, _pos = reader(data, 2, len(data))
     out: dict[str, Any] = {"version": version}
@@ -51,7 +51,7 @@ def _versioned(msg: Message, data: bytes) -> dict[str, Any]:
     return out
 
 
-_EMBEDDED: dict[tuple[Message, int], codec.Reader] = {}
+_EMBEDDED: dict[tuple[Message, int], layouts.Reader] = {}
 
 
 def _raw(data: bytes | None, error: str | None = None) -> dict[str, Any] | None:
@@ -111,7 +111,7 @@ def decode_user_data(protocol: str | None, data: bytes) -> dict[str, Any] | None
     if protocol == "sticky":
         for version in (1, 0):
             try:
-                fields, pos = codec.read_message(schema.STICKY_USER_DATA, version, data)
+                fields, pos = layouts.read_message(schema.STICKY_USER_DATA, version, data)
             except (DecodeError, UnicodeDecodeError):
                 continue
             if pos == len(data):

@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kgroup.offsets import codec, records, schema, wire
+from kgroup.offsets import layouts, records, schema, wire
 from kgroup.offsets.schema import RECORD_TYPES
 
 # ---------------------------------------------------------------- coordinator key/value
@@ -24,7 +24,7 @@ def encode_key(type_id: int, fields: dict[str, Any]) -> bytes:
     """int16 record type + the key struct (always version 0, never flexible)."""
     rt = RECORD_TYPES[type_id]
     out = bytearray(wire.INT16.pack(type_id))
-    codec.write_message(rt.key, 0, fields, out)
+    layouts.write_message(rt.key, 0, fields, out)
     return bytes(out)
 
 
@@ -49,7 +49,7 @@ def encode_value(type_id: int, version: int, fields: dict[str, Any] | None) -> b
             for m in fields["members"]
         ]
     out = bytearray(wire.INT16.pack(version))
-    codec.write_message(rt.value, version, fields, out)
+    layouts.write_message(rt.value, version, fields, out)
     return bytes(out)
 
 
@@ -79,7 +79,7 @@ def encode_versioned(msg: schema.Message, fields: dict[str, Any]) -> bytes:
     if msg is schema.CONNECT_METADATA and isinstance(body.get("allocation"), dict):
         body["allocation"] = encode_versioned(schema.CONNECT_ASSIGNMENT, body["allocation"])
     out = bytearray(wire.INT16.pack(version))
-    codec.write_message(msg, min(version, msg.valid[1]), body, out)
+    layouts.write_message(msg, min(version, msg.valid[1]), body, out)
     return bytes(out)
 
 
@@ -95,7 +95,7 @@ def encode_sticky_user_data(previous: list[dict[str, Any]], generation: int | No
     """StickyAssignor user data: V1 with a generation, V0 without."""
     version = 0 if generation is None else 1
     values = {"previous_assignment": previous, "generation": generation}
-    return codec.encode_message(schema.STICKY_USER_DATA, version, values)
+    return layouts.encode_message(schema.STICKY_USER_DATA, version, values)
 
 
 def control_key(marker: str) -> bytes:

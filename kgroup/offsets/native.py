@@ -1,6 +1,6 @@
 """The optional compiled fast path of the codec: `_speedups`, built from `_speedups.c`.
 
-Source of truth: the pure-Python codec (`codec.py`, `records.py`); the extension follows it and
+Source of truth: the pure-Python codec (`layouts.py`, `records.py`); the extension follows it and
 gives up (returns to the Python code) on anything it does not handle, so results and error
 messages are always the interpreter's. `setup.py` builds it when a C compiler is available
 (`pip install -e .`); without it everything runs in pure Python.

@@ -10,7 +10,7 @@ OFFSETS_FORMAT.md §2-4. The layouts themselves are JSON in that schema language
 message, in `kgroup.protocol.definitions` (`coordinator/<Name>Key.json` and `<Name>Value.json`,
 earlier layouts in `coordinator/kafka-X.Y/`, `embedded/`): a new Kafka version means editing
 lines there. The consumer protocol and the sticky assignors' user data are bound in
-`kgroup.protocol.consumer_protocol` (the wire APIs carry the same bytes) and re-exported.
+`kgroup.protocol.member_messages` (the wire APIs carry the same bytes) and re-exported.
 
 Field names keep Kafka's spelling; the decoder prints them in snake_case (`commitTimestamp` ->
 `commit_timestamp`, `GroupId` -> `group_id`), the naming of CLI.md "decode output records".
@@ -23,16 +23,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from kgroup.protocol.definitions import load
+
 # The declaration model is kgroup.protocol's: the same tables drive the wire codec, this decoder
 # and the C fast path. The consumer embedded protocol is declared once, with the wire APIs that
 # carry it.
-from kgroup.protocol.consumer_protocol import (  # noqa: F401 (re-exported)
+from kgroup.protocol.member_messages import (  # noqa: F401 (re-exported)
     CONSUMER_PROTOCOL_ASSIGNMENT,
     CONSUMER_PROTOCOL_SUBSCRIPTION,
     COOPERATIVE_STICKY_USER_DATA,
     STICKY_USER_DATA,
 )
-from kgroup.protocol.definitions import load
 from kgroup.protocol.model import (  # noqa: F401 (re-exported)
     NULL,
     Array,

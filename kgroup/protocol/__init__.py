@@ -1,10 +1,10 @@
-"""Kafka's binary message formats as declarations, with one generic reader and writer.
+"""Kafka's binary message formats: declarations, generated message modules, one run-time codec.
 
-`model` declares messages (fields, versions, nullable/tagged/flexible ranges, defaults);
-`codec` reads and writes any declaration at any version (compiled once by `reader` and
-`writer`, on the primitives of `types`); `messages` holds the wire APIs kgroup speaks and
-`consumer_protocol` the bytes consumer-group members exchange (also stored in
-`__consumer_offsets`, hence outside `messages`, which the offsets decoder does not load), all
-transcribed from Kafka's JSON message definitions; `adapters` gives them the signatures and
-result types of the wire client (`kgroup.core.wire.messages` re-exports them).
+`definitions` holds every message as JSON in Kafka's schema language, loaded into `model`'s
+declarations; `generated` is one committed module per declaration (typed frozen dataclasses,
+`read`/`write` per version, on `runtime`'s primitives), made by scripts/gen_protocol.py;
+`messages` names the wire APIs and the versions kgroup speaks, `member_messages` the bytes
+consumer-group members exchange. `dicts` reads and writes any declaration as dicts (compiled
+by `reader` and `writer`, kept by `cache`), for the `__consumer_offsets` decoder and the
+assignors. A leaf: nothing here imports the rest of kgroup (`errors` are its own).
 """

@@ -7,7 +7,8 @@ objects, written to a temporary file and renamed into place, checked before use)
 their common base). Compiling that source costs more than a short `kgroup` run spends decoding
 (~0.5 ms a message), so the code objects are kept, marshal'ed, in the user cache directory:
 `$XDG_CACHE_HOME/kgroup/protocol`, else `~/.cache/kgroup/protocol` (private to its owner, as
-its code is run). An entry's key is the source itself with its filename, kgroup's version and
+its code is run). An entry's key is the source itself with its filename, the compiler's own
+code (`COMPILER`, a CRC of the modules whose helpers the code calls) and
 Python's bytecode (version, cache tag, optimisation level), and the entry holds that key: it is
 used only for exactly that source. The source is a pure function of the declaration's content,
 the version, the options and the compiler, so a changed declaration or compiler finds no entry
@@ -32,7 +33,6 @@ import zlib
 from types import CodeType
 from typing import Any
 
-from kgroup import __version__
 from kgroup.protocol.model import Struct
 
 _MAGIC = b"kgroup-protocol-code\n"
@@ -45,6 +45,20 @@ _trust: dict[str, bool] = {}  # directory -> whether its entries may be run (see
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
+def _compiler_id() -> str:
+    """A CRC of the modules the compiled code is made by and calls into: a changed helper
+    with an unchanged source must not find the old code."""
+    here = os.path.dirname(__file__)
+    crc = 0
+    for name in ("cache.py", "reader.py", "writer.py", "types.py", "errors.py"):
+        with open(os.path.join(here, name), "rb") as fh:
+            crc = zlib.crc32(fh.read(), crc)
+    return f"{crc:08x}"
+
+
+COMPILER = _compiler_id()
+
+
 def cache_dir() -> str:
     """Where compiled code is kept (`$XDG_CACHE_HOME/kgroup/protocol`)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -54,7 +68,7 @@ def cache_dir() -> str:
 def _key(source: str, filename: str) -> bytes:
     """Everything the code object of `source` depends on, the source last."""
     interpreter = (sys.hexversion, sys.implementation.cache_tag, sys.flags.optimize)
-    return repr((__version__, interpreter, filename)).encode() + b"\n" + source.encode()
+    return repr((COMPILER, interpreter, filename)).encode() + b"\n" + source.encode()
 
 
 def _load(path: str, key: bytes) -> CodeType | None:

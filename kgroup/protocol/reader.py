@@ -10,7 +10,7 @@ structs marked by an int8 (or an unsigned varint inside a tagged field).
 One function per struct, straight-line code, consecutive fixed-width fields read by one
 precompiled `struct.Struct`, every bounds check naming the field and byte position. Options:
 uuids as bytes or text, defaults for fields absent from a version or not, the error class and
-its `Wording` (the wire client's, or `kgroup decode`'s through `kgroup.offsets.codec`, which also
+its `Wording` (the wire client's, or `kgroup decode`'s through `kgroup.offsets.layouts`, which also
 wraps these readers in its compiled C fast path).
 """
 

@@ -36,6 +36,38 @@ ZERO_UUID = bytes(16)
 ALLOCATE = "Tried to allocate a collection of size %d, but there are only %d bytes remaining."
 
 
+_set = object.__setattr__  # how a generated __init__ sets the slots of an immutable object
+
+
+class Struct:
+    """Base of the generated message classes: immutable, slotted, compared, hashed and printed
+    field by field, in `_fields` order (Kafka's)."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot set {name}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name}")
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._values()))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__name__}({inner})"
+
+
 def java_name(label: str) -> str:
     """The last name of a field path as Kafka's generated code spells it (`memberId`)."""
     name = label.rsplit(".", 1)[-1]

@@ -11,33 +11,12 @@ import base64
 from collections.abc import Callable
 from typing import Any, Literal
 
-from kgroup.core.errors import KafkaOperationError
+from kgroup.protocol.errors import ProtocolError, ProtocolWriteError, TrailingBytesError
 from kgroup.protocol.model import NULL, Array, Field, Struct
 
+__all__ = ["ProtocolError", "ProtocolWriteError", "TrailingBytesError"]  # re-exported
+
 Trailing = Literal["error", "keep", "ignore"]
-
-
-class ProtocolError(KafkaOperationError):
-    """Bytes that do not follow the Kafka protocol: says what was read, where, and why."""
-
-    def __init__(self, reason: str, *, position: int, field: str = "") -> None:
-        where = f" reading {field}" if field else ""
-        super().__init__(
-            f"malformed Kafka protocol data at byte {position}{where}: {reason}",
-            hint="the broker answered with bytes kgroup cannot decode; retry, or report the "
-            "broker version",
-        )
-        self.position = position
-        self.field = field
-        self.reason = reason
-
-
-class TrailingBytesError(ProtocolError):
-    """Bytes left after a complete message."""
-
-
-class ProtocolWriteError(ValueError):
-    """Values that cannot be written at the requested version (a kgroup bug, not bad input)."""
 
 
 FIXED = {

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
 from kgroup.core.wire import messages as m
-from kgroup.core.wire.codec import (
+from kgroup.core.wire.frames import (
     ProtocolError,
     decode_response_header,
     encode_request_header,

@@ -18,7 +18,7 @@ from kgroup.core.models import (
     TopicPartition,
 )
 from kgroup.core.wire import messages as m
-from kgroup.core.wire.codec import ProtocolError
+from kgroup.core.wire.frames import ProtocolError
 from kgroup.core.wire.kafka_errors import (
     Retry,
     coordinator_failure,

@@ -21,15 +21,18 @@ from typing import TYPE_CHECKING
 from kgroup.core.errors import AuthorizationError, KafkaOperationError, KgroupError
 from kgroup.core.models import BrokerNode, TopicPartition
 from kgroup.core.wire import messages as m
-from kgroup.protocol import codec
-from kgroup.protocol.messages.log_dirs import DESCRIBE_LOG_DIRS
+from kgroup.core.wire.frames import translated
+from kgroup.protocol.generated.wire import describe_log_dirs_request, describe_log_dirs_response
+from kgroup.protocol.messages import wire_api
+from kgroup.protocol.runtime import Readable
 
 if TYPE_CHECKING:
     from kgroup.core.wire.client import WireClient
     from kgroup.core.wire.connection import BrokerConnection
 
-# Sent by this module, so not in the client's table (`messages.APIS`)
-WIRE_API = DESCRIBE_LOG_DIRS
+# Sent by this module, so not in the client's table (`messages.APIS`); v1-v4: v0 is gone from
+# Kafka 4.0 (KIP-896) and says nothing v1 does not
+WIRE_API = DESCRIBE_LOG_DIRS = wire_api("DescribeLogDirs", (1, 2, 3, 4))
 
 Sizes = dict[TopicPartition, int | KgroupError]
 
@@ -48,29 +51,33 @@ class LogDirsAnswer:
 
 def encode_describe_log_dirs_request(version: int, partitions: Iterable[TopicPartition]) -> bytes:
     """DescribeLogDirsRequest v1-v4 for the partitions, topics in first-seen order."""
-    if version not in DESCRIBE_LOG_DIRS.versions:
+    if version not in WIRE_API.versions:
         raise ValueError("kgroup sends DescribeLogDirs v1-v4")
     by_topic: dict[str, list[int]] = {}
     for tp in partitions:
         by_topic.setdefault(tp.topic, []).append(tp.partition)
-    topics = [{"topic": t, "partitions": ps} for t, ps in by_topic.items()]
-    return codec.encode(DESCRIBE_LOG_DIRS.request, version, {"topics": topics})
+    topics = tuple(
+        describe_log_dirs_request.DescribableLogDirTopic(t, tuple(ps)) for t, ps in by_topic.items()
+    )
+    request = describe_log_dirs_request.DescribeLogDirsRequest(topics)
+    return describe_log_dirs_request.write(request, version)
 
 
+@translated
 def decode_describe_log_dirs_response(body: bytes, version: int) -> LogDirsAnswer:
     """A DescribeLogDirsResponse v1-v4 body (bytes after the message ignored, as Kafka's
     NetworkClient does)."""
-    d = codec.decode(DESCRIBE_LOG_DIRS.response, version, body, trailing="ignore")
+    d = describe_log_dirs_response.read_from(Readable(body), version)
     sizes: dict[TopicPartition, int] = {}
     failed = []
-    for result in d["results"]:
-        if result["error_code"] != m.NONE:
-            failed.append((result["log_dir"], result["error_code"]))
-        for topic in result["topics"]:
-            for p in topic["partitions"]:
-                if not p["is_future_key"]:
-                    sizes[TopicPartition(topic["name"], p["partition_index"])] = p["partition_size"]
-    return LogDirsAnswer(d["error_code"], sizes, tuple(failed))
+    for result in d.results:
+        if result.error_code != m.NONE:
+            failed.append((result.log_dir, result.error_code))
+        for topic in result.topics:
+            for p in topic.partitions:
+                if not p.is_future_key:
+                    sizes[TopicPartition(topic.name, p.partition_index)] = p.partition_size
+    return LogDirsAnswer(d.error_code, sizes, tuple(failed))
 
 
 def partition_sizes(

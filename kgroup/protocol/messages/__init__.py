@@ -25,8 +25,10 @@ least the spoken versions and usually all of Kafka's valid versions. Transcripti
 - OffsetDelete: v0, what Kafka 2.4-4.1 offer; the newest OffsetDeleteResponse.json adds a
   flexible v1 (KIP-1313) with the same fields, not in a stored copy yet.
 - ApiVersions: 0-4; v5 (KIP-1242) is not declared.
-- DescribeLogDirs (`kgroup.protocol.messages.log_dirs`) is declared but not in `APIS`, which must
-  equal the wire client's table: `kgroup.core.wire.log_dirs` sends it.
+- DescribeLogDirs: 0-4, flexible 2+ (v1-v4 share the request layout; v3 adds the top-level
+  ErrorCode, v4 TotalBytes and UsableBytes per log directory, KIP-827, `ignorable`, default -1).
+  Not in `APIS`, which must equal the wire client's table: `kgroup.core.wire.log_dirs` sends it
+  (`wire_api("DescribeLogDirs", ...)`).
 """
 
 from __future__ import annotations

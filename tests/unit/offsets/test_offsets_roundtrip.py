@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kgroup.offsets import codec, schema, wire
+from kgroup.offsets import layouts, schema, wire
 from kgroup.offsets.decode import decode_kv
 from kgroup.offsets.encode import encode_key, encode_value
 from kgroup.offsets.schema import RECORD_TYPES, Array, Field, Struct
@@ -149,8 +149,8 @@ def test_connect_protocol_round_trip(
     msg: schema.Message, data: st.DataObject, version: int
 ) -> None:
     fields = data.draw(_struct_strategy(msg.struct, version))
-    raw = codec.encode_message(msg, version, fields)
-    decoded, pos = codec.read_message(msg, version, raw)
+    raw = layouts.encode_message(msg, version, fields)
+    decoded, pos = layouts.read_message(msg, version, raw)
     assert pos == len(raw)
     assert decoded == fields
 

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kgroup.core.errors import KgroupError
-from kgroup.offsets import codec, embedded, native, records, schema, wire
 from kgroup.offsets import decode as dec
+from kgroup.offsets import embedded, layouts, native, records, schema, wire
 from kgroup.offsets import encode as enc
 from kgroup.offsets import segments as seg
 from kgroup.offsets.schema import RECORD_TYPES, Array, Message, Struct
@@ -34,7 +34,7 @@ _NEEDS_EXT = pytest.mark.skipif(
 
 FIXTURES = Path("/work/shared/fixtures/consumer-offsets-segments")
 _CACHES: list[dict[Any, Any]] = [
-    codec._READERS,
+    layouts._READERS,
     dec._KEY_READERS,
     dec._VALUE_READERS,
     dec._FAST,
@@ -167,9 +167,9 @@ MESSAGES = _messages()
 
 def _readers(msg: Message, version: int) -> tuple[Any, Any]:
     flexible = msg.flexible(version)
-    fast = codec.get_reader(msg.struct, version, flexible)
+    fast = layouts.get_reader(msg.struct, version, flexible)
     assert hasattr(fast, "try_read"), f"{msg.name} v{version} has no compiled reader"
-    return fast, codec.get_py_reader(msg.struct, version, flexible)
+    return fast, layouts.get_py_reader(msg.struct, version, flexible)
 
 
 def _py_result(py: Any, raw: bytes, pos: int) -> Any:
@@ -191,7 +191,7 @@ def test_compiled_reader_equals_the_interpreter(
     # unknown tags (a newer Kafka) must be kept by both
     if msg.flexible(version) and data.draw(st.booleans()):
         values["_tag" + str(data.draw(st.integers(30, 200)))] = data.draw(st.binary(max_size=5))
-    raw = b"\x07" + codec.encode_message(msg, version, values)
+    raw = b"\x07" + layouts.encode_message(msg, version, values)
     got = fast.try_read(raw, 1, len(raw))
     assert got is not None, "the compiled reader gave up on valid input"
     assert got == py(raw, 1, len(raw))
@@ -535,7 +535,7 @@ def test_value_decoder_equals_the_interpreter_on_every_value_table(
         raw = _group_value(data)
     else:
         fields = data.draw(_struct(rt.value.struct, version))
-        raw = wire.INT16.pack(version) + codec.encode_message(rt.value, version, fields)
+        raw = wire.INT16.pack(version) + layouts.encode_message(rt.value, version, fields)
     raw += data.draw(st.sampled_from([b"", b"\x00", b"\x01\x02"]))  # trailing bytes: Python
     expect = _pure_value(rt, raw)
     with compiled(True):
@@ -797,7 +797,7 @@ def test_value_json_on_every_value_table(type_id: int, data: st.DataObject) -> N
         raw = _group_value(data)
     else:
         fields = data.draw(_struct(rt.value.struct, version))
-        raw = wire.INT16.pack(version) + codec.encode_message(rt.value, version, fields)
+        raw = wire.INT16.pack(version) + layouts.encode_message(rt.value, version, fields)
     raw += data.draw(st.sampled_from([b"", b"", b"\x00"]))
     _assert_json_is_the_fields_text(type_id, raw)
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from kgroup.offsets import codec, native, schema
 from kgroup.offsets import decode as dec
+from kgroup.offsets import layouts, native, schema
 from kgroup.offsets import segments as seg
 from kgroup.offsets.schema import RECORD_TYPES, Array, Message, Struct
 from tests.unit.offsets.test_offsets_speedups import compiled
@@ -212,13 +212,13 @@ def _random_struct(rnd: random.Random, typ: Struct, version: int) -> dict[str, A
 def _member_bytes(rnd: random.Random, msg: Message) -> bytes:
     version = rnd.randint(0, msg.valid[1])
     fields = _random_struct(rnd, msg.struct, version)
-    return struct.pack(">h", version) + codec.encode_message(msg, version, fields)
+    return struct.pack(">h", version) + layouts.encode_message(msg, version, fields)
 
 
 def _generated(rnd: random.Random) -> tuple[bytes, bytes]:
     type_id = rnd.choice(sorted(RECORD_TYPES))
     rt = RECORD_TYPES[type_id]
-    key = struct.pack(">h", type_id) + codec.encode_message(
+    key = struct.pack(">h", type_id) + layouts.encode_message(
         rt.key, 0, _random_struct(rnd, rt.key.struct, 0)
     )
     version = rnd.randint(*rt.value.valid)
@@ -228,7 +228,7 @@ def _generated(rnd: random.Random) -> tuple[bytes, bytes]:
         for m in fields.get("members") or []:
             m["subscription"] = _member_bytes(rnd, schema.CONSUMER_PROTOCOL_SUBSCRIPTION)
             m["assignment"] = _member_bytes(rnd, schema.CONSUMER_PROTOCOL_ASSIGNMENT)
-    value = struct.pack(">h", version) + codec.encode_message(rt.value, version, fields)
+    value = struct.pack(">h", version) + layouts.encode_message(rt.value, version, fields)
     return key, value
 
 
@@ -317,7 +317,7 @@ def _raw_members(value: bytes) -> list[dict[str, bytes]]:
     with compiled(False):
         version = struct.unpack_from(">h", value)[0]
         hi = RECORD_TYPES[2].value.valid[1]
-        fields, _pos = codec.read_message(RECORD_TYPES[2].value, min(version, hi), value, 2)
+        fields, _pos = layouts.read_message(RECORD_TYPES[2].value, min(version, hi), value, 2)
     return fields.get("members") or []
 
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from kgroup.offsets import codec, native, schema
 from kgroup.offsets import decode as dec
 from kgroup.offsets import encode as enc
+from kgroup.offsets import layouts, native, schema
 from kgroup.protocol.writer import get_writer
 from tests.helpers import run_kgroup
 from tests.unit.offsets.test_offsets_speedups import compiled
@@ -123,7 +123,7 @@ def test_compiled_reader_reads_the_tagged_struct_itself(use_c: bool) -> None:
     """The C reader must not give up on these bytes (the parity tests only check equality)."""
     msg = schema.CONSUMER_GROUP_MEMBER_METADATA_VALUE
     with compiled(use_c):
-        reader = codec.get_reader(msg.struct, 0, True)
+        reader = layouts.get_reader(msg.struct, 0, True)
         for case, raw in RAW.items():
             if use_c:
                 assert reader.try_read(raw, 2, len(raw)) == (EXPECTED[case], len(raw)), case

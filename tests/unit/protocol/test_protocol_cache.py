@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kgroup.protocol import cache, codec, reader, writer
+from kgroup.protocol import cache, reader, writer
+from kgroup.protocol import dicts as codec
 from kgroup.protocol import messages as p
 
 VALUES = {
@@ -99,16 +100,16 @@ def test_entry_of_another_key_is_not_used(cache_home: Path) -> None:
     assert round_trip() == expected
 
 
-def test_stale_kgroup_version(cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stale_compiler(cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     expected = round_trip()
     current = {path: path.read_bytes() for path in entries(cache_home)}
-    version = cache.__version__
-    monkeypatch.setattr(cache, "__version__", "0.0.1")
+    version = cache.COMPILER
+    monkeypatch.setattr(cache, "COMPILER", "00000000")
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache_home.parent / "old"))
     assert round_trip() == expected
     old = [path.read_bytes() for path in entries(cache_home.parent / "old")]
     assert set(old).isdisjoint(current.values())
-    monkeypatch.setattr(cache, "__version__", version)
+    monkeypatch.setattr(cache, "COMPILER", version)
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache_home))
     for path, data in zip(current, old, strict=True):
         path.write_bytes(data)  # the old version's entries where this version looks

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgroup.assign import consumer_protocol as assign_cp
+from kgroup.core.wire import messages as a
 from kgroup.core.wire import messages as m
-from kgroup.protocol import adapters as a
-from kgroup.protocol import codec
+from kgroup.protocol import dicts
 from kgroup.protocol import messages as p
 from tests.unit.protocol import handwritten as h
 from tests.unit.protocol.strategies import message_values
@@ -86,7 +86,7 @@ def test_random_answers_decode_the_same(api, hand, ours, version) -> None:
     @FAST
     @given(message_values(api.response, version, unknown_tags=True))
     def check(values: dict[str, Any]) -> None:
-        body = codec.encode(api.response, version, values)
+        body = dicts.encode(api.response, version, values)
         assert ours(body, version) == hand(body, version)
 
     check()
@@ -94,7 +94,7 @@ def test_random_answers_decode_the_same(api, hand, ours, version) -> None:
 
 @pytest.mark.parametrize(("api", "hand", "ours", "version"), CASES)
 def test_truncated_answers_fail_in_both(api, hand, ours, version) -> None:
-    body = codec.encode(api.response, version, {})
+    body = dicts.encode(api.response, version, {})
     for cut in range(len(body)):
         with pytest.raises(m.ProtocolError):
             hand(body[:cut], version)

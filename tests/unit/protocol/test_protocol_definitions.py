@@ -20,6 +20,7 @@ PATHS = sorted(str(f.relative_to(ROOT).with_suffix("")) for f in ROOT.rglob("*.j
 
 MESSAGE_KEYS = {
     "source",
+    "kafka",
     "apiKey",
     "type",
     "name",

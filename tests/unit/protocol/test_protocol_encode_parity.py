@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kgroup.core.wire import messages as a
 from kgroup.core.wire import messages as m
-from kgroup.protocol import adapters as a
 from tests.unit.protocol import handwritten as h
 from tests.unit.protocol.strategies import TEXT
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgroup.protocol import codec
+from kgroup.protocol import dicts
 from kgroup.protocol.definitions import load
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.model import Array, Message, Struct, snake
@@ -88,9 +88,9 @@ def test_write_then_read_round_trips_and_matches_the_codec(
         raw = mod.write(obj, version)
     except ProtocolWriteError:
         with pytest.raises(ProtocolWriteError):
-            codec.encode(msg, version, values)
+            dicts.encode(msg, version, values)
         return
-    assert raw == codec.encode(msg, version, values)
+    assert raw == dicts.encode(msg, version, values)
     assert mod.read(raw, version) == obj
 
 
@@ -111,3 +111,13 @@ def test_trailing_bytes_and_truncation_are_errors_naming_the_field() -> None:
         mod.read(raw + b"\x00", 3)
     with pytest.raises(ProtocolError, match="reading commitTimestamp"):
         mod.read(raw[:-3], 3)
+
+
+def test_messages_are_immutable_values() -> None:
+    mod = module("coordinator/OffsetCommitValue")
+    a = mod.OffsetCommitValue(offset=5, metadata="m")
+    assert a == mod.OffsetCommitValue(offset=5, metadata="m") != mod.OffsetCommitValue(offset=6)
+    assert hash(a) == hash(mod.OffsetCommitValue(offset=5, metadata="m"))
+    assert repr(a).startswith("OffsetCommitValue(offset=5, leader_epoch=-1, metadata='m'")
+    with pytest.raises(AttributeError, match="immutable"):
+        a.offset = 6  # type: ignore[misc]

@@ -14,7 +14,6 @@ import importlib
 import json
 import os
 import struct
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +61,9 @@ def _json(obj: Any, typ: Any) -> Any:
     if isinstance(typ, Struct) and obj is not None:
         by_key = {fd.key: fd for fd in typ.fields}
         return {
-            _camel(f.name): _json(getattr(obj, f.name), by_key[f.name].type)
-            for f in fields(obj)
-            if f.name != "unknown_tags"
+            _camel(name): _json(getattr(obj, name), by_key[name].type)
+            for name in obj._fields
+            if name != "unknown_tags"
         }
     if isinstance(typ, Array):
         return None if obj is None else [_json(x, typ.of) for x in obj]

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from kgroup.core.wire.codec import ProtocolError
-from kgroup.offsets import codec as offsets_codec
+from kgroup.offsets import layouts as offsets_codec
 from kgroup.offsets import schema
 from kgroup.offsets.wire import DecodeError
-from kgroup.protocol import codec, consumer_protocol, model
+from kgroup.protocol import dicts as codec
+from kgroup.protocol import member_messages as consumer_protocol
+from kgroup.protocol import model
+from kgroup.protocol.errors import ProtocolError
 from kgroup.protocol.reader import get_reader
 from kgroup.protocol.types import ProtocolWriteError
 

@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from kgroup.core.wire.codec import ProtocolError
-from kgroup.protocol import codec
+from kgroup.protocol import dicts
 from kgroup.protocol import messages as p
-from kgroup.protocol.codec import ProtocolWriteError, TrailingBytesError
-from kgroup.protocol.consumer_protocol import CONSUMER_PROTOCOL_SUBSCRIPTION
+from kgroup.protocol.dicts import ProtocolWriteError, TrailingBytesError
+from kgroup.protocol.errors import ProtocolError
+from kgroup.protocol.member_messages import CONSUMER_PROTOCOL_SUBSCRIPTION
 from kgroup.protocol.messages.headers import REQUEST_HEADER
 from kgroup.protocol.model import NULL, f, message, struct
 from tests.unit.protocol.strategies import message_values
@@ -50,7 +50,7 @@ DESCRIBE_V5 = h(
 
 
 def test_the_vector_reads() -> None:
-    d = codec.decode(p.DESCRIBE_GROUPS.response, 5, DESCRIBE_V5)
+    d = dicts.decode(p.DESCRIBE_GROUPS.response, 5, DESCRIBE_V5)
     (group,) = d["groups"]
     assert group["group_id"] == "g"
     assert group["members"][0]["member_id"] == "m1"
@@ -61,7 +61,7 @@ def test_the_vector_reads() -> None:
 def test_a_truncated_message_names_the_field_and_the_byte() -> None:
     cut = DESCRIBE_V5.index(b"\x03m1") + 2  # inside MemberId
     with pytest.raises(ProtocolError) as caught:
-        codec.decode(p.DESCRIBE_GROUPS.response, 5, DESCRIBE_V5[:cut])
+        dicts.decode(p.DESCRIBE_GROUPS.response, 5, DESCRIBE_V5[:cut])
     assert caught.value.field == "Groups.Members.MemberId"
     assert caught.value.position == cut - 1
     assert "needs 2 bytes, 1 left" in caught.value.reason
@@ -77,10 +77,10 @@ def test_every_prefix_of_a_message_is_an_error(api, version, direction) -> None:
     @settings(max_examples=5, deadline=None)
     @given(message_values(msg, version))
     def check(values: dict[str, Any]) -> None:
-        raw = codec.encode(msg, version, values)
+        raw = dicts.encode(msg, version, values)
         for cut in range(len(raw)):
             with pytest.raises(ProtocolError) as caught:
-                codec.decode(msg, version, raw[:cut])
+                dicts.decode(msg, version, raw[:cut])
             assert caught.value.field
             assert 0 <= caught.value.position <= cut
 
@@ -98,7 +98,7 @@ def test_every_prefix_of_a_message_is_an_error(api, version, direction) -> None:
 def test_null_in_a_non_nullable_field_is_kafkas_error(version: int, null: str, field: str) -> None:
     body = h("00000000" + ("02" if version >= 5 else "00000001") + "0000" + null)
     with pytest.raises(ProtocolError) as caught:
-        codec.decode(p.DESCRIBE_GROUPS.response, version, body)
+        dicts.decode(p.DESCRIBE_GROUPS.response, version, body)
     assert caught.value.reason == f"non-nullable field {field} was serialized as null"
     assert caught.value.field == "Groups.GroupId"
     assert caught.value.position == (7 if version >= 5 else 10)  # the length's first byte
@@ -106,34 +106,34 @@ def test_null_in_a_non_nullable_field_is_kafkas_error(version: int, null: str, f
 
 def test_a_null_array_where_none_is_allowed_is_an_error() -> None:
     with pytest.raises(ProtocolError, match="non-nullable field groups was serialized as null"):
-        codec.decode(p.DESCRIBE_GROUPS.response, 1, h("00000000 ffffffff"))
+        dicts.decode(p.DESCRIBE_GROUPS.response, 1, h("00000000 ffffffff"))
 
 
 def test_a_null_array_where_allowed_is_none() -> None:
-    d = codec.decode(p.METADATA.request, 1, h("ffffffff"))
+    d = dicts.decode(p.METADATA.request, 1, h("ffffffff"))
     assert d["topics"] is None
 
 
 def test_an_array_longer_than_the_bytes_left_is_refused_before_reading() -> None:
     with pytest.raises(ProtocolError, match="Tried to allocate a collection of size 1000"):
-        codec.decode(p.DESCRIBE_GROUPS.request, 1, h("000003e8 00"))
+        dicts.decode(p.DESCRIBE_GROUPS.request, 1, h("000003e8 00"))
 
 
 def test_a_string_longer_than_0x7fff_is_refused() -> None:
     body = h("00000000 02 0000 818002")  # GroupId: compact length 32768 + 1
     with pytest.raises(ProtocolError, match="string field groupId had invalid length 32768"):
-        codec.decode(p.DESCRIBE_GROUPS.response, 5, body)
+        dicts.decode(p.DESCRIBE_GROUPS.response, 5, body)
 
 
 def test_invalid_utf8_is_an_error() -> None:
     with pytest.raises(ProtocolError, match="not UTF-8") as caught:
-        codec.decode(p.SASL_HANDSHAKE.request, 1, h("0002 c328"))
+        dicts.decode(p.SASL_HANDSHAKE.request, 1, h("0002 c328"))
     assert caught.value.field == "Mechanism"
 
 
 def test_a_varint_longer_than_5_bytes_is_an_error() -> None:
     with pytest.raises(ProtocolError, match="longer than 5 bytes"):
-        codec.decode(p.DESCRIBE_GROUPS.request, 5, h("ffffffffff01"))
+        dicts.decode(p.DESCRIBE_GROUPS.request, 5, h("ffffffffff01"))
 
 
 # --- tagged fields --------------------------------------------------------------------------------
@@ -144,21 +144,21 @@ API_VERSIONS_V3 = h("0000 01 00000000 02 01 08 0000000000000007 09 02 abcd")
 
 
 def test_known_tagged_fields_are_decoded_and_unknown_ones_kept() -> None:
-    d = codec.decode(p.API_VERSIONS.response, 3, API_VERSIONS_V3)
+    d = dicts.decode(p.API_VERSIONS.response, 3, API_VERSIONS_V3)
     assert d["finalized_features_epoch"] == 7
     assert d["supported_features"] == []  # tag 0 not sent: its default
     assert d["_tag9"] == h("abcd")
 
 
 def test_unknown_tagged_fields_are_written_back() -> None:
-    d = codec.decode(p.API_VERSIONS.response, 3, API_VERSIONS_V3)
-    assert codec.encode(p.API_VERSIONS.response, 3, d) == API_VERSIONS_V3
+    d = dicts.decode(p.API_VERSIONS.response, 3, API_VERSIONS_V3)
+    assert dicts.encode(p.API_VERSIONS.response, 3, d) == API_VERSIONS_V3
 
 
 def test_a_tagged_field_that_does_not_fill_its_size_is_an_error() -> None:
     body = h("0000 01 00000000 01 01 09 0000000000000007 00")  # size 9 for an int64
     with pytest.raises(ProtocolError, match="tagged field of 9 bytes read as 8"):
-        codec.decode(p.API_VERSIONS.response, 3, body)
+        dicts.decode(p.API_VERSIONS.response, 3, body)
 
 
 TAGGED = message(
@@ -172,14 +172,14 @@ TAGGED = message(
 
 
 def test_a_tagged_nullable_struct_with_a_zero_marker_is_null() -> None:
-    d = codec.decode(TAGGED, 0, h("05 ff 01 00 01 00"))  # U null; tag 0, 1 byte: marker 0
+    d = dicts.decode(TAGGED, 0, h("05 ff 01 00 01 00"))  # U null; tag 0, 1 byte: marker 0
     assert d == {"a": 5, "s": None, "u": None}
 
 
 def test_a_tagged_nullable_struct_round_trips() -> None:
-    raw = codec.encode(TAGGED, 0, {"a": 1, "s": {"x": "q"}, "u": {"y": 2}})
+    raw = dicts.encode(TAGGED, 0, {"a": 1, "s": {"x": "q"}, "u": {"y": 2}})
     assert raw == h("01 01 02 00 01 00 04 01 02 71 00")
-    assert codec.decode(TAGGED, 0, raw) == {"a": 1, "s": {"x": "q"}, "u": {"y": 2}}
+    assert dicts.decode(TAGGED, 0, raw) == {"a": 1, "s": {"x": "q"}, "u": {"y": 2}}
 
 
 # --- trailing bytes -------------------------------------------------------------------------------
@@ -187,25 +187,25 @@ def test_a_tagged_nullable_struct_round_trips() -> None:
 
 def test_trailing_bytes_are_an_error_by_default() -> None:
     with pytest.raises(TrailingBytesError) as caught:
-        codec.decode(p.SASL_HANDSHAKE.request, 1, h("0001 61 ee"))
+        dicts.decode(p.SASL_HANDSHAKE.request, 1, h("0001 61 ee"))
     assert caught.value.position == 3
     assert "1 unexpected trailing bytes" in caught.value.reason
 
 
 def test_trailing_bytes_can_be_kept_or_ignored() -> None:
-    kept = codec.decode(p.SASL_HANDSHAKE.request, 1, h("0001 61 ee"), trailing="keep")
+    kept = dicts.decode(p.SASL_HANDSHAKE.request, 1, h("0001 61 ee"), trailing="keep")
     assert kept == {"mechanism": "a", "_trailing": h("ee")}
-    assert codec.decode(p.SASL_HANDSHAKE.request, 1, h("0001 61 ee"), trailing="ignore") == {
+    assert dicts.decode(p.SASL_HANDSHAKE.request, 1, h("0001 61 ee"), trailing="ignore") == {
         "mechanism": "a"
     }
 
 
 def test_a_newer_subscription_version_is_read_as_the_newest_known_prefix() -> None:
-    v3 = codec.encode_versioned(
+    v3 = dicts.encode_versioned(
         CONSUMER_PROTOCOL_SUBSCRIPTION, 3, {"topics": ["t"], "rack_id": "r"}
     )
     v9 = h("0009") + v3[2:] + h("deadbeef")
-    d = codec.decode_versioned(CONSUMER_PROTOCOL_SUBSCRIPTION, v9)
+    d = dicts.decode_versioned(CONSUMER_PROTOCOL_SUBSCRIPTION, v9)
     assert (d["version"], d["topics"], d["rack_id"]) == (9, ["t"], "r")
 
 
@@ -214,9 +214,9 @@ def test_a_newer_subscription_version_is_read_as_the_newest_known_prefix() -> No
 
 def test_writing_a_non_default_value_a_version_lacks_is_refused_unless_ignorable() -> None:
     with pytest.raises(ProtocolWriteError, match="non-default AllowAutoTopicCreation at version 3"):
-        codec.encode(p.METADATA.request, 3, {"topics": [], "allow_auto_topic_creation": False})
+        dicts.encode(p.METADATA.request, 3, {"topics": [], "allow_auto_topic_creation": False})
     # ignorable (ListOffsets CurrentLeaderEpoch 4+): dropped
-    raw = codec.encode(
+    raw = dicts.encode(
         p.LIST_OFFSETS.request,
         1,
         {"topics": [{"name": "t", "partitions": [{"current_leader_epoch": 3}]}]},
@@ -226,21 +226,21 @@ def test_writing_a_non_default_value_a_version_lacks_is_refused_unless_ignorable
 
 def test_writing_null_in_a_non_nullable_field_is_refused() -> None:
     with pytest.raises(ProtocolWriteError, match="GroupId cannot be null"):
-        codec.encode(p.DESCRIBE_GROUPS.response, 5, {"groups": [{"group_id": None}]})
+        dicts.encode(p.DESCRIBE_GROUPS.response, 5, {"groups": [{"group_id": None}]})
 
 
 def test_an_undeclared_version_is_refused_both_ways() -> None:
     with pytest.raises(ProtocolError, match="has no version 9"):
-        codec.decode(p.SASL_HANDSHAKE.request, 9, b"")
+        dicts.decode(p.SASL_HANDSHAKE.request, 9, b"")
     with pytest.raises(ProtocolWriteError, match="has no version 9"):
-        codec.encode(p.SASL_HANDSHAKE.request, 9, {})
+        dicts.encode(p.SASL_HANDSHAKE.request, 9, {})
 
 
 # --- the declarations -----------------------------------------------------------------------------
 
 
 def test_the_request_header_keeps_a_classic_client_id_in_v2() -> None:
-    raw = codec.encode(
+    raw = dicts.encode(
         REQUEST_HEADER,
         2,
         {"request_api_key": 18, "request_api_version": 3, "correlation_id": 7, "client_id": "k"},

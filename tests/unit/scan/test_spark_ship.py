@@ -73,7 +73,7 @@ def test_missing_dependencies_are_an_error_with_the_way_out() -> None:
 def test_archive_holds_the_package_with_or_without_its_extensions(tmp_path, compiled) -> None:
     path = sh.make_archive(str(tmp_path), compiled)
     names = zipfile.ZipFile(path).namelist()
-    assert "kgroup/__init__.py" in names and "kgroup/offsets/codec.py" in names
+    assert "kgroup/__init__.py" in names and "kgroup/offsets/layouts.py" in names
     # the message declarations the executors' decoders load
     assert "kgroup/protocol/definitions/coordinator/OffsetCommitValue.json" in names
     assert "kgroup/protocol/definitions/embedded/ConsumerProtocolSubscription.json" in names

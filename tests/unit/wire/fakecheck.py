@@ -16,11 +16,10 @@ import time
 from dataclasses import dataclass, field
 
 from kgroup.core.wire import messages as m
-from kgroup.core.wire.log_dirs import WIRE_API
+from kgroup.core.wire.log_dirs import DESCRIBE_LOG_DIRS, WIRE_API
 from kgroup.offsets.encode import encode_batch
-from kgroup.protocol import codec
+from kgroup.protocol import dicts
 from kgroup.protocol.messages import DESCRIBE_CONFIGS
-from kgroup.protocol.messages.log_dirs import DESCRIBE_LOG_DIRS
 from tests.unit.wire.fakebroker import FetchAnswer, fetch_body, read_fetch_request
 from tests.unit.wire.fakegroups import GroupsCluster
 
@@ -88,11 +87,11 @@ class CheckCluster(GroupsCluster):
         ]
         configs.append({"name": "cleanup.policy", "value": "delete", "config_source": 5})
         result = {"resource_type": 2, "resource_name": TOPIC, "configs": configs}
-        return codec.encode(DESCRIBE_CONFIGS.response, version, {"results": [result]})
+        return dicts.encode(DESCRIBE_CONFIGS.response, version, {"results": [result]})
 
     def _describe_log_dirs(self, version: int, body: bytes) -> bytes:
         self.log_dirs_asked.append(
-            (version, codec.decode(DESCRIBE_LOG_DIRS.request, version, body))
+            (version, dicts.decode(DESCRIBE_LOG_DIRS.request, version, body))
         )
         partition = {
             "partition_index": 0,
@@ -101,4 +100,4 @@ class CheckCluster(GroupsCluster):
             "is_future_key": False,
         }
         result = {"log_dir": "/data", "topics": [{"name": TOPIC, "partitions": [partition]}]}
-        return codec.encode(DESCRIBE_LOG_DIRS.response, version, {"results": [result]})
+        return dicts.encode(DESCRIBE_LOG_DIRS.response, version, {"results": [result]})

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kgroup.core.errors import KafkaOperationError
-from kgroup.core.wire.codec import ProtocolError, decode_response_header, encode_request_header
+from kgroup.core.wire.frames import ProtocolError, decode_response_header, encode_request_header
 from tests.unit.wire.wirecodec import (
     Reader,
     Writer,

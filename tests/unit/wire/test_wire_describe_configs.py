@@ -92,7 +92,7 @@ def test_response_v1_entries_synonyms_and_sensitive_values() -> None:
 
 
 def test_response_with_trailing_bytes_is_refused() -> None:
-    from kgroup.core.wire.codec import ProtocolError
+    from kgroup.core.wire.frames import ProtocolError
 
     with pytest.raises(ProtocolError):
         m.decode_describe_configs_response(response_body() + b"\x00", 1)

@@ -8,7 +8,7 @@ import struct
 import pytest
 
 from kgroup.core.wire import messages as m
-from kgroup.core.wire.codec import ProtocolError
+from kgroup.core.wire.frames import ProtocolError
 
 
 def i8(v: int) -> bytes:

@@ -163,7 +163,7 @@ def test_response_v3_layout_has_no_disk_totals() -> None:
     answer = decode_describe_log_dirs_response(response_v34(3), 3)
     assert answer.sizes == {TP("orders", 7): 123_456_789_012}
     # read as v4, the same bytes run short: the versions differ
-    from kgroup.core.wire.codec import ProtocolError
+    from kgroup.core.wire.frames import ProtocolError
 
     with pytest.raises(ProtocolError):
         decode_describe_log_dirs_response(response_v34(3), 4)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kgroup.core.wire import messages as m
-from kgroup.core.wire.codec import ProtocolError
+from kgroup.core.wire.frames import ProtocolError
 
 
 def h(*parts: str) -> bytes:

@@ -13,7 +13,7 @@ import struct
 from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
 
-from kgroup.core.wire.codec import ProtocolError
+from kgroup.core.wire.frames import ProtocolError
 
 T = TypeVar("T")
 

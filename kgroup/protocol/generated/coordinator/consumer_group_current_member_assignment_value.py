@@ -8,14 +8,14 @@ group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAs
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I8,
     I32,
     ZERO_UUID,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_fixed_array,
     w_tags,
@@ -28,36 +28,82 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class TopicPartitions:
+class TopicPartitions(Struct):
     """An element of ConsumerGroupCurrentMemberAssignmentValue."""
 
+    __slots__ = ("assignment_epochs", "partitions", "topic_id", "unknown_tags")
+    _fields = ("topic_id", "partitions", "assignment_epochs", "unknown_tags")
+
     #: TopicId (uuid, v0+)
-    topic_id: bytes = ZERO_UUID
+    topic_id: bytes
     #: Partitions ([]int32, v0+)
-    partitions: tuple[int, ...] = ()
+    partitions: tuple[int, ...]
     #: AssignmentEpochs ([]int32, v0+, nullable v0+, tag 0 v0+): per-partition epoch, 4.3
-    assignment_epochs: tuple[int, ...] | None = None
+    assignment_epochs: tuple[int, ...] | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topic_id: bytes = ZERO_UUID,
+        partitions: tuple[int, ...] = (),
+        assignment_epochs: tuple[int, ...] | None = None,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topic_id", topic_id)
+        _set(self, "partitions", partitions)
+        _set(self, "assignment_epochs", assignment_epochs)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupCurrentMemberAssignmentValue:
-    """ConsumerGroupCurrentMemberAssignmentValue v0-0"""
+class ConsumerGroupCurrentMemberAssignmentValue(Struct):
+    """ConsumerGroupCurrentMemberAssignmentValue v0-0."""
+
+    __slots__ = (
+        "assigned_partitions",
+        "member_epoch",
+        "partitions_pending_revocation",
+        "previous_member_epoch",
+        "state",
+        "unknown_tags",
+    )
+    _fields = (
+        "member_epoch",
+        "previous_member_epoch",
+        "state",
+        "assigned_partitions",
+        "partitions_pending_revocation",
+        "unknown_tags",
+    )
 
     #: MemberEpoch (int32, v0+)
-    member_epoch: int = 0
+    member_epoch: int
     #: PreviousMemberEpoch (int32, v0+)
-    previous_member_epoch: int = 0
+    previous_member_epoch: int
     #: State (int8, v0+): 0 STABLE, 1 UNREVOKED_PARTITIONS, 2 UNRELEASED_PARTITIONS, 127
-    state: int = 0
+    state: int
     #: AssignedPartitions ([]TopicPartitions, v0+)
-    assigned_partitions: tuple[TopicPartitions, ...] = ()
+    assigned_partitions: tuple[TopicPartitions, ...]
     #: PartitionsPendingRevocation ([]TopicPartitions, v0+)
-    partitions_pending_revocation: tuple[TopicPartitions, ...] = ()
+    partitions_pending_revocation: tuple[TopicPartitions, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        member_epoch: int = 0,
+        previous_member_epoch: int = 0,
+        state: int = 0,
+        assigned_partitions: tuple[TopicPartitions, ...] = (),
+        partitions_pending_revocation: tuple[TopicPartitions, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "member_epoch", member_epoch)
+        _set(self, "previous_member_epoch", previous_member_epoch)
+        _set(self, "state", state)
+        _set(self, "assigned_partitions", assigned_partitions)
+        _set(self, "partitions_pending_revocation", partitions_pending_revocation)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_TopicPartitions(r: Readable, version: int) -> TopicPartitions:

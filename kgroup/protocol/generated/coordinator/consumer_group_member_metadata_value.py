@@ -8,12 +8,12 @@ group-coordinator/src/main/resources/common/message/ConsumerGroupMemberMetadataV
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     Readable,
+    Struct,
+    _set,
     w_bytes,
     w_count,
     w_string,
@@ -26,55 +26,127 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ClassicProtocol:
+class ClassicProtocol(Struct):
     """An element of ConsumerGroupMemberMetadataValue."""
 
+    __slots__ = ("metadata", "name", "unknown_tags")
+    _fields = ("name", "metadata", "unknown_tags")
+
     #: Name (string, v0+)
-    name: str = ""
+    name: str
     #: Metadata (bytes, v0+)
-    metadata: bytes = b""
+    metadata: bytes
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        metadata: bytes = b"",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "metadata", metadata)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ClassicMemberMetadata:
+class ClassicMemberMetadata(Struct):
     """members that joined a consumer group with the classic protocol (3.8)"""
 
+    __slots__ = ("session_timeout_ms", "supported_protocols", "unknown_tags")
+    _fields = ("session_timeout_ms", "supported_protocols", "unknown_tags")
+
     #: SessionTimeoutMs (int32, v0+)
-    session_timeout_ms: int = 0
+    session_timeout_ms: int
     #: SupportedProtocols ([]ClassicProtocol, v0+)
-    supported_protocols: tuple[ClassicProtocol, ...] = ()
+    supported_protocols: tuple[ClassicProtocol, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        session_timeout_ms: int = 0,
+        supported_protocols: tuple[ClassicProtocol, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "session_timeout_ms", session_timeout_ms)
+        _set(self, "supported_protocols", supported_protocols)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupMemberMetadataValue:
-    """ConsumerGroupMemberMetadataValue v0-0"""
+class ConsumerGroupMemberMetadataValue(Struct):
+    """ConsumerGroupMemberMetadataValue v0-0."""
+
+    __slots__ = (
+        "classic_member_metadata",
+        "client_host",
+        "client_id",
+        "instance_id",
+        "rack_id",
+        "rebalance_timeout_ms",
+        "server_assignor",
+        "subscribed_topic_names",
+        "subscribed_topic_regex",
+        "unknown_tags",
+    )
+    _fields = (
+        "instance_id",
+        "rack_id",
+        "client_id",
+        "client_host",
+        "subscribed_topic_names",
+        "subscribed_topic_regex",
+        "rebalance_timeout_ms",
+        "server_assignor",
+        "classic_member_metadata",
+        "unknown_tags",
+    )
 
     #: InstanceId (string, v0+, nullable v0+)
-    instance_id: str | None = ""
+    instance_id: str | None
     #: RackId (string, v0+, nullable v0+)
-    rack_id: str | None = ""
+    rack_id: str | None
     #: ClientId (string, v0+)
-    client_id: str = ""
+    client_id: str
     #: ClientHost (string, v0+)
-    client_host: str = ""
+    client_host: str
     #: SubscribedTopicNames ([]string, v0+)
-    subscribed_topic_names: tuple[str, ...] = ()
+    subscribed_topic_names: tuple[str, ...]
     #: SubscribedTopicRegex (string, v0+, nullable v0+)
-    subscribed_topic_regex: str | None = ""
+    subscribed_topic_regex: str | None
     #: RebalanceTimeoutMs (int32, v0+)
-    rebalance_timeout_ms: int = -1
+    rebalance_timeout_ms: int
     #: ServerAssignor (string, v0+, nullable v0+)
-    server_assignor: str | None = ""
+    server_assignor: str | None
     #: ClassicMemberMetadata (ClassicMemberMetadata, v0+, nullable v0+, tag 0 v0+): members that
     #: joined a consumer group with the classic protocol (3.8)
-    classic_member_metadata: ClassicMemberMetadata | None = None
+    classic_member_metadata: ClassicMemberMetadata | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        instance_id: str | None = "",
+        rack_id: str | None = "",
+        client_id: str = "",
+        client_host: str = "",
+        subscribed_topic_names: tuple[str, ...] = (),
+        subscribed_topic_regex: str | None = "",
+        rebalance_timeout_ms: int = -1,
+        server_assignor: str | None = "",
+        classic_member_metadata: ClassicMemberMetadata | None = None,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "instance_id", instance_id)
+        _set(self, "rack_id", rack_id)
+        _set(self, "client_id", client_id)
+        _set(self, "client_host", client_host)
+        _set(self, "subscribed_topic_names", subscribed_topic_names)
+        _set(self, "subscribed_topic_regex", subscribed_topic_regex)
+        _set(self, "rebalance_timeout_ms", rebalance_timeout_ms)
+        _set(self, "server_assignor", server_assignor)
+        _set(self, "classic_member_metadata", classic_member_metadata)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ClassicProtocol(r: Readable, version: int) -> ClassicProtocol:

@@ -8,13 +8,13 @@ group-coordinator/src/main/resources/common/message/ConsumerGroupMetadataValue.j
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     w_tags,
 )
 
@@ -24,16 +24,28 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupMetadataValue:
-    """ConsumerGroupMetadataValue v0-0"""
+class ConsumerGroupMetadataValue(Struct):
+    """ConsumerGroupMetadataValue v0-0."""
+
+    __slots__ = ("epoch", "metadata_hash", "unknown_tags")
+    _fields = ("epoch", "metadata_hash", "unknown_tags")
 
     #: Epoch (int32, v0+)
-    epoch: int = 0
+    epoch: int
     #: MetadataHash (int64, v0+, tag 0 v0+): KIP-1101, 4.1
-    metadata_hash: int = 0
+    metadata_hash: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        epoch: int = 0,
+        metadata_hash: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "epoch", epoch)
+        _set(self, "metadata_hash", metadata_hash)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ConsumerGroupMetadataValue(r: Readable, version: int) -> ConsumerGroupMetadataValue:

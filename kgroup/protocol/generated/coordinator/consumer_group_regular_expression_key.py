@@ -8,11 +8,11 @@ group-coordinator/src/main/resources/common/message/ConsumerGroupRegularExpressi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     w_string,
 )
 
@@ -22,14 +22,20 @@ VALID = (0, 0)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupRegularExpressionKey:
-    """ConsumerGroupRegularExpressionKey v0-0"""
+class ConsumerGroupRegularExpressionKey(Struct):
+    """ConsumerGroupRegularExpressionKey v0-0."""
+
+    __slots__ = ("group_id", "regular_expression")
+    _fields = ("group_id", "regular_expression")
 
     #: GroupId (string, v0+)
-    group_id: str = ""
+    group_id: str
     #: RegularExpression (string, v0+)
-    regular_expression: str = ""
+    regular_expression: str
+
+    def __init__(self, group_id: str = "", regular_expression: str = "") -> None:
+        _set(self, "group_id", group_id)
+        _set(self, "regular_expression", regular_expression)
 
 
 def _read_ConsumerGroupRegularExpressionKey(

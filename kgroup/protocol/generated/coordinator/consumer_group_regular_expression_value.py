@@ -8,12 +8,12 @@ group-coordinator/src/main/resources/common/message/ConsumerGroupRegularExpressi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I64,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_string,
     w_tags,
@@ -25,18 +25,32 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupRegularExpressionValue:
-    """ConsumerGroupRegularExpressionValue v0-0"""
+class ConsumerGroupRegularExpressionValue(Struct):
+    """ConsumerGroupRegularExpressionValue v0-0."""
+
+    __slots__ = ("timestamp", "topics", "unknown_tags", "version")
+    _fields = ("topics", "version", "timestamp", "unknown_tags")
 
     #: Topics ([]string, v0+)
-    topics: tuple[str, ...] = ()
+    topics: tuple[str, ...]
     #: Version (int64, v0+)
-    version: int = 0
+    version: int
     #: Timestamp (int64, v0+)
-    timestamp: int = 0
+    timestamp: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topics: tuple[str, ...] = (),
+        version: int = 0,
+        timestamp: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topics", topics)
+        _set(self, "version", version)
+        _set(self, "timestamp", timestamp)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ConsumerGroupRegularExpressionValue(

@@ -8,11 +8,11 @@ group-coordinator/src/main/resources/common/message/GroupMetadataKey.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     w_string,
 )
 
@@ -22,12 +22,17 @@ VALID = (0, 0)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class GroupMetadataKey:
-    """GroupMetadataKey v0-0"""
+class GroupMetadataKey(Struct):
+    """GroupMetadataKey v0-0."""
+
+    __slots__ = ("group",)
+    _fields = ("group",)
 
     #: group (string, v0+)
-    group: str = ""
+    group: str
+
+    def __init__(self, group: str = "") -> None:
+        _set(self, "group", group)
 
 
 def _read_GroupMetadataKey(r: Readable, version: int) -> GroupMetadataKey:

@@ -8,13 +8,13 @@ group-coordinator/src/main/resources/common/message/GroupMetadataValue.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     absent,
     w_bytes,
     w_count,
@@ -28,48 +28,128 @@ VALID = (0, 4)
 FLEXIBLE_FROM = 4
 
 
-@dataclass(frozen=True, slots=True)
-class MemberMetadata:
+class MemberMetadata(Struct):
     """An element of GroupMetadataValue."""
 
+    __slots__ = (
+        "assignment",
+        "client_host",
+        "client_id",
+        "group_instance_id",
+        "member_id",
+        "rebalance_timeout",
+        "session_timeout",
+        "subscription",
+        "unknown_tags",
+    )
+    _fields = (
+        "member_id",
+        "group_instance_id",
+        "client_id",
+        "client_host",
+        "rebalance_timeout",
+        "session_timeout",
+        "subscription",
+        "assignment",
+        "unknown_tags",
+    )
+
     #: memberId (string, v0+)
-    member_id: str = ""
+    member_id: str
     #: groupInstanceId (string, v3+, nullable v3+): KIP-345 static membership, 2.3
-    group_instance_id: str | None = ""
+    group_instance_id: str | None
     #: clientId (string, v0+)
-    client_id: str = ""
+    client_id: str
     #: clientHost (string, v0+)
-    client_host: str = ""
+    client_host: str
     #: rebalanceTimeout (int32, v1+): 0.10.1
-    rebalance_timeout: int = -1
+    rebalance_timeout: int
     #: sessionTimeout (int32, v0+)
-    session_timeout: int = 0
+    session_timeout: int
     #: subscription (bytes, v0+)
-    subscription: bytes = b""
+    subscription: bytes
     #: assignment (bytes, v0+)
-    assignment: bytes = b""
+    assignment: bytes
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        member_id: str = "",
+        group_instance_id: str | None = "",
+        client_id: str = "",
+        client_host: str = "",
+        rebalance_timeout: int = -1,
+        session_timeout: int = 0,
+        subscription: bytes = b"",
+        assignment: bytes = b"",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "member_id", member_id)
+        _set(self, "group_instance_id", group_instance_id)
+        _set(self, "client_id", client_id)
+        _set(self, "client_host", client_host)
+        _set(self, "rebalance_timeout", rebalance_timeout)
+        _set(self, "session_timeout", session_timeout)
+        _set(self, "subscription", subscription)
+        _set(self, "assignment", assignment)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class GroupMetadataValue:
-    """GroupMetadataValue v0-4"""
+class GroupMetadataValue(Struct):
+    """GroupMetadataValue v0-4."""
+
+    __slots__ = (
+        "current_state_timestamp",
+        "generation",
+        "leader",
+        "members",
+        "protocol",
+        "protocol_type",
+        "unknown_tags",
+    )
+    _fields = (
+        "protocol_type",
+        "generation",
+        "protocol",
+        "leader",
+        "current_state_timestamp",
+        "members",
+        "unknown_tags",
+    )
 
     #: protocolType (string, v0+)
-    protocol_type: str = ""
+    protocol_type: str
     #: generation (int32, v0+)
-    generation: int = 0
+    generation: int
     #: protocol (string, v0+, nullable v0+)
-    protocol: str | None = ""
+    protocol: str | None
     #: leader (string, v0+, nullable v0+)
-    leader: str | None = ""
+    leader: str | None
     #: currentStateTimestamp (int64, v2+): Kafka 2.1
-    current_state_timestamp: int = -1
+    current_state_timestamp: int
     #: members ([]MemberMetadata, v0+)
-    members: tuple[MemberMetadata, ...] = ()
+    members: tuple[MemberMetadata, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        protocol_type: str = "",
+        generation: int = 0,
+        protocol: str | None = "",
+        leader: str | None = "",
+        current_state_timestamp: int = -1,
+        members: tuple[MemberMetadata, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "protocol_type", protocol_type)
+        _set(self, "generation", generation)
+        _set(self, "protocol", protocol)
+        _set(self, "leader", leader)
+        _set(self, "current_state_timestamp", current_state_timestamp)
+        _set(self, "members", members)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_MemberMetadata(r: Readable, version: int) -> MemberMetadata:

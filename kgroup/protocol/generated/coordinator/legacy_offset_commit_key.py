@@ -8,12 +8,12 @@ group-coordinator/src/main/resources/common/message/LegacyOffsetCommitKey.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     Readable,
+    Struct,
+    _set,
     w_string,
 )
 
@@ -23,16 +23,23 @@ VALID = (0, 0)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class LegacyOffsetCommitKey:
-    """LegacyOffsetCommitKey v0-0"""
+class LegacyOffsetCommitKey(Struct):
+    """LegacyOffsetCommitKey v0-0."""
+
+    __slots__ = ("group", "partition", "topic")
+    _fields = ("group", "topic", "partition")
 
     #: group (string, v0+)
-    group: str = ""
+    group: str
     #: topic (string, v0+)
-    topic: str = ""
+    topic: str
     #: partition (int32, v0+)
-    partition: int = 0
+    partition: int
+
+    def __init__(self, group: str = "", topic: str = "", partition: int = 0) -> None:
+        _set(self, "group", group)
+        _set(self, "topic", topic)
+        _set(self, "partition", partition)
 
 
 def _read_LegacyOffsetCommitKey(r: Readable, version: int) -> LegacyOffsetCommitKey:

@@ -8,13 +8,13 @@ group-coordinator/src/main/resources/common/message/OffsetCommitValue.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     absent,
     w_string,
     w_tags,
@@ -27,24 +27,60 @@ VALID = (0, 4)
 FLEXIBLE_FROM = 4
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetCommitValue:
-    """OffsetCommitValue v0-4"""
+class OffsetCommitValue(Struct):
+    """OffsetCommitValue v0-4."""
+
+    __slots__ = (
+        "commit_timestamp",
+        "expire_timestamp",
+        "leader_epoch",
+        "metadata",
+        "offset",
+        "topic_id",
+        "unknown_tags",
+    )
+    _fields = (
+        "offset",
+        "leader_epoch",
+        "metadata",
+        "commit_timestamp",
+        "expire_timestamp",
+        "topic_id",
+        "unknown_tags",
+    )
 
     #: offset (int64, v0+)
-    offset: int = 0
+    offset: int
     #: leaderEpoch (int32, v3+): KIP-320, Kafka 2.1
-    leader_epoch: int = -1
+    leader_epoch: int
     #: metadata (string, v0+)
-    metadata: str = ""
+    metadata: str
     #: commitTimestamp (int64, v0+)
-    commit_timestamp: int = 0
+    commit_timestamp: int
     #: expireTimestamp (int64, v1): explicit retention (pre-2.1 / v1 only)
-    expire_timestamp: int = -1
+    expire_timestamp: int
     #: topicId (uuid, v4+, tag 0 v4+): KIP-848, 4.1
-    topic_id: bytes = b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+    topic_id: bytes
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        offset: int = 0,
+        leader_epoch: int = -1,
+        metadata: str = "",
+        commit_timestamp: int = 0,
+        expire_timestamp: int = -1,
+        topic_id: bytes = b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "offset", offset)
+        _set(self, "leader_epoch", leader_epoch)
+        _set(self, "metadata", metadata)
+        _set(self, "commit_timestamp", commit_timestamp)
+        _set(self, "expire_timestamp", expire_timestamp)
+        _set(self, "topic_id", topic_id)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_OffsetCommitValue(r: Readable, version: int) -> OffsetCommitValue:

@@ -8,14 +8,14 @@ group-coordinator/src/main/resources/common/message/ShareGroupCurrentMemberAssig
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I8,
     I32,
     ZERO_UUID,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_fixed_array,
     w_tags,
@@ -28,32 +28,72 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class TopicPartition:
+class TopicPartition(Struct):
     """An element of ShareGroupCurrentMemberAssignmentValue."""
 
+    __slots__ = ("partitions", "topic_id", "unknown_tags")
+    _fields = ("topic_id", "partitions", "unknown_tags")
+
     #: TopicId (uuid, v0+)
-    topic_id: bytes = ZERO_UUID
+    topic_id: bytes
     #: Partitions ([]int32, v0+)
-    partitions: tuple[int, ...] = ()
+    partitions: tuple[int, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topic_id: bytes = ZERO_UUID,
+        partitions: tuple[int, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topic_id", topic_id)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ShareGroupCurrentMemberAssignmentValue:
-    """ShareGroupCurrentMemberAssignmentValue v0-0"""
+class ShareGroupCurrentMemberAssignmentValue(Struct):
+    """ShareGroupCurrentMemberAssignmentValue v0-0."""
+
+    __slots__ = (
+        "assigned_partitions",
+        "member_epoch",
+        "previous_member_epoch",
+        "state",
+        "unknown_tags",
+    )
+    _fields = (
+        "member_epoch",
+        "previous_member_epoch",
+        "state",
+        "assigned_partitions",
+        "unknown_tags",
+    )
 
     #: MemberEpoch (int32, v0+)
-    member_epoch: int = 0
+    member_epoch: int
     #: PreviousMemberEpoch (int32, v0+)
-    previous_member_epoch: int = 0
+    previous_member_epoch: int
     #: State (int8, v0+)
-    state: int = 0
+    state: int
     #: AssignedPartitions ([]TopicPartition, v0+)
-    assigned_partitions: tuple[TopicPartition, ...] = ()
+    assigned_partitions: tuple[TopicPartition, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        member_epoch: int = 0,
+        previous_member_epoch: int = 0,
+        state: int = 0,
+        assigned_partitions: tuple[TopicPartition, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "member_epoch", member_epoch)
+        _set(self, "previous_member_epoch", previous_member_epoch)
+        _set(self, "state", state)
+        _set(self, "assigned_partitions", assigned_partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:

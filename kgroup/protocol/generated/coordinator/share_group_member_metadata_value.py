@@ -8,11 +8,11 @@ group-coordinator/src/main/resources/common/message/ShareGroupMemberMetadataValu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     w_count,
     w_string,
     w_tags,
@@ -24,20 +24,36 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ShareGroupMemberMetadataValue:
-    """ShareGroupMemberMetadataValue v0-0"""
+class ShareGroupMemberMetadataValue(Struct):
+    """ShareGroupMemberMetadataValue v0-0."""
+
+    __slots__ = ("client_host", "client_id", "rack_id", "subscribed_topic_names", "unknown_tags")
+    _fields = ("rack_id", "client_id", "client_host", "subscribed_topic_names", "unknown_tags")
 
     #: RackId (string, v0+, nullable v0+)
-    rack_id: str | None = ""
+    rack_id: str | None
     #: ClientId (string, v0+)
-    client_id: str = ""
+    client_id: str
     #: ClientHost (string, v0+)
-    client_host: str = ""
+    client_host: str
     #: SubscribedTopicNames ([]string, v0+)
-    subscribed_topic_names: tuple[str, ...] = ()
+    subscribed_topic_names: tuple[str, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        rack_id: str | None = "",
+        client_id: str = "",
+        client_host: str = "",
+        subscribed_topic_names: tuple[str, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "rack_id", rack_id)
+        _set(self, "client_id", client_id)
+        _set(self, "client_host", client_host)
+        _set(self, "subscribed_topic_names", subscribed_topic_names)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ShareGroupMemberMetadataValue(r: Readable, version: int) -> ShareGroupMemberMetadataValue:

@@ -8,12 +8,12 @@ group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMeta
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     ZERO_UUID,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_fixed_array,
     w_string,
@@ -27,44 +27,84 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class TopicPartitionsInfo:
+class TopicPartitionsInfo(Struct):
     """4.1"""
 
+    __slots__ = ("partitions", "topic_id", "topic_name", "unknown_tags")
+    _fields = ("topic_id", "topic_name", "partitions", "unknown_tags")
+
     #: TopicId (uuid, v0+)
-    topic_id: bytes = ZERO_UUID
+    topic_id: bytes
     #: TopicName (string, v0+)
-    topic_name: str = ""
+    topic_name: str
     #: Partitions ([]int32, v0+)
-    partitions: tuple[int, ...] = ()
+    partitions: tuple[int, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topic_id: bytes = ZERO_UUID,
+        topic_name: str = "",
+        partitions: tuple[int, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topic_id", topic_id)
+        _set(self, "topic_name", topic_name)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class TopicInfo:
+class TopicInfo(Struct):
     """An element of ShareGroupStatePartitionMetadataValue."""
 
+    __slots__ = ("topic_id", "topic_name", "unknown_tags")
+    _fields = ("topic_id", "topic_name", "unknown_tags")
+
     #: TopicId (uuid, v0+)
-    topic_id: bytes = ZERO_UUID
+    topic_id: bytes
     #: TopicName (string, v0+)
-    topic_name: str = ""
+    topic_name: str
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topic_id: bytes = ZERO_UUID,
+        topic_name: str = "",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topic_id", topic_id)
+        _set(self, "topic_name", topic_name)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ShareGroupStatePartitionMetadataValue:
-    """ShareGroupStatePartitionMetadataValue v0-0"""
+class ShareGroupStatePartitionMetadataValue(Struct):
+    """ShareGroupStatePartitionMetadataValue v0-0."""
+
+    __slots__ = ("deleting_topics", "initialized_topics", "initializing_topics", "unknown_tags")
+    _fields = ("initializing_topics", "initialized_topics", "deleting_topics", "unknown_tags")
 
     #: InitializingTopics ([]TopicPartitionsInfo, v0+): 4.1
-    initializing_topics: tuple[TopicPartitionsInfo, ...] = ()
+    initializing_topics: tuple[TopicPartitionsInfo, ...]
     #: InitializedTopics ([]TopicPartitionsInfo, v0+)
-    initialized_topics: tuple[TopicPartitionsInfo, ...] = ()
+    initialized_topics: tuple[TopicPartitionsInfo, ...]
     #: DeletingTopics ([]TopicInfo, v0+)
-    deleting_topics: tuple[TopicInfo, ...] = ()
+    deleting_topics: tuple[TopicInfo, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        initializing_topics: tuple[TopicPartitionsInfo, ...] = (),
+        initialized_topics: tuple[TopicPartitionsInfo, ...] = (),
+        deleting_topics: tuple[TopicInfo, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "initializing_topics", initializing_topics)
+        _set(self, "initialized_topics", initialized_topics)
+        _set(self, "deleting_topics", deleting_topics)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_TopicPartitionsInfo(r: Readable, version: int) -> TopicPartitionsInfo:

@@ -8,12 +8,12 @@ group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     ZERO_UUID,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_fixed_array,
     w_tags,
@@ -26,26 +26,48 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class TopicPartition:
+class TopicPartition(Struct):
     """An element of ShareGroupTargetAssignmentMemberValue."""
 
+    __slots__ = ("partitions", "topic_id", "unknown_tags")
+    _fields = ("topic_id", "partitions", "unknown_tags")
+
     #: TopicId (uuid, v0+)
-    topic_id: bytes = ZERO_UUID
+    topic_id: bytes
     #: Partitions ([]int32, v0+)
-    partitions: tuple[int, ...] = ()
+    partitions: tuple[int, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topic_id: bytes = ZERO_UUID,
+        partitions: tuple[int, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topic_id", topic_id)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ShareGroupTargetAssignmentMemberValue:
-    """ShareGroupTargetAssignmentMemberValue v0-0"""
+class ShareGroupTargetAssignmentMemberValue(Struct):
+    """ShareGroupTargetAssignmentMemberValue v0-0."""
+
+    __slots__ = ("topic_partitions", "unknown_tags")
+    _fields = ("topic_partitions", "unknown_tags")
 
     #: TopicPartitions ([]TopicPartition, v0+)
-    topic_partitions: tuple[TopicPartition, ...] = ()
+    topic_partitions: tuple[TopicPartition, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topic_partitions: tuple[TopicPartition, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topic_partitions", topic_partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:

@@ -8,11 +8,11 @@ group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     w_string,
 )
 
@@ -22,12 +22,17 @@ VALID = (0, 0)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class ShareGroupTargetAssignmentMetadataKey:
-    """ShareGroupTargetAssignmentMetadataKey v0-0"""
+class ShareGroupTargetAssignmentMetadataKey(Struct):
+    """ShareGroupTargetAssignmentMetadataKey v0-0."""
+
+    __slots__ = ("group_id",)
+    _fields = ("group_id",)
 
     #: GroupId (string, v0+)
-    group_id: str = ""
+    group_id: str
+
+    def __init__(self, group_id: str = "") -> None:
+        _set(self, "group_id", group_id)
 
 
 def _read_ShareGroupTargetAssignmentMetadataKey(

@@ -8,13 +8,13 @@ group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     w_tags,
 )
 
@@ -24,16 +24,28 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ShareGroupTargetAssignmentMetadataValue:
-    """ShareGroupTargetAssignmentMetadataValue v0-0"""
+class ShareGroupTargetAssignmentMetadataValue(Struct):
+    """ShareGroupTargetAssignmentMetadataValue v0-0."""
+
+    __slots__ = ("assignment_epoch", "assignment_timestamp", "unknown_tags")
+    _fields = ("assignment_epoch", "assignment_timestamp", "unknown_tags")
 
     #: AssignmentEpoch (int32, v0+)
-    assignment_epoch: int = 0
+    assignment_epoch: int
     #: AssignmentTimestamp (int64, v0+, tag 0 v0+): 4.3
-    assignment_timestamp: int = 0
+    assignment_timestamp: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        assignment_epoch: int = 0,
+        assignment_timestamp: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "assignment_epoch", assignment_epoch)
+        _set(self, "assignment_timestamp", assignment_timestamp)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ShareGroupTargetAssignmentMetadataValue(

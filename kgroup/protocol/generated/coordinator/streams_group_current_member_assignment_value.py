@@ -8,13 +8,13 @@ group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAss
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I8,
     I32,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_fixed_array,
     w_string,
@@ -27,44 +27,106 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class TaskIds:
+class TaskIds(Struct):
     """An element of StreamsGroupCurrentMemberAssignmentValue."""
 
+    __slots__ = ("assignment_epochs", "partitions", "subtopology_id", "unknown_tags")
+    _fields = ("subtopology_id", "partitions", "assignment_epochs", "unknown_tags")
+
     #: SubtopologyId (string, v0+)
-    subtopology_id: str = ""
+    subtopology_id: str
     #: Partitions ([]int32, v0+)
-    partitions: tuple[int, ...] = ()
+    partitions: tuple[int, ...]
     #: AssignmentEpochs ([]int32, v0+, nullable v0+, tag 0 v0+): 4.2
-    assignment_epochs: tuple[int, ...] | None = None
+    assignment_epochs: tuple[int, ...] | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        subtopology_id: str = "",
+        partitions: tuple[int, ...] = (),
+        assignment_epochs: tuple[int, ...] | None = None,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "subtopology_id", subtopology_id)
+        _set(self, "partitions", partitions)
+        _set(self, "assignment_epochs", assignment_epochs)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class StreamsGroupCurrentMemberAssignmentValue:
-    """StreamsGroupCurrentMemberAssignmentValue v0-0"""
+class StreamsGroupCurrentMemberAssignmentValue(Struct):
+    """StreamsGroupCurrentMemberAssignmentValue v0-0."""
+
+    __slots__ = (
+        "active_tasks",
+        "active_tasks_pending_revocation",
+        "member_epoch",
+        "previous_member_epoch",
+        "standby_tasks",
+        "standby_tasks_pending_revocation",
+        "state",
+        "unknown_tags",
+        "warmup_tasks",
+        "warmup_tasks_pending_revocation",
+    )
+    _fields = (
+        "member_epoch",
+        "previous_member_epoch",
+        "state",
+        "active_tasks",
+        "standby_tasks",
+        "warmup_tasks",
+        "active_tasks_pending_revocation",
+        "standby_tasks_pending_revocation",
+        "warmup_tasks_pending_revocation",
+        "unknown_tags",
+    )
 
     #: MemberEpoch (int32, v0+)
-    member_epoch: int = 0
+    member_epoch: int
     #: PreviousMemberEpoch (int32, v0+)
-    previous_member_epoch: int = 0
+    previous_member_epoch: int
     #: State (int8, v0+): 1 STABLE, 2 UNREVOKED_TASKS, 3 UNRELEASED_TASKS, 127 UNKNOWN
-    state: int = 0
+    state: int
     #: ActiveTasks ([]TaskIds, v0+)
-    active_tasks: tuple[TaskIds, ...] = ()
+    active_tasks: tuple[TaskIds, ...]
     #: StandbyTasks ([]TaskIds, v0+)
-    standby_tasks: tuple[TaskIds, ...] = ()
+    standby_tasks: tuple[TaskIds, ...]
     #: WarmupTasks ([]TaskIds, v0+)
-    warmup_tasks: tuple[TaskIds, ...] = ()
+    warmup_tasks: tuple[TaskIds, ...]
     #: ActiveTasksPendingRevocation ([]TaskIds, v0+)
-    active_tasks_pending_revocation: tuple[TaskIds, ...] = ()
+    active_tasks_pending_revocation: tuple[TaskIds, ...]
     #: StandbyTasksPendingRevocation ([]TaskIds, v0+)
-    standby_tasks_pending_revocation: tuple[TaskIds, ...] = ()
+    standby_tasks_pending_revocation: tuple[TaskIds, ...]
     #: WarmupTasksPendingRevocation ([]TaskIds, v0+)
-    warmup_tasks_pending_revocation: tuple[TaskIds, ...] = ()
+    warmup_tasks_pending_revocation: tuple[TaskIds, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        member_epoch: int = 0,
+        previous_member_epoch: int = 0,
+        state: int = 0,
+        active_tasks: tuple[TaskIds, ...] = (),
+        standby_tasks: tuple[TaskIds, ...] = (),
+        warmup_tasks: tuple[TaskIds, ...] = (),
+        active_tasks_pending_revocation: tuple[TaskIds, ...] = (),
+        standby_tasks_pending_revocation: tuple[TaskIds, ...] = (),
+        warmup_tasks_pending_revocation: tuple[TaskIds, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "member_epoch", member_epoch)
+        _set(self, "previous_member_epoch", previous_member_epoch)
+        _set(self, "state", state)
+        _set(self, "active_tasks", active_tasks)
+        _set(self, "standby_tasks", standby_tasks)
+        _set(self, "warmup_tasks", warmup_tasks)
+        _set(self, "active_tasks_pending_revocation", active_tasks_pending_revocation)
+        _set(self, "standby_tasks_pending_revocation", standby_tasks_pending_revocation)
+        _set(self, "warmup_tasks_pending_revocation", warmup_tasks_pending_revocation)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_TaskIds(r: Readable, version: int) -> TaskIds:

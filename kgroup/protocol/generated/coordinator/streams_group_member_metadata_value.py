@@ -8,13 +8,13 @@ group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataVa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     U16,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_string,
     w_tags,
@@ -26,54 +26,120 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoint:
+class Endpoint(Struct):
     """An element of StreamsGroupMemberMetadataValue."""
+
+    __slots__ = ("host", "port", "unknown_tags")
+    _fields = ("host", "port", "unknown_tags")
 
     #: Host (string, v0+)
-    host: str = ""
+    host: str
     #: Port (uint16, v0+)
-    port: int = 0
+    port: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self, host: str = "", port: int = 0, unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    ) -> None:
+        _set(self, "host", host)
+        _set(self, "port", port)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class KeyValue:
+class KeyValue(Struct):
     """An element of StreamsGroupMemberMetadataValue."""
 
+    __slots__ = ("key", "unknown_tags", "value")
+    _fields = ("key", "value", "unknown_tags")
+
     #: Key (string, v0+)
-    key: str = ""
+    key: str
     #: Value (string, v0+)
-    value: str = ""
+    value: str
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self, key: str = "", value: str = "", unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    ) -> None:
+        _set(self, "key", key)
+        _set(self, "value", value)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class StreamsGroupMemberMetadataValue:
-    """StreamsGroupMemberMetadataValue v0-0"""
+class StreamsGroupMemberMetadataValue(Struct):
+    """StreamsGroupMemberMetadataValue v0-0."""
+
+    __slots__ = (
+        "client_host",
+        "client_id",
+        "client_tags",
+        "instance_id",
+        "process_id",
+        "rack_id",
+        "rebalance_timeout_ms",
+        "topology_epoch",
+        "unknown_tags",
+        "user_endpoint",
+    )
+    _fields = (
+        "instance_id",
+        "rack_id",
+        "client_id",
+        "client_host",
+        "rebalance_timeout_ms",
+        "topology_epoch",
+        "process_id",
+        "user_endpoint",
+        "client_tags",
+        "unknown_tags",
+    )
 
     #: InstanceId (string, v0+, nullable v0+)
-    instance_id: str | None = ""
+    instance_id: str | None
     #: RackId (string, v0+, nullable v0+)
-    rack_id: str | None = ""
+    rack_id: str | None
     #: ClientId (string, v0+)
-    client_id: str = ""
+    client_id: str
     #: ClientHost (string, v0+)
-    client_host: str = ""
+    client_host: str
     #: RebalanceTimeoutMs (int32, v0+)
-    rebalance_timeout_ms: int = -1
+    rebalance_timeout_ms: int
     #: TopologyEpoch (int32, v0+)
-    topology_epoch: int = 0
+    topology_epoch: int
     #: ProcessId (string, v0+)
-    process_id: str = ""
+    process_id: str
     #: UserEndpoint (Endpoint, v0+, nullable v0+)
-    user_endpoint: Endpoint | None = field(default_factory=Endpoint)
+    user_endpoint: Endpoint | None
     #: ClientTags ([]KeyValue, v0+)
-    client_tags: tuple[KeyValue, ...] = ()
+    client_tags: tuple[KeyValue, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        instance_id: str | None = "",
+        rack_id: str | None = "",
+        client_id: str = "",
+        client_host: str = "",
+        rebalance_timeout_ms: int = -1,
+        topology_epoch: int = 0,
+        process_id: str = "",
+        user_endpoint: Endpoint | None = Endpoint(),
+        client_tags: tuple[KeyValue, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "instance_id", instance_id)
+        _set(self, "rack_id", rack_id)
+        _set(self, "client_id", client_id)
+        _set(self, "client_host", client_host)
+        _set(self, "rebalance_timeout_ms", rebalance_timeout_ms)
+        _set(self, "topology_epoch", topology_epoch)
+        _set(self, "process_id", process_id)
+        _set(self, "user_endpoint", user_endpoint)
+        _set(self, "client_tags", client_tags)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_Endpoint(r: Readable, version: int) -> Endpoint:

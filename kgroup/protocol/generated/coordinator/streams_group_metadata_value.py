@@ -8,13 +8,13 @@ group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.js
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_string,
     w_tags,
@@ -26,36 +26,81 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class KeyValue:
+class KeyValue(Struct):
     """4.2"""
 
+    __slots__ = ("key", "unknown_tags", "value")
+    _fields = ("key", "value", "unknown_tags")
+
     #: Key (string, v0+)
-    key: str = ""
+    key: str
     #: Value (string, v0+)
-    value: str = ""
+    value: str
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self, key: str = "", value: str = "", unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    ) -> None:
+        _set(self, "key", key)
+        _set(self, "value", value)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class StreamsGroupMetadataValue:
-    """StreamsGroupMetadataValue v0-0"""
+class StreamsGroupMetadataValue(Struct):
+    """StreamsGroupMetadataValue v0-0."""
+
+    __slots__ = (
+        "epoch",
+        "failed_description_topology_epoch",
+        "last_assignment_configs",
+        "metadata_hash",
+        "stored_description_topology_epoch",
+        "unknown_tags",
+        "validated_topology_epoch",
+    )
+    _fields = (
+        "epoch",
+        "metadata_hash",
+        "validated_topology_epoch",
+        "last_assignment_configs",
+        "stored_description_topology_epoch",
+        "failed_description_topology_epoch",
+        "unknown_tags",
+    )
 
     #: Epoch (int32, v0+)
-    epoch: int = 0
+    epoch: int
     #: MetadataHash (int64, v0+)
-    metadata_hash: int = 0
+    metadata_hash: int
     #: ValidatedTopologyEpoch (int32, v0+, tag 0 v0+): 4.2
-    validated_topology_epoch: int = -1
+    validated_topology_epoch: int
     #: LastAssignmentConfigs ([]KeyValue, v0+, nullable v0+, tag 1 v0+): 4.2
-    last_assignment_configs: tuple[KeyValue, ...] | None = None
+    last_assignment_configs: tuple[KeyValue, ...] | None
     #: StoredDescriptionTopologyEpoch (int32, v0+, tag 2 v0+): trunk
-    stored_description_topology_epoch: int = -1
+    stored_description_topology_epoch: int
     #: FailedDescriptionTopologyEpoch (int32, v0+, tag 3 v0+): trunk
-    failed_description_topology_epoch: int = -1
+    failed_description_topology_epoch: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        epoch: int = 0,
+        metadata_hash: int = 0,
+        validated_topology_epoch: int = -1,
+        last_assignment_configs: tuple[KeyValue, ...] | None = None,
+        stored_description_topology_epoch: int = -1,
+        failed_description_topology_epoch: int = -1,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "epoch", epoch)
+        _set(self, "metadata_hash", metadata_hash)
+        _set(self, "validated_topology_epoch", validated_topology_epoch)
+        _set(self, "last_assignment_configs", last_assignment_configs)
+        _set(self, "stored_description_topology_epoch", stored_description_topology_epoch)
+        _set(self, "failed_description_topology_epoch", failed_description_topology_epoch)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_KeyValue(r: Readable, version: int) -> KeyValue:

@@ -8,13 +8,13 @@ group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     ZERO_UUID,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_string,
     w_tags,
@@ -27,42 +27,80 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class PartitionMetadata:
+class PartitionMetadata(Struct):
     """An element of StreamsGroupPartitionMetadataValue."""
+
+    __slots__ = ("partition", "racks", "unknown_tags")
+    _fields = ("partition", "racks", "unknown_tags")
 
     #: Partition (int32, v0+)
-    partition: int = 0
+    partition: int
     #: Racks ([]string, v0+)
-    racks: tuple[str, ...] = ()
+    racks: tuple[str, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        partition: int = 0,
+        racks: tuple[str, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "partition", partition)
+        _set(self, "racks", racks)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class TopicMetadata:
+class TopicMetadata(Struct):
     """An element of StreamsGroupPartitionMetadataValue."""
 
+    __slots__ = ("num_partitions", "partition_metadata", "topic_id", "topic_name", "unknown_tags")
+    _fields = ("topic_id", "topic_name", "num_partitions", "partition_metadata", "unknown_tags")
+
     #: TopicId (uuid, v0+)
-    topic_id: bytes = ZERO_UUID
+    topic_id: bytes
     #: TopicName (string, v0+)
-    topic_name: str = ""
+    topic_name: str
     #: NumPartitions (int32, v0+)
-    num_partitions: int = 0
+    num_partitions: int
     #: PartitionMetadata ([]PartitionMetadata, v0+)
-    partition_metadata: tuple[PartitionMetadata, ...] = ()
+    partition_metadata: tuple[PartitionMetadata, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topic_id: bytes = ZERO_UUID,
+        topic_name: str = "",
+        num_partitions: int = 0,
+        partition_metadata: tuple[PartitionMetadata, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topic_id", topic_id)
+        _set(self, "topic_name", topic_name)
+        _set(self, "num_partitions", num_partitions)
+        _set(self, "partition_metadata", partition_metadata)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class StreamsGroupPartitionMetadataValue:
+class StreamsGroupPartitionMetadataValue(Struct):
     """trunk Dec 2024 - Jun 2025 only, never released"""
 
+    __slots__ = ("topics", "unknown_tags")
+    _fields = ("topics", "unknown_tags")
+
     #: Topics ([]TopicMetadata, v0+)
-    topics: tuple[TopicMetadata, ...] = ()
+    topics: tuple[TopicMetadata, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topics: tuple[TopicMetadata, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topics", topics)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_PartitionMetadata(r: Readable, version: int) -> PartitionMetadata:

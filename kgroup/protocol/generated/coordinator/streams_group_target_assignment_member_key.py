@@ -8,11 +8,11 @@ group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignment
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     w_string,
 )
 
@@ -22,14 +22,20 @@ VALID = (0, 0)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class StreamsGroupTargetAssignmentMemberKey:
-    """StreamsGroupTargetAssignmentMemberKey v0-0"""
+class StreamsGroupTargetAssignmentMemberKey(Struct):
+    """StreamsGroupTargetAssignmentMemberKey v0-0."""
+
+    __slots__ = ("group_id", "member_id")
+    _fields = ("group_id", "member_id")
 
     #: GroupId (string, v0+)
-    group_id: str = ""
+    group_id: str
     #: MemberId (string, v0+)
-    member_id: str = ""
+    member_id: str
+
+    def __init__(self, group_id: str = "", member_id: str = "") -> None:
+        _set(self, "group_id", group_id)
+        _set(self, "member_id", member_id)
 
 
 def _read_StreamsGroupTargetAssignmentMemberKey(

@@ -8,11 +8,11 @@ group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignment
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     w_count,
     w_fixed_array,
     w_string,
@@ -25,30 +25,56 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class TaskIds:
+class TaskIds(Struct):
     """An element of StreamsGroupTargetAssignmentMemberValue."""
 
+    __slots__ = ("partitions", "subtopology_id", "unknown_tags")
+    _fields = ("subtopology_id", "partitions", "unknown_tags")
+
     #: SubtopologyId (string, v0+)
-    subtopology_id: str = ""
+    subtopology_id: str
     #: Partitions ([]int32, v0+)
-    partitions: tuple[int, ...] = ()
+    partitions: tuple[int, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        subtopology_id: str = "",
+        partitions: tuple[int, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "subtopology_id", subtopology_id)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class StreamsGroupTargetAssignmentMemberValue:
-    """StreamsGroupTargetAssignmentMemberValue v0-0"""
+class StreamsGroupTargetAssignmentMemberValue(Struct):
+    """StreamsGroupTargetAssignmentMemberValue v0-0."""
+
+    __slots__ = ("active_tasks", "standby_tasks", "unknown_tags", "warmup_tasks")
+    _fields = ("active_tasks", "standby_tasks", "warmup_tasks", "unknown_tags")
 
     #: ActiveTasks ([]TaskIds, v0+)
-    active_tasks: tuple[TaskIds, ...] = ()
+    active_tasks: tuple[TaskIds, ...]
     #: StandbyTasks ([]TaskIds, v0+)
-    standby_tasks: tuple[TaskIds, ...] = ()
+    standby_tasks: tuple[TaskIds, ...]
     #: WarmupTasks ([]TaskIds, v0+)
-    warmup_tasks: tuple[TaskIds, ...] = ()
+    warmup_tasks: tuple[TaskIds, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        active_tasks: tuple[TaskIds, ...] = (),
+        standby_tasks: tuple[TaskIds, ...] = (),
+        warmup_tasks: tuple[TaskIds, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "active_tasks", active_tasks)
+        _set(self, "standby_tasks", standby_tasks)
+        _set(self, "warmup_tasks", warmup_tasks)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_TaskIds(r: Readable, version: int) -> TaskIds:

@@ -8,12 +8,12 @@ group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignment
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_string,
     w_tags,
@@ -26,28 +26,52 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ResolvedTopicIds:
+class ResolvedTopicIds(Struct):
     """An element of StreamsGroupTargetAssignmentResolvedTopicIdsValue."""
 
+    __slots__ = ("subtopology_id", "topic_ids", "unknown_tags")
+    _fields = ("subtopology_id", "topic_ids", "unknown_tags")
+
     #: SubtopologyId (string, v0+)
-    subtopology_id: str = ""
+    subtopology_id: str
     #: TopicIds ([]uuid, v0+)
-    topic_ids: tuple[bytes, ...] = ()
+    topic_ids: tuple[bytes, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        subtopology_id: str = "",
+        topic_ids: tuple[bytes, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "subtopology_id", subtopology_id)
+        _set(self, "topic_ids", topic_ids)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class StreamsGroupTargetAssignmentResolvedTopicIdsValue:
+class StreamsGroupTargetAssignmentResolvedTopicIdsValue(Struct):
     """trunk (apiKey 24), not in a release yet"""
 
+    __slots__ = ("assignment_epoch", "resolved_topic_ids_by_subtopology", "unknown_tags")
+    _fields = ("assignment_epoch", "resolved_topic_ids_by_subtopology", "unknown_tags")
+
     #: AssignmentEpoch (int32, v0+)
-    assignment_epoch: int = 0
+    assignment_epoch: int
     #: ResolvedTopicIdsBySubtopology ([]ResolvedTopicIds, v0+)
-    resolved_topic_ids_by_subtopology: tuple[ResolvedTopicIds, ...] = ()
+    resolved_topic_ids_by_subtopology: tuple[ResolvedTopicIds, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        assignment_epoch: int = 0,
+        resolved_topic_ids_by_subtopology: tuple[ResolvedTopicIds, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "assignment_epoch", assignment_epoch)
+        _set(self, "resolved_topic_ids_by_subtopology", resolved_topic_ids_by_subtopology)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ResolvedTopicIds(r: Readable, version: int) -> ResolvedTopicIds:

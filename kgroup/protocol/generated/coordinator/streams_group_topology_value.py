@@ -8,13 +8,13 @@ group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.js
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_fixed_array,
     w_string,
@@ -27,80 +27,171 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class TopicConfig:
+class TopicConfig(Struct):
     """An element of StreamsGroupTopologyValue."""
+
+    __slots__ = ("key", "unknown_tags", "value")
+    _fields = ("key", "value", "unknown_tags")
 
     #: key (string, v0+)
-    key: str = ""
+    key: str
     #: value (string, v0+)
-    value: str = ""
+    value: str
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self, key: str = "", value: str = "", unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    ) -> None:
+        _set(self, "key", key)
+        _set(self, "value", value)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class TopicInfo:
+class TopicInfo(Struct):
     """An element of StreamsGroupTopologyValue."""
+
+    __slots__ = ("name", "partitions", "replication_factor", "topic_configs", "unknown_tags")
+    _fields = ("name", "partitions", "replication_factor", "topic_configs", "unknown_tags")
 
     #: Name (string, v0+)
-    name: str = ""
+    name: str
     #: Partitions (int32, v0+)
-    partitions: int = 0
+    partitions: int
     #: ReplicationFactor (int16, v0+)
-    replication_factor: int = 0
+    replication_factor: int
     #: TopicConfigs ([]TopicConfig, v0+)
-    topic_configs: tuple[TopicConfig, ...] = ()
+    topic_configs: tuple[TopicConfig, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        partitions: int = 0,
+        replication_factor: int = 0,
+        topic_configs: tuple[TopicConfig, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "partitions", partitions)
+        _set(self, "replication_factor", replication_factor)
+        _set(self, "topic_configs", topic_configs)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class CopartitionGroup:
+class CopartitionGroup(Struct):
     """An element of StreamsGroupTopologyValue."""
+
+    __slots__ = ("repartition_source_topics", "source_topic_regex", "source_topics", "unknown_tags")
+    _fields = ("source_topics", "source_topic_regex", "repartition_source_topics", "unknown_tags")
 
     #: SourceTopics ([]int16, v0+)
-    source_topics: tuple[int, ...] = ()
+    source_topics: tuple[int, ...]
     #: SourceTopicRegex ([]int16, v0+)
-    source_topic_regex: tuple[int, ...] = ()
+    source_topic_regex: tuple[int, ...]
     #: RepartitionSourceTopics ([]int16, v0+)
-    repartition_source_topics: tuple[int, ...] = ()
+    repartition_source_topics: tuple[int, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        source_topics: tuple[int, ...] = (),
+        source_topic_regex: tuple[int, ...] = (),
+        repartition_source_topics: tuple[int, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "source_topics", source_topics)
+        _set(self, "source_topic_regex", source_topic_regex)
+        _set(self, "repartition_source_topics", repartition_source_topics)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class Subtopology:
+class Subtopology(Struct):
     """An element of StreamsGroupTopologyValue."""
 
+    __slots__ = (
+        "copartition_groups",
+        "repartition_sink_topics",
+        "repartition_source_topics",
+        "source_topic_regex",
+        "source_topics",
+        "state_changelog_topics",
+        "subtopology_id",
+        "unknown_tags",
+    )
+    _fields = (
+        "subtopology_id",
+        "source_topics",
+        "source_topic_regex",
+        "state_changelog_topics",
+        "repartition_sink_topics",
+        "repartition_source_topics",
+        "copartition_groups",
+        "unknown_tags",
+    )
+
     #: SubtopologyId (string, v0+)
-    subtopology_id: str = ""
+    subtopology_id: str
     #: SourceTopics ([]string, v0+)
-    source_topics: tuple[str, ...] = ()
+    source_topics: tuple[str, ...]
     #: SourceTopicRegex ([]string, v0+)
-    source_topic_regex: tuple[str, ...] = ()
+    source_topic_regex: tuple[str, ...]
     #: StateChangelogTopics ([]TopicInfo, v0+)
-    state_changelog_topics: tuple[TopicInfo, ...] = ()
+    state_changelog_topics: tuple[TopicInfo, ...]
     #: RepartitionSinkTopics ([]string, v0+)
-    repartition_sink_topics: tuple[str, ...] = ()
+    repartition_sink_topics: tuple[str, ...]
     #: RepartitionSourceTopics ([]TopicInfo, v0+)
-    repartition_source_topics: tuple[TopicInfo, ...] = ()
+    repartition_source_topics: tuple[TopicInfo, ...]
     #: CopartitionGroups ([]CopartitionGroup, v0+)
-    copartition_groups: tuple[CopartitionGroup, ...] = ()
+    copartition_groups: tuple[CopartitionGroup, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        subtopology_id: str = "",
+        source_topics: tuple[str, ...] = (),
+        source_topic_regex: tuple[str, ...] = (),
+        state_changelog_topics: tuple[TopicInfo, ...] = (),
+        repartition_sink_topics: tuple[str, ...] = (),
+        repartition_source_topics: tuple[TopicInfo, ...] = (),
+        copartition_groups: tuple[CopartitionGroup, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "subtopology_id", subtopology_id)
+        _set(self, "source_topics", source_topics)
+        _set(self, "source_topic_regex", source_topic_regex)
+        _set(self, "state_changelog_topics", state_changelog_topics)
+        _set(self, "repartition_sink_topics", repartition_sink_topics)
+        _set(self, "repartition_source_topics", repartition_source_topics)
+        _set(self, "copartition_groups", copartition_groups)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class StreamsGroupTopologyValue:
-    """StreamsGroupTopologyValue v0-0"""
+class StreamsGroupTopologyValue(Struct):
+    """StreamsGroupTopologyValue v0-0."""
+
+    __slots__ = ("epoch", "subtopologies", "unknown_tags")
+    _fields = ("epoch", "subtopologies", "unknown_tags")
 
     #: Epoch (int32, v0+)
-    epoch: int = 0
+    epoch: int
     #: Subtopologies ([]Subtopology, v0+)
-    subtopologies: tuple[Subtopology, ...] = ()
+    subtopologies: tuple[Subtopology, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        epoch: int = 0,
+        subtopologies: tuple[Subtopology, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "epoch", epoch)
+        _set(self, "subtopologies", subtopologies)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_TopicConfig(r: Readable, version: int) -> TopicConfig:

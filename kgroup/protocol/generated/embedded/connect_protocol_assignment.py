@@ -9,14 +9,14 @@ connect/runtime/src/main/java/org/apache/kafka/connect/runtime/distributed/Incre
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_fixed_array,
@@ -29,34 +29,60 @@ VALID = (0, 2)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class ConnectorTasks:
+class ConnectorTasks(Struct):
     """An element of ConnectProtocolAssignment."""
 
+    __slots__ = ("connector", "tasks")
+    _fields = ("connector", "tasks")
+
     #: connector (string, v0+)
-    connector: str = ""
+    connector: str
     #: tasks ([]int32, v0+)
-    tasks: tuple[int, ...] = ()
+    tasks: tuple[int, ...]
+
+    def __init__(self, connector: str = "", tasks: tuple[int, ...] = ()) -> None:
+        _set(self, "connector", connector)
+        _set(self, "tasks", tasks)
 
 
-@dataclass(frozen=True, slots=True)
-class ConnectProtocolAssignment:
-    """ConnectProtocolAssignment v0-2"""
+class ConnectProtocolAssignment(Struct):
+    """ConnectProtocolAssignment v0-2."""
+
+    __slots__ = ("assignment", "config_offset", "delay", "error", "leader", "leader_url", "revoked")
+    _fields = ("error", "leader", "leader_url", "config_offset", "assignment", "revoked", "delay")
 
     #: error (int16, v0+)
-    error: int = 0
+    error: int
     #: leader (string, v0+)
-    leader: str = ""
+    leader: str
     #: leaderUrl (string, v0+)
-    leader_url: str = ""
+    leader_url: str
     #: configOffset (int64, v0+)
-    config_offset: int = 0
+    config_offset: int
     #: assignment ([]ConnectorTasks, v0+)
-    assignment: tuple[ConnectorTasks, ...] = ()
+    assignment: tuple[ConnectorTasks, ...]
     #: revoked ([]ConnectorTasks, v1+): KIP-415
-    revoked: tuple[ConnectorTasks, ...] = ()
+    revoked: tuple[ConnectorTasks, ...]
     #: delay (int32, v1+)
-    delay: int = 0
+    delay: int
+
+    def __init__(
+        self,
+        error: int = 0,
+        leader: str = "",
+        leader_url: str = "",
+        config_offset: int = 0,
+        assignment: tuple[ConnectorTasks, ...] = (),
+        revoked: tuple[ConnectorTasks, ...] = (),
+        delay: int = 0,
+    ) -> None:
+        _set(self, "error", error)
+        _set(self, "leader", leader)
+        _set(self, "leader_url", leader_url)
+        _set(self, "config_offset", config_offset)
+        _set(self, "assignment", assignment)
+        _set(self, "revoked", revoked)
+        _set(self, "delay", delay)
 
 
 def _read_ConnectorTasks(r: Readable, version: int) -> ConnectorTasks:

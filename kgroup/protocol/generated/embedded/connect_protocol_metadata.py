@@ -9,12 +9,12 @@ connect/runtime/src/main/java/org/apache/kafka/connect/runtime/distributed/Incre
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I64,
     Readable,
+    Struct,
+    _set,
     absent,
     w_bytes,
     w_string,
@@ -26,16 +26,25 @@ VALID = (0, 2)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class ConnectProtocolMetadata:
-    """ConnectProtocolMetadata v0-2"""
+class ConnectProtocolMetadata(Struct):
+    """ConnectProtocolMetadata v0-2."""
+
+    __slots__ = ("allocation", "config_offset", "url")
+    _fields = ("url", "config_offset", "allocation")
 
     #: url (string, v0+)
-    url: str = ""
+    url: str
     #: configOffset (int64, v0+)
-    config_offset: int = 0
+    config_offset: int
     #: allocation (bytes, v1+, nullable v1+): KIP-415: the previous assignment
-    allocation: bytes | None = b""
+    allocation: bytes | None
+
+    def __init__(
+        self, url: str = "", config_offset: int = 0, allocation: bytes | None = b""
+    ) -> None:
+        _set(self, "url", url)
+        _set(self, "config_offset", config_offset)
+        _set(self, "allocation", allocation)
 
 
 def _read_ConnectProtocolMetadata(r: Readable, version: int) -> ConnectProtocolMetadata:

@@ -8,11 +8,11 @@ clients/src/main/resources/common/message/ConsumerProtocolAssignment.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     w_bytes,
     w_count,
     w_fixed_array,
@@ -25,24 +25,38 @@ VALID = (0, 3)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class TopicPartition:
+class TopicPartition(Struct):
     """An element of ConsumerProtocolAssignment."""
 
+    __slots__ = ("partitions", "topic")
+    _fields = ("topic", "partitions")
+
     #: Topic (string, v0+)
-    topic: str = ""
+    topic: str
     #: Partitions ([]int32, v0+)
-    partitions: tuple[int, ...] = ()
+    partitions: tuple[int, ...]
+
+    def __init__(self, topic: str = "", partitions: tuple[int, ...] = ()) -> None:
+        _set(self, "topic", topic)
+        _set(self, "partitions", partitions)
 
 
-@dataclass(frozen=True, slots=True)
-class ConsumerProtocolAssignment:
-    """ConsumerProtocolAssignment v0-3"""
+class ConsumerProtocolAssignment(Struct):
+    """ConsumerProtocolAssignment v0-3."""
+
+    __slots__ = ("assigned_partitions", "user_data")
+    _fields = ("assigned_partitions", "user_data")
 
     #: AssignedPartitions ([]TopicPartition, v0+)
-    assigned_partitions: tuple[TopicPartition, ...] = ()
+    assigned_partitions: tuple[TopicPartition, ...]
     #: UserData (bytes, v0+, nullable v0+)
-    user_data: bytes | None = None
+    user_data: bytes | None
+
+    def __init__(
+        self, assigned_partitions: tuple[TopicPartition, ...] = (), user_data: bytes | None = None
+    ) -> None:
+        _set(self, "assigned_partitions", assigned_partitions)
+        _set(self, "user_data", user_data)
 
 
 def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:

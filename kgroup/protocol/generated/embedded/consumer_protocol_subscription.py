@@ -8,12 +8,12 @@ clients/src/main/resources/common/message/ConsumerProtocolSubscription.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     Readable,
+    Struct,
+    _set,
     w_bytes,
     w_count,
     w_fixed_array,
@@ -26,30 +26,52 @@ VALID = (0, 3)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class TopicPartition:
+class TopicPartition(Struct):
     """KIP-429, 2.4"""
 
+    __slots__ = ("partitions", "topic")
+    _fields = ("topic", "partitions")
+
     #: Topic (string, v0+)
-    topic: str = ""
+    topic: str
     #: Partitions ([]int32, v0+)
-    partitions: tuple[int, ...] = ()
+    partitions: tuple[int, ...]
+
+    def __init__(self, topic: str = "", partitions: tuple[int, ...] = ()) -> None:
+        _set(self, "topic", topic)
+        _set(self, "partitions", partitions)
 
 
-@dataclass(frozen=True, slots=True)
-class ConsumerProtocolSubscription:
-    """ConsumerProtocolSubscription v0-3"""
+class ConsumerProtocolSubscription(Struct):
+    """ConsumerProtocolSubscription v0-3."""
+
+    __slots__ = ("generation_id", "owned_partitions", "rack_id", "topics", "user_data")
+    _fields = ("topics", "user_data", "owned_partitions", "generation_id", "rack_id")
 
     #: Topics ([]string, v0+)
-    topics: tuple[str, ...] = ()
+    topics: tuple[str, ...]
     #: UserData (bytes, v0+, nullable v0+)
-    user_data: bytes | None = None
+    user_data: bytes | None
     #: OwnedPartitions ([]TopicPartition, v1+, ignorable): KIP-429, 2.4
-    owned_partitions: tuple[TopicPartition, ...] = ()
+    owned_partitions: tuple[TopicPartition, ...]
     #: GenerationId (int32, v2+, ignorable): KIP-792, 3.4
-    generation_id: int = -1
+    generation_id: int
     #: RackId (string, v3+, nullable v3+, ignorable): KIP-881
-    rack_id: str | None = None
+    rack_id: str | None
+
+    def __init__(
+        self,
+        topics: tuple[str, ...] = (),
+        user_data: bytes | None = None,
+        owned_partitions: tuple[TopicPartition, ...] = (),
+        generation_id: int = -1,
+        rack_id: str | None = None,
+    ) -> None:
+        _set(self, "topics", topics)
+        _set(self, "user_data", user_data)
+        _set(self, "owned_partitions", owned_partitions)
+        _set(self, "generation_id", generation_id)
+        _set(self, "rack_id", rack_id)
 
 
 def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:

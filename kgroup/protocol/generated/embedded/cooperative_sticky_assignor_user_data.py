@@ -8,12 +8,12 @@ clients/src/main/java/org/apache/kafka/clients/consumer/CooperativeStickyAssigno
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     Readable,
+    Struct,
+    _set,
 )
 
 NAME = "CooperativeStickyAssignorUserData"
@@ -22,12 +22,17 @@ VALID = (0, 0)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class CooperativeStickyAssignorUserData:
-    """CooperativeStickyAssignorUserData v0-0"""
+class CooperativeStickyAssignorUserData(Struct):
+    """CooperativeStickyAssignorUserData v0-0."""
+
+    __slots__ = ("generation",)
+    _fields = ("generation",)
 
     #: generation (int32, v0+)
-    generation: int = 0
+    generation: int
+
+    def __init__(self, generation: int = 0) -> None:
+        _set(self, "generation", generation)
 
 
 def _read_CooperativeStickyAssignorUserData(

@@ -8,12 +8,12 @@ clients/src/main/java/org/apache/kafka/clients/consumer/StickyAssignor.java.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_fixed_array,
@@ -26,24 +26,38 @@ VALID = (0, 1)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class TopicPartition:
+class TopicPartition(Struct):
     """An element of StickyAssignorUserData."""
 
+    __slots__ = ("partitions", "topic")
+    _fields = ("topic", "partitions")
+
     #: Topic (string, v0+)
-    topic: str = ""
+    topic: str
     #: Partitions ([]int32, v0+)
-    partitions: tuple[int, ...] = ()
+    partitions: tuple[int, ...]
+
+    def __init__(self, topic: str = "", partitions: tuple[int, ...] = ()) -> None:
+        _set(self, "topic", topic)
+        _set(self, "partitions", partitions)
 
 
-@dataclass(frozen=True, slots=True)
-class StickyAssignorUserData:
-    """StickyAssignorUserData v0-1"""
+class StickyAssignorUserData(Struct):
+    """StickyAssignorUserData v0-1."""
+
+    __slots__ = ("generation", "previous_assignment")
+    _fields = ("previous_assignment", "generation")
 
     #: previousAssignment ([]TopicPartition, v0+)
-    previous_assignment: tuple[TopicPartition, ...] = ()
+    previous_assignment: tuple[TopicPartition, ...]
     #: generation (int32, v1+)
-    generation: int = -1
+    generation: int
+
+    def __init__(
+        self, previous_assignment: tuple[TopicPartition, ...] = (), generation: int = -1
+    ) -> None:
+        _set(self, "previous_assignment", previous_assignment)
+        _set(self, "generation", generation)
 
 
 def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:

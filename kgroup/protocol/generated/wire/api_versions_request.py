@@ -8,11 +8,11 @@ clients/src/main/resources/common/message/ApiVersionsRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     w_string,
     w_tags,
 )
@@ -23,16 +23,28 @@ VALID = (0, 4)
 FLEXIBLE_FROM = 3
 
 
-@dataclass(frozen=True, slots=True)
-class ApiVersionsRequest:
-    """ApiVersionsRequest v0-4"""
+class ApiVersionsRequest(Struct):
+    """ApiVersionsRequest v0-4."""
+
+    __slots__ = ("client_software_name", "client_software_version", "unknown_tags")
+    _fields = ("client_software_name", "client_software_version", "unknown_tags")
 
     #: ClientSoftwareName (string, v3+, ignorable)
-    client_software_name: str = ""
+    client_software_name: str
     #: ClientSoftwareVersion (string, v3+, ignorable)
-    client_software_version: str = ""
+    client_software_version: str
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        client_software_name: str = "",
+        client_software_version: str = "",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "client_software_name", client_software_name)
+        _set(self, "client_software_version", client_software_version)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ApiVersionsRequest(r: Readable, version: int) -> ApiVersionsRequest:

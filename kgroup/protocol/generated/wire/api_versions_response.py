@@ -8,14 +8,14 @@ clients/src/main/resources/common/message/ApiVersionsResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -28,68 +28,150 @@ VALID = (0, 4)
 FLEXIBLE_FROM = 3
 
 
-@dataclass(frozen=True, slots=True)
-class ApiVersion:
+class ApiVersion(Struct):
     """An element of ApiVersionsResponse."""
+
+    __slots__ = ("api_key", "max_version", "min_version", "unknown_tags")
+    _fields = ("api_key", "min_version", "max_version", "unknown_tags")
 
     #: ApiKey (int16, v0+)
-    api_key: int = 0
+    api_key: int
     #: MinVersion (int16, v0+)
-    min_version: int = 0
+    min_version: int
     #: MaxVersion (int16, v0+)
-    max_version: int = 0
+    max_version: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        api_key: int = 0,
+        min_version: int = 0,
+        max_version: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "api_key", api_key)
+        _set(self, "min_version", min_version)
+        _set(self, "max_version", max_version)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class SupportedFeatureKey:
+class SupportedFeatureKey(Struct):
     """KIP-584"""
 
+    __slots__ = ("max_version", "min_version", "name", "unknown_tags")
+    _fields = ("name", "min_version", "max_version", "unknown_tags")
+
     #: Name (string, v3+)
-    name: str = ""
+    name: str
     #: MinVersion (int16, v3+)
-    min_version: int = 0
+    min_version: int
     #: MaxVersion (int16, v3+)
-    max_version: int = 0
+    max_version: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        min_version: int = 0,
+        max_version: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "min_version", min_version)
+        _set(self, "max_version", max_version)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class FinalizedFeatureKey:
+class FinalizedFeatureKey(Struct):
     """An element of ApiVersionsResponse."""
 
+    __slots__ = ("max_version_level", "min_version_level", "name", "unknown_tags")
+    _fields = ("name", "max_version_level", "min_version_level", "unknown_tags")
+
     #: Name (string, v3+)
-    name: str = ""
+    name: str
     #: MaxVersionLevel (int16, v3+)
-    max_version_level: int = 0
+    max_version_level: int
     #: MinVersionLevel (int16, v3+)
-    min_version_level: int = 0
+    min_version_level: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        max_version_level: int = 0,
+        min_version_level: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "max_version_level", max_version_level)
+        _set(self, "min_version_level", min_version_level)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ApiVersionsResponse:
-    """ApiVersionsResponse v0-4"""
+class ApiVersionsResponse(Struct):
+    """ApiVersionsResponse v0-4."""
+
+    __slots__ = (
+        "api_keys",
+        "error_code",
+        "finalized_features",
+        "finalized_features_epoch",
+        "supported_features",
+        "throttle_time_ms",
+        "unknown_tags",
+        "zk_migration_ready",
+    )
+    _fields = (
+        "error_code",
+        "api_keys",
+        "throttle_time_ms",
+        "supported_features",
+        "finalized_features_epoch",
+        "finalized_features",
+        "zk_migration_ready",
+        "unknown_tags",
+    )
 
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: ApiKeys ([]ApiVersion, v0+)
-    api_keys: tuple[ApiVersion, ...] = ()
+    api_keys: tuple[ApiVersion, ...]
     #: ThrottleTimeMs (int32, v1+, ignorable)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: SupportedFeatures ([]SupportedFeatureKey, v3+, tag 0 v3+, ignorable): KIP-584
-    supported_features: tuple[SupportedFeatureKey, ...] = ()
+    supported_features: tuple[SupportedFeatureKey, ...]
     #: FinalizedFeaturesEpoch (int64, v3+, tag 1 v3+, ignorable)
-    finalized_features_epoch: int = -1
+    finalized_features_epoch: int
     #: FinalizedFeatures ([]FinalizedFeatureKey, v3+, tag 2 v3+, ignorable)
-    finalized_features: tuple[FinalizedFeatureKey, ...] = ()
+    finalized_features: tuple[FinalizedFeatureKey, ...]
     #: ZkMigrationReady (bool, v3+, tag 3 v3+, ignorable)
-    zk_migration_ready: bool = False
+    zk_migration_ready: bool
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        error_code: int = 0,
+        api_keys: tuple[ApiVersion, ...] = (),
+        throttle_time_ms: int = 0,
+        supported_features: tuple[SupportedFeatureKey, ...] = (),
+        finalized_features_epoch: int = -1,
+        finalized_features: tuple[FinalizedFeatureKey, ...] = (),
+        zk_migration_ready: bool = False,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "error_code", error_code)
+        _set(self, "api_keys", api_keys)
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "supported_features", supported_features)
+        _set(self, "finalized_features_epoch", finalized_features_epoch)
+        _set(self, "finalized_features", finalized_features)
+        _set(self, "zk_migration_ready", zk_migration_ready)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ApiVersion(r: Readable, version: int) -> ApiVersion:

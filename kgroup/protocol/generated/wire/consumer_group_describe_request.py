@@ -8,11 +8,11 @@ clients/src/main/resources/common/message/ConsumerGroupDescribeRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     w_count,
     w_string,
     w_tags,
@@ -24,16 +24,28 @@ VALID = (0, 1)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupDescribeRequest:
-    """ConsumerGroupDescribeRequest v0-1"""
+class ConsumerGroupDescribeRequest(Struct):
+    """ConsumerGroupDescribeRequest v0-1."""
+
+    __slots__ = ("group_ids", "include_authorized_operations", "unknown_tags")
+    _fields = ("group_ids", "include_authorized_operations", "unknown_tags")
 
     #: GroupIds ([]string, v0+)
-    group_ids: tuple[str, ...] = ()
+    group_ids: tuple[str, ...]
     #: IncludeAuthorizedOperations (bool, v0+)
-    include_authorized_operations: bool = False
+    include_authorized_operations: bool
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        group_ids: tuple[str, ...] = (),
+        include_authorized_operations: bool = False,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "group_ids", group_ids)
+        _set(self, "include_authorized_operations", include_authorized_operations)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ConsumerGroupDescribeRequest(r: Readable, version: int) -> ConsumerGroupDescribeRequest:

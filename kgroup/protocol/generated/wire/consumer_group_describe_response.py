@@ -8,8 +8,6 @@ clients/src/main/resources/common/message/ConsumerGroupDescribeResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I8,
@@ -17,6 +15,8 @@ from kgroup.protocol.runtime import (
     I32,
     ZERO_UUID,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_fixed_array,
     w_string,
@@ -30,96 +30,236 @@ VALID = (0, 1)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class TopicPartitions:
+class TopicPartitions(Struct):
     """An element of ConsumerGroupDescribeResponse."""
+
+    __slots__ = ("partitions", "topic_id", "topic_name", "unknown_tags")
+    _fields = ("topic_id", "topic_name", "partitions", "unknown_tags")
 
     #: TopicId (uuid, v0+)
-    topic_id: bytes = ZERO_UUID
+    topic_id: bytes
     #: TopicName (string, v0+)
-    topic_name: str = ""
+    topic_name: str
     #: Partitions ([]int32, v0+)
-    partitions: tuple[int, ...] = ()
+    partitions: tuple[int, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topic_id: bytes = ZERO_UUID,
+        topic_name: str = "",
+        partitions: tuple[int, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topic_id", topic_id)
+        _set(self, "topic_name", topic_name)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class Assignment:
+class Assignment(Struct):
     """An element of ConsumerGroupDescribeResponse."""
+
+    __slots__ = ("topic_partitions", "unknown_tags")
+    _fields = ("topic_partitions", "unknown_tags")
 
     #: TopicPartitions ([]TopicPartitions, v0+)
-    topic_partitions: tuple[TopicPartitions, ...] = ()
+    topic_partitions: tuple[TopicPartitions, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topic_partitions: tuple[TopicPartitions, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topic_partitions", topic_partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class Member:
+class Member(Struct):
     """An element of ConsumerGroupDescribeResponse."""
+
+    __slots__ = (
+        "assignment",
+        "client_host",
+        "client_id",
+        "instance_id",
+        "member_epoch",
+        "member_id",
+        "member_type",
+        "rack_id",
+        "subscribed_topic_names",
+        "subscribed_topic_regex",
+        "target_assignment",
+        "unknown_tags",
+    )
+    _fields = (
+        "member_id",
+        "instance_id",
+        "rack_id",
+        "member_epoch",
+        "client_id",
+        "client_host",
+        "subscribed_topic_names",
+        "subscribed_topic_regex",
+        "assignment",
+        "target_assignment",
+        "member_type",
+        "unknown_tags",
+    )
 
     #: MemberId (string, v0+)
-    member_id: str = ""
+    member_id: str
     #: InstanceId (string, v0+, nullable v0+)
-    instance_id: str | None = None
+    instance_id: str | None
     #: RackId (string, v0+, nullable v0+)
-    rack_id: str | None = None
+    rack_id: str | None
     #: MemberEpoch (int32, v0+)
-    member_epoch: int = 0
+    member_epoch: int
     #: ClientId (string, v0+)
-    client_id: str = ""
+    client_id: str
     #: ClientHost (string, v0+)
-    client_host: str = ""
+    client_host: str
     #: SubscribedTopicNames ([]string, v0+)
-    subscribed_topic_names: tuple[str, ...] = ()
+    subscribed_topic_names: tuple[str, ...]
     #: SubscribedTopicRegex (string, v0+, nullable v0+)
-    subscribed_topic_regex: str | None = None
+    subscribed_topic_regex: str | None
     #: Assignment (Assignment, v0+)
-    assignment: Assignment = field(default_factory=Assignment)
+    assignment: Assignment
     #: TargetAssignment (Assignment, v0+)
-    target_assignment: Assignment = field(default_factory=Assignment)
+    target_assignment: Assignment
     #: MemberType (int8, v1+, ignorable): KIP-1099: -1 unknown, 0 classic, 1 consumer
-    member_type: int = -1
+    member_type: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        member_id: str = "",
+        instance_id: str | None = None,
+        rack_id: str | None = None,
+        member_epoch: int = 0,
+        client_id: str = "",
+        client_host: str = "",
+        subscribed_topic_names: tuple[str, ...] = (),
+        subscribed_topic_regex: str | None = None,
+        assignment: Assignment = Assignment(),
+        target_assignment: Assignment = Assignment(),
+        member_type: int = -1,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "member_id", member_id)
+        _set(self, "instance_id", instance_id)
+        _set(self, "rack_id", rack_id)
+        _set(self, "member_epoch", member_epoch)
+        _set(self, "client_id", client_id)
+        _set(self, "client_host", client_host)
+        _set(self, "subscribed_topic_names", subscribed_topic_names)
+        _set(self, "subscribed_topic_regex", subscribed_topic_regex)
+        _set(self, "assignment", assignment)
+        _set(self, "target_assignment", target_assignment)
+        _set(self, "member_type", member_type)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class DescribedGroup:
+class DescribedGroup(Struct):
     """An element of ConsumerGroupDescribeResponse."""
 
+    __slots__ = (
+        "assignment_epoch",
+        "assignor_name",
+        "authorized_operations",
+        "error_code",
+        "error_message",
+        "group_epoch",
+        "group_id",
+        "group_state",
+        "members",
+        "unknown_tags",
+    )
+    _fields = (
+        "error_code",
+        "error_message",
+        "group_id",
+        "group_state",
+        "group_epoch",
+        "assignment_epoch",
+        "assignor_name",
+        "members",
+        "authorized_operations",
+        "unknown_tags",
+    )
+
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: ErrorMessage (string, v0+, nullable v0+)
-    error_message: str | None = None
+    error_message: str | None
     #: GroupId (string, v0+)
-    group_id: str = ""
+    group_id: str
     #: GroupState (string, v0+)
-    group_state: str = ""
+    group_state: str
     #: GroupEpoch (int32, v0+)
-    group_epoch: int = 0
+    group_epoch: int
     #: AssignmentEpoch (int32, v0+)
-    assignment_epoch: int = 0
+    assignment_epoch: int
     #: AssignorName (string, v0+)
-    assignor_name: str = ""
+    assignor_name: str
     #: Members ([]Member, v0+)
-    members: tuple[Member, ...] = ()
+    members: tuple[Member, ...]
     #: AuthorizedOperations (int32, v0+)
-    authorized_operations: int = -2147483648
+    authorized_operations: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        error_code: int = 0,
+        error_message: str | None = None,
+        group_id: str = "",
+        group_state: str = "",
+        group_epoch: int = 0,
+        assignment_epoch: int = 0,
+        assignor_name: str = "",
+        members: tuple[Member, ...] = (),
+        authorized_operations: int = -2147483648,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "error_code", error_code)
+        _set(self, "error_message", error_message)
+        _set(self, "group_id", group_id)
+        _set(self, "group_state", group_state)
+        _set(self, "group_epoch", group_epoch)
+        _set(self, "assignment_epoch", assignment_epoch)
+        _set(self, "assignor_name", assignor_name)
+        _set(self, "members", members)
+        _set(self, "authorized_operations", authorized_operations)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupDescribeResponse:
-    """ConsumerGroupDescribeResponse v0-1"""
+class ConsumerGroupDescribeResponse(Struct):
+    """ConsumerGroupDescribeResponse v0-1."""
+
+    __slots__ = ("groups", "throttle_time_ms", "unknown_tags")
+    _fields = ("throttle_time_ms", "groups", "unknown_tags")
 
     #: ThrottleTimeMs (int32, v0+)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: Groups ([]DescribedGroup, v0+)
-    groups: tuple[DescribedGroup, ...] = ()
+    groups: tuple[DescribedGroup, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        groups: tuple[DescribedGroup, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "groups", groups)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_TopicPartitions(r: Readable, version: int) -> TopicPartitions:

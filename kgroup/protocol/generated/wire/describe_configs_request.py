@@ -8,12 +8,12 @@ clients/src/main/resources/common/message/DescribeConfigsRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I8,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -26,32 +26,60 @@ VALID = (0, 4)
 FLEXIBLE_FROM = 4
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeConfigsResource:
+class DescribeConfigsResource(Struct):
     """An element of DescribeConfigsRequest."""
 
+    __slots__ = ("configuration_keys", "resource_name", "resource_type", "unknown_tags")
+    _fields = ("resource_type", "resource_name", "configuration_keys", "unknown_tags")
+
     #: ResourceType (int8, v0+)
-    resource_type: int = 0
+    resource_type: int
     #: ResourceName (string, v0+)
-    resource_name: str = ""
+    resource_name: str
     #: ConfigurationKeys ([]string, v0+, nullable v0+)
-    configuration_keys: tuple[str, ...] | None = ()
+    configuration_keys: tuple[str, ...] | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        resource_type: int = 0,
+        resource_name: str = "",
+        configuration_keys: tuple[str, ...] | None = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "resource_type", resource_type)
+        _set(self, "resource_name", resource_name)
+        _set(self, "configuration_keys", configuration_keys)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeConfigsRequest:
-    """DescribeConfigsRequest v0-4"""
+class DescribeConfigsRequest(Struct):
+    """DescribeConfigsRequest v0-4."""
+
+    __slots__ = ("include_documentation", "include_synonyms", "resources", "unknown_tags")
+    _fields = ("resources", "include_synonyms", "include_documentation", "unknown_tags")
 
     #: Resources ([]DescribeConfigsResource, v0+)
-    resources: tuple[DescribeConfigsResource, ...] = ()
+    resources: tuple[DescribeConfigsResource, ...]
     #: IncludeSynonyms (bool, v1+)
-    include_synonyms: bool = False
+    include_synonyms: bool
     #: IncludeDocumentation (bool, v3+)
-    include_documentation: bool = False
+    include_documentation: bool
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        resources: tuple[DescribeConfigsResource, ...] = (),
+        include_synonyms: bool = False,
+        include_documentation: bool = False,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "resources", resources)
+        _set(self, "include_synonyms", include_synonyms)
+        _set(self, "include_documentation", include_documentation)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_DescribeConfigsResource(r: Readable, version: int) -> DescribeConfigsResource:

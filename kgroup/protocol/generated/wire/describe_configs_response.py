@@ -8,14 +8,14 @@ clients/src/main/resources/common/message/DescribeConfigsResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I8,
     I16,
     I32,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -28,74 +28,180 @@ VALID = (0, 4)
 FLEXIBLE_FROM = 4
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeConfigsSynonym:
+class DescribeConfigsSynonym(Struct):
     """An element of DescribeConfigsResponse."""
+
+    __slots__ = ("name", "source", "unknown_tags", "value")
+    _fields = ("name", "value", "source", "unknown_tags")
 
     #: Name (string, v1+)
-    name: str = ""
+    name: str
     #: Value (string, v1+, nullable v0+)
-    value: str | None = ""
+    value: str | None
     #: Source (int8, v1+)
-    source: int = 0
+    source: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        value: str | None = "",
+        source: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "value", value)
+        _set(self, "source", source)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeConfigsResourceResult:
+class DescribeConfigsResourceResult(Struct):
     """An element of DescribeConfigsResponse."""
+
+    __slots__ = (
+        "config_source",
+        "config_type",
+        "documentation",
+        "is_default",
+        "is_sensitive",
+        "name",
+        "read_only",
+        "synonyms",
+        "unknown_tags",
+        "value",
+    )
+    _fields = (
+        "name",
+        "value",
+        "read_only",
+        "is_default",
+        "config_source",
+        "is_sensitive",
+        "synonyms",
+        "config_type",
+        "documentation",
+        "unknown_tags",
+    )
 
     #: Name (string, v0+)
-    name: str = ""
+    name: str
     #: Value (string, v0+, nullable v0+)
-    value: str | None = ""
+    value: str | None
     #: ReadOnly (bool, v0+)
-    read_only: bool = False
+    read_only: bool
     #: IsDefault (bool, v0)
-    is_default: bool = False
+    is_default: bool
     #: ConfigSource (int8, v1+, ignorable)
-    config_source: int = -1
+    config_source: int
     #: IsSensitive (bool, v0+)
-    is_sensitive: bool = False
+    is_sensitive: bool
     #: Synonyms ([]DescribeConfigsSynonym, v1+, ignorable)
-    synonyms: tuple[DescribeConfigsSynonym, ...] = ()
+    synonyms: tuple[DescribeConfigsSynonym, ...]
     #: ConfigType (int8, v3+, ignorable)
-    config_type: int = 0
+    config_type: int
     #: Documentation (string, v3+, nullable v0+, ignorable)
-    documentation: str | None = ""
+    documentation: str | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        value: str | None = "",
+        read_only: bool = False,
+        is_default: bool = False,
+        config_source: int = -1,
+        is_sensitive: bool = False,
+        synonyms: tuple[DescribeConfigsSynonym, ...] = (),
+        config_type: int = 0,
+        documentation: str | None = "",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "value", value)
+        _set(self, "read_only", read_only)
+        _set(self, "is_default", is_default)
+        _set(self, "config_source", config_source)
+        _set(self, "is_sensitive", is_sensitive)
+        _set(self, "synonyms", synonyms)
+        _set(self, "config_type", config_type)
+        _set(self, "documentation", documentation)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeConfigsResult:
+class DescribeConfigsResult(Struct):
     """An element of DescribeConfigsResponse."""
 
+    __slots__ = (
+        "configs",
+        "error_code",
+        "error_message",
+        "resource_name",
+        "resource_type",
+        "unknown_tags",
+    )
+    _fields = (
+        "error_code",
+        "error_message",
+        "resource_type",
+        "resource_name",
+        "configs",
+        "unknown_tags",
+    )
+
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: ErrorMessage (string, v0+, nullable v0+)
-    error_message: str | None = ""
+    error_message: str | None
     #: ResourceType (int8, v0+)
-    resource_type: int = 0
+    resource_type: int
     #: ResourceName (string, v0+)
-    resource_name: str = ""
+    resource_name: str
     #: Configs ([]DescribeConfigsResourceResult, v0+)
-    configs: tuple[DescribeConfigsResourceResult, ...] = ()
+    configs: tuple[DescribeConfigsResourceResult, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        error_code: int = 0,
+        error_message: str | None = "",
+        resource_type: int = 0,
+        resource_name: str = "",
+        configs: tuple[DescribeConfigsResourceResult, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "error_code", error_code)
+        _set(self, "error_message", error_message)
+        _set(self, "resource_type", resource_type)
+        _set(self, "resource_name", resource_name)
+        _set(self, "configs", configs)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeConfigsResponse:
-    """DescribeConfigsResponse v0-4"""
+class DescribeConfigsResponse(Struct):
+    """DescribeConfigsResponse v0-4."""
+
+    __slots__ = ("results", "throttle_time_ms", "unknown_tags")
+    _fields = ("throttle_time_ms", "results", "unknown_tags")
 
     #: ThrottleTimeMs (int32, v0+)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: Results ([]DescribeConfigsResult, v0+)
-    results: tuple[DescribeConfigsResult, ...] = ()
+    results: tuple[DescribeConfigsResult, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        results: tuple[DescribeConfigsResult, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "results", results)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_DescribeConfigsSynonym(r: Readable, version: int) -> DescribeConfigsSynonym:

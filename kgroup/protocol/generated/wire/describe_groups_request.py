@@ -8,11 +8,11 @@ clients/src/main/resources/common/message/DescribeGroupsRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -25,16 +25,28 @@ VALID = (0, 6)
 FLEXIBLE_FROM = 5
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeGroupsRequest:
-    """DescribeGroupsRequest v0-6"""
+class DescribeGroupsRequest(Struct):
+    """DescribeGroupsRequest v0-6."""
+
+    __slots__ = ("groups", "include_authorized_operations", "unknown_tags")
+    _fields = ("groups", "include_authorized_operations", "unknown_tags")
 
     #: Groups ([]string, v0+)
-    groups: tuple[str, ...] = ()
+    groups: tuple[str, ...]
     #: IncludeAuthorizedOperations (bool, v3+)
-    include_authorized_operations: bool = False
+    include_authorized_operations: bool
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        groups: tuple[str, ...] = (),
+        include_authorized_operations: bool = False,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "groups", groups)
+        _set(self, "include_authorized_operations", include_authorized_operations)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_DescribeGroupsRequest(r: Readable, version: int) -> DescribeGroupsRequest:

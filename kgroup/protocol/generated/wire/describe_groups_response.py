@@ -8,13 +8,13 @@ clients/src/main/resources/common/message/DescribeGroupsResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Struct,
+    _set,
     absent,
     w_bytes,
     w_count,
@@ -28,60 +28,152 @@ VALID = (0, 6)
 FLEXIBLE_FROM = 5
 
 
-@dataclass(frozen=True, slots=True)
-class DescribedGroupMember:
+class DescribedGroupMember(Struct):
     """An element of DescribeGroupsResponse."""
+
+    __slots__ = (
+        "client_host",
+        "client_id",
+        "group_instance_id",
+        "member_assignment",
+        "member_id",
+        "member_metadata",
+        "unknown_tags",
+    )
+    _fields = (
+        "member_id",
+        "group_instance_id",
+        "client_id",
+        "client_host",
+        "member_metadata",
+        "member_assignment",
+        "unknown_tags",
+    )
 
     #: MemberId (string, v0+)
-    member_id: str = ""
+    member_id: str
     #: GroupInstanceId (string, v4+, nullable v4+, ignorable)
-    group_instance_id: str | None = None
+    group_instance_id: str | None
     #: ClientId (string, v0+)
-    client_id: str = ""
+    client_id: str
     #: ClientHost (string, v0+)
-    client_host: str = ""
+    client_host: str
     #: MemberMetadata (bytes, v0+)
-    member_metadata: bytes = b""
+    member_metadata: bytes
     #: MemberAssignment (bytes, v0+)
-    member_assignment: bytes = b""
+    member_assignment: bytes
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        member_id: str = "",
+        group_instance_id: str | None = None,
+        client_id: str = "",
+        client_host: str = "",
+        member_metadata: bytes = b"",
+        member_assignment: bytes = b"",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "member_id", member_id)
+        _set(self, "group_instance_id", group_instance_id)
+        _set(self, "client_id", client_id)
+        _set(self, "client_host", client_host)
+        _set(self, "member_metadata", member_metadata)
+        _set(self, "member_assignment", member_assignment)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class DescribedGroup:
+class DescribedGroup(Struct):
     """An element of DescribeGroupsResponse."""
 
+    __slots__ = (
+        "authorized_operations",
+        "error_code",
+        "error_message",
+        "group_id",
+        "group_state",
+        "members",
+        "protocol_data",
+        "protocol_type",
+        "unknown_tags",
+    )
+    _fields = (
+        "error_code",
+        "error_message",
+        "group_id",
+        "group_state",
+        "protocol_type",
+        "protocol_data",
+        "members",
+        "authorized_operations",
+        "unknown_tags",
+    )
+
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: ErrorMessage (string, v6+, nullable v6+, ignorable)
-    error_message: str | None = None
+    error_message: str | None
     #: GroupId (string, v0+)
-    group_id: str = ""
+    group_id: str
     #: GroupState (string, v0+)
-    group_state: str = ""
+    group_state: str
     #: ProtocolType (string, v0+)
-    protocol_type: str = ""
+    protocol_type: str
     #: ProtocolData (string, v0+)
-    protocol_data: str = ""
+    protocol_data: str
     #: Members ([]DescribedGroupMember, v0+)
-    members: tuple[DescribedGroupMember, ...] = ()
+    members: tuple[DescribedGroupMember, ...]
     #: AuthorizedOperations (int32, v3+)
-    authorized_operations: int = -2147483648
+    authorized_operations: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        error_code: int = 0,
+        error_message: str | None = None,
+        group_id: str = "",
+        group_state: str = "",
+        protocol_type: str = "",
+        protocol_data: str = "",
+        members: tuple[DescribedGroupMember, ...] = (),
+        authorized_operations: int = -2147483648,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "error_code", error_code)
+        _set(self, "error_message", error_message)
+        _set(self, "group_id", group_id)
+        _set(self, "group_state", group_state)
+        _set(self, "protocol_type", protocol_type)
+        _set(self, "protocol_data", protocol_data)
+        _set(self, "members", members)
+        _set(self, "authorized_operations", authorized_operations)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeGroupsResponse:
-    """DescribeGroupsResponse v0-6"""
+class DescribeGroupsResponse(Struct):
+    """DescribeGroupsResponse v0-6."""
+
+    __slots__ = ("groups", "throttle_time_ms", "unknown_tags")
+    _fields = ("throttle_time_ms", "groups", "unknown_tags")
 
     #: ThrottleTimeMs (int32, v1+, ignorable)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: Groups ([]DescribedGroup, v0+)
-    groups: tuple[DescribedGroup, ...] = ()
+    groups: tuple[DescribedGroup, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        groups: tuple[DescribedGroup, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "groups", groups)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_DescribedGroupMember(r: Readable, version: int) -> DescribedGroupMember:

@@ -8,11 +8,11 @@ clients/src/main/resources/common/message/DescribeLogDirsRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     w_count,
     w_fixed_array,
     w_string,
@@ -25,26 +25,48 @@ VALID = (0, 4)
 FLEXIBLE_FROM = 2
 
 
-@dataclass(frozen=True, slots=True)
-class DescribableLogDirTopic:
+class DescribableLogDirTopic(Struct):
     """An element of DescribeLogDirsRequest."""
 
+    __slots__ = ("partitions", "topic", "unknown_tags")
+    _fields = ("topic", "partitions", "unknown_tags")
+
     #: Topic (string, v0+)
-    topic: str = ""
+    topic: str
     #: Partitions ([]int32, v0+)
-    partitions: tuple[int, ...] = ()
+    partitions: tuple[int, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topic: str = "",
+        partitions: tuple[int, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topic", topic)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeLogDirsRequest:
-    """DescribeLogDirsRequest v0-4"""
+class DescribeLogDirsRequest(Struct):
+    """DescribeLogDirsRequest v0-4."""
+
+    __slots__ = ("topics", "unknown_tags")
+    _fields = ("topics", "unknown_tags")
 
     #: Topics ([]DescribableLogDirTopic, v0+, nullable v0+)
-    topics: tuple[DescribableLogDirTopic, ...] | None = ()
+    topics: tuple[DescribableLogDirTopic, ...] | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topics: tuple[DescribableLogDirTopic, ...] | None = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topics", topics)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_DescribableLogDirTopic(r: Readable, version: int) -> DescribableLogDirTopic:

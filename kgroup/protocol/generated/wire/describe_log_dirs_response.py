@@ -8,14 +8,14 @@ clients/src/main/resources/common/message/DescribeLogDirsResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -28,64 +28,124 @@ VALID = (0, 4)
 FLEXIBLE_FROM = 2
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeLogDirsPartition:
+class DescribeLogDirsPartition(Struct):
     """An element of DescribeLogDirsResponse."""
+
+    __slots__ = ("is_future_key", "offset_lag", "partition_index", "partition_size", "unknown_tags")
+    _fields = ("partition_index", "partition_size", "offset_lag", "is_future_key", "unknown_tags")
 
     #: PartitionIndex (int32, v0+)
-    partition_index: int = 0
+    partition_index: int
     #: PartitionSize (int64, v0+)
-    partition_size: int = 0
+    partition_size: int
     #: OffsetLag (int64, v0+)
-    offset_lag: int = 0
+    offset_lag: int
     #: IsFutureKey (bool, v0+)
-    is_future_key: bool = False
+    is_future_key: bool
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        partition_index: int = 0,
+        partition_size: int = 0,
+        offset_lag: int = 0,
+        is_future_key: bool = False,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "partition_index", partition_index)
+        _set(self, "partition_size", partition_size)
+        _set(self, "offset_lag", offset_lag)
+        _set(self, "is_future_key", is_future_key)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeLogDirsTopic:
+class DescribeLogDirsTopic(Struct):
     """An element of DescribeLogDirsResponse."""
+
+    __slots__ = ("name", "partitions", "unknown_tags")
+    _fields = ("name", "partitions", "unknown_tags")
 
     #: Name (string, v0+)
-    name: str = ""
+    name: str
     #: Partitions ([]DescribeLogDirsPartition, v0+)
-    partitions: tuple[DescribeLogDirsPartition, ...] = ()
+    partitions: tuple[DescribeLogDirsPartition, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        partitions: tuple[DescribeLogDirsPartition, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeLogDirsResult:
+class DescribeLogDirsResult(Struct):
     """An element of DescribeLogDirsResponse."""
 
+    __slots__ = ("error_code", "log_dir", "topics", "total_bytes", "unknown_tags", "usable_bytes")
+    _fields = ("error_code", "log_dir", "topics", "total_bytes", "usable_bytes", "unknown_tags")
+
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: LogDir (string, v0+)
-    log_dir: str = ""
+    log_dir: str
     #: Topics ([]DescribeLogDirsTopic, v0+)
-    topics: tuple[DescribeLogDirsTopic, ...] = ()
+    topics: tuple[DescribeLogDirsTopic, ...]
     #: TotalBytes (int64, v4+, ignorable)
-    total_bytes: int = -1
+    total_bytes: int
     #: UsableBytes (int64, v4+, ignorable)
-    usable_bytes: int = -1
+    usable_bytes: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        error_code: int = 0,
+        log_dir: str = "",
+        topics: tuple[DescribeLogDirsTopic, ...] = (),
+        total_bytes: int = -1,
+        usable_bytes: int = -1,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "error_code", error_code)
+        _set(self, "log_dir", log_dir)
+        _set(self, "topics", topics)
+        _set(self, "total_bytes", total_bytes)
+        _set(self, "usable_bytes", usable_bytes)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class DescribeLogDirsResponse:
-    """DescribeLogDirsResponse v0-4"""
+class DescribeLogDirsResponse(Struct):
+    """DescribeLogDirsResponse v0-4."""
+
+    __slots__ = ("error_code", "results", "throttle_time_ms", "unknown_tags")
+    _fields = ("throttle_time_ms", "error_code", "results", "unknown_tags")
 
     #: ThrottleTimeMs (int32, v0+)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: ErrorCode (int16, v3+)
-    error_code: int = 0
+    error_code: int
     #: Results ([]DescribeLogDirsResult, v0+)
-    results: tuple[DescribeLogDirsResult, ...] = ()
+    results: tuple[DescribeLogDirsResult, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        error_code: int = 0,
+        results: tuple[DescribeLogDirsResult, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "error_code", error_code)
+        _set(self, "results", results)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_DescribeLogDirsPartition(r: Readable, version: int) -> DescribeLogDirsPartition:

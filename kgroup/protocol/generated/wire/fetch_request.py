@@ -8,14 +8,14 @@ clients/src/main/resources/common/message/FetchRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I8,
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_fixed_array,
@@ -28,83 +28,175 @@ VALID = (0, 11)
 FLEXIBLE_FROM = 12
 
 
-@dataclass(frozen=True, slots=True)
-class FetchPartition:
-    """An element of FetchRequest."""
+class FetchPartition(Struct):
+    """The partitions to fetch."""
 
-    #: PartitionIndex (int32, v0+)
-    partition_index: int = 0
-    #: CurrentLeaderEpoch (int32, v9+, ignorable)
-    current_leader_epoch: int = -1
-    #: FetchOffset (int64, v0+)
-    fetch_offset: int = 0
-    #: LogStartOffset (int64, v5+)
-    log_start_offset: int = -1
-    #: MaxBytes (int32, v0+)
-    max_bytes: int = 0
+    __slots__ = (
+        "current_leader_epoch",
+        "fetch_offset",
+        "log_start_offset",
+        "partition",
+        "partition_max_bytes",
+    )
+    _fields = (
+        "partition",
+        "current_leader_epoch",
+        "fetch_offset",
+        "log_start_offset",
+        "partition_max_bytes",
+    )
+
+    #: Partition (int32, v0+): The partition index.
+    partition: int
+    #: CurrentLeaderEpoch (int32, v9+, ignorable): The current leader epoch of the partition.
+    current_leader_epoch: int
+    #: FetchOffset (int64, v0+): The message offset.
+    fetch_offset: int
+    #: LogStartOffset (int64, v5+): The earliest available offset of the follower replica.  The
+    #: field is only used when the request is sent by the follower.
+    log_start_offset: int
+    #: PartitionMaxBytes (int32, v0+): The maximum bytes to fetch from this partition.  See
+    #: KIP-74 for cases where this limit may not be honored.
+    partition_max_bytes: int
+
+    def __init__(
+        self,
+        partition: int = 0,
+        current_leader_epoch: int = -1,
+        fetch_offset: int = 0,
+        log_start_offset: int = -1,
+        partition_max_bytes: int = 0,
+    ) -> None:
+        _set(self, "partition", partition)
+        _set(self, "current_leader_epoch", current_leader_epoch)
+        _set(self, "fetch_offset", fetch_offset)
+        _set(self, "log_start_offset", log_start_offset)
+        _set(self, "partition_max_bytes", partition_max_bytes)
 
 
-@dataclass(frozen=True, slots=True)
-class FetchableTopic:
-    """An element of FetchRequest."""
+class FetchTopic(Struct):
+    """The topics to fetch."""
 
-    #: Name (string, v0+)
-    name: str = ""
-    #: FetchPartitions ([]FetchPartition, v0+)
-    fetch_partitions: tuple[FetchPartition, ...] = ()
+    __slots__ = ("partitions", "topic")
+    _fields = ("topic", "partitions")
 
+    #: Topic (string, v0+): The name of the topic to fetch.
+    topic: str
+    #: Partitions ([]FetchPartition, v0+): The partitions to fetch.
+    partitions: tuple[FetchPartition, ...]
 
-@dataclass(frozen=True, slots=True)
-class ForgottenTopic:
-    """An element of FetchRequest."""
-
-    #: Name (string, v7+)
-    name: str = ""
-    #: ForgottenPartitionIndexes ([]int32, v7+)
-    forgotten_partition_indexes: tuple[int, ...] = ()
+    def __init__(self, topic: str = "", partitions: tuple[FetchPartition, ...] = ()) -> None:
+        _set(self, "topic", topic)
+        _set(self, "partitions", partitions)
 
 
-@dataclass(frozen=True, slots=True)
-class FetchRequest:
-    """FetchRequest v0-11"""
+class ForgottenTopic(Struct):
+    """In an incremental fetch request, the partitions to remove."""
 
-    #: ReplicaId (int32, v0+)
-    replica_id: int = 0
-    #: MaxWait (int32, v0+)
-    max_wait: int = 0
-    #: MinBytes (int32, v0+)
-    min_bytes: int = 0
-    #: MaxBytes (int32, v3+, ignorable)
-    max_bytes: int = 2147483647
-    #: IsolationLevel (int8, v4+)
-    isolation_level: int = 0
-    #: SessionId (int32, v7+)
-    session_id: int = 0
-    #: Epoch (int32, v7+)
-    epoch: int = -1
-    #: Topics ([]FetchableTopic, v0+)
-    topics: tuple[FetchableTopic, ...] = ()
-    #: Forgotten ([]ForgottenTopic, v7+)
-    forgotten: tuple[ForgottenTopic, ...] = ()
-    #: RackId (string, v11+, ignorable)
-    rack_id: str = ""
+    __slots__ = ("partitions", "topic")
+    _fields = ("topic", "partitions")
+
+    #: Topic (string, v7+): The topic name.
+    topic: str
+    #: Partitions ([]int32, v7+): The partitions indexes to forget.
+    partitions: tuple[int, ...]
+
+    def __init__(self, topic: str = "", partitions: tuple[int, ...] = ()) -> None:
+        _set(self, "topic", topic)
+        _set(self, "partitions", partitions)
+
+
+class FetchRequest(Struct):
+    """FetchRequest v0-11."""
+
+    __slots__ = (
+        "forgotten_topics_data",
+        "isolation_level",
+        "max_bytes",
+        "max_wait_ms",
+        "min_bytes",
+        "rack_id",
+        "replica_id",
+        "session_epoch",
+        "session_id",
+        "topics",
+    )
+    _fields = (
+        "replica_id",
+        "max_wait_ms",
+        "min_bytes",
+        "max_bytes",
+        "isolation_level",
+        "session_id",
+        "session_epoch",
+        "topics",
+        "forgotten_topics_data",
+        "rack_id",
+    )
+
+    #: ReplicaId (int32, v0+): The broker ID of the follower, of -1 if this request is from a
+    #: consumer.
+    replica_id: int
+    #: MaxWaitMs (int32, v0+): The maximum time in milliseconds to wait for the response.
+    max_wait_ms: int
+    #: MinBytes (int32, v0+): The minimum bytes to accumulate in the response.
+    min_bytes: int
+    #: MaxBytes (int32, v3+, ignorable): The maximum bytes to fetch.  See KIP-74 for cases where
+    #: this limit may not be honored.
+    max_bytes: int
+    #: IsolationLevel (int8, v4+): This setting controls the visibility of transactional records.
+    isolation_level: int
+    #: SessionId (int32, v7+): The fetch session ID.
+    session_id: int
+    #: SessionEpoch (int32, v7+): The fetch session epoch, which is used for ordering requests in
+    #: a session.
+    session_epoch: int
+    #: Topics ([]FetchTopic, v0+): The topics to fetch.
+    topics: tuple[FetchTopic, ...]
+    #: ForgottenTopicsData ([]ForgottenTopic, v7+): In an incremental fetch request, the
+    #: partitions to remove.
+    forgotten_topics_data: tuple[ForgottenTopic, ...]
+    #: RackId (string, v11+, ignorable): Rack ID of the consumer making this request.
+    rack_id: str
+
+    def __init__(
+        self,
+        replica_id: int = -1,
+        max_wait_ms: int = 0,
+        min_bytes: int = 0,
+        max_bytes: int = 2147483647,
+        isolation_level: int = 0,
+        session_id: int = 0,
+        session_epoch: int = -1,
+        topics: tuple[FetchTopic, ...] = (),
+        forgotten_topics_data: tuple[ForgottenTopic, ...] = (),
+        rack_id: str = "",
+    ) -> None:
+        _set(self, "replica_id", replica_id)
+        _set(self, "max_wait_ms", max_wait_ms)
+        _set(self, "min_bytes", min_bytes)
+        _set(self, "max_bytes", max_bytes)
+        _set(self, "isolation_level", isolation_level)
+        _set(self, "session_id", session_id)
+        _set(self, "session_epoch", session_epoch)
+        _set(self, "topics", topics)
+        _set(self, "forgotten_topics_data", forgotten_topics_data)
+        _set(self, "rack_id", rack_id)
 
 
 def _read_FetchPartition(r: Readable, version: int) -> FetchPartition:
-    partition_index = r.int32("Topics.FetchPartitions.PartitionIndex")
-    current_leader_epoch = (
-        r.int32("Topics.FetchPartitions.CurrentLeaderEpoch") if version >= 9 else -1
-    )
-    fetch_offset = r.int64("Topics.FetchPartitions.FetchOffset")
-    log_start_offset = r.int64("Topics.FetchPartitions.LogStartOffset") if version >= 5 else -1
-    max_bytes = r.int32("Topics.FetchPartitions.MaxBytes")
+    partition = r.int32("Topics.Partitions.Partition")
+    current_leader_epoch = r.int32("Topics.Partitions.CurrentLeaderEpoch") if version >= 9 else -1
+    fetch_offset = r.int64("Topics.Partitions.FetchOffset")
+    log_start_offset = r.int64("Topics.Partitions.LogStartOffset") if version >= 5 else -1
+    partition_max_bytes = r.int32("Topics.Partitions.PartitionMaxBytes")
     return FetchPartition(
-        partition_index, current_leader_epoch, fetch_offset, log_start_offset, max_bytes
+        partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes
     )
 
 
 def _write_FetchPartition(out: bytearray, obj: FetchPartition, version: int) -> None:
-    out += I32(obj.partition_index)
+    out += I32(obj.partition)
     if version >= 9:
         out += I32(obj.current_leader_epoch)
     out += I64(obj.fetch_offset)
@@ -112,85 +204,76 @@ def _write_FetchPartition(out: bytearray, obj: FetchPartition, version: int) -> 
         out += I64(obj.log_start_offset)
     elif version <= 4 and obj.log_start_offset != -1:
         raise absent("LogStartOffset", version)
-    out += I32(obj.max_bytes)
+    out += I32(obj.partition_max_bytes)
 
 
-def _read_FetchableTopic(r: Readable, version: int) -> FetchableTopic:
-    name = r.string("Topics.Name", False)
-    n = r.count("Topics.FetchPartitions", False)
-    fetch_partitions = tuple([_read_FetchPartition(r, version) for _ in range(n)])
-    return FetchableTopic(name, fetch_partitions)
+def _read_FetchTopic(r: Readable, version: int) -> FetchTopic:
+    topic = r.string("Topics.Topic", False)
+    n = r.count("Topics.Partitions", False)
+    partitions = tuple([_read_FetchPartition(r, version) for _ in range(n)])
+    return FetchTopic(topic, partitions)
 
 
-def _write_FetchableTopic(out: bytearray, obj: FetchableTopic, version: int) -> None:
-    w_string(out, obj.name, False, False, "Topics.Name")
-    for x in w_count(out, obj.fetch_partitions, False, False, "Topics.FetchPartitions"):
+def _write_FetchTopic(out: bytearray, obj: FetchTopic, version: int) -> None:
+    w_string(out, obj.topic, False, False, "Topics.Topic")
+    for x in w_count(out, obj.partitions, False, False, "Topics.Partitions"):
         _write_FetchPartition(out, x, version)
 
 
 def _read_ForgottenTopic(r: Readable, version: int) -> ForgottenTopic:
-    name = r.string("Forgotten.Name", False) if version >= 7 else ""
+    topic = r.string("ForgottenTopicsData.Topic", False) if version >= 7 else ""
     if version >= 7:
-        n = r.count("Forgotten.ForgottenPartitionIndexes", False)
-        forgotten_partition_indexes = r.fixed_array(
-            "i", 4, n, "Forgotten.ForgottenPartitionIndexes"
-        )
+        n = r.count("ForgottenTopicsData.Partitions", False)
+        partitions = r.fixed_array("i", 4, n, "ForgottenTopicsData.Partitions")
     else:
-        forgotten_partition_indexes = ()
-    return ForgottenTopic(name, forgotten_partition_indexes)
+        partitions = ()
+    return ForgottenTopic(topic, partitions)
 
 
 def _write_ForgottenTopic(out: bytearray, obj: ForgottenTopic, version: int) -> None:
     if version >= 7:
-        w_string(out, obj.name, False, False, "Forgotten.Name")
-    elif version <= 6 and obj.name != "":
-        raise absent("Name", version)
+        w_string(out, obj.topic, False, False, "ForgottenTopicsData.Topic")
+    elif version <= 6 and obj.topic != "":
+        raise absent("Topic", version)
     if version >= 7:
-        w_fixed_array(
-            out,
-            obj.forgotten_partition_indexes,
-            "i",
-            False,
-            False,
-            "Forgotten.ForgottenPartitionIndexes",
-        )
-    elif version <= 6 and obj.forgotten_partition_indexes != ():
-        raise absent("ForgottenPartitionIndexes", version)
+        w_fixed_array(out, obj.partitions, "i", False, False, "ForgottenTopicsData.Partitions")
+    elif version <= 6 and obj.partitions != ():
+        raise absent("Partitions", version)
 
 
 def _read_FetchRequest(r: Readable, version: int) -> FetchRequest:
     replica_id = r.int32("ReplicaId")
-    max_wait = r.int32("MaxWait")
+    max_wait_ms = r.int32("MaxWaitMs")
     min_bytes = r.int32("MinBytes")
     max_bytes = r.int32("MaxBytes") if version >= 3 else 2147483647
     isolation_level = r.int8("IsolationLevel") if version >= 4 else 0
     session_id = r.int32("SessionId") if version >= 7 else 0
-    epoch = r.int32("Epoch") if version >= 7 else -1
+    session_epoch = r.int32("SessionEpoch") if version >= 7 else -1
     n = r.count("Topics", False)
-    topics = tuple([_read_FetchableTopic(r, version) for _ in range(n)])
+    topics = tuple([_read_FetchTopic(r, version) for _ in range(n)])
     if version >= 7:
-        n = r.count("Forgotten", False)
-        forgotten = tuple([_read_ForgottenTopic(r, version) for _ in range(n)])
+        n = r.count("ForgottenTopicsData", False)
+        forgotten_topics_data = tuple([_read_ForgottenTopic(r, version) for _ in range(n)])
     else:
-        forgotten = ()
+        forgotten_topics_data = ()
     rack_id = r.string("RackId", False) if version >= 11 else ""
     return FetchRequest(
         replica_id,
-        max_wait,
+        max_wait_ms,
         min_bytes,
         max_bytes,
         isolation_level,
         session_id,
-        epoch,
+        session_epoch,
         topics,
-        forgotten,
+        forgotten_topics_data,
         rack_id,
     )
 
 
 def _write_FetchRequest(out: bytearray, obj: FetchRequest, version: int) -> None:
     out += I32(obj.replica_id)
-    out += I32(obj.max_wait)
+    out += I32(obj.max_wait_ms)
     out += I32(obj.min_bytes)
     if version >= 3:
         out += I32(obj.max_bytes)
@@ -203,16 +286,16 @@ def _write_FetchRequest(out: bytearray, obj: FetchRequest, version: int) -> None
     elif version <= 6 and obj.session_id != 0:
         raise absent("SessionId", version)
     if version >= 7:
-        out += I32(obj.epoch)
-    elif version <= 6 and obj.epoch != -1:
-        raise absent("Epoch", version)
+        out += I32(obj.session_epoch)
+    elif version <= 6 and obj.session_epoch != -1:
+        raise absent("SessionEpoch", version)
     for x in w_count(out, obj.topics, False, False, "Topics"):
-        _write_FetchableTopic(out, x, version)
+        _write_FetchTopic(out, x, version)
     if version >= 7:
-        for x in w_count(out, obj.forgotten, False, False, "Forgotten"):
+        for x in w_count(out, obj.forgotten_topics_data, False, False, "ForgottenTopicsData"):
             _write_ForgottenTopic(out, x, version)
-    elif version <= 6 and obj.forgotten != ():
-        raise absent("Forgotten", version)
+    elif version <= 6 and obj.forgotten_topics_data != ():
+        raise absent("ForgottenTopicsData", version)
     if version >= 11:
         w_string(out, obj.rack_id, False, False, "RackId")
 

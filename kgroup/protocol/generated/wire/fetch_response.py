@@ -8,14 +8,14 @@ clients/src/main/resources/common/message/FetchResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     absent,
     w_bytes,
     w_count,
@@ -28,72 +28,134 @@ VALID = (0, 11)
 FLEXIBLE_FROM = 12
 
 
-@dataclass(frozen=True, slots=True)
-class AbortedTransaction:
+class AbortedTransaction(Struct):
     """An element of FetchResponse."""
+
+    __slots__ = ("first_offset", "producer_id")
+    _fields = ("producer_id", "first_offset")
 
     #: ProducerId (int64, v4+)
-    producer_id: int = 0
+    producer_id: int
     #: FirstOffset (int64, v4+)
-    first_offset: int = 0
+    first_offset: int
+
+    def __init__(self, producer_id: int = 0, first_offset: int = 0) -> None:
+        _set(self, "producer_id", producer_id)
+        _set(self, "first_offset", first_offset)
 
 
-@dataclass(frozen=True, slots=True)
-class FetchablePartitionResponse:
+class PartitionData(Struct):
     """An element of FetchResponse."""
 
-    #: Partition (int32, v0+)
-    partition: int = 0
+    __slots__ = (
+        "aborted_transactions",
+        "error_code",
+        "high_watermark",
+        "last_stable_offset",
+        "log_start_offset",
+        "partition_index",
+        "preferred_read_replica",
+        "records",
+    )
+    _fields = (
+        "partition_index",
+        "error_code",
+        "high_watermark",
+        "last_stable_offset",
+        "log_start_offset",
+        "aborted_transactions",
+        "preferred_read_replica",
+        "records",
+    )
+
+    #: PartitionIndex (int32, v0+)
+    partition_index: int
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: HighWatermark (int64, v0+)
-    high_watermark: int = 0
+    high_watermark: int
     #: LastStableOffset (int64, v4+, ignorable)
-    last_stable_offset: int = -1
+    last_stable_offset: int
     #: LogStartOffset (int64, v5+, ignorable)
-    log_start_offset: int = -1
+    log_start_offset: int
     #: AbortedTransactions ([]AbortedTransaction, v4+, nullable v4+, ignorable)
-    aborted_transactions: tuple[AbortedTransaction, ...] | None = ()
+    aborted_transactions: tuple[AbortedTransaction, ...] | None
     #: PreferredReadReplica (int32, v11+)
-    preferred_read_replica: int = -1
-    #: RecordSet (bytes, v0+, nullable v0+)
-    record_set: bytes | None = b""
+    preferred_read_replica: int
+    #: Records (bytes, v0+, nullable v0+)
+    records: bytes | None
+
+    def __init__(
+        self,
+        partition_index: int = 0,
+        error_code: int = 0,
+        high_watermark: int = 0,
+        last_stable_offset: int = -1,
+        log_start_offset: int = -1,
+        aborted_transactions: tuple[AbortedTransaction, ...] | None = (),
+        preferred_read_replica: int = -1,
+        records: bytes | None = b"",
+    ) -> None:
+        _set(self, "partition_index", partition_index)
+        _set(self, "error_code", error_code)
+        _set(self, "high_watermark", high_watermark)
+        _set(self, "last_stable_offset", last_stable_offset)
+        _set(self, "log_start_offset", log_start_offset)
+        _set(self, "aborted_transactions", aborted_transactions)
+        _set(self, "preferred_read_replica", preferred_read_replica)
+        _set(self, "records", records)
 
 
-@dataclass(frozen=True, slots=True)
-class FetchableTopicResponse:
+class FetchableTopicResponse(Struct):
     """An element of FetchResponse."""
+
+    __slots__ = ("partitions", "topic")
+    _fields = ("topic", "partitions")
 
     #: Topic (string, v0+)
-    topic: str = ""
-    #: PartitionResponses ([]FetchablePartitionResponse, v0+)
-    partition_responses: tuple[FetchablePartitionResponse, ...] = ()
+    topic: str
+    #: Partitions ([]PartitionData, v0+)
+    partitions: tuple[PartitionData, ...]
+
+    def __init__(self, topic: str = "", partitions: tuple[PartitionData, ...] = ()) -> None:
+        _set(self, "topic", topic)
+        _set(self, "partitions", partitions)
 
 
-@dataclass(frozen=True, slots=True)
-class FetchResponse:
-    """FetchResponse v0-11"""
+class FetchResponse(Struct):
+    """FetchResponse v0-11."""
+
+    __slots__ = ("error_code", "responses", "session_id", "throttle_time_ms")
+    _fields = ("throttle_time_ms", "error_code", "session_id", "responses")
 
     #: ThrottleTimeMs (int32, v1+, ignorable)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: ErrorCode (int16, v7+, ignorable)
-    error_code: int = 0
+    error_code: int
     #: SessionId (int32, v7+)
-    session_id: int = 0
+    session_id: int
     #: Responses ([]FetchableTopicResponse, v0+)
-    responses: tuple[FetchableTopicResponse, ...] = ()
+    responses: tuple[FetchableTopicResponse, ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        error_code: int = 0,
+        session_id: int = 0,
+        responses: tuple[FetchableTopicResponse, ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "error_code", error_code)
+        _set(self, "session_id", session_id)
+        _set(self, "responses", responses)
 
 
 def _read_AbortedTransaction(r: Readable, version: int) -> AbortedTransaction:
     producer_id = (
-        r.int64("Responses.PartitionResponses.AbortedTransactions.ProducerId")
-        if version >= 4
-        else 0
+        r.int64("Responses.Partitions.AbortedTransactions.ProducerId") if version >= 4 else 0
     )
     first_offset = (
-        r.int64("Responses.PartitionResponses.AbortedTransactions.FirstOffset")
-        if version >= 4
-        else 0
+        r.int64("Responses.Partitions.AbortedTransactions.FirstOffset") if version >= 4 else 0
     )
     return AbortedTransaction(producer_id, first_offset)
 
@@ -109,43 +171,37 @@ def _write_AbortedTransaction(out: bytearray, obj: AbortedTransaction, version: 
         raise absent("FirstOffset", version)
 
 
-def _read_FetchablePartitionResponse(r: Readable, version: int) -> FetchablePartitionResponse:
-    partition = r.int32("Responses.PartitionResponses.Partition")
-    error_code = r.int16("Responses.PartitionResponses.ErrorCode")
-    high_watermark = r.int64("Responses.PartitionResponses.HighWatermark")
-    last_stable_offset = (
-        r.int64("Responses.PartitionResponses.LastStableOffset") if version >= 4 else -1
-    )
-    log_start_offset = (
-        r.int64("Responses.PartitionResponses.LogStartOffset") if version >= 5 else -1
-    )
+def _read_PartitionData(r: Readable, version: int) -> PartitionData:
+    partition_index = r.int32("Responses.Partitions.PartitionIndex")
+    error_code = r.int16("Responses.Partitions.ErrorCode")
+    high_watermark = r.int64("Responses.Partitions.HighWatermark")
+    last_stable_offset = r.int64("Responses.Partitions.LastStableOffset") if version >= 4 else -1
+    log_start_offset = r.int64("Responses.Partitions.LogStartOffset") if version >= 5 else -1
     if version >= 4:
-        n = r.count("Responses.PartitionResponses.AbortedTransactions", False, True)
+        n = r.count("Responses.Partitions.AbortedTransactions", False, True)
         aborted_transactions = (
             None if n < 0 else tuple([_read_AbortedTransaction(r, version) for _ in range(n)])
         )
     else:
         aborted_transactions = ()
     preferred_read_replica = (
-        r.int32("Responses.PartitionResponses.PreferredReadReplica") if version >= 11 else -1
+        r.int32("Responses.Partitions.PreferredReadReplica") if version >= 11 else -1
     )
-    record_set = r.bytes("Responses.PartitionResponses.RecordSet", False, True)
-    return FetchablePartitionResponse(
-        partition,
+    records = r.bytes("Responses.Partitions.Records", False, True)
+    return PartitionData(
+        partition_index,
         error_code,
         high_watermark,
         last_stable_offset,
         log_start_offset,
         aborted_transactions,
         preferred_read_replica,
-        record_set,
+        records,
     )
 
 
-def _write_FetchablePartitionResponse(
-    out: bytearray, obj: FetchablePartitionResponse, version: int
-) -> None:
-    out += I32(obj.partition)
+def _write_PartitionData(out: bytearray, obj: PartitionData, version: int) -> None:
+    out += I32(obj.partition_index)
     out += I16(obj.error_code)
     out += I64(obj.high_watermark)
     if version >= 4:
@@ -154,33 +210,29 @@ def _write_FetchablePartitionResponse(
         out += I64(obj.log_start_offset)
     if version >= 4:
         for x in w_count(
-            out,
-            obj.aborted_transactions,
-            False,
-            True,
-            "Responses.PartitionResponses.AbortedTransactions",
+            out, obj.aborted_transactions, False, True, "Responses.Partitions.AbortedTransactions"
         ):
             _write_AbortedTransaction(out, x, version)
     if version >= 11:
         out += I32(obj.preferred_read_replica)
     elif version <= 10 and obj.preferred_read_replica != -1:
         raise absent("PreferredReadReplica", version)
-    w_bytes(out, obj.record_set, False, True, "Responses.PartitionResponses.RecordSet")
+    w_bytes(out, obj.records, False, True, "Responses.Partitions.Records")
 
 
 def _read_FetchableTopicResponse(r: Readable, version: int) -> FetchableTopicResponse:
     topic = r.string("Responses.Topic", False)
-    n = r.count("Responses.PartitionResponses", False)
-    partition_responses = tuple([_read_FetchablePartitionResponse(r, version) for _ in range(n)])
-    return FetchableTopicResponse(topic, partition_responses)
+    n = r.count("Responses.Partitions", False)
+    partitions = tuple([_read_PartitionData(r, version) for _ in range(n)])
+    return FetchableTopicResponse(topic, partitions)
 
 
 def _write_FetchableTopicResponse(
     out: bytearray, obj: FetchableTopicResponse, version: int
 ) -> None:
     w_string(out, obj.topic, False, False, "Responses.Topic")
-    for x in w_count(out, obj.partition_responses, False, False, "Responses.PartitionResponses"):
-        _write_FetchablePartitionResponse(out, x, version)
+    for x in w_count(out, obj.partitions, False, False, "Responses.Partitions"):
+        _write_PartitionData(out, x, version)
 
 
 def _read_FetchResponse(r: Readable, version: int) -> FetchResponse:

@@ -8,12 +8,12 @@ clients/src/main/resources/common/message/FindCoordinatorRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I8,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -26,18 +26,32 @@ VALID = (0, 4)
 FLEXIBLE_FROM = 3
 
 
-@dataclass(frozen=True, slots=True)
-class FindCoordinatorRequest:
-    """FindCoordinatorRequest v0-4"""
+class FindCoordinatorRequest(Struct):
+    """FindCoordinatorRequest v0-4."""
+
+    __slots__ = ("coordinator_keys", "key", "key_type", "unknown_tags")
+    _fields = ("key", "key_type", "coordinator_keys", "unknown_tags")
 
     #: Key (string, v0-3)
-    key: str = ""
+    key: str
     #: KeyType (int8, v1+): 0 group, 1 transaction
-    key_type: int = 0
+    key_type: int
     #: CoordinatorKeys ([]string, v4+)
-    coordinator_keys: tuple[str, ...] = ()
+    coordinator_keys: tuple[str, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        key: str = "",
+        key_type: int = 0,
+        coordinator_keys: tuple[str, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "key", key)
+        _set(self, "key_type", key_type)
+        _set(self, "coordinator_keys", coordinator_keys)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_FindCoordinatorRequest(r: Readable, version: int) -> FindCoordinatorRequest:

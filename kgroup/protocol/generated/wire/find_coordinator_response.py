@@ -8,13 +8,13 @@ clients/src/main/resources/common/message/FindCoordinatorResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -27,46 +27,106 @@ VALID = (0, 4)
 FLEXIBLE_FROM = 3
 
 
-@dataclass(frozen=True, slots=True)
-class Coordinator:
+class Coordinator(Struct):
     """An element of FindCoordinatorResponse."""
 
+    __slots__ = ("error_code", "error_message", "host", "key", "node_id", "port", "unknown_tags")
+    _fields = ("key", "node_id", "host", "port", "error_code", "error_message", "unknown_tags")
+
     #: Key (string, v4+)
-    key: str = ""
+    key: str
     #: NodeId (int32, v4+)
-    node_id: int = 0
+    node_id: int
     #: Host (string, v4+)
-    host: str = ""
+    host: str
     #: Port (int32, v4+)
-    port: int = 0
+    port: int
     #: ErrorCode (int16, v4+)
-    error_code: int = 0
+    error_code: int
     #: ErrorMessage (string, v4+, nullable v4+, ignorable)
-    error_message: str | None = ""
+    error_message: str | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        key: str = "",
+        node_id: int = 0,
+        host: str = "",
+        port: int = 0,
+        error_code: int = 0,
+        error_message: str | None = "",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "key", key)
+        _set(self, "node_id", node_id)
+        _set(self, "host", host)
+        _set(self, "port", port)
+        _set(self, "error_code", error_code)
+        _set(self, "error_message", error_message)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class FindCoordinatorResponse:
-    """FindCoordinatorResponse v0-4"""
+class FindCoordinatorResponse(Struct):
+    """FindCoordinatorResponse v0-4."""
+
+    __slots__ = (
+        "coordinators",
+        "error_code",
+        "error_message",
+        "host",
+        "node_id",
+        "port",
+        "throttle_time_ms",
+        "unknown_tags",
+    )
+    _fields = (
+        "throttle_time_ms",
+        "error_code",
+        "error_message",
+        "node_id",
+        "host",
+        "port",
+        "coordinators",
+        "unknown_tags",
+    )
 
     #: ThrottleTimeMs (int32, v1+, ignorable)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: ErrorCode (int16, v0-3)
-    error_code: int = 0
+    error_code: int
     #: ErrorMessage (string, v1-3, nullable v1-3, ignorable)
-    error_message: str | None = ""
+    error_message: str | None
     #: NodeId (int32, v0-3)
-    node_id: int = 0
+    node_id: int
     #: Host (string, v0-3)
-    host: str = ""
+    host: str
     #: Port (int32, v0-3)
-    port: int = 0
+    port: int
     #: Coordinators ([]Coordinator, v4+)
-    coordinators: tuple[Coordinator, ...] = ()
+    coordinators: tuple[Coordinator, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        error_code: int = 0,
+        error_message: str | None = "",
+        node_id: int = 0,
+        host: str = "",
+        port: int = 0,
+        coordinators: tuple[Coordinator, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "error_code", error_code)
+        _set(self, "error_message", error_message)
+        _set(self, "node_id", node_id)
+        _set(self, "host", host)
+        _set(self, "port", port)
+        _set(self, "coordinators", coordinators)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_Coordinator(r: Readable, version: int) -> Coordinator:

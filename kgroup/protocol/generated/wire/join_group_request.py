@@ -8,12 +8,12 @@ clients/src/main/resources/common/message/JoinGroupRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     Readable,
+    Struct,
+    _set,
     absent,
     w_bytes,
     w_count,
@@ -27,40 +27,96 @@ VALID = (0, 9)
 FLEXIBLE_FROM = 6
 
 
-@dataclass(frozen=True, slots=True)
-class JoinGroupRequestProtocol:
+class JoinGroupRequestProtocol(Struct):
     """An element of JoinGroupRequest."""
 
+    __slots__ = ("metadata", "name", "unknown_tags")
+    _fields = ("name", "metadata", "unknown_tags")
+
     #: Name (string, v0+)
-    name: str = ""
+    name: str
     #: Metadata (bytes, v0+)
-    metadata: bytes = b""
+    metadata: bytes
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        metadata: bytes = b"",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "metadata", metadata)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class JoinGroupRequest:
-    """JoinGroupRequest v0-9"""
+class JoinGroupRequest(Struct):
+    """JoinGroupRequest v0-9."""
+
+    __slots__ = (
+        "group_id",
+        "group_instance_id",
+        "member_id",
+        "protocol_type",
+        "protocols",
+        "reason",
+        "rebalance_timeout_ms",
+        "session_timeout_ms",
+        "unknown_tags",
+    )
+    _fields = (
+        "group_id",
+        "session_timeout_ms",
+        "rebalance_timeout_ms",
+        "member_id",
+        "group_instance_id",
+        "protocol_type",
+        "protocols",
+        "reason",
+        "unknown_tags",
+    )
 
     #: GroupId (string, v0+)
-    group_id: str = ""
+    group_id: str
     #: SessionTimeoutMs (int32, v0+)
-    session_timeout_ms: int = 0
+    session_timeout_ms: int
     #: RebalanceTimeoutMs (int32, v1+, ignorable)
-    rebalance_timeout_ms: int = -1
+    rebalance_timeout_ms: int
     #: MemberId (string, v0+)
-    member_id: str = ""
+    member_id: str
     #: GroupInstanceId (string, v5+, nullable v5+)
-    group_instance_id: str | None = None
+    group_instance_id: str | None
     #: ProtocolType (string, v0+)
-    protocol_type: str = ""
+    protocol_type: str
     #: Protocols ([]JoinGroupRequestProtocol, v0+)
-    protocols: tuple[JoinGroupRequestProtocol, ...] = ()
+    protocols: tuple[JoinGroupRequestProtocol, ...]
     #: Reason (string, v8+, nullable v8+, ignorable)
-    reason: str | None = None
+    reason: str | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        group_id: str = "",
+        session_timeout_ms: int = 0,
+        rebalance_timeout_ms: int = -1,
+        member_id: str = "",
+        group_instance_id: str | None = None,
+        protocol_type: str = "",
+        protocols: tuple[JoinGroupRequestProtocol, ...] = (),
+        reason: str | None = None,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "group_id", group_id)
+        _set(self, "session_timeout_ms", session_timeout_ms)
+        _set(self, "rebalance_timeout_ms", rebalance_timeout_ms)
+        _set(self, "member_id", member_id)
+        _set(self, "group_instance_id", group_instance_id)
+        _set(self, "protocol_type", protocol_type)
+        _set(self, "protocols", protocols)
+        _set(self, "reason", reason)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_JoinGroupRequestProtocol(r: Readable, version: int) -> JoinGroupRequestProtocol:

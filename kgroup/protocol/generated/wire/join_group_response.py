@@ -8,13 +8,13 @@ clients/src/main/resources/common/message/JoinGroupResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Struct,
+    _set,
     absent,
     w_bytes,
     w_count,
@@ -28,44 +28,106 @@ VALID = (0, 9)
 FLEXIBLE_FROM = 6
 
 
-@dataclass(frozen=True, slots=True)
-class JoinGroupResponseMember:
+class JoinGroupResponseMember(Struct):
     """An element of JoinGroupResponse."""
 
+    __slots__ = ("group_instance_id", "member_id", "metadata", "unknown_tags")
+    _fields = ("member_id", "group_instance_id", "metadata", "unknown_tags")
+
     #: MemberId (string, v0+)
-    member_id: str = ""
+    member_id: str
     #: GroupInstanceId (string, v5+, nullable v5+, ignorable)
-    group_instance_id: str | None = None
+    group_instance_id: str | None
     #: Metadata (bytes, v0+)
-    metadata: bytes = b""
+    metadata: bytes
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        member_id: str = "",
+        group_instance_id: str | None = None,
+        metadata: bytes = b"",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "member_id", member_id)
+        _set(self, "group_instance_id", group_instance_id)
+        _set(self, "metadata", metadata)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class JoinGroupResponse:
-    """JoinGroupResponse v0-9"""
+class JoinGroupResponse(Struct):
+    """JoinGroupResponse v0-9."""
+
+    __slots__ = (
+        "error_code",
+        "generation_id",
+        "leader",
+        "member_id",
+        "members",
+        "protocol_name",
+        "protocol_type",
+        "skip_assignment",
+        "throttle_time_ms",
+        "unknown_tags",
+    )
+    _fields = (
+        "throttle_time_ms",
+        "error_code",
+        "generation_id",
+        "protocol_type",
+        "protocol_name",
+        "leader",
+        "skip_assignment",
+        "member_id",
+        "members",
+        "unknown_tags",
+    )
 
     #: ThrottleTimeMs (int32, v2+, ignorable)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: GenerationId (int32, v0+)
-    generation_id: int = -1
+    generation_id: int
     #: ProtocolType (string, v7+, nullable v7+, ignorable)
-    protocol_type: str | None = None
+    protocol_type: str | None
     #: ProtocolName (string, v0+, nullable v7+)
-    protocol_name: str | None = ""
+    protocol_name: str | None
     #: Leader (string, v0+)
-    leader: str = ""
+    leader: str
     #: SkipAssignment (bool, v9+)
-    skip_assignment: bool = False
+    skip_assignment: bool
     #: MemberId (string, v0+)
-    member_id: str = ""
+    member_id: str
     #: Members ([]JoinGroupResponseMember, v0+)
-    members: tuple[JoinGroupResponseMember, ...] = ()
+    members: tuple[JoinGroupResponseMember, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        error_code: int = 0,
+        generation_id: int = -1,
+        protocol_type: str | None = None,
+        protocol_name: str | None = "",
+        leader: str = "",
+        skip_assignment: bool = False,
+        member_id: str = "",
+        members: tuple[JoinGroupResponseMember, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "error_code", error_code)
+        _set(self, "generation_id", generation_id)
+        _set(self, "protocol_type", protocol_type)
+        _set(self, "protocol_name", protocol_name)
+        _set(self, "leader", leader)
+        _set(self, "skip_assignment", skip_assignment)
+        _set(self, "member_id", member_id)
+        _set(self, "members", members)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_JoinGroupResponseMember(r: Readable, version: int) -> JoinGroupResponseMember:

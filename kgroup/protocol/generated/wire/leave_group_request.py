@@ -8,11 +8,11 @@ clients/src/main/resources/common/message/LeaveGroupRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -25,32 +25,60 @@ VALID = (0, 5)
 FLEXIBLE_FROM = 4
 
 
-@dataclass(frozen=True, slots=True)
-class MemberIdentity:
+class MemberIdentity(Struct):
     """An element of LeaveGroupRequest."""
 
+    __slots__ = ("group_instance_id", "member_id", "reason", "unknown_tags")
+    _fields = ("member_id", "group_instance_id", "reason", "unknown_tags")
+
     #: MemberId (string, v3+)
-    member_id: str = ""
+    member_id: str
     #: GroupInstanceId (string, v3+, nullable v3+)
-    group_instance_id: str | None = None
+    group_instance_id: str | None
     #: Reason (string, v5+, nullable v5+, ignorable)
-    reason: str | None = None
+    reason: str | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        member_id: str = "",
+        group_instance_id: str | None = None,
+        reason: str | None = None,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "member_id", member_id)
+        _set(self, "group_instance_id", group_instance_id)
+        _set(self, "reason", reason)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class LeaveGroupRequest:
-    """LeaveGroupRequest v0-5"""
+class LeaveGroupRequest(Struct):
+    """LeaveGroupRequest v0-5."""
+
+    __slots__ = ("group_id", "member_id", "members", "unknown_tags")
+    _fields = ("group_id", "member_id", "members", "unknown_tags")
 
     #: GroupId (string, v0+)
-    group_id: str = ""
+    group_id: str
     #: MemberId (string, v0-2)
-    member_id: str = ""
+    member_id: str
     #: Members ([]MemberIdentity, v3+)
-    members: tuple[MemberIdentity, ...] = ()
+    members: tuple[MemberIdentity, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        group_id: str = "",
+        member_id: str = "",
+        members: tuple[MemberIdentity, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "group_id", group_id)
+        _set(self, "member_id", member_id)
+        _set(self, "members", members)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_MemberIdentity(r: Readable, version: int) -> MemberIdentity:

@@ -8,13 +8,13 @@ clients/src/main/resources/common/message/LeaveGroupResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -27,32 +27,60 @@ VALID = (0, 5)
 FLEXIBLE_FROM = 4
 
 
-@dataclass(frozen=True, slots=True)
-class MemberResponse:
+class MemberResponse(Struct):
     """An element of LeaveGroupResponse."""
 
+    __slots__ = ("error_code", "group_instance_id", "member_id", "unknown_tags")
+    _fields = ("member_id", "group_instance_id", "error_code", "unknown_tags")
+
     #: MemberId (string, v3+)
-    member_id: str = ""
+    member_id: str
     #: GroupInstanceId (string, v3+, nullable v3+)
-    group_instance_id: str | None = ""
+    group_instance_id: str | None
     #: ErrorCode (int16, v3+)
-    error_code: int = 0
+    error_code: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        member_id: str = "",
+        group_instance_id: str | None = "",
+        error_code: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "member_id", member_id)
+        _set(self, "group_instance_id", group_instance_id)
+        _set(self, "error_code", error_code)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class LeaveGroupResponse:
-    """LeaveGroupResponse v0-5"""
+class LeaveGroupResponse(Struct):
+    """LeaveGroupResponse v0-5."""
+
+    __slots__ = ("error_code", "members", "throttle_time_ms", "unknown_tags")
+    _fields = ("throttle_time_ms", "error_code", "members", "unknown_tags")
 
     #: ThrottleTimeMs (int32, v1+, ignorable)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: Members ([]MemberResponse, v3+)
-    members: tuple[MemberResponse, ...] = ()
+    members: tuple[MemberResponse, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        error_code: int = 0,
+        members: tuple[MemberResponse, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "error_code", error_code)
+        _set(self, "members", members)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_MemberResponse(r: Readable, version: int) -> MemberResponse:

@@ -8,11 +8,11 @@ clients/src/main/resources/common/message/ListGroupsRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -25,16 +25,28 @@ VALID = (0, 5)
 FLEXIBLE_FROM = 3
 
 
-@dataclass(frozen=True, slots=True)
-class ListGroupsRequest:
-    """ListGroupsRequest v0-5"""
+class ListGroupsRequest(Struct):
+    """ListGroupsRequest v0-5."""
+
+    __slots__ = ("states_filter", "types_filter", "unknown_tags")
+    _fields = ("states_filter", "types_filter", "unknown_tags")
 
     #: StatesFilter ([]string, v4+): KIP-518
-    states_filter: tuple[str, ...] = ()
+    states_filter: tuple[str, ...]
     #: TypesFilter ([]string, v5+): KIP-848
-    types_filter: tuple[str, ...] = ()
+    types_filter: tuple[str, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        states_filter: tuple[str, ...] = (),
+        types_filter: tuple[str, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "states_filter", states_filter)
+        _set(self, "types_filter", types_filter)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ListGroupsRequest(r: Readable, version: int) -> ListGroupsRequest:

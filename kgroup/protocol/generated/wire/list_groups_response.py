@@ -8,13 +8,13 @@ clients/src/main/resources/common/message/ListGroupsResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_string,
     w_tags,
@@ -26,34 +26,64 @@ VALID = (0, 5)
 FLEXIBLE_FROM = 3
 
 
-@dataclass(frozen=True, slots=True)
-class ListedGroup:
+class ListedGroup(Struct):
     """An element of ListGroupsResponse."""
 
+    __slots__ = ("group_id", "group_state", "group_type", "protocol_type", "unknown_tags")
+    _fields = ("group_id", "protocol_type", "group_state", "group_type", "unknown_tags")
+
     #: GroupId (string, v0+)
-    group_id: str = ""
+    group_id: str
     #: ProtocolType (string, v0+)
-    protocol_type: str = ""
+    protocol_type: str
     #: GroupState (string, v4+, ignorable)
-    group_state: str = ""
+    group_state: str
     #: GroupType (string, v5+, ignorable)
-    group_type: str = ""
+    group_type: str
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        group_id: str = "",
+        protocol_type: str = "",
+        group_state: str = "",
+        group_type: str = "",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "group_id", group_id)
+        _set(self, "protocol_type", protocol_type)
+        _set(self, "group_state", group_state)
+        _set(self, "group_type", group_type)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ListGroupsResponse:
-    """ListGroupsResponse v0-5"""
+class ListGroupsResponse(Struct):
+    """ListGroupsResponse v0-5."""
+
+    __slots__ = ("error_code", "groups", "throttle_time_ms", "unknown_tags")
+    _fields = ("throttle_time_ms", "error_code", "groups", "unknown_tags")
 
     #: ThrottleTimeMs (int32, v1+, ignorable)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: Groups ([]ListedGroup, v0+)
-    groups: tuple[ListedGroup, ...] = ()
+    groups: tuple[ListedGroup, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        error_code: int = 0,
+        groups: tuple[ListedGroup, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "error_code", error_code)
+        _set(self, "groups", groups)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ListedGroup(r: Readable, version: int) -> ListedGroup:

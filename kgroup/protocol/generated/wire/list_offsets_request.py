@@ -8,14 +8,14 @@ clients/src/main/resources/common/message/ListOffsetsRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I8,
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -28,46 +28,100 @@ VALID = (0, 8)
 FLEXIBLE_FROM = 6
 
 
-@dataclass(frozen=True, slots=True)
-class ListOffsetsPartition:
+class ListOffsetsPartition(Struct):
     """An element of ListOffsetsRequest."""
+
+    __slots__ = (
+        "current_leader_epoch",
+        "max_num_offsets",
+        "partition_index",
+        "timestamp",
+        "unknown_tags",
+    )
+    _fields = (
+        "partition_index",
+        "current_leader_epoch",
+        "timestamp",
+        "max_num_offsets",
+        "unknown_tags",
+    )
 
     #: PartitionIndex (int32, v0+)
-    partition_index: int = 0
+    partition_index: int
     #: CurrentLeaderEpoch (int32, v4+, ignorable)
-    current_leader_epoch: int = -1
+    current_leader_epoch: int
     #: Timestamp (int64, v0+)
-    timestamp: int = 0
+    timestamp: int
     #: MaxNumOffsets (int32, v0)
-    max_num_offsets: int = 1
+    max_num_offsets: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        partition_index: int = 0,
+        current_leader_epoch: int = -1,
+        timestamp: int = 0,
+        max_num_offsets: int = 1,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "partition_index", partition_index)
+        _set(self, "current_leader_epoch", current_leader_epoch)
+        _set(self, "timestamp", timestamp)
+        _set(self, "max_num_offsets", max_num_offsets)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ListOffsetsTopic:
+class ListOffsetsTopic(Struct):
     """An element of ListOffsetsRequest."""
 
+    __slots__ = ("name", "partitions", "unknown_tags")
+    _fields = ("name", "partitions", "unknown_tags")
+
     #: Name (string, v0+)
-    name: str = ""
+    name: str
     #: Partitions ([]ListOffsetsPartition, v0+)
-    partitions: tuple[ListOffsetsPartition, ...] = ()
+    partitions: tuple[ListOffsetsPartition, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        partitions: tuple[ListOffsetsPartition, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ListOffsetsRequest:
-    """ListOffsetsRequest v0-8"""
+class ListOffsetsRequest(Struct):
+    """ListOffsetsRequest v0-8."""
+
+    __slots__ = ("isolation_level", "replica_id", "topics", "unknown_tags")
+    _fields = ("replica_id", "isolation_level", "topics", "unknown_tags")
 
     #: ReplicaId (int32, v0+)
-    replica_id: int = 0
+    replica_id: int
     #: IsolationLevel (int8, v2+)
-    isolation_level: int = 0
+    isolation_level: int
     #: Topics ([]ListOffsetsTopic, v0+)
-    topics: tuple[ListOffsetsTopic, ...] = ()
+    topics: tuple[ListOffsetsTopic, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        replica_id: int = 0,
+        isolation_level: int = 0,
+        topics: tuple[ListOffsetsTopic, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "replica_id", replica_id)
+        _set(self, "isolation_level", isolation_level)
+        _set(self, "topics", topics)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ListOffsetsPartition(r: Readable, version: int) -> ListOffsetsPartition:

@@ -8,14 +8,14 @@ clients/src/main/resources/common/message/ListOffsetsResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_fixed_array,
@@ -29,48 +29,108 @@ VALID = (0, 8)
 FLEXIBLE_FROM = 6
 
 
-@dataclass(frozen=True, slots=True)
-class ListOffsetsPartitionResponse:
+class ListOffsetsPartitionResponse(Struct):
     """An element of ListOffsetsResponse."""
+
+    __slots__ = (
+        "error_code",
+        "leader_epoch",
+        "offset",
+        "old_style_offsets",
+        "partition_index",
+        "timestamp",
+        "unknown_tags",
+    )
+    _fields = (
+        "partition_index",
+        "error_code",
+        "old_style_offsets",
+        "timestamp",
+        "offset",
+        "leader_epoch",
+        "unknown_tags",
+    )
 
     #: PartitionIndex (int32, v0+)
-    partition_index: int = 0
+    partition_index: int
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: OldStyleOffsets ([]int64, v0, ignorable)
-    old_style_offsets: tuple[int, ...] = ()
+    old_style_offsets: tuple[int, ...]
     #: Timestamp (int64, v1+, ignorable)
-    timestamp: int = -1
+    timestamp: int
     #: Offset (int64, v1+, ignorable)
-    offset: int = -1
+    offset: int
     #: LeaderEpoch (int32, v4+)
-    leader_epoch: int = -1
+    leader_epoch: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        partition_index: int = 0,
+        error_code: int = 0,
+        old_style_offsets: tuple[int, ...] = (),
+        timestamp: int = -1,
+        offset: int = -1,
+        leader_epoch: int = -1,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "partition_index", partition_index)
+        _set(self, "error_code", error_code)
+        _set(self, "old_style_offsets", old_style_offsets)
+        _set(self, "timestamp", timestamp)
+        _set(self, "offset", offset)
+        _set(self, "leader_epoch", leader_epoch)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ListOffsetsTopicResponse:
+class ListOffsetsTopicResponse(Struct):
     """An element of ListOffsetsResponse."""
 
+    __slots__ = ("name", "partitions", "unknown_tags")
+    _fields = ("name", "partitions", "unknown_tags")
+
     #: Name (string, v0+)
-    name: str = ""
+    name: str
     #: Partitions ([]ListOffsetsPartitionResponse, v0+)
-    partitions: tuple[ListOffsetsPartitionResponse, ...] = ()
+    partitions: tuple[ListOffsetsPartitionResponse, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        partitions: tuple[ListOffsetsPartitionResponse, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class ListOffsetsResponse:
-    """ListOffsetsResponse v0-8"""
+class ListOffsetsResponse(Struct):
+    """ListOffsetsResponse v0-8."""
+
+    __slots__ = ("throttle_time_ms", "topics", "unknown_tags")
+    _fields = ("throttle_time_ms", "topics", "unknown_tags")
 
     #: ThrottleTimeMs (int32, v2+, ignorable)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: Topics ([]ListOffsetsTopicResponse, v0+)
-    topics: tuple[ListOffsetsTopicResponse, ...] = ()
+    topics: tuple[ListOffsetsTopicResponse, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        topics: tuple[ListOffsetsTopicResponse, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "topics", topics)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ListOffsetsPartitionResponse(r: Readable, version: int) -> ListOffsetsPartitionResponse:

@@ -8,12 +8,12 @@ clients/src/main/resources/common/message/MetadataRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     ZERO_UUID,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -27,32 +27,72 @@ VALID = (0, 12)
 FLEXIBLE_FROM = 9
 
 
-@dataclass(frozen=True, slots=True)
-class MetadataRequestTopic:
+class MetadataRequestTopic(Struct):
     """An element of MetadataRequest."""
 
+    __slots__ = ("name", "topic_id", "unknown_tags")
+    _fields = ("topic_id", "name", "unknown_tags")
+
     #: TopicId (uuid, v10+, ignorable)
-    topic_id: bytes = ZERO_UUID
+    topic_id: bytes
     #: Name (string, v0+, nullable v10+)
-    name: str | None = ""
+    name: str | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topic_id: bytes = ZERO_UUID,
+        name: str | None = "",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topic_id", topic_id)
+        _set(self, "name", name)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class MetadataRequest:
-    """MetadataRequest v0-12"""
+class MetadataRequest(Struct):
+    """MetadataRequest v0-12."""
+
+    __slots__ = (
+        "allow_auto_topic_creation",
+        "include_cluster_authorized_operations",
+        "include_topic_authorized_operations",
+        "topics",
+        "unknown_tags",
+    )
+    _fields = (
+        "topics",
+        "allow_auto_topic_creation",
+        "include_cluster_authorized_operations",
+        "include_topic_authorized_operations",
+        "unknown_tags",
+    )
 
     #: Topics ([]MetadataRequestTopic, v0+, nullable v1+)
-    topics: tuple[MetadataRequestTopic, ...] | None = ()
+    topics: tuple[MetadataRequestTopic, ...] | None
     #: AllowAutoTopicCreation (bool, v4+)
-    allow_auto_topic_creation: bool = True
+    allow_auto_topic_creation: bool
     #: IncludeClusterAuthorizedOperations (bool, v8-10)
-    include_cluster_authorized_operations: bool = False
+    include_cluster_authorized_operations: bool
     #: IncludeTopicAuthorizedOperations (bool, v8+)
-    include_topic_authorized_operations: bool = False
+    include_topic_authorized_operations: bool
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        topics: tuple[MetadataRequestTopic, ...] | None = (),
+        allow_auto_topic_creation: bool = True,
+        include_cluster_authorized_operations: bool = False,
+        include_topic_authorized_operations: bool = False,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "topics", topics)
+        _set(self, "allow_auto_topic_creation", allow_auto_topic_creation)
+        _set(self, "include_cluster_authorized_operations", include_cluster_authorized_operations)
+        _set(self, "include_topic_authorized_operations", include_topic_authorized_operations)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_MetadataRequestTopic(r: Readable, version: int) -> MetadataRequestTopic:

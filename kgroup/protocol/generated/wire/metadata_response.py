@@ -8,14 +8,14 @@ clients/src/main/resources/common/message/MetadataResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     ZERO_UUID,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_fixed_array,
     w_string,
@@ -29,82 +29,210 @@ VALID = (0, 12)
 FLEXIBLE_FROM = 9
 
 
-@dataclass(frozen=True, slots=True)
-class MetadataResponseBroker:
+class MetadataResponseBroker(Struct):
     """An element of MetadataResponse."""
+
+    __slots__ = ("host", "node_id", "port", "rack", "unknown_tags")
+    _fields = ("node_id", "host", "port", "rack", "unknown_tags")
 
     #: NodeId (int32, v0+)
-    node_id: int = 0
+    node_id: int
     #: Host (string, v0+)
-    host: str = ""
+    host: str
     #: Port (int32, v0+)
-    port: int = 0
+    port: int
     #: Rack (string, v1+, nullable v1+, ignorable)
-    rack: str | None = None
+    rack: str | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        node_id: int = 0,
+        host: str = "",
+        port: int = 0,
+        rack: str | None = None,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "node_id", node_id)
+        _set(self, "host", host)
+        _set(self, "port", port)
+        _set(self, "rack", rack)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class MetadataResponsePartition:
+class MetadataResponsePartition(Struct):
     """An element of MetadataResponse."""
 
+    __slots__ = (
+        "error_code",
+        "isr_nodes",
+        "leader_epoch",
+        "leader_id",
+        "offline_replicas",
+        "partition_index",
+        "replica_nodes",
+        "unknown_tags",
+    )
+    _fields = (
+        "error_code",
+        "partition_index",
+        "leader_id",
+        "leader_epoch",
+        "replica_nodes",
+        "isr_nodes",
+        "offline_replicas",
+        "unknown_tags",
+    )
+
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: PartitionIndex (int32, v0+)
-    partition_index: int = 0
+    partition_index: int
     #: LeaderId (int32, v0+)
-    leader_id: int = 0
+    leader_id: int
     #: LeaderEpoch (int32, v7+, ignorable)
-    leader_epoch: int = -1
+    leader_epoch: int
     #: ReplicaNodes ([]int32, v0+)
-    replica_nodes: tuple[int, ...] = ()
+    replica_nodes: tuple[int, ...]
     #: IsrNodes ([]int32, v0+)
-    isr_nodes: tuple[int, ...] = ()
+    isr_nodes: tuple[int, ...]
     #: OfflineReplicas ([]int32, v5+, ignorable)
-    offline_replicas: tuple[int, ...] = ()
+    offline_replicas: tuple[int, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        error_code: int = 0,
+        partition_index: int = 0,
+        leader_id: int = 0,
+        leader_epoch: int = -1,
+        replica_nodes: tuple[int, ...] = (),
+        isr_nodes: tuple[int, ...] = (),
+        offline_replicas: tuple[int, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "error_code", error_code)
+        _set(self, "partition_index", partition_index)
+        _set(self, "leader_id", leader_id)
+        _set(self, "leader_epoch", leader_epoch)
+        _set(self, "replica_nodes", replica_nodes)
+        _set(self, "isr_nodes", isr_nodes)
+        _set(self, "offline_replicas", offline_replicas)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class MetadataResponseTopic:
+class MetadataResponseTopic(Struct):
     """An element of MetadataResponse."""
 
+    __slots__ = (
+        "error_code",
+        "is_internal",
+        "name",
+        "partitions",
+        "topic_authorized_operations",
+        "topic_id",
+        "unknown_tags",
+    )
+    _fields = (
+        "error_code",
+        "name",
+        "topic_id",
+        "is_internal",
+        "partitions",
+        "topic_authorized_operations",
+        "unknown_tags",
+    )
+
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: Name (string, v0+, nullable v12+)
-    name: str | None = ""
+    name: str | None
     #: TopicId (uuid, v10+, ignorable)
-    topic_id: bytes = ZERO_UUID
+    topic_id: bytes
     #: IsInternal (bool, v1+, ignorable)
-    is_internal: bool = False
+    is_internal: bool
     #: Partitions ([]MetadataResponsePartition, v0+)
-    partitions: tuple[MetadataResponsePartition, ...] = ()
+    partitions: tuple[MetadataResponsePartition, ...]
     #: TopicAuthorizedOperations (int32, v8+, ignorable)
-    topic_authorized_operations: int = -2147483648
+    topic_authorized_operations: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        error_code: int = 0,
+        name: str | None = "",
+        topic_id: bytes = ZERO_UUID,
+        is_internal: bool = False,
+        partitions: tuple[MetadataResponsePartition, ...] = (),
+        topic_authorized_operations: int = -2147483648,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "error_code", error_code)
+        _set(self, "name", name)
+        _set(self, "topic_id", topic_id)
+        _set(self, "is_internal", is_internal)
+        _set(self, "partitions", partitions)
+        _set(self, "topic_authorized_operations", topic_authorized_operations)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class MetadataResponse:
-    """MetadataResponse v0-12"""
+class MetadataResponse(Struct):
+    """MetadataResponse v0-12."""
+
+    __slots__ = (
+        "brokers",
+        "cluster_authorized_operations",
+        "cluster_id",
+        "controller_id",
+        "throttle_time_ms",
+        "topics",
+        "unknown_tags",
+    )
+    _fields = (
+        "throttle_time_ms",
+        "brokers",
+        "cluster_id",
+        "controller_id",
+        "topics",
+        "cluster_authorized_operations",
+        "unknown_tags",
+    )
 
     #: ThrottleTimeMs (int32, v3+, ignorable)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: Brokers ([]MetadataResponseBroker, v0+)
-    brokers: tuple[MetadataResponseBroker, ...] = ()
+    brokers: tuple[MetadataResponseBroker, ...]
     #: ClusterId (string, v2+, nullable v2+, ignorable)
-    cluster_id: str | None = None
+    cluster_id: str | None
     #: ControllerId (int32, v1+, ignorable)
-    controller_id: int = -1
+    controller_id: int
     #: Topics ([]MetadataResponseTopic, v0+)
-    topics: tuple[MetadataResponseTopic, ...] = ()
+    topics: tuple[MetadataResponseTopic, ...]
     #: ClusterAuthorizedOperations (int32, v8-10, ignorable)
-    cluster_authorized_operations: int = -2147483648
+    cluster_authorized_operations: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        brokers: tuple[MetadataResponseBroker, ...] = (),
+        cluster_id: str | None = None,
+        controller_id: int = -1,
+        topics: tuple[MetadataResponseTopic, ...] = (),
+        cluster_authorized_operations: int = -2147483648,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "brokers", brokers)
+        _set(self, "cluster_id", cluster_id)
+        _set(self, "controller_id", controller_id)
+        _set(self, "topics", topics)
+        _set(self, "cluster_authorized_operations", cluster_authorized_operations)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_MetadataResponseBroker(r: Readable, version: int) -> MetadataResponseBroker:

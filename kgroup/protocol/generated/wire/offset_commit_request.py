@@ -8,13 +8,13 @@ clients/src/main/resources/common/message/OffsetCommitRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -27,54 +27,134 @@ VALID = (0, 9)
 FLEXIBLE_FROM = 8
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetCommitRequestPartition:
+class OffsetCommitRequestPartition(Struct):
     """An element of OffsetCommitRequest."""
+
+    __slots__ = (
+        "commit_timestamp",
+        "committed_leader_epoch",
+        "committed_metadata",
+        "committed_offset",
+        "partition_index",
+        "unknown_tags",
+    )
+    _fields = (
+        "partition_index",
+        "committed_offset",
+        "committed_leader_epoch",
+        "commit_timestamp",
+        "committed_metadata",
+        "unknown_tags",
+    )
 
     #: PartitionIndex (int32, v0+)
-    partition_index: int = 0
+    partition_index: int
     #: CommittedOffset (int64, v0+)
-    committed_offset: int = 0
+    committed_offset: int
     #: CommittedLeaderEpoch (int32, v6+, ignorable)
-    committed_leader_epoch: int = -1
+    committed_leader_epoch: int
     #: CommitTimestamp (int64, v1)
-    commit_timestamp: int = -1
+    commit_timestamp: int
     #: CommittedMetadata (string, v0+, nullable v0+)
-    committed_metadata: str | None = ""
+    committed_metadata: str | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        partition_index: int = 0,
+        committed_offset: int = 0,
+        committed_leader_epoch: int = -1,
+        commit_timestamp: int = -1,
+        committed_metadata: str | None = "",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "partition_index", partition_index)
+        _set(self, "committed_offset", committed_offset)
+        _set(self, "committed_leader_epoch", committed_leader_epoch)
+        _set(self, "commit_timestamp", commit_timestamp)
+        _set(self, "committed_metadata", committed_metadata)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetCommitRequestTopic:
+class OffsetCommitRequestTopic(Struct):
     """An element of OffsetCommitRequest."""
 
+    __slots__ = ("name", "partitions", "unknown_tags")
+    _fields = ("name", "partitions", "unknown_tags")
+
     #: Name (string, v0+)
-    name: str = ""
+    name: str
     #: Partitions ([]OffsetCommitRequestPartition, v0+)
-    partitions: tuple[OffsetCommitRequestPartition, ...] = ()
+    partitions: tuple[OffsetCommitRequestPartition, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        partitions: tuple[OffsetCommitRequestPartition, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetCommitRequest:
-    """OffsetCommitRequest v0-9"""
+class OffsetCommitRequest(Struct):
+    """OffsetCommitRequest v0-9."""
+
+    __slots__ = (
+        "generation_id_or_member_epoch",
+        "group_id",
+        "group_instance_id",
+        "member_id",
+        "retention_time_ms",
+        "topics",
+        "unknown_tags",
+    )
+    _fields = (
+        "group_id",
+        "generation_id_or_member_epoch",
+        "member_id",
+        "group_instance_id",
+        "retention_time_ms",
+        "topics",
+        "unknown_tags",
+    )
 
     #: GroupId (string, v0+)
-    group_id: str = ""
+    group_id: str
     #: GenerationIdOrMemberEpoch (int32, v1+, ignorable)
-    generation_id_or_member_epoch: int = -1
+    generation_id_or_member_epoch: int
     #: MemberId (string, v1+, ignorable)
-    member_id: str = ""
+    member_id: str
     #: GroupInstanceId (string, v7+, nullable v7+, ignorable)
-    group_instance_id: str | None = None
+    group_instance_id: str | None
     #: RetentionTimeMs (int64, v2-4, ignorable)
-    retention_time_ms: int = -1
+    retention_time_ms: int
     #: Topics ([]OffsetCommitRequestTopic, v0+)
-    topics: tuple[OffsetCommitRequestTopic, ...] = ()
+    topics: tuple[OffsetCommitRequestTopic, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        group_id: str = "",
+        generation_id_or_member_epoch: int = -1,
+        member_id: str = "",
+        group_instance_id: str | None = None,
+        retention_time_ms: int = -1,
+        topics: tuple[OffsetCommitRequestTopic, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "group_id", group_id)
+        _set(self, "generation_id_or_member_epoch", generation_id_or_member_epoch)
+        _set(self, "member_id", member_id)
+        _set(self, "group_instance_id", group_instance_id)
+        _set(self, "retention_time_ms", retention_time_ms)
+        _set(self, "topics", topics)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_OffsetCommitRequestPartition(r: Readable, version: int) -> OffsetCommitRequestPartition:

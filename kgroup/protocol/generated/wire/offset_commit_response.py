@@ -8,13 +8,13 @@ clients/src/main/resources/common/message/OffsetCommitResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_string,
     w_tags,
@@ -26,40 +26,76 @@ VALID = (0, 9)
 FLEXIBLE_FROM = 8
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetCommitResponsePartition:
+class OffsetCommitResponsePartition(Struct):
     """An element of OffsetCommitResponse."""
+
+    __slots__ = ("error_code", "partition_index", "unknown_tags")
+    _fields = ("partition_index", "error_code", "unknown_tags")
 
     #: PartitionIndex (int32, v0+)
-    partition_index: int = 0
+    partition_index: int
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        partition_index: int = 0,
+        error_code: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "partition_index", partition_index)
+        _set(self, "error_code", error_code)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetCommitResponseTopic:
+class OffsetCommitResponseTopic(Struct):
     """An element of OffsetCommitResponse."""
 
+    __slots__ = ("name", "partitions", "unknown_tags")
+    _fields = ("name", "partitions", "unknown_tags")
+
     #: Name (string, v0+)
-    name: str = ""
+    name: str
     #: Partitions ([]OffsetCommitResponsePartition, v0+)
-    partitions: tuple[OffsetCommitResponsePartition, ...] = ()
+    partitions: tuple[OffsetCommitResponsePartition, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        partitions: tuple[OffsetCommitResponsePartition, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetCommitResponse:
-    """OffsetCommitResponse v0-9"""
+class OffsetCommitResponse(Struct):
+    """OffsetCommitResponse v0-9."""
+
+    __slots__ = ("throttle_time_ms", "topics", "unknown_tags")
+    _fields = ("throttle_time_ms", "topics", "unknown_tags")
 
     #: ThrottleTimeMs (int32, v3+, ignorable)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: Topics ([]OffsetCommitResponseTopic, v0+)
-    topics: tuple[OffsetCommitResponseTopic, ...] = ()
+    topics: tuple[OffsetCommitResponseTopic, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        topics: tuple[OffsetCommitResponseTopic, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "topics", topics)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_OffsetCommitResponsePartition(r: Readable, version: int) -> OffsetCommitResponsePartition:

@@ -8,12 +8,12 @@ clients/src/main/resources/common/message/OffsetDeleteRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_string,
 )
@@ -24,32 +24,53 @@ VALID = (0, 0)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetDeleteRequestPartition:
+class OffsetDeleteRequestPartition(Struct):
     """An element of OffsetDeleteRequest."""
+
+    __slots__ = ("partition_index",)
+    _fields = ("partition_index",)
 
     #: PartitionIndex (int32, v0+)
-    partition_index: int = 0
+    partition_index: int
+
+    def __init__(self, partition_index: int = 0) -> None:
+        _set(self, "partition_index", partition_index)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetDeleteRequestTopic:
+class OffsetDeleteRequestTopic(Struct):
     """An element of OffsetDeleteRequest."""
 
+    __slots__ = ("name", "partitions")
+    _fields = ("name", "partitions")
+
     #: Name (string, v0+)
-    name: str = ""
+    name: str
     #: Partitions ([]OffsetDeleteRequestPartition, v0+)
-    partitions: tuple[OffsetDeleteRequestPartition, ...] = ()
+    partitions: tuple[OffsetDeleteRequestPartition, ...]
+
+    def __init__(
+        self, name: str = "", partitions: tuple[OffsetDeleteRequestPartition, ...] = ()
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "partitions", partitions)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetDeleteRequest:
-    """OffsetDeleteRequest v0-0"""
+class OffsetDeleteRequest(Struct):
+    """OffsetDeleteRequest v0-0."""
+
+    __slots__ = ("group_id", "topics")
+    _fields = ("group_id", "topics")
 
     #: GroupId (string, v0+)
-    group_id: str = ""
+    group_id: str
     #: Topics ([]OffsetDeleteRequestTopic, v0+)
-    topics: tuple[OffsetDeleteRequestTopic, ...] = ()
+    topics: tuple[OffsetDeleteRequestTopic, ...]
+
+    def __init__(
+        self, group_id: str = "", topics: tuple[OffsetDeleteRequestTopic, ...] = ()
+    ) -> None:
+        _set(self, "group_id", group_id)
+        _set(self, "topics", topics)
 
 
 def _read_OffsetDeleteRequestPartition(r: Readable, version: int) -> OffsetDeleteRequestPartition:

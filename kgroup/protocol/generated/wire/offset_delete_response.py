@@ -8,13 +8,13 @@ clients/src/main/resources/common/message/OffsetDeleteResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_string,
 )
@@ -25,36 +25,62 @@ VALID = (0, 0)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetDeleteResponsePartition:
+class OffsetDeleteResponsePartition(Struct):
     """An element of OffsetDeleteResponse."""
+
+    __slots__ = ("error_code", "partition_index")
+    _fields = ("partition_index", "error_code")
 
     #: PartitionIndex (int32, v0+)
-    partition_index: int = 0
+    partition_index: int
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
+
+    def __init__(self, partition_index: int = 0, error_code: int = 0) -> None:
+        _set(self, "partition_index", partition_index)
+        _set(self, "error_code", error_code)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetDeleteResponseTopic:
+class OffsetDeleteResponseTopic(Struct):
     """An element of OffsetDeleteResponse."""
 
+    __slots__ = ("name", "partitions")
+    _fields = ("name", "partitions")
+
     #: Name (string, v0+)
-    name: str = ""
+    name: str
     #: Partitions ([]OffsetDeleteResponsePartition, v0+)
-    partitions: tuple[OffsetDeleteResponsePartition, ...] = ()
+    partitions: tuple[OffsetDeleteResponsePartition, ...]
+
+    def __init__(
+        self, name: str = "", partitions: tuple[OffsetDeleteResponsePartition, ...] = ()
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "partitions", partitions)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetDeleteResponse:
-    """OffsetDeleteResponse v0-0"""
+class OffsetDeleteResponse(Struct):
+    """OffsetDeleteResponse v0-0."""
+
+    __slots__ = ("error_code", "throttle_time_ms", "topics")
+    _fields = ("error_code", "throttle_time_ms", "topics")
 
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: ThrottleTimeMs (int32, v0+)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: Topics ([]OffsetDeleteResponseTopic, v0+)
-    topics: tuple[OffsetDeleteResponseTopic, ...] = ()
+    topics: tuple[OffsetDeleteResponseTopic, ...]
+
+    def __init__(
+        self,
+        error_code: int = 0,
+        throttle_time_ms: int = 0,
+        topics: tuple[OffsetDeleteResponseTopic, ...] = (),
+    ) -> None:
+        _set(self, "error_code", error_code)
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "topics", topics)
 
 
 def _read_OffsetDeleteResponsePartition(r: Readable, version: int) -> OffsetDeleteResponsePartition:

@@ -8,12 +8,12 @@ clients/src/main/resources/common/message/OffsetFetchRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_fixed_array,
@@ -27,60 +27,116 @@ VALID = (0, 9)
 FLEXIBLE_FROM = 6
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetFetchRequestTopic:
+class OffsetFetchRequestTopic(Struct):
     """An element of OffsetFetchRequest."""
+
+    __slots__ = ("name", "partition_indexes", "unknown_tags")
+    _fields = ("name", "partition_indexes", "unknown_tags")
 
     #: Name (string, v0-7)
-    name: str = ""
+    name: str
     #: PartitionIndexes ([]int32, v0-7)
-    partition_indexes: tuple[int, ...] = ()
+    partition_indexes: tuple[int, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        partition_indexes: tuple[int, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "partition_indexes", partition_indexes)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetFetchRequestTopics:
+class OffsetFetchRequestTopics(Struct):
     """An element of OffsetFetchRequest."""
+
+    __slots__ = ("name", "partition_indexes", "unknown_tags")
+    _fields = ("name", "partition_indexes", "unknown_tags")
 
     #: Name (string, v8+)
-    name: str = ""
+    name: str
     #: PartitionIndexes ([]int32, v8+)
-    partition_indexes: tuple[int, ...] = ()
+    partition_indexes: tuple[int, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        partition_indexes: tuple[int, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "partition_indexes", partition_indexes)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetFetchRequestGroup:
+class OffsetFetchRequestGroup(Struct):
     """An element of OffsetFetchRequest."""
 
+    __slots__ = ("group_id", "member_epoch", "member_id", "topics", "unknown_tags")
+    _fields = ("group_id", "member_id", "member_epoch", "topics", "unknown_tags")
+
     #: groupId (string, v8+)
-    group_id: str = ""
+    group_id: str
     #: MemberId (string, v9+, nullable v9+, ignorable)
-    member_id: str | None = None
+    member_id: str | None
     #: MemberEpoch (int32, v9+, ignorable)
-    member_epoch: int = -1
+    member_epoch: int
     #: Topics ([]OffsetFetchRequestTopics, v8+, nullable v8+)
-    topics: tuple[OffsetFetchRequestTopics, ...] | None = ()
+    topics: tuple[OffsetFetchRequestTopics, ...] | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        group_id: str = "",
+        member_id: str | None = None,
+        member_epoch: int = -1,
+        topics: tuple[OffsetFetchRequestTopics, ...] | None = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "group_id", group_id)
+        _set(self, "member_id", member_id)
+        _set(self, "member_epoch", member_epoch)
+        _set(self, "topics", topics)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetFetchRequest:
-    """OffsetFetchRequest v0-9"""
+class OffsetFetchRequest(Struct):
+    """OffsetFetchRequest v0-9."""
+
+    __slots__ = ("group_id", "groups", "require_stable", "topics", "unknown_tags")
+    _fields = ("group_id", "topics", "groups", "require_stable", "unknown_tags")
 
     #: GroupId (string, v0-7)
-    group_id: str = ""
+    group_id: str
     #: Topics ([]OffsetFetchRequestTopic, v0-7, nullable v2-7)
-    topics: tuple[OffsetFetchRequestTopic, ...] | None = ()
+    topics: tuple[OffsetFetchRequestTopic, ...] | None
     #: Groups ([]OffsetFetchRequestGroup, v8+)
-    groups: tuple[OffsetFetchRequestGroup, ...] = ()
+    groups: tuple[OffsetFetchRequestGroup, ...]
     #: RequireStable (bool, v7+)
-    require_stable: bool = False
+    require_stable: bool
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        group_id: str = "",
+        topics: tuple[OffsetFetchRequestTopic, ...] | None = (),
+        groups: tuple[OffsetFetchRequestGroup, ...] = (),
+        require_stable: bool = False,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "group_id", group_id)
+        _set(self, "topics", topics)
+        _set(self, "groups", groups)
+        _set(self, "require_stable", require_stable)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_OffsetFetchRequestTopic(r: Readable, version: int) -> OffsetFetchRequestTopic:

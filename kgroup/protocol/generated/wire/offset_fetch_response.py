@@ -8,14 +8,14 @@ clients/src/main/resources/common/message/OffsetFetchResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     I64,
     Readable,
+    Struct,
+    _set,
     absent,
     w_count,
     w_string,
@@ -28,94 +28,212 @@ VALID = (0, 9)
 FLEXIBLE_FROM = 6
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetFetchResponsePartition:
+class OffsetFetchResponsePartition(Struct):
     """An element of OffsetFetchResponse."""
+
+    __slots__ = (
+        "committed_leader_epoch",
+        "committed_offset",
+        "error_code",
+        "metadata",
+        "partition_index",
+        "unknown_tags",
+    )
+    _fields = (
+        "partition_index",
+        "committed_offset",
+        "committed_leader_epoch",
+        "metadata",
+        "error_code",
+        "unknown_tags",
+    )
 
     #: PartitionIndex (int32, v0-7)
-    partition_index: int = 0
+    partition_index: int
     #: CommittedOffset (int64, v0-7)
-    committed_offset: int = 0
+    committed_offset: int
     #: CommittedLeaderEpoch (int32, v5-7, ignorable)
-    committed_leader_epoch: int = -1
+    committed_leader_epoch: int
     #: Metadata (string, v0-7, nullable v0-7)
-    metadata: str | None = ""
+    metadata: str | None
     #: ErrorCode (int16, v0-7)
-    error_code: int = 0
+    error_code: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        partition_index: int = 0,
+        committed_offset: int = 0,
+        committed_leader_epoch: int = -1,
+        metadata: str | None = "",
+        error_code: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "partition_index", partition_index)
+        _set(self, "committed_offset", committed_offset)
+        _set(self, "committed_leader_epoch", committed_leader_epoch)
+        _set(self, "metadata", metadata)
+        _set(self, "error_code", error_code)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetFetchResponseTopic:
+class OffsetFetchResponseTopic(Struct):
     """An element of OffsetFetchResponse."""
+
+    __slots__ = ("name", "partitions", "unknown_tags")
+    _fields = ("name", "partitions", "unknown_tags")
 
     #: Name (string, v0-7)
-    name: str = ""
+    name: str
     #: Partitions ([]OffsetFetchResponsePartition, v0-7)
-    partitions: tuple[OffsetFetchResponsePartition, ...] = ()
+    partitions: tuple[OffsetFetchResponsePartition, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        partitions: tuple[OffsetFetchResponsePartition, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetFetchResponsePartitions:
+class OffsetFetchResponsePartitions(Struct):
     """An element of OffsetFetchResponse."""
+
+    __slots__ = (
+        "committed_leader_epoch",
+        "committed_offset",
+        "error_code",
+        "metadata",
+        "partition_index",
+        "unknown_tags",
+    )
+    _fields = (
+        "partition_index",
+        "committed_offset",
+        "committed_leader_epoch",
+        "metadata",
+        "error_code",
+        "unknown_tags",
+    )
 
     #: PartitionIndex (int32, v8+)
-    partition_index: int = 0
+    partition_index: int
     #: CommittedOffset (int64, v8+)
-    committed_offset: int = 0
+    committed_offset: int
     #: CommittedLeaderEpoch (int32, v8+, ignorable)
-    committed_leader_epoch: int = -1
+    committed_leader_epoch: int
     #: Metadata (string, v8+, nullable v8+)
-    metadata: str | None = ""
+    metadata: str | None
     #: ErrorCode (int16, v8+)
-    error_code: int = 0
+    error_code: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        partition_index: int = 0,
+        committed_offset: int = 0,
+        committed_leader_epoch: int = -1,
+        metadata: str | None = "",
+        error_code: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "partition_index", partition_index)
+        _set(self, "committed_offset", committed_offset)
+        _set(self, "committed_leader_epoch", committed_leader_epoch)
+        _set(self, "metadata", metadata)
+        _set(self, "error_code", error_code)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetFetchResponseTopics:
+class OffsetFetchResponseTopics(Struct):
     """An element of OffsetFetchResponse."""
+
+    __slots__ = ("name", "partitions", "unknown_tags")
+    _fields = ("name", "partitions", "unknown_tags")
 
     #: Name (string, v8+)
-    name: str = ""
+    name: str
     #: Partitions ([]OffsetFetchResponsePartitions, v8+)
-    partitions: tuple[OffsetFetchResponsePartitions, ...] = ()
+    partitions: tuple[OffsetFetchResponsePartitions, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        name: str = "",
+        partitions: tuple[OffsetFetchResponsePartitions, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "partitions", partitions)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetFetchResponseGroup:
+class OffsetFetchResponseGroup(Struct):
     """An element of OffsetFetchResponse."""
 
+    __slots__ = ("error_code", "group_id", "topics", "unknown_tags")
+    _fields = ("group_id", "topics", "error_code", "unknown_tags")
+
     #: groupId (string, v8+)
-    group_id: str = ""
+    group_id: str
     #: Topics ([]OffsetFetchResponseTopics, v8+)
-    topics: tuple[OffsetFetchResponseTopics, ...] = ()
+    topics: tuple[OffsetFetchResponseTopics, ...]
     #: ErrorCode (int16, v8+)
-    error_code: int = 0
+    error_code: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        group_id: str = "",
+        topics: tuple[OffsetFetchResponseTopics, ...] = (),
+        error_code: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "group_id", group_id)
+        _set(self, "topics", topics)
+        _set(self, "error_code", error_code)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class OffsetFetchResponse:
-    """OffsetFetchResponse v0-9"""
+class OffsetFetchResponse(Struct):
+    """OffsetFetchResponse v0-9."""
+
+    __slots__ = ("error_code", "groups", "throttle_time_ms", "topics", "unknown_tags")
+    _fields = ("throttle_time_ms", "topics", "error_code", "groups", "unknown_tags")
 
     #: ThrottleTimeMs (int32, v3+, ignorable)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: Topics ([]OffsetFetchResponseTopic, v0-7)
-    topics: tuple[OffsetFetchResponseTopic, ...] = ()
+    topics: tuple[OffsetFetchResponseTopic, ...]
     #: ErrorCode (int16, v2-7, ignorable)
-    error_code: int = 0
+    error_code: int
     #: Groups ([]OffsetFetchResponseGroup, v8+)
-    groups: tuple[OffsetFetchResponseGroup, ...] = ()
+    groups: tuple[OffsetFetchResponseGroup, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        topics: tuple[OffsetFetchResponseTopic, ...] = (),
+        error_code: int = 0,
+        groups: tuple[OffsetFetchResponseGroup, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "topics", topics)
+        _set(self, "error_code", error_code)
+        _set(self, "groups", groups)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_OffsetFetchResponsePartition(r: Readable, version: int) -> OffsetFetchResponsePartition:

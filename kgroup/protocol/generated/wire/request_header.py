@@ -8,13 +8,13 @@ clients/src/main/resources/common/message/RequestHeader.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Struct,
+    _set,
     w_string,
     w_tags,
 )
@@ -25,20 +25,48 @@ VALID = (0, 2)
 FLEXIBLE_FROM = 2
 
 
-@dataclass(frozen=True, slots=True)
-class RequestHeader:
-    """RequestHeader v0-2"""
+class RequestHeader(Struct):
+    """RequestHeader v0-2."""
+
+    __slots__ = (
+        "client_id",
+        "correlation_id",
+        "request_api_key",
+        "request_api_version",
+        "unknown_tags",
+    )
+    _fields = (
+        "request_api_key",
+        "request_api_version",
+        "correlation_id",
+        "client_id",
+        "unknown_tags",
+    )
 
     #: RequestApiKey (int16, v0+)
-    request_api_key: int = 0
+    request_api_key: int
     #: RequestApiVersion (int16, v0+)
-    request_api_version: int = 0
+    request_api_version: int
     #: CorrelationId (int32, v0+)
-    correlation_id: int = 0
+    correlation_id: int
     #: ClientId (string, v1+, nullable v1+, ignorable)
-    client_id: str | None = None
+    client_id: str | None
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        request_api_key: int = 0,
+        request_api_version: int = 0,
+        correlation_id: int = 0,
+        client_id: str | None = None,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "request_api_key", request_api_key)
+        _set(self, "request_api_version", request_api_version)
+        _set(self, "correlation_id", correlation_id)
+        _set(self, "client_id", client_id)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_RequestHeader(r: Readable, version: int) -> RequestHeader:

@@ -8,12 +8,12 @@ clients/src/main/resources/common/message/ResponseHeader.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     Readable,
+    Struct,
+    _set,
     w_tags,
 )
 
@@ -23,14 +23,22 @@ VALID = (0, 1)
 FLEXIBLE_FROM = 1
 
 
-@dataclass(frozen=True, slots=True)
-class ResponseHeader:
-    """ResponseHeader v0-1"""
+class ResponseHeader(Struct):
+    """ResponseHeader v0-1."""
+
+    __slots__ = ("correlation_id", "unknown_tags")
+    _fields = ("correlation_id", "unknown_tags")
 
     #: CorrelationId (int32, v0+)
-    correlation_id: int = 0
+    correlation_id: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self, correlation_id: int = 0, unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    ) -> None:
+        _set(self, "correlation_id", correlation_id)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ResponseHeader(r: Readable, version: int) -> ResponseHeader:

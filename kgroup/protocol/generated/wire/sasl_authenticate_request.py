@@ -8,11 +8,11 @@ clients/src/main/resources/common/message/SaslAuthenticateRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     w_bytes,
     w_tags,
 )
@@ -23,14 +23,22 @@ VALID = (0, 2)
 FLEXIBLE_FROM = 2
 
 
-@dataclass(frozen=True, slots=True)
-class SaslAuthenticateRequest:
-    """SaslAuthenticateRequest v0-2"""
+class SaslAuthenticateRequest(Struct):
+    """SaslAuthenticateRequest v0-2."""
+
+    __slots__ = ("auth_bytes", "unknown_tags")
+    _fields = ("auth_bytes", "unknown_tags")
 
     #: AuthBytes (bytes, v0+)
-    auth_bytes: bytes = b""
+    auth_bytes: bytes
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self, auth_bytes: bytes = b"", unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    ) -> None:
+        _set(self, "auth_bytes", auth_bytes)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_SaslAuthenticateRequest(r: Readable, version: int) -> SaslAuthenticateRequest:

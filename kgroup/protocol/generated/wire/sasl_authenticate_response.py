@@ -8,13 +8,13 @@ clients/src/main/resources/common/message/SaslAuthenticateResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I64,
     Readable,
+    Struct,
+    _set,
     w_bytes,
     w_string,
     w_tags,
@@ -26,20 +26,36 @@ VALID = (0, 2)
 FLEXIBLE_FROM = 2
 
 
-@dataclass(frozen=True, slots=True)
-class SaslAuthenticateResponse:
-    """SaslAuthenticateResponse v0-2"""
+class SaslAuthenticateResponse(Struct):
+    """SaslAuthenticateResponse v0-2."""
+
+    __slots__ = ("auth_bytes", "error_code", "error_message", "session_lifetime_ms", "unknown_tags")
+    _fields = ("error_code", "error_message", "auth_bytes", "session_lifetime_ms", "unknown_tags")
 
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: ErrorMessage (string, v0+, nullable v0+)
-    error_message: str | None = ""
+    error_message: str | None
     #: AuthBytes (bytes, v0+)
-    auth_bytes: bytes = b""
+    auth_bytes: bytes
     #: SessionLifetimeMs (int64, v1+, ignorable)
-    session_lifetime_ms: int = 0
+    session_lifetime_ms: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        error_code: int = 0,
+        error_message: str | None = "",
+        auth_bytes: bytes = b"",
+        session_lifetime_ms: int = 0,
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "error_code", error_code)
+        _set(self, "error_message", error_message)
+        _set(self, "auth_bytes", auth_bytes)
+        _set(self, "session_lifetime_ms", session_lifetime_ms)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_SaslAuthenticateResponse(r: Readable, version: int) -> SaslAuthenticateResponse:

@@ -8,11 +8,11 @@ clients/src/main/resources/common/message/SaslHandshakeRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
+    Struct,
+    _set,
     w_string,
 )
 
@@ -22,12 +22,17 @@ VALID = (0, 1)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class SaslHandshakeRequest:
-    """SaslHandshakeRequest v0-1"""
+class SaslHandshakeRequest(Struct):
+    """SaslHandshakeRequest v0-1."""
+
+    __slots__ = ("mechanism",)
+    _fields = ("mechanism",)
 
     #: Mechanism (string, v0+)
-    mechanism: str = ""
+    mechanism: str
+
+    def __init__(self, mechanism: str = "") -> None:
+        _set(self, "mechanism", mechanism)
 
 
 def _read_SaslHandshakeRequest(r: Readable, version: int) -> SaslHandshakeRequest:

@@ -8,12 +8,12 @@ clients/src/main/resources/common/message/SaslHandshakeResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     Readable,
+    Struct,
+    _set,
     w_count,
     w_string,
 )
@@ -24,14 +24,20 @@ VALID = (0, 1)
 FLEXIBLE_FROM = None
 
 
-@dataclass(frozen=True, slots=True)
-class SaslHandshakeResponse:
-    """SaslHandshakeResponse v0-1"""
+class SaslHandshakeResponse(Struct):
+    """SaslHandshakeResponse v0-1."""
+
+    __slots__ = ("error_code", "mechanisms")
+    _fields = ("error_code", "mechanisms")
 
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: Mechanisms ([]string, v0+)
-    mechanisms: tuple[str, ...] = ()
+    mechanisms: tuple[str, ...]
+
+    def __init__(self, error_code: int = 0, mechanisms: tuple[str, ...] = ()) -> None:
+        _set(self, "error_code", error_code)
+        _set(self, "mechanisms", mechanisms)
 
 
 def _read_SaslHandshakeResponse(r: Readable, version: int) -> SaslHandshakeResponse:

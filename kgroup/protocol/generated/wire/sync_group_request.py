@@ -8,12 +8,12 @@ clients/src/main/resources/common/message/SyncGroupRequest.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     Readable,
+    Struct,
+    _set,
     absent,
     w_bytes,
     w_count,
@@ -27,38 +27,90 @@ VALID = (0, 5)
 FLEXIBLE_FROM = 4
 
 
-@dataclass(frozen=True, slots=True)
-class SyncGroupRequestAssignment:
+class SyncGroupRequestAssignment(Struct):
     """An element of SyncGroupRequest."""
 
+    __slots__ = ("assignment", "member_id", "unknown_tags")
+    _fields = ("member_id", "assignment", "unknown_tags")
+
     #: MemberId (string, v0+)
-    member_id: str = ""
+    member_id: str
     #: Assignment (bytes, v0+)
-    assignment: bytes = b""
+    assignment: bytes
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        member_id: str = "",
+        assignment: bytes = b"",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "member_id", member_id)
+        _set(self, "assignment", assignment)
+        _set(self, "unknown_tags", unknown_tags)
 
 
-@dataclass(frozen=True, slots=True)
-class SyncGroupRequest:
-    """SyncGroupRequest v0-5"""
+class SyncGroupRequest(Struct):
+    """SyncGroupRequest v0-5."""
+
+    __slots__ = (
+        "assignments",
+        "generation_id",
+        "group_id",
+        "group_instance_id",
+        "member_id",
+        "protocol_name",
+        "protocol_type",
+        "unknown_tags",
+    )
+    _fields = (
+        "group_id",
+        "generation_id",
+        "member_id",
+        "group_instance_id",
+        "protocol_type",
+        "protocol_name",
+        "assignments",
+        "unknown_tags",
+    )
 
     #: GroupId (string, v0+)
-    group_id: str = ""
+    group_id: str
     #: GenerationId (int32, v0+)
-    generation_id: int = 0
+    generation_id: int
     #: MemberId (string, v0+)
-    member_id: str = ""
+    member_id: str
     #: GroupInstanceId (string, v3+, nullable v3+)
-    group_instance_id: str | None = None
+    group_instance_id: str | None
     #: ProtocolType (string, v5+, nullable v5+, ignorable)
-    protocol_type: str | None = None
+    protocol_type: str | None
     #: ProtocolName (string, v5+, nullable v5+, ignorable)
-    protocol_name: str | None = None
+    protocol_name: str | None
     #: Assignments ([]SyncGroupRequestAssignment, v0+)
-    assignments: tuple[SyncGroupRequestAssignment, ...] = ()
+    assignments: tuple[SyncGroupRequestAssignment, ...]
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        group_id: str = "",
+        generation_id: int = 0,
+        member_id: str = "",
+        group_instance_id: str | None = None,
+        protocol_type: str | None = None,
+        protocol_name: str | None = None,
+        assignments: tuple[SyncGroupRequestAssignment, ...] = (),
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "group_id", group_id)
+        _set(self, "generation_id", generation_id)
+        _set(self, "member_id", member_id)
+        _set(self, "group_instance_id", group_instance_id)
+        _set(self, "protocol_type", protocol_type)
+        _set(self, "protocol_name", protocol_name)
+        _set(self, "assignments", assignments)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_SyncGroupRequestAssignment(r: Readable, version: int) -> SyncGroupRequestAssignment:

@@ -8,13 +8,13 @@ clients/src/main/resources/common/message/SyncGroupResponse.json.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Struct,
+    _set,
     w_bytes,
     w_string,
     w_tags,
@@ -26,22 +26,54 @@ VALID = (0, 5)
 FLEXIBLE_FROM = 4
 
 
-@dataclass(frozen=True, slots=True)
-class SyncGroupResponse:
-    """SyncGroupResponse v0-5"""
+class SyncGroupResponse(Struct):
+    """SyncGroupResponse v0-5."""
+
+    __slots__ = (
+        "assignment",
+        "error_code",
+        "protocol_name",
+        "protocol_type",
+        "throttle_time_ms",
+        "unknown_tags",
+    )
+    _fields = (
+        "throttle_time_ms",
+        "error_code",
+        "protocol_type",
+        "protocol_name",
+        "assignment",
+        "unknown_tags",
+    )
 
     #: ThrottleTimeMs (int32, v1+, ignorable)
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     #: ErrorCode (int16, v0+)
-    error_code: int = 0
+    error_code: int
     #: ProtocolType (string, v5+, nullable v5+, ignorable)
-    protocol_type: str | None = None
+    protocol_type: str | None
     #: ProtocolName (string, v5+, nullable v5+, ignorable)
-    protocol_name: str | None = None
+    protocol_name: str | None
     #: Assignment (bytes, v0+)
-    assignment: bytes = b""
+    assignment: bytes
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        error_code: int = 0,
+        protocol_type: str | None = None,
+        protocol_name: str | None = None,
+        assignment: bytes = b"",
+        unknown_tags: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        _set(self, "throttle_time_ms", throttle_time_ms)
+        _set(self, "error_code", error_code)
+        _set(self, "protocol_type", protocol_type)
+        _set(self, "protocol_name", protocol_name)
+        _set(self, "assignment", assignment)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_SyncGroupResponse(r: Readable, version: int) -> SyncGroupResponse:

@@ -8,12 +8,12 @@ group-coordinator/src/main/resources/common/message/ShareGroupMetadataValue.json
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I32,
     Readable,
+    Struct,
+    _set,
     w_tags,
 )
 
@@ -23,14 +23,20 @@ VALID = (0, 0)
 FLEXIBLE_FROM = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ShareGroupMetadataValue:
+class ShareGroupMetadataValue(Struct):
     """Kafka 4.0 layout"""
 
+    __slots__ = ("epoch", "unknown_tags")
+    _fields = ("epoch", "unknown_tags")
+
     #: Epoch (int32, v0+)
-    epoch: int = 0
+    epoch: int
     #: tagged fields this version of kgroup does not know
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
+    unknown_tags: tuple[tuple[int, bytes], ...]
+
+    def __init__(self, epoch: int = 0, unknown_tags: tuple[tuple[int, bytes], ...] = ()) -> None:
+        _set(self, "epoch", epoch)
+        _set(self, "unknown_tags", unknown_tags)
 
 
 def _read_ShareGroupMetadataValue(r: Readable, version: int) -> ShareGroupMetadataValue:

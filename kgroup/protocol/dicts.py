@@ -16,7 +16,7 @@ non-nullable field, a string longer than 0x7fff, an array longer than the bytes 
 UTF-8, a tagged field not filling its size: all errors naming the field path and byte
 position). Bytes after the message are an error (`trailing="error"`), kept as `_trailing`
 (`"keep"`) or ignored (`"ignore"`). Every reading error is a `ProtocolError` (`types`,
-re-exported by `kgroup.core.wire.codec`); writing errors are `ProtocolWriteError` (a ValueError).
+re-exported by `kgroup.core.wire.frames`); writing errors are `ProtocolWriteError` (a ValueError).
 """
 
 from __future__ import annotations
