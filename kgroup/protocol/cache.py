@@ -50,7 +50,7 @@ def _compiler_id() -> str:
     with an unchanged source must not find the old code."""
     here = os.path.dirname(__file__)
     crc = 0
-    for name in ("cache.py", "reader.py", "writer.py", "types.py", "errors.py"):
+    for name in ("cache.py", "reader.py", "writer.py", "types.py", "runtime.py", "errors.py"):
         with open(os.path.join(here, name), "rb") as fh:
             crc = zlib.crc32(fh.read(), crc)
     return f"{crc:08x}"

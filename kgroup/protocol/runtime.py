@@ -254,9 +254,9 @@ class Readable:
 
 def uvarint(value: int) -> bytes:
     """Unsigned LEB128 of a value in 0 .. 2**32 - 1 (`ByteUtils.writeUnsignedVarint`)."""
-    if value < 0x80:
+    if 0 <= value < 0x80:
         return bytes((value,))
-    if value > 0xFFFFFFFF:
+    if value < 0 or value > 0xFFFFFFFF:
         raise ProtocolWriteError(f"unsigned varint out of range: {value}")
     out = bytearray()
     while value >= 0x80:

@@ -13,8 +13,10 @@ from typing import Any, Literal
 
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError, TrailingBytesError
 from kgroup.protocol.model import NULL, Array, Field, Struct
+from kgroup.protocol.runtime import uvarint as encode_uvarint
 
-__all__ = ["ProtocolError", "ProtocolWriteError", "TrailingBytesError"]  # re-exported
+# re-exported
+__all__ = ["ProtocolError", "ProtocolWriteError", "TrailingBytesError", "encode_uvarint"]
 
 Trailing = Literal["error", "keep", "ignore"]
 
@@ -108,18 +110,6 @@ def after_length(
     is allowed, an over-long string, a collection longer than the bytes left."""
     p, field = wording.at(start, after, label, kafka_text)
     return error(reason, position=p, field=field)
-
-
-def encode_uvarint(value: int) -> bytes:
-    """Unsigned LEB128 of a value in 0 .. 2**32 - 1 (`ByteUtils.writeUnsignedVarint`)."""
-    if value < 0 or value > 0xFFFFFFFF:
-        raise ValueError(f"unsigned varint out of range: {value}")
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def read_uvarint(

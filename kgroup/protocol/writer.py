@@ -19,6 +19,7 @@ from typing import Any
 
 from kgroup.protocol.cache import SourceCompiler
 from kgroup.protocol.model import Array, Field, Struct
+from kgroup.protocol.runtime import w_tags
 from kgroup.protocol.types import (
     FIXED,
     ProtocolWriteError,
@@ -51,15 +52,6 @@ def get_writer(
     return fn
 
 
-def _tag_section(out: bytearray, tags: list[tuple[int, bytes]]) -> None:
-    tags.sort(key=lambda item: item[0])
-    out += encode_uvarint(len(tags))
-    for tag, raw in tags:
-        out += encode_uvarint(tag)
-        out += encode_uvarint(len(raw))
-        out += raw
-
-
 def _unknown_tags(values: dict[str, Any], known: frozenset[str], tags: list) -> None:
     for key in values.keys() - known:
         if key.startswith("_tag") and key[4:].isdigit():
@@ -85,7 +77,7 @@ class _Compiler(SourceCompiler):
             "_pack": _struct.pack,
             "_H": _struct.Struct(">h").pack,
             "_I": _struct.Struct(">i").pack,
-            "_tags": _tag_section,
+            "_tags": w_tags,
             "_unknown": _unknown_tags,
         }
         super().__init__(version, ns)

@@ -1,8 +1,10 @@
 """What the wire client's requests return, and the protocol constants it reasons with.
 
-Plain data, no byte layout: the layouts are `kgroup.protocol.messages` (declarations) and the
-mapping from decoded fields to these types is `kgroup.protocol.adapters`. Error codes and names
-come from org.apache.kafka.common.protocol.Errors; the other constants cite their Kafka class.
+Plain data, no byte layout: the layouts are `kgroup.protocol`'s generated message classes, and
+`cluster_calls`, `offset_calls`, `group_calls` and `member_protocol` map them to these types,
+which are what the rest of kgroup reads (the answer of a call, not Kafka's message). Error codes
+and names come from org.apache.kafka.common.protocol.Errors; the other constants cite their
+Kafka class.
 """
 
 from __future__ import annotations
