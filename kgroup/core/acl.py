@@ -86,16 +86,18 @@ def topic_errors(admin: GroupAdmin, names: Iterable[str]) -> dict[str, int]:
 
 def _wire_topic_errors(wire: Any, names: list[str]) -> dict[str, int]:
     from kgroup.core.wire import messages as m
-    from kgroup.protocol import codec
+    from kgroup.protocol.generated.wire import metadata_request as md_req
 
     def work(connection: Any) -> dict[str, int]:
         version = connection.version_for(m.METADATA)
         if version is None:
             return {}
-        values: dict[str, Any] = {"topics": [{"name": name} for name in names]}
-        if version >= 4:
-            values["allow_auto_topic_creation"] = False
-        request = codec.encode(m.METADATA.request, version, values)
+        # AllowAutoTopicCreation (4+, not ignorable) can only be turned off where it exists
+        message = md_req.MetadataRequest(
+            topics=tuple(md_req.MetadataRequestTopic(name=name) for name in names),
+            allow_auto_topic_creation=version < 4,
+        )
+        request = md_req.write(message, version)
         answer = m.decode_metadata_response(connection.call(m.METADATA, version, request), version)
         return {t.name: t.error_code for t in answer.topics if t.name is not None}
 
