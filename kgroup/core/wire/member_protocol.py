@@ -5,7 +5,8 @@ their int16 version.
 Read as Kafka's `ConsumerProtocol.deserializeSubscription` does: a version below the
 declaration's is an error, a newer one is read with the newest known layout, and the bytes after
 the layout are not looked at. Fields a version lacks are `ignorable` in Kafka's files: written
-only where the version has them.
+only where the version has them. The generated modules are imported where used (a group without
+members needs neither).
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ from typing import Any, Protocol
 from kgroup.core.wire import results as res
 from kgroup.core.wire.calls import by_topic
 from kgroup.protocol.errors import ProtocolError
-from kgroup.protocol.generated.embedded import consumer_protocol_assignment as cpa
-from kgroup.protocol.generated.embedded import consumer_protocol_subscription as cps
 from kgroup.protocol.runtime import I16, Readable
 
 
@@ -43,6 +42,8 @@ def _topic_partitions(entries: Iterable[_Pairs]) -> list[tuple[str, int]]:
 
 def decode_subscription(data: bytes) -> res.Subscription:
     """ConsumerProtocolSubscription (newer versions: the v3 prefix, as Kafka reads them)."""
+    from kgroup.protocol.generated.embedded import consumer_protocol_subscription as cps
+
     version, d = _versioned(cps, data)
     return res.Subscription(
         version,
@@ -55,11 +56,15 @@ def decode_subscription(data: bytes) -> res.Subscription:
 
 
 def decode_assignment(data: bytes) -> res.Assignment:
+    from kgroup.protocol.generated.embedded import consumer_protocol_assignment as cpa
+
     version, d = _versioned(cpa, data)
     return res.Assignment(version, _topic_partitions(d.assigned_partitions), d.user_data)
 
 
 def encode_subscription(sub: res.Subscription) -> bytes:
+    from kgroup.protocol.generated.embedded import consumer_protocol_subscription as cps
+
     owned = tuple(
         cps.TopicPartition(t, tuple(ps)) for t, ps in by_topic(sub.owned_partitions).items()
     )
@@ -70,6 +75,8 @@ def encode_subscription(sub: res.Subscription) -> bytes:
 
 
 def encode_assignment(assignment: res.Assignment) -> bytes:
+    from kgroup.protocol.generated.embedded import consumer_protocol_assignment as cpa
+
     assigned = tuple(
         cpa.TopicPartition(t, tuple(ps)) for t, ps in by_topic(assignment.partitions).items()
     )
