@@ -229,12 +229,9 @@ class Module:
             if top
             else f"An element of {self.msg.name}."
         )
-        lines += [
-            '    """' + line
-            for line in textwrap.wrap(note.replace('"""', "'''"), 88, subsequent_indent="    ")
-        ]
-        if len(lines[-1]) > 96:
-            lines[-1] = lines[-1][:90]
+        wrapped = textwrap.wrap(note.replace('"""', "'''"), 88)
+        lines.append('    """' + wrapped[0])
+        lines += ["    " + line for line in wrapped[1:]]
         lines[-1] += '"""'
         lines.append("")
         names = [attr(fd.key) for fd in st.fields] + (["unknown_tags"] if self.flex else [])
@@ -542,7 +539,7 @@ class Module:
             HEADER,
             f"From kgroup/protocol/definitions/{self.path}.json,",
             "which transcribes",
-            f"{self.source}.",
+            *textwrap.wrap(f"{self.source}.", 96, break_on_hyphens=False),
             '"""',
             "",
             "from __future__ import annotations",

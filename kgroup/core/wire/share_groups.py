@@ -1,7 +1,8 @@
 """Share groups (KIP-932) over the wire: describe, start offsets, alter and delete them.
 
 Sent through a WireClient's coordinator plumbing (one request per coordinator, retried once
-when the coordinator moved), encoded and decoded with the generic codec from the declarations
+when the coordinator moved), encoded and decoded with the generic dict codec
+(`kgroup.protocol.dicts`) from the declarations
 of `kgroup.protocol.messages.share_groups`. What Kafka does, from its sources:
 
 - A share group commits no offsets. Its share coordinator keeps, per share partition, the
@@ -29,6 +30,7 @@ from kgroup.core.models import (
     TopicPartition,
 )
 from kgroup.core.wire import messages as m
+from kgroup.core.wire.frames import translated
 from kgroup.core.wire.kafka_errors import (
     Retry,
     coordinator_failure,
@@ -37,7 +39,7 @@ from kgroup.core.wire.kafka_errors import (
     tagged,
     unsupported_api,
 )
-from kgroup.protocol import codec
+from kgroup.protocol import dicts
 from kgroup.protocol.messages.share_groups import (
     ALTER_SHARE_GROUP_OFFSETS,
     DELETE_GROUPS,
@@ -80,8 +82,8 @@ def missing_api(connection: BrokerConnection, api: Api) -> KgroupError | None:
 def _call(connection: BrokerConnection, api: Api, values: dict[str, Any]) -> dict[str, Any]:
     version = connection.version_for(api)
     assert version is not None
-    body = connection.call(api, version, codec.encode(api.request, version, values))
-    return codec.decode(api.response, version, body, trailing="ignore")
+    body = connection.call(api, version, dicts.encode(api.request, version, values))
+    return translated(dicts.decode)(api.response, version, body, trailing="ignore")
 
 
 # -- ShareGroupDescribe --------------------------------------------------------------------------

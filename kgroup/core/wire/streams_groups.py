@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 from kgroup.core.errors import KgroupError
 from kgroup.core.models import BrokerNode, GroupDescription, MemberDescription, TopicPartition
 from kgroup.core.wire import messages as m
+from kgroup.core.wire.frames import translated
 from kgroup.core.wire.kafka_errors import Retry, coordinator_failure, group_error, unsupported_api
-from kgroup.protocol import codec
+from kgroup.protocol import dicts
 from kgroup.protocol.messages.streams_groups import STREAMS_GROUP_DESCRIBE
 
 if TYPE_CHECKING:
@@ -131,9 +132,11 @@ def describe_streams_groups(
                 hint="streams groups need Kafka 4.1 or later with streams groups enabled",
             )
             return dict.fromkeys(groups, missing)
-        request = codec.encode(STREAMS_GROUP_DESCRIBE.request, version, {"group_ids": groups})
+        request = dicts.encode(STREAMS_GROUP_DESCRIBE.request, version, {"group_ids": groups})
         body = connection.call(STREAMS_GROUP_DESCRIBE, version, request)
-        answer = codec.decode(STREAMS_GROUP_DESCRIBE.response, version, body, trailing="ignore")
+        answer = translated(dicts.decode)(
+            STREAMS_GROUP_DESCRIBE.response, version, body, trailing="ignore"
+        )
         out: dict[str, GroupDescription | KgroupError | Retry] = {}
         for group in answer["groups"]:
             code = group["error_code"]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgroup.core.wire import messages as m
-from kgroup.protocol import codec
+from kgroup.protocol import dicts as codec
 from kgroup.protocol.messages.share_groups import (
     ALTER_SHARE_GROUP_OFFSETS,
     DELETE_GROUPS,
