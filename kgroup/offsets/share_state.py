@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from kgroup.offsets import codec
+from kgroup.offsets import layouts
 from kgroup.offsets.decode import UNKNOWN, DecodedRecord
 from kgroup.offsets.wire import INT16, DecodeError
 from kgroup.protocol.definitions import load
@@ -69,7 +69,7 @@ SHARE_RECORD_NAMES = frozenset(rt.name for rt in SHARE_RECORD_TYPES.values())
 
 
 def _read(msg: Message, version: int, raw: bytes, start: int) -> tuple[dict[str, Any], int]:
-    reader = codec.get_reader(msg.struct, version, msg.flexible(version))
+    reader = layouts.get_reader(msg.struct, version, msg.flexible(version))
     return reader(raw, start, len(raw))
 
 

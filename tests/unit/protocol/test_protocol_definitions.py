@@ -61,7 +61,7 @@ def _fields(spec: dict) -> list[dict]:
 
 def test_there_is_a_definition_for_every_folder() -> None:
     folders = {path.split("/")[0] for path in PATHS}
-    assert folders == {"wire", "coordinator", "embedded"}
+    assert folders == {"wire", "coordinator", "embedded", "share"}
     assert len(PATHS) > 90
 
 
