@@ -22,7 +22,7 @@ from kgroup.offsets import decode as dec
 from kgroup.offsets import replay as rp
 from kgroup.offsets import segments as seg
 from kgroup.offsets import share_state
-from kgroup.offsets.records import Batch, BatchError
+from kgroup.offsets.records import Batch, BatchError, Record
 from kgroup.offsets.schema import RECORD_TYPES, RecordType
 
 if TYPE_CHECKING:  # for annotations only: the engine does not import the Kafka client side
@@ -352,12 +352,18 @@ class LocalEngine:
 
         return fast
 
-    def _batch_records(self, batch: Batch, item: SegmentInput) -> Iterator[dec.DecodedRecord]:
+    def _raw_records(self, batch: Batch, item: SegmentInput) -> list[Record] | None:
+        """`batch`'s records, counting the batch; None (a CORRUPT problem) when unreadable."""
         self.stats.batches += 1
         try:
-            raw_records = batch.records()
+            return batch.records()
         except BatchError as exc:
             self._problem(seg.Problem(item.source, batch.position, seg.CORRUPT, exc.reason))
+            return None
+
+    def _batch_records(self, batch: Batch, item: SegmentInput) -> Iterator[dec.DecodedRecord]:
+        raw_records = self._raw_records(batch, item)
+        if raw_records is None:
             return
         flt = self.filter
         has_time = flt.since is not None or flt.until is not None
@@ -420,11 +426,8 @@ class LocalEngine:
     def _share_batch_records(self, batch: Batch, item: SegmentInput) -> Iterator[dec.DecodedRecord]:
         """`_batch_records` for a `__share_group_state` segment: every value decoded at once
         (share records are few and small), filtered by time and `--group` only."""
-        self.stats.batches += 1
-        try:
-            raw_records = batch.records()
-        except BatchError as exc:
-            self._problem(seg.Problem(item.source, batch.position, seg.CORRUPT, exc.reason))
+        raw_records = self._raw_records(batch, item)
+        if raw_records is None:
             return
         flt = self.filter
         self.stats.records += len(raw_records)
