@@ -145,13 +145,19 @@ def indented(value: Any, level: int) -> str:
     deep (its lines after the first indented by 2 x level). The standard library writes
     indented JSON with its pure-Python encoder, several times slower than this one for the
     documents kgroup prints (dicts and lists of strings, numbers, booleans and nulls)."""
-    kind = type(value)
+    kind = type(value)  # the common scalars first, without a further call
     if kind is str:
         return _string(value)
     if kind is int:
         return int.__repr__(value)
     if value is None:
         return "null"
+    return _other(value, level)
+
+
+def _other(value: Any, level: int) -> str:
+    """`indented` for what is not a string, an int or None."""
+    kind = type(value)
     if kind is bool:
         return "true" if value else "false"
     if kind is dict and level < 62:
@@ -164,7 +170,7 @@ def indented(value: Any, level: int) -> str:
                 if type(key) is not str:
                     return _standard(value, level)
                 name = _KEYS[key] = _string(key) + ": "
-            parts.append(name + _scalar(item, level + 1))
+            parts.append(name + indented(item, level + 1))
         inner = _INDENTS[level + 1]
         return "{" + inner + ("," + inner).join(parts) + _INDENTS[level] + "}"
     if kind is list or kind is tuple:
@@ -173,23 +179,11 @@ def indented(value: Any, level: int) -> str:
         if not value:
             return "[]"
         inner = _INDENTS[level + 1]
-        items = [_scalar(item, level + 1) for item in value]
+        items = [indented(item, level + 1) for item in value]
         return "[" + inner + ("," + inner).join(items) + _INDENTS[level] + "]"
     if kind is float:
         return _FLOAT.encode(value)
     return _standard(value, level)
-
-
-def _scalar(value: Any, level: int) -> str:
-    """`indented`, the common scalars without a call."""
-    kind = type(value)
-    if kind is str:
-        return _string(value)
-    if kind is int:
-        return int.__repr__(value)
-    if value is None:
-        return "null"
-    return indented(value, level)
 
 
 def _standard(value: Any, level: int) -> str:
