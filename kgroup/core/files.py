@@ -77,19 +77,24 @@ def _too_large(path: str, kind: FileKind, size: str) -> UsageError:
     )
 
 
+def _unreachable(shown: str, kind: FileKind, exc: OSError) -> KgroupError:
+    """The error for a path that `stat` or `open` failed on: missing, or not readable."""
+    if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+        return NotFoundError(f"{kind.name} {shown} does not exist", hint="check the path")
+    return UsageError(
+        f"cannot read {kind.name} {shown}: {exc.strerror or exc}",
+        hint="check the path and its permissions",
+    )
+
+
 def check_regular(path: str, kind: FileKind, *, directory_ok: bool = False) -> os.stat_result:
     """`path`'s status when it is a regular file (or, with `directory_ok`, a directory) within
     `kind`'s limit; otherwise the error the module docstring describes. Never opens the file."""
     shown = os.fspath(path)
     try:
         info = os.stat(os.path.expanduser(shown))
-    except (FileNotFoundError, NotADirectoryError):
-        raise NotFoundError(f"{kind.name} {shown} does not exist", hint="check the path") from None
     except OSError as exc:
-        raise UsageError(
-            f"cannot read {kind.name} {shown}: {exc.strerror or exc}",
-            hint="check the path and its permissions",
-        ) from None
+        raise _unreachable(shown, kind, exc) from None
     if directory_ok and stat.S_ISDIR(info.st_mode):
         return info
     if not stat.S_ISREG(info.st_mode):
@@ -110,13 +115,8 @@ def read_bytes(path: str | os.PathLike[str], kind: FileKind) -> bytes:
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
         fd = os.open(os.path.expanduser(shown), flags)
-    except FileNotFoundError:
-        raise NotFoundError(f"{kind.name} {shown} does not exist", hint="check the path") from None
     except OSError as exc:
-        raise UsageError(
-            f"cannot read {kind.name} {shown}: {exc.strerror or exc}",
-            hint="check the path and its permissions",
-        ) from None
+        raise _unreachable(shown, kind, exc) from None
     try:
         # replaced between the check and the open: check what was opened
         mode = os.fstat(fd).st_mode
