@@ -233,7 +233,7 @@ def write_table(stream: Stream, out: TextIO, *, color: bool, width: int | None) 
     """The table while the parts come, then every part's footer lines."""
     from rich.cells import cell_len
 
-    from kgroup.render.table import column_cell, fit_widths
+    from kgroup.render.table import column_cell, column_widths
 
     sample, parts, complete = _sample(iter(stream.parts))
     sample_rows = [r for p in sample for r in p.rows]
@@ -241,18 +241,8 @@ def write_table(stream: Stream, out: TextIO, *, color: bool, width: int | None) 
     make_cells = _cell_maker(columns, column_cell)
     cells = [make_cells(row) for row in sample_rows]
     del sample_rows
-    natural = [
-        max([cell_len(c.title), *(cell_len(r[i]) for r in cells)]) for i, c in enumerate(columns)
-    ]
     gaps = max(len(columns) - 1, 0) * len(GAP)
-    if width is None:
-        widths = natural
-    else:
-        words = [
-            max((cell_len(word) for r in cells for word in r[i].split()), default=0)
-            for i in range(len(columns))
-        ]
-        widths = fit_widths(columns, natural, width - gaps, words)
+    _, widths = column_widths(columns, cells, None if width is None else width - gaps)
     table_width = sum(widths) + gaps
     # a terminal's lines (the footer too) wrap at its width, or at the table's when wider
     line_width = None if width is None else max(width, table_width, 1)

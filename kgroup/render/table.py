@@ -110,30 +110,38 @@ def _narrowed(natural: Sequence[int], floors: Sequence[int], available: int) -> 
     return widths
 
 
+def column_widths(
+    columns: Sequence[Column], cells: Sequence[Sequence[str]], available: int | None
+) -> tuple[list[int], list[int]]:
+    """Each column's natural width for rows of `cells` (its widest cell or title) and its width
+    narrowed by `fit_widths` to `available` cells (the terminal's less the gaps; None: as is)."""
+    from rich.cells import cell_len
+
+    natural = [
+        max([cell_len(c.title), *(cell_len(r[i]) for r in cells)]) for i, c in enumerate(columns)
+    ]
+    if available is None:
+        return natural, natural
+    words = [
+        max((cell_len(word) for r in cells for word in r[i].split()), default=0)
+        for i in range(len(columns))
+    ]
+    return natural, fit_widths(columns, natural, available, words)
+
+
 def write_table(output: Output, out: TextIO, *, color: bool, width: int | None = None) -> None:
     """Print `output` as a table; `width` is the terminal's (None: unlimited, for pipes)."""
     from rich import box
-    from rich.cells import cell_len
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     columns = list(output.columns)
     cells = [[column_cell(c, row.get(c.key)) for c in columns] for row in output.rows]
-    natural = [
-        max([cell_len(c.title), *(cell_len(r[i]) for r in cells)]) for i, c in enumerate(columns)
-    ]
     # two cells between columns: rich's padding of one each side (none at the edges); with the
     # SIMPLE_HEAD box (terminals), its blank divider and collapsed padding.
     gaps = max(len(columns) - 1, 0) * 2
-    if width is None:
-        widths = natural
-    else:
-        words = [
-            max((cell_len(word) for r in cells for word in r[i].split()), default=0)
-            for i in range(len(columns))
-        ]
-        widths = fit_widths(columns, natural, width - gaps, words)
+    natural, widths = column_widths(columns, cells, None if width is None else width - gaps)
     table_width = sum(widths) + gaps
     console = Console(
         file=(buffer := io.StringIO()),
