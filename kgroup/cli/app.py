@@ -14,7 +14,7 @@ from typing import Any
 import typer
 
 from kgroup import __version__
-from kgroup.cli.complete import choices, completing, quiet_stderr
+from kgroup.cli.complete import choices, completing, quiet_stderr, to_devnull
 from kgroup.cli.context import GlobalOptions, note, options
 from kgroup.core.errors import (
     EXIT_INTERRUPTED,
@@ -266,12 +266,7 @@ def _stdout_closed() -> int:
     What is still buffered for the closed pipe would fail again when the interpreter flushes
     stdout at exit: the descriptor is pointed at /dev/null first.
     """
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.close(devnull)
-    except OSError:
-        pass
+    to_devnull(1)
     return 0
 
 

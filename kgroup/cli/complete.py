@@ -106,15 +106,20 @@ def completing() -> bool:
     return bool(os.environ.get(COMPLETE_VAR))
 
 
-def quiet_stderr() -> None:
-    """Send this process's stderr, Python's and the C libraries' (librdkafka), to /dev/null:
-    a completing process writes only its answer, never a note or an error into the prompt."""
+def to_devnull(fd: int) -> None:
+    """Point file descriptor `fd` at /dev/null (best effort: a failure leaves it as it was)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 2)
+        os.dup2(devnull, fd)
         os.close(devnull)
     except OSError:
         pass
+
+
+def quiet_stderr() -> None:
+    """Send this process's stderr, Python's and the C libraries' (librdkafka), to /dev/null:
+    a completing process writes only its answer, never a note or an error into the prompt."""
+    to_devnull(2)
     sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (for the process' life)
 
 
