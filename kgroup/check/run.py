@@ -207,12 +207,8 @@ def _evaluate_history(
 ) -> CheckRun:
     from kgroup.check.history import log_end_grid
     from kgroup.check.window import from_commits
-    from kgroup.describe.engine import partitions_in_view
 
-    views = {g: partitions_in_view(gi, counts) for g, gi in inputs.items() if gi.error is None}
-    existing = _existing(views, counts)
-    now_ms = int(time.time() * 1000)
-    marks = admin.watermarks(existing) if existing else {}
+    views, existing, now_ms, marks = _views_now(admin, inputs, counts)
     step = request.window_ms // request.samples
     times = [now_ms - request.window_ms + k * step for k in range(request.samples)]
     grid = log_end_grid(admin, existing, times, {tp: m.log_end for tp, m in marks.items()})
@@ -266,7 +262,6 @@ def _evaluate_sampling(
     from kgroup.check.sampling import sample
     from kgroup.check.window import Sample, from_samples
     from kgroup.describe.collect import collect_inputs
-    from kgroup.describe.engine import partitions_in_view
 
     rounds = sample(
         admin,
@@ -280,10 +275,7 @@ def _evaluate_sampling(
     del first
     # the last sample's offsets are the committed offsets now (read at the window's end)
     inputs = {**missing, **collect_inputs(admin, live, offsets=dict(rounds[-1].committed))}
-    views = {g: partitions_in_view(gi, counts) for g, gi in inputs.items() if gi.error is None}
-    existing = _existing(views, counts)
-    now_ms = int(time.time() * 1000)
-    marks = admin.watermarks(existing) if existing else {}
+    views, _, now_ms, marks = _views_now(admin, inputs, counts)
 
     # lookups by (topic, partition) tuples (C hashing; TopicPartition's runs in Python)
     marks_of = {(tp.topic, tp.partition): m for tp, m in marks.items()}
@@ -343,6 +335,20 @@ def _evaluate_sampling(
         return out
 
     return _finish(admin, request, selection, inputs, views, marks, windows_of, SAMPLING, now_ms)
+
+
+def _views_now(
+    admin: GroupAdmin, inputs: dict[str, Any], counts: dict[str, int]
+) -> tuple[dict[str, list[TopicPartition]], list[TopicPartition], int, dict[TopicPartition, Any]]:
+    """Each described group's partitions in view, those that exist, the time now (ms) and
+    their watermarks, read now."""
+    from kgroup.describe.engine import partitions_in_view
+
+    views = {g: partitions_in_view(gi, counts) for g, gi in inputs.items() if gi.error is None}
+    existing = _existing(views, counts)
+    now_ms = int(time.time() * 1000)
+    marks = admin.watermarks(existing) if existing else {}
+    return views, existing, now_ms, marks
 
 
 def _existing(
