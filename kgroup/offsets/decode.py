@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
 
@@ -589,29 +590,44 @@ def _decode_value(rt: RecordType, value: bytes) -> ValueResult:
     return version, None, error, None
 
 
+def decode_key_into(
+    rec: DecodedRecord,
+    key: bytes | None,
+    value: bytes | None,
+    decode_key: Callable[[bytes], tuple[int | None, Any, Any, str | None]],
+) -> Any:
+    """The start of a coordinator record, as both topics' decoders make it: `rec` gets the
+    key's type id, record type and fields, and the record type (`decode_key`'s) is returned;
+    None when the record ends there (no key, or a key not understood: key and value kept raw,
+    with the error)."""
+    if key is None:
+        rec.error = "record without a key"
+        rec.value_raw = value
+        return None
+    type_id, rt, fields, error = decode_key(key)
+    rec.key_type = type_id
+    if rt is None or fields is None:
+        rec.record_type = UNKNOWN
+        rec.key_raw = key
+        rec.error = error
+        rec.value_raw = value
+        return None
+    rec.record_type = rt.name
+    rec.key = fields
+    return rt
+
+
 def decode_kv(
     key: bytes | None, value: bytes | None, rec: DecodedRecord | None = None
 ) -> DecodedRecord:
     """Decode one coordinator record's key and value into `rec` (or a new DecodedRecord)."""
     if rec is None:
         rec = DecodedRecord()
-    if key is None:
-        rec.error = "record without a key"
-        rec.value_raw = value
+    rt = decode_key_into(rec, key, value, decode_key)
+    if rt is None:
+        if key is not None and value is not None and len(value) >= 2:
+            rec.value_version = INT16.unpack_from(value, 0)[0]  # of a value left raw
         return rec
-    key_type, rt, key_fields, error = decode_key(key)
-    rec.key_type = key_type
-    if rt is None or key_fields is None:
-        rec.record_type = UNKNOWN
-        rec.key_raw = key
-        rec.error = error
-        if value is not None:
-            rec.value_raw = value
-            if len(value) >= 2:
-                rec.value_version = INT16.unpack_from(value, 0)[0]
-        return rec
-    rec.record_type = rt.name
-    rec.key = key_fields
     if value is not None:
         rec.defer_value(rt, value)
         rec._resolve()  # at once: only the scan engine leaves values for later

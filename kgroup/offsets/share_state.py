@@ -27,7 +27,7 @@ from functools import cached_property
 from typing import Any
 
 from kgroup.offsets import layouts
-from kgroup.offsets.decode import UNKNOWN, DecodedRecord
+from kgroup.offsets.decode import UNKNOWN, DecodedRecord, decode_key_into
 from kgroup.offsets.wire import INT16, DecodeError
 from kgroup.protocol.definitions import load
 from kgroup.protocol.model import Message, snake
@@ -119,21 +119,8 @@ def decode_share_kv(
     """Decode one `__share_group_state` record's key and value into `rec` (or a new one)."""
     if rec is None:
         rec = DecodedRecord()
-    if key is None:
-        rec.error = "record without a key"
-        rec.value_raw = value
-        return rec
-    type_id, rt, fields, error = decode_share_key(key)
-    rec.key_type = type_id
-    if rt is None:
-        rec.record_type = UNKNOWN
-        rec.key_raw = key
-        rec.error = error
-        rec.value_raw = value
-        return rec
-    rec.record_type = rt.name
-    rec.key = fields
-    if value is not None:
+    rt = decode_key_into(rec, key, value, decode_share_key)
+    if rt is not None and value is not None:
         version, vfields, verror, layout = decode_share_value(rt, value)
         rec.value_version = version
         if vfields is None:
