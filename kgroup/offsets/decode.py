@@ -119,8 +119,19 @@ class DecodedRecord:
         if pending is None:
             return
         rt, raw = pending
-        version, fields, error, layout = decode_value(rt, raw)
-        self.value_version = version
+        self.keep_value(raw, *decode_value(rt, raw))
+
+    def keep_value(
+        self,
+        raw: bytes,
+        version: int | None,
+        fields: dict[str, Any] | None,
+        error: str | None,
+        layout: str | None,
+    ) -> None:
+        """Keep what a value decoder made of the bytes `raw`: its version and fields, or, when
+        it could not read them, the bytes and the error (the record type becomes unknown)."""
+        self._value_version = version
         if fields is None:
             self._record_type = UNKNOWN
             self.value_raw = raw

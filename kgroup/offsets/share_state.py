@@ -27,7 +27,7 @@ from functools import cached_property
 from typing import Any
 
 from kgroup.offsets import layouts
-from kgroup.offsets.decode import UNKNOWN, DecodedRecord, decode_key_into
+from kgroup.offsets.decode import DecodedRecord, decode_key_into
 from kgroup.offsets.wire import INT16, DecodeError
 from kgroup.protocol.definitions import load
 from kgroup.protocol.model import Message, snake
@@ -121,15 +121,7 @@ def decode_share_kv(
         rec = DecodedRecord()
     rt = decode_key_into(rec, key, value, decode_share_key)
     if rt is not None and value is not None:
-        version, vfields, verror, layout = decode_share_value(rt, value)
-        rec.value_version = version
-        if vfields is None:
-            rec.record_type = UNKNOWN
-            rec.value_raw = value
-            rec.error = verror
-        else:
-            rec.value = vfields
-            rec.layout = layout
+        rec.keep_value(value, *decode_share_value(rt, value))
     return rec
 
 
