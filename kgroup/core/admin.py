@@ -851,27 +851,29 @@ class GroupAdmin:
                 acl={"Group": f"Read on Group:{group_id}", "Topic": f"Read on Topic:{first.topic}"},
             )
 
-    def delete_groups(self, group_ids: Sequence[str]) -> dict[str, str | None]:
-        """Delete groups; returns group -> error text (None when deleted). Share groups go
-        and streams groups go through kgroup's own client (DeleteGroups; librdkafka does not
-        know them)."""
-        share = [g for g in group_ids if self._group_types.get(g) in ("share", "streams")]
-        if share and self.wire is not None:
-            from kgroup.core.wire.share_groups import delete_groups
+    def delete_groups(self, group_ids: Sequence[str]) -> dict[str, KgroupError | None]:
+        """Delete groups of any type; returns group -> None (deleted) or its error (a
+        SafetyRefusal for NON_EMPTY_GROUP: nothing deleted). Sent with kgroup's own client
+        (kgroup.core.wire.delete_groups), which retries a coordinator that moved, is loading or
+        died as Kafka's admin client does; librdkafka only where that client cannot go (it
+        returns NOT_COORDINATOR and COORDINATOR_LOAD_IN_PROGRESS as the group's error)."""
+        if self.wire is not None:
+            from kgroup.core.wire.delete_groups import delete_groups
 
-            answers = delete_groups(self.wire, share)
-            rest = [g for g in group_ids if g not in share]
-            outcome = self.delete_groups(rest) if rest else {}
-            outcome.update({g: None if e is None else e.one_line() for g, e in answers.items()})
-            return outcome
+            return delete_groups(self.wire, group_ids)
+        from kgroup.core.wire.delete_groups import non_empty_refusal
+
         futures = self.admin.delete_consumer_groups(list(group_ids), request_timeout=self.timeout_s)
-        outcome: dict[str, str | None] = {}
+        outcome: dict[str, KgroupError | None] = {}
         for group_id, future in futures.items():
             try:
                 future.result()
                 outcome[group_id] = None
             except Exception as exc:
+                if kafka_error_name(exc) == "NON_EMPTY_GROUP":
+                    outcome[group_id] = non_empty_refusal(group_id)
+                    continue
                 outcome[group_id] = self.error_for(
                     exc, "delete group", group_id, acl=f"Delete on Group:{group_id}"
-                ).one_line()
+                )
         return outcome

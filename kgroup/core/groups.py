@@ -77,7 +77,8 @@ def delete_inactive_groups(
 ) -> list[dict[str, Any]]:
     """Delete each inactive group; active ones are refused, as Kafka does.
 
-    The state is checked first because some brokers (tansu) delete active groups too.
+    The state is checked first because some brokers (tansu) delete active groups too; a member
+    joining between the check and DeleteGroups makes Kafka answer NON_EMPTY_GROUP: `refused`.
     Groups matching a protected-group pattern (`kgroup.reset.guardrails.protected_patterns`)
     are refused before the cluster is asked anything, unless `force`.
     """
@@ -115,9 +116,10 @@ def delete_inactive_groups(
     for group_id, error in outcome.items():
         if error is None:
             rows.append({"group": group_id, "status": "deleted", "message": None})
-        else:
-            status = "not_found" if "GROUP_ID_NOT_FOUND" in error else "failed"
-            rows.append({"group": group_id, "status": status, "message": error})
+        else:  # NON_EMPTY_GROUP (a member joined since the check) is `refused`: nothing deleted
+            rows.append(
+                {"group": group_id, "status": _row_status(error), "message": error.one_line()}
+            )
     return sorted(rows, key=lambda r: r["group"])
 
 
@@ -170,7 +172,7 @@ def delete_group_offsets(
         elif error is None:
             status, message = "deleted", None
         else:
-            status = _offset_status(error)
+            status = _row_status(error)
             message = error.one_line() if isinstance(error, KgroupError) else str(error)
         rows.append(
             {
@@ -184,7 +186,8 @@ def delete_group_offsets(
     return rows
 
 
-def _offset_status(error: Exception) -> str:
+def _row_status(error: Exception) -> str:
+    """A failed row's status: `refused` (nothing written), `not_found` or `failed`."""
     from kgroup.core.errors import NotFoundError
 
     if isinstance(error, SafetyRefusal):
@@ -237,7 +240,9 @@ def _protection_refusals(
 
 
 def raise_for_failures(rows: Sequence[dict[str, Any]], done: str) -> None:
-    """Exit non-zero after the output when some rows did not reach `done`."""
+    """Exit non-zero after the output when some rows did not reach `done`: 4 when all are
+    refused, 3 when all are not found, 4 for refusals and unknown groups together (the README's
+    exit-code rule), else 1."""
     from kgroup.core.errors import NotFoundError, PartialFailure, SafetyRefusal
 
     failed = [r for r in rows if r["status"] != done]
@@ -245,7 +250,7 @@ def raise_for_failures(rows: Sequence[dict[str, Any]], done: str) -> None:
         return
     kinds = {r["status"] for r in failed}
     text = "; ".join(f"{r['group']}: {r['message']}" for r in failed[:3])
-    if kinds == {"refused"}:
+    if kinds <= {"refused", "not_found"} and "refused" in kinds:
         raise SafetyRefusal(f"{len(failed)} of {len(rows)} not {done}: {text}")
     if kinds == {"not_found"}:
         raise NotFoundError(f"{len(failed)} of {len(rows)} not {done}: {text}")

@@ -14,6 +14,8 @@ of `kgroup.protocol.messages.share_groups`. What Kafka does, from its sources:
   state, both only while the group is empty (NON_EMPTY_GROUP otherwise; `GroupMetadataManager`).
 - A broker without an API (Kafka before 4.1, or share groups off): one error for each group,
   tagged UNSUPPORTED_VERSION, never "does not exist".
+
+Groups themselves, share groups included, are deleted by `kgroup.core.wire.delete_groups`.
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ from kgroup.core.wire.kafka_errors import (
 from kgroup.protocol import dicts
 from kgroup.protocol.messages.share_groups import (
     ALTER_SHARE_GROUP_OFFSETS,
-    DELETE_GROUPS,
     DELETE_SHARE_GROUP_OFFSETS,
     DESCRIBE_SHARE_GROUP_OFFSETS,
     SHARE_GROUP_DESCRIBE,
@@ -63,7 +64,6 @@ _WHY = {
     DESCRIBE_SHARE_GROUP_OFFSETS.key: "read share-group start offsets",
     ALTER_SHARE_GROUP_OFFSETS.key: "reset share-group start offsets",
     DELETE_SHARE_GROUP_OFFSETS.key: "delete share-group start offsets",
-    DELETE_GROUPS.key: "delete groups",
 }
 
 
@@ -331,38 +331,3 @@ def delete_share_group_offsets(
         t: outcome.get(t, missing_answer(f"the coordinator did not answer for topic {t}"))
         for t in names
     }
-
-
-# -- DeleteGroups --------------------------------------------------------------------------------
-
-
-def delete_groups(client: WireClient, group_ids: Iterable[str]) -> dict[str, KgroupError | None]:
-    """Delete groups: one DeleteGroups per coordinator (Kafka deletes a share group's state
-    with it). Group -> None (deleted) or its error."""
-    wanted = list(dict.fromkeys(group_ids))
-    if not wanted:
-        return {}
-
-    def work(
-        connection: BrokerConnection, node: BrokerNode, groups: list[str]
-    ) -> dict[str, bool | KgroupError | Retry]:
-        missing = missing_api(connection, DELETE_GROUPS)
-        if missing is not None:
-            return dict.fromkeys(groups, missing)
-        answer = _call(connection, DELETE_GROUPS, {"groups_names": groups})
-        out: dict[str, bool | KgroupError | Retry] = {}
-        for result in answer["results"]:
-            code = result["error_code"]
-            group_id = result["group_id"]
-            if code == m.NONE:
-                out[group_id] = True
-            elif code == m.NON_EMPTY_GROUP:
-                # DeleteGroups serves share and streams groups alike: no kind is named
-                out[group_id] = _non_empty(group_id, "deletes", "a group")
-            else:
-                error = group_error(code, group_id, "delete", result.get("error_message"))
-                out[group_id] = coordinator_failure(code, error)
-        return out
-
-    results, _ = client._per_coordinator(wanted, work)
-    return {g: (r if isinstance(r, KgroupError) else None) for g, r in results.items()}

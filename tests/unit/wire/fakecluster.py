@@ -10,7 +10,8 @@ before serving a request (per API and group), `kill_on` kills a group's coordina
 for the group reaches it (the request is never answered, nothing is applied).
 
 It serves what describe, list, reset-offsets --execute (with kgroup's fence: JoinGroup v5,
-SyncGroup v3, OffsetCommit v7, LeaveGroup v3), delete-offsets and check ask; the group requests'
+SyncGroup v3, OffsetCommit v7, LeaveGroup v3), delete (DeleteGroups v2), delete-offsets and
+check ask; the group requests'
 bytes are laid out by hand from Kafka's JSON message definitions (clients/src/main/resources/
 common/message/*.json) with the fakes' own Writer/Reader. Topics' partition leaders are the live
 broker with the lowest id. Subclass with CheckCluster (`CheckFakeCluster`) for `kgroup check`.
@@ -24,6 +25,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from kgroup.core.wire import messages as m
+from kgroup.protocol.messages.share_groups import DELETE_GROUPS
 from tests.unit.wire.fakebroker import FakeBroker, FakePartition, FakeTopic, metadata_body
 from tests.unit.wire.fakecheck import CheckCluster
 from tests.unit.wire.fakegroups import GroupsCluster
@@ -39,6 +41,7 @@ GROUP_VERSIONS = {
     m.SYNC_GROUP.key: (0, 3),
     m.LEAVE_GROUP.key: (0, 3),
     m.OFFSET_DELETE.key: (0, 0),
+    DELETE_GROUPS.key: (0, 2),
 }
 _GROUP_APIS = frozenset(GROUP_VERSIONS) - {m.FIND_COORDINATOR.key, m.LIST_GROUPS.key}
 
@@ -68,6 +71,10 @@ class FakeCluster(GroupsCluster):
     leader_dies_on: int | None = None  # the partitions' leader dies on this API (ListOffsets...)
     memberships: dict[str, ClassicGroup] = field(default_factory=dict)
     commits: list[tuple[str, int, dict[tuple[str, int], int]]] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)  # groups DeleteGroups removed, in order
+    # (api key, group) -> (broker id, seconds, code): the group starts moving there when such a
+    # request first reaches its coordinator, which answers `code` until then (see `move`)
+    move_on: dict[tuple[int, str], tuple[int, float, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -254,6 +261,8 @@ class FakeCluster(GroupsCluster):
             return self._offset_fetch_on(node, body)
         if api == m.DESCRIBE_GROUPS.key:
             return self._describe_on(node, version, body)
+        if api == DELETE_GROUPS.key:
+            return self._delete_groups_on(node, version, body)
         group = Reader(body).string()
         if self.coordinator_of(group) != node:
             return self._error_answer(api, version, body, m.NOT_COORDINATOR)
@@ -367,6 +376,38 @@ class FakeCluster(GroupsCluster):
                 w.int32(-(2**31))  # AuthorizedOperations 3+
 
         return writer.array(groups, entry).getvalue()
+
+    def _delete_groups_on(self, node: int, version: int, body: bytes) -> bytes:
+        """DeleteGroups (DeleteGroupsRequest/Response.json, v2 flexible): per group the
+        coordinator check and script, then GroupMetadataManager's rules: an unknown group is
+        GROUP_ID_NOT_FOUND, one with members NON_EMPTY_GROUP, else its offsets are gone."""
+        flexible = version >= 2
+        groups = Reader(body, flexible=flexible).array(lambda r: r.string())
+        for group_id in groups:
+            plan = self.move_on.pop((DELETE_GROUPS.key, group_id), None)
+            if plan is not None and self.coordinator_of(group_id) == node:
+                self.move(group_id, to=plan[0], after_s=plan[1], meanwhile=plan[2])
+        if self._dies_on_any(node, DELETE_GROUPS.key, groups):
+            return b"DROP"
+        writer = Writer(flexible=flexible).int32(0)  # ThrottleTimeMs
+
+        def entry(w: Writer, group_id: str) -> None:
+            code = self._per_group_code(node, DELETE_GROUPS.key, group_id)
+            with self._lock:
+                held = self.memberships.get(group_id)
+                if code:
+                    pass
+                elif group_id not in self.offsets and held is None:
+                    code = m.GROUP_ID_NOT_FOUND
+                elif held is not None and held.members:
+                    code = m.NON_EMPTY_GROUP
+                else:
+                    self.offsets.pop(group_id, None)
+                    self.memberships.pop(group_id, None)
+                    self.deleted.append(group_id)
+            w.string(group_id).int16(code).tagged_fields()  # ErrorMessage only from v3
+
+        return writer.array(groups, entry).tagged_fields().getvalue()
 
     # -- the fence's requests --------------------------------------------------------------------
 

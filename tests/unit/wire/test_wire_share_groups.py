@@ -18,9 +18,9 @@ from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import KgroupError, NotFoundError, SafetyRefusal
 from kgroup.core.models import TopicPartition
 from kgroup.core.wire.client import WireClient
+from kgroup.core.wire.delete_groups import delete_groups
 from kgroup.core.wire.share_groups import (
     alter_share_group_offsets,
-    delete_groups,
     delete_share_group_offsets,
     describe_share_groups,
     share_group_offsets,
