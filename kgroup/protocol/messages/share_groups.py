@@ -1,6 +1,6 @@
 """The share-group APIs (KIP-932) and the versions kgroup speaks: ShareGroupDescribe (77),
 DescribeShareGroupOffsets (90), AlterShareGroupOffsets (91), DeleteShareGroupOffsets (92), and
-DeleteGroups (42), which deletes share groups.
+DeleteGroups (42), which deletes groups of every type.
 
 Declared in `kgroup.protocol.definitions` `wire/<Name>Request.json` and `wire/<Name>Response.json`,
 each transcribed from Kafka's `clients/src/main/resources/common/message/` (the commit read is in
@@ -9,7 +9,8 @@ is gone) and v0 of the three offsets APIs; DescribeShareGroupOffsets v1 (KIP-122
 per-partition Lag) is not declared.
 
 Not in `kgroup.protocol.messages.APIS`: that table must equal the wire client's, and these are
-sent by `kgroup.core.wire.share_groups` (as DescribeLogDirs is by `kgroup.core.wire.log_dirs`).
+sent by `kgroup.core.wire.share_groups` and `kgroup.core.wire.delete_groups` (as DescribeLogDirs
+is by `kgroup.core.wire.log_dirs`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ SPOKEN: dict[str, tuple[int, ...]] = {
     "DescribeShareGroupOffsets": (0,),
     "AlterShareGroupOffsets": (0,),
     "DeleteShareGroupOffsets": (0,),
-    # any group type; kgroup sends it for share groups (Admin.deleteShareGroups does too).
+    # any group type; kgroup sends it for every group (kgroup.core.wire.delete_groups).
     # Kafka 4.1 offers v0-v2; v3 (a per-group ErrorMessage) is newer
     "DeleteGroups": (0, 1, 2),
 }
