@@ -35,7 +35,7 @@ from kgroup.core.errors import (
     UnreachableError,
 )
 from kgroup.core.models import CommittedOffset, GroupDescription, TopicPartition
-from kgroup.reset.backups import choose_backup_path, write_backup
+from kgroup.reset.backups import choose_backup_path, undo_command, write_backup
 from kgroup.reset.model import GroupPlan, stale_offsets
 from kgroup.reset.planfile import read_plan_file
 from kgroup.reset.refusals import Guards, active_member_refusal, guard_refusal
@@ -452,7 +452,7 @@ def _commit_checked(
                 # group's commit is one batch in Kafka, so it is all of the plan or none of it.
                 exc.message += (
                     f"; whether the commit of {group} applied is unknown (all of it or "
-                    f"none): check with `kgroup describe {group}`; backup kept at "
+                    f"none): check with `{describe_command(group)}`; backup kept at "
                     f"{backup_path}"
                 )
                 raise
@@ -467,7 +467,10 @@ def _commit_checked(
                 run.phase = "committed" if getattr(exc, "unrestored", None) else "checking"
                 raise
         run.phase = "committed"
-        undo = f"the previous offsets are in {backup_path} (kgroup undo {group})"
+        undo = (
+            f"the previous offsets are in {backup_path}; undo with: "
+            f"{undo_command(group, str(backup_path))}"
+        )
         if run.cancel.is_set():
             return landed(
                 "committed_unverified", "interrupted after the commit, before reading back", 130
@@ -492,7 +495,7 @@ def _commit_checked(
             raise CommittedAtRisk(
                 f"group {group}: the cluster accepted the commit but reading back shows "
                 f"different offsets for {', '.join(map(str, wrong[:5]))}",
-                hint=f"inspect with `kgroup describe {group}`; {undo}",
+                hint=f"inspect with `{describe_command(group)}`; {undo}",
             )
         run.phase = "verified"
         if fence is not None:
@@ -503,11 +506,20 @@ def _commit_checked(
                     f"group {group}: the commit landed and was read back, but {changed} while "
                     "kgroup held the group: a consumer that kept its position from before may "
                     "overwrite these at its next commit",
-                    hint=f"check with `kgroup describe {group}`; {undo}",
+                    hint=f"check with `{describe_command(group)}`; {undo}",
                 )
     except KgroupError as exc:
         raise _attach_backup(exc, backup_path) from None
     return landed("committed", None, 0)
+
+
+def describe_command(group: str) -> str:
+    """`kgroup describe GROUP` as a POSIX shell runs it as printed: the group quoted, after `--`
+    when it starts with `-` (as backups.undo_command)."""
+    import shlex
+
+    quoted = shlex.quote(group)
+    return f"kgroup describe -- {quoted}" if group.startswith("-") else f"kgroup describe {quoted}"
 
 
 def _committed(admin: GroupAdmin, fence, group: str) -> dict[TopicPartition, CommittedOffset]:
@@ -565,7 +577,7 @@ def _settle(
             CommittedAtRisk(
                 f"group {plan.group}: the commit landed but another writer changed "
                 f"{', '.join(map(str, moved[:5]))} right after it (not fenced: {reason})",
-                hint=f"check with `kgroup describe {plan.group}` and stop the other writer",
+                hint=f"check with `{describe_command(plan.group)}` and stop the other writer",
             ),
             Path(outcome.backup) if outcome.backup else None,
         )
@@ -614,7 +626,7 @@ def _interrupted_outcome(run: GroupRun) -> GroupOutcome:
             "unknown",
             (
                 f"interrupted during the commit: all of the plan or none of it; check with "
-                f"`kgroup describe {group}`"
+                f"`{describe_command(group)}`"
             ),
         )
     elif run.phase in ("committed", "verified"):

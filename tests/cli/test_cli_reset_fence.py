@@ -59,13 +59,15 @@ def start_reset(cluster, tmp_path, *groups: str, target: int = 9, name: str = "h
     )
 
 
-def join_in_background(cluster, client_id: str) -> tuple[threading.Thread, list]:
-    """A member with `client_id` joining GROUP from this test (blocks until its join answers)."""
+def join_in_background(
+    cluster, client_id: str, group: str = GROUP
+) -> tuple[threading.Thread, list]:
+    """A member with `client_id` joining `group` from this test (blocks until its join answers)."""
     from kgroup.core.wire.fence import GroupFence
     from tests.helpers import admin_for
 
     admin = admin_for(cluster.address, timeout_s=10)
-    fence = GroupFence(admin.wire, GROUP, session_ms=6000)
+    fence = GroupFence(admin.wire, group, session_ms=6000)
     real_open = fence._open
 
     def open_as(timeout_s=None):
@@ -97,12 +99,12 @@ def wait_for(predicate, timeout_s: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-def run_with_joiner(cluster, tmp_path, client_id: str):
+def run_with_joiner(cluster, tmp_path, client_id: str, group: str = GROUP):
     held = cluster.pause(m.OFFSET_COMMIT)  # the fenced commit: kgroup holds the group alone
-    process = start_reset(cluster, tmp_path, GROUP)
+    process = start_reset(cluster, tmp_path, "--group", group)
     assert held.reached.wait(20), process.communicate(timeout=5)
-    thread, done = join_in_background(cluster, client_id)
-    wait_for(lambda: len(cluster.group(GROUP).members) == 2)
+    thread, done = join_in_background(cluster, client_id, group)
+    wait_for(lambda: len(cluster.group(group).members) == 2)
     held.release.set()
     stdout, stderr = process.communicate(timeout=30)
     thread.join(15)
