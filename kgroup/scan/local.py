@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kgroup.core.errors import CorruptInputError, KgroupError, NotFoundError, UsageError
+from kgroup.core.errors import CorruptInputError, NotFoundError, UsageError
 from kgroup.offsets import decode as dec
 from kgroup.offsets import replay as rp
 from kgroup.offsets import segments as seg
@@ -122,13 +122,41 @@ _NOT_REGULAR = (
 
 def _stat(path: str, shown: str) -> os.stat_result:
     """`path`'s status (following links), without opening it: opening a FIFO for reading
-    blocks until a writer comes. Missing paths exit 3, unreadable ones 1."""
+    blocks until a writer comes. Missing paths exit 3, unreadable ones 2 (README's exit codes:
+    a file named for reading that cannot be read is a bad argument)."""
     try:
         return os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         raise NotFoundError(f"no such file or directory: {shown}") from None
     except OSError as exc:
-        raise KgroupError(f"cannot read {shown}: {exc.strerror or exc}") from None
+        raise _unreadable(shown, exc) from None
+
+
+def _unreadable(shown: str, exc: OSError) -> UsageError:
+    reason = "permission denied" if isinstance(exc, PermissionError) else exc.strerror or str(exc)
+    return UsageError(
+        f"cannot read {shown}: {reason}",
+        hint="give a path this user can read (check the permissions of it and of the "
+        "directories above it), or run kgroup as a user who can",
+    )
+
+
+def _listdir(path: str, shown: str) -> list[str]:
+    """The names in directory `path`; one it cannot list is a usage error (exit 2)."""
+    try:
+        return os.listdir(path)
+    except OSError as exc:
+        raise _unreadable(shown, exc) from None
+
+
+def _check_readable(path: str, shown: str) -> None:
+    """Open regular file `path` for reading and close it: one this user cannot read is a usage
+    error now, not an unexpected failure in the middle of the decode."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        raise _unreadable(shown, exc) from None
 
 
 def _not_segment(shown: str, mode: int) -> UsageError:
@@ -142,10 +170,12 @@ def _not_segment(shown: str, mode: int) -> UsageError:
 
 
 def _segment_size(path: str, shown: str) -> int:
-    """The size of segment file `path`; a usage error when it is not a regular file."""
+    """The size of segment file `path`; a usage error when it is not a regular file or cannot
+    be read."""
     mode = _stat(path, shown)
     if not stat.S_ISREG(mode.st_mode):
         raise _not_segment(shown, mode.st_mode)
+    _check_readable(path, shown)
     return mode.st_size
 
 
@@ -159,6 +189,7 @@ def find_segments(paths: Iterable[str]) -> list[SegmentInput]:
         path = os.path.abspath(os.path.expanduser(raw))
         mode = _stat(path, raw).st_mode
         if stat.S_ISREG(mode):
+            _check_readable(path, raw)
             parent = os.path.basename(os.path.dirname(path))
             part = seg.partition_of_dir(parent)
             out.append(
@@ -173,7 +204,7 @@ def find_segments(paths: Iterable[str]) -> list[SegmentInput]:
             continue
         if not stat.S_ISDIR(mode):
             raise _not_segment(raw, mode)
-        names = os.listdir(path)
+        names = _listdir(path, raw)
         logs = seg.log_files_in_order(names)
         if logs:
             out.extend(_partition_dir(path))
@@ -186,8 +217,9 @@ def find_segments(paths: Iterable[str]) -> list[SegmentInput]:
             and p[0] in _TOPICS
         )
         if not subdirs:
-            raise NotFoundError(
-                f"no segment files in {raw}",
+            raise UsageError(  # exists, so not "not found": the wrong directory (exit 2)
+                f"{raw} is not a segment directory: no .log files, __consumer_offsets-N or "
+                "__share_group_state-N directories in it",
                 hint="give .log files, __consumer_offsets-N or __share_group_state-N directories "
                 "or a Kafka log directory",
             )
@@ -215,7 +247,7 @@ def _partition_dir(path: str) -> list[SegmentInput]:
             _segment_size(os.path.join(path, n), os.path.join(path, n)),
             _topic(part),
         )
-        for n in seg.log_files_in_order(os.listdir(path))
+        for n in seg.log_files_in_order(_listdir(path, path))
     ]
 
 
