@@ -316,10 +316,10 @@ end
 
 complete -c kgroup -n "__kgroup_at ''" -a check -d 'Health of consumer groups: OK, WARN, ERR, STOP, STALL, REWIND or NOTFOUND per partition and group (B'
 complete -c kgroup -n "__kgroup_at ''" -a decode -d 'Decode __consumer_offsets records: offset commits, group metadata, KIP-848/share/streams records, to'
-complete -c kgroup -n "__kgroup_at ''" -a delete -d 'Delete groups (their committed offsets too); refused for active or protected groups.'
+complete -c kgroup -n "__kgroup_at ''" -a delete -d 'Delete groups of any type with their offsets (a share group\'s start offsets too); refused for activ'
 complete -c kgroup -n "__kgroup_at ''" -a delete-offsets -d 'Delete a group\'s committed offsets for topics or partitions (Kafka refuses topics an active group c'
 complete -c kgroup -n "__kgroup_at ''" -a describe -d 'Describe groups: committed offsets, log offsets and lag per partition; members; state.'
-complete -c kgroup -n "__kgroup_at ''" -a list -d 'List consumer groups with state, type, protocol type and member count.'
+complete -c kgroup -n "__kgroup_at ''" -a list -d 'List groups (classic, consumer, share, streams) with state, type, protocol type and member count.'
 complete -c kgroup -n "__kgroup_at ''" -a reset-offsets -d 'Plan (and with --execute, commit) new committed offsets for groups.'
 complete -c kgroup -n "__kgroup_at ''" -a sandbox -d 'Run a local broker (tansu, or your own Apache Kafka) for demos and tests.'
 complete -c kgroup -n "__kgroup_at ''" -a simulate-assign -d 'Simulate Kafka\'s partition assignors on a group and a sequence of rebalances.'

@@ -48,7 +48,8 @@ def list_groups(
         help_text="Only groups of this type: classic, consumer, share, streams.",
     ),
 ) -> None:
-    """List consumer groups with state, type, protocol type and member count."""
+    """List groups (classic, consumer, share, streams) with state, type, protocol type and
+    member count."""
     from kgroup.core.groups import list_groups_with_state, parse_state_filter, parse_type_filter
     from kgroup.render.groups import list_stream
 
@@ -70,7 +71,8 @@ def delete_groups(
     group_option: list[str] | None = more_groups_option("delete"),
     force: bool = force_option(FORCE_HELP),
 ) -> None:
-    """Delete groups (their committed offsets too); refused for active or protected groups."""
+    """Delete groups of any type with their offsets (a share group's start offsets too);
+    refused for active or protected groups."""
     from kgroup.core.errors import UsageError
     from kgroup.core.groups import delete_inactive_groups
     from kgroup.render import Column, Output
@@ -105,7 +107,8 @@ def delete_offsets(
     force: bool = force_option(FORCE_HELP),
 ) -> None:
     """Delete a group's committed offsets for topics or partitions (Kafka refuses topics an
-    active group consumes; protected groups are refused)."""
+    active group consumes; a share group's start offsets go by whole topic, only while it is
+    empty; protected groups are refused)."""
     from kgroup.core.errors import UsageError
     from kgroup.core.groups import delete_group_offsets
     from kgroup.render import Column, Output
