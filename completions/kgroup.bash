@@ -95,6 +95,8 @@ _kgroup_kind() {
         "reset-offsets|--max-rewind") kind="value" ;;
         "reset-offsets|--max-skip") kind="value" ;;
         "reset-offsets|--force") kind="flag" ;;
+        "reset-offsets|--delete-all-internal-topics") kind="flag" ;;
+        "reset-offsets|--delete-internal-topic") kind="value" ;;
         "sandbox start|--engine") kind="choice:tansu docker kafka" ;;
         "sandbox start|--kafka-home") kind="value" ;;
         "simulate-assign|--strategy") kind="choice:range roundrobin sticky cooperative-sticky uniform server-range" ;;
@@ -207,7 +209,7 @@ _kgroup() {
         "delete-offsets") options="--group --topic --force --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "describe") options="--group --all-groups --match --offsets --members --assignments --state --topic --lag-time --read-committed --fail-on-lag --watch --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "list") options="--state --type --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
-        "reset-offsets") options="--group --all-groups --topic --all-topics --to --to-earliest --to-latest --to-current --to-datetime --to-timestamp --by-duration --to-offset --shift-by --from-file --to-group --to-committed-at --segments --engine --offsets-topic --dry-run --execute --export --backup --allow-new-group --wait-empty --max-rewind --max-skip --force --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
+        "reset-offsets") options="--group --all-groups --topic --all-topics --to --to-earliest --to-latest --to-current --to-datetime --to-timestamp --by-duration --to-offset --shift-by --from-file --to-group --to-committed-at --segments --engine --offsets-topic --dry-run --execute --export --backup --allow-new-group --wait-empty --max-rewind --max-skip --force --delete-all-internal-topics --delete-internal-topic --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "sandbox") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="seed start status stop" positional="" ;;
         "sandbox seed") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;
         "sandbox start") options="--engine --kafka-home --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;

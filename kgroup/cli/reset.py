@@ -144,6 +144,18 @@ def reset_offsets(
     force: bool = force_option(
         "Execute despite --max-rewind/--max-skip and the protected-groups list."
     ),
+    delete_all_internal_topics: bool = typer.Option(
+        False,
+        "--delete-all-internal-topics",
+        help="Streams groups: --execute then deletes the topology's repartition and changelog "
+        "topics (as kafka-streams-groups).",
+    ),
+    delete_internal_topic: list[str] | None = typer.Option(
+        None,
+        "--delete-internal-topic",
+        metavar="TOPIC",
+        help="Streams groups: --execute then deletes this internal topic (repeatable).",
+    ),
 ) -> None:
     """Plan (and with --execute, commit) new committed offsets for groups."""
     from kgroup.reset.backups import check_output_paths, check_path_given
@@ -183,6 +195,8 @@ def reset_offsets(
             wait_empty=wait_empty,
             max_rewind=max_rewind,
             max_skip=max_skip,
+            delete_all_internal_topics=delete_all_internal_topics,
+            delete_internal_topics=delete_internal_topic or [],
         ),
         note,
     )

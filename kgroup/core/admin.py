@@ -415,6 +415,10 @@ class GroupAdmin:
         """Whether a listing or a describe told this admin the group's type."""
         return group_id in self._group_types
 
+    def group_type(self, group_id: str) -> str | None:
+        """The group's type as a listing or a describe told this admin, else None."""
+        return self._group_types.get(group_id)
+
     def is_share_group(self, group_id: str) -> bool:
         """Whether the group is known (listed or described) as a KIP-932 share group."""
         return self._group_types.get(group_id) == "share"

@@ -65,6 +65,11 @@ def plan_output(plans: Sequence[GroupPlan], *, executing: bool) -> Output:
             footer[-1] = f"{plan.group}: not planned: {plan.error}"
         footer.extend(f"{plan.group}: warning: {w}" for w in plan.warnings)
         footer.extend(f"{plan.group}: --force overrides the limit: {v}" for v in plan.forced)
+        if plan.delete_topics:
+            footer.append(
+                f"{plan.group}: --execute then deletes internal topics "
+                f"{', '.join(plan.delete_topics)} (not undoable)"
+            )
         footer.extend(
             f"{plan.group}: {r.topic}:{r.partition} has no record at or after the "
             "time: going to the log end"
@@ -82,6 +87,7 @@ def plan_output(plans: Sequence[GroupPlan], *, executing: bool) -> Output:
                 "warnings": list(plan.warnings),
                 "error": plan.error,
                 "forced": list(plan.forced),
+                "delete_topics": list(plan.delete_topics),
                 "partitions": [
                     {**_row_json(r), "from": plan.origins[(r.topic, r.partition)]}
                     if (r.topic, r.partition) in plan.origins
@@ -141,6 +147,7 @@ def execution_output(plans: Sequence[GroupPlan], report: ExecutionReport) -> Out
                 "error": outcome.message if outcome and outcome.status != "committed" else None,
                 "note": outcome.message if outcome and outcome.status == "committed" else None,
                 "forced": list(plan.forced),
+                "deleted_topics": list(outcome.deleted_topics) if outcome else [],
                 "partitions": [_row_json(r) for r in plan.rows],
             }
         )

@@ -95,6 +95,7 @@ class GroupOutcome:
     exit_code: int = 0
     verified: int = 0
     fenced: bool = False
+    deleted_topics: tuple[str, ...] = ()  # internal topics deleted after (kgroup.reset.streams)
 
 
 @dataclass

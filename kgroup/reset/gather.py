@@ -40,6 +40,9 @@ class ResetScope:
     all_groups: bool = False
     topics: Sequence[str] = ()
     all_topics: bool = False
+    # streams groups: internal topics --execute deletes (kgroup.reset.streams)
+    delete_all_internal_topics: bool = False
+    delete_internal_topics: Sequence[str] = ()
 
 
 def resolve_groups(admin: GroupAdmin, scope: ResetScope) -> list[str]:
@@ -82,6 +85,10 @@ def build_plans(
     from kgroup.reset.share import check_share_strategy
 
     check_share_strategy(admin, group_ids, strategy)
+    from kgroup.reset.streams import TopicDeletion, read_streams_groups
+
+    deletion = TopicDeletion(scope.delete_all_internal_topics, tuple(scope.delete_internal_topics))
+    streams = read_streams_groups(admin, group_ids, deletion)
     topics = admin.topics(include_internal=True)
     # a topic Metadata hides is not authorized, not absent (kgroup.core.acl)
     require_describable(admin, [s.topic for s in selections if s.topic not in topics])
@@ -95,6 +102,7 @@ def build_plans(
     every_group, group_ids = group_ids, [g for g in group_ids if g not in unreadable]
     scopes: dict[str, tuple[TopicPartition, ...]] = {}
     committed: dict[str, dict] = {}
+    refused: dict[str, KgroupError] = {}
     for group in group_ids:
         answer = committed_by_group[group]
         if isinstance(answer, KgroupError):
@@ -104,13 +112,20 @@ def build_plans(
         if file_strategy is not None and not selections and not scope.all_topics:
             group_selections = selections_for_file(file_strategy, group)
         known = answer.keys() | given[group].keys() if group in given else answer.keys()
+        if scope.all_topics:  # a streams group's input topics (kgroup.reset.streams)
+            known = streams.input_offsets(group, known)
         scopes[group] = resolve_scope(
             group_selections, topics, all_topics=scope.all_topics, committed=known
         )
+        refusal = streams.scope_refusal(group, scopes[group], answer) if selections else None
+        if refusal is not None:
+            refused[group] = refusal
+            continue
         if histories is not None:
             assert isinstance(strategy, ToCommittedAt)
             refuse_unreached(group, scopes[group], histories[group], strategy.ms)
-    union = sorted({tp for tps in scopes.values() for tp in tps})
+    group_ids = [g for g in group_ids if g not in refused]
+    union = sorted({tp for g in group_ids for tp in scopes[g]})
     watermarks = admin.watermarks(union) if union else {}
     timestamp_ms = resolve_timestamp_ms(strategy, now_ms)
     offsets_for_time = (
@@ -154,8 +169,9 @@ def build_plans(
     plans = refuse_empty_plans(
         plans, listed=scope.all_groups, **_empty_reason(scope, file_strategy, group_ids)
     )
+    plans = streams.with_deletions(plans, topics)
     return _with_unreadable(
-        _mark_missing_groups(admin, plans, committed), every_group, unreadable, strategy
+        _mark_missing_groups(admin, plans, committed), every_group, unreadable, strategy, refused
     )
 
 
@@ -164,24 +180,24 @@ def _with_unreadable(
     group_ids: Sequence[str],
     unreadable: dict[str, KgroupError],
     strategy: Strategy,
+    refused: dict[str, KgroupError] | None = None,
 ) -> tuple[GroupPlan, ...]:
     """Every group asked, in order: the plans made, and for each group whose offsets could
-    not be read a plan without rows carrying its error."""
-    if not unreadable:
+    not be read, or that a rule refused (`refused`), a plan without rows carrying its error."""
+    failed = {
+        g: (f"cannot read its committed offsets: {e.one_line()}", e.exit_code)
+        for g, e in unreadable.items()
+    }
+    failed.update({g: (e.one_line(), e.exit_code) for g, e in (refused or {}).items()})
+    if not failed:
         return plans
     by_group = {p.group: p for p in plans}
     return tuple(
         by_group[g]
-        if g not in unreadable
-        else GroupPlan(
-            g,
-            (),
-            strategy.describe(),
-            error=f"cannot read its committed offsets: {unreadable[g].one_line()}",
-            error_code=unreadable[g].exit_code,
-        )
+        if g not in failed
+        else GroupPlan(g, (), strategy.describe(), error=failed[g][0], error_code=failed[g][1])
         for g in group_ids
-        if g in by_group or g in unreadable
+        if g in by_group or g in failed
     )
 
 

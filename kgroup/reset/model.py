@@ -114,6 +114,9 @@ class GroupPlan:
     # --max-rewind/--max-skip violations that --force overrode: shown in the result, the JSON
     # and the backup.
     forced: tuple[str, ...] = ()
+    # Topics --execute deletes once the commit is read back: a streams group's internal topics
+    # (kgroup.reset.streams), never in a dry run.
+    delete_topics: tuple[str, ...] = ()
 
     @property
     def warnings(self) -> tuple[str, ...]:

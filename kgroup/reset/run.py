@@ -42,6 +42,9 @@ class ResetOptions:
     wait_empty: str | None = None
     max_rewind: str | None = None
     max_skip: str | None = None
+    # streams groups: internal topics --execute deletes after the commit (kgroup.reset.streams)
+    delete_all_internal_topics: bool = False
+    delete_internal_topics: list[str] = field(default_factory=list)
 
 
 def strategy_from_options(opts: ResetOptions) -> Any:
@@ -312,7 +315,14 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> No
         gopts.show(plan_output(plans, executing=False))
         return
     admin = gopts.admin()
-    scope = ResetScope(opts.groups, opts.all_groups, opts.topics, opts.all_topics)
+    scope = ResetScope(
+        opts.groups,
+        opts.all_groups,
+        opts.topics,
+        opts.all_topics,
+        opts.delete_all_internal_topics,
+        opts.delete_internal_topics,
+    )
     if wait_s is not None:
         wait_until_empty(admin, resolve_groups(admin, scope), wait_s, note)
     now_ms = int(time.time() * 1000)
@@ -339,8 +349,15 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> No
         )
     finally:
         restore()
+    from kgroup.reset.streams import delete_after_commit
+
+    not_deleted = delete_after_commit(admin, plans, report, note)
     gopts.show(execution_output(plans, report))
     _finish(report, note)
+    if not_deleted:
+        from kgroup.core.errors import PartialFailure
+
+        raise PartialFailure("; ".join(not_deleted))  # exit 1: the offsets are committed
 
 
 def run_undo(

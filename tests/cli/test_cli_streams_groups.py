@@ -98,19 +98,18 @@ def test_reset_an_empty_streams_group_and_refuse_an_active_one(cluster, tmp_path
         "reset-offsets",
         "app2",
         "--topic",
-        "orders",
+        "orders:0",
         "--to-offset",
         "1",
         "--execute",
     )
-    assert cluster.offsets["app2"] == {("orders", 0): 1, ("orders", 1): 1, ("orders", 2): 1}
+    assert cluster.offsets["app2"] == {("orders", 0): 1}
     refused = kgroup(
         cluster,
         tmp_path,
         "reset-offsets",
         "app",
-        "--topic",
-        "orders",
+        "--all-topics",
         "--to",
         "earliest",
         "--execute",

@@ -58,6 +58,9 @@ KAFKA_41: dict[str, tuple[str, str]] = {
     "ConsumerGroupDescribeResponse": ("0-1", "0+"),
     "DescribeLogDirsRequest": ("1-4", "2+"),
     "DescribeLogDirsResponse": ("1-4", "2+"),
+    # v0 removed in 4.0 (KIP-896): DeleteTopicsRequest.json at apache/kafka 155cc0f5
+    "DeleteTopicsRequest": ("1-6", "4+"),
+    "DeleteTopicsResponse": ("1-6", "4+"),
     "ResponseHeader": ("0-1", "1+"),
 }
 
@@ -114,6 +117,9 @@ NULLABLE: dict[tuple[str, str], str] = {
     ("ConsumerGroupDescribeResponse", "Groups.Members.InstanceId"): "0+",
     ("ConsumerGroupDescribeResponse", "Groups.Members.RackId"): "0+",
     ("ConsumerGroupDescribeResponse", "Groups.Members.SubscribedTopicRegex"): "0+",
+    ("DeleteTopicsRequest", "Topics.Name"): "6+",
+    ("DeleteTopicsResponse", "Responses.Name"): "6+",
+    ("DeleteTopicsResponse", "Responses.ErrorMessage"): "5+",
 }
 
 # (file, field path) -> (tag, taggedVersions) in Kafka 4.1

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgroup.core.wire import messages as m
+from kgroup.core.wire.delete_topics import DELETE_TOPICS
 from kgroup.protocol.messages.share_groups import SHARE_APIS
 from kgroup.protocol.messages.streams_groups import STREAMS_GROUP_DESCRIBE
 from tests.unit.wire.wirecodec import Reader, Writer, decode_request_header, encode_response_header
@@ -24,7 +25,11 @@ from tests.unit.wire.wirecodec import Reader, Writer, decode_request_header, enc
 Handler = Callable[[int, int, bytes], bytes]
 
 # APIs kgroup sends outside the client's table (`messages.APIS`): share and streams groups
-OTHER_APIS = {**SHARE_APIS, STREAMS_GROUP_DESCRIBE.key: STREAMS_GROUP_DESCRIBE}
+OTHER_APIS = {
+    **SHARE_APIS,
+    STREAMS_GROUP_DESCRIBE.key: STREAMS_GROUP_DESCRIBE,
+    DELETE_TOPICS.key: DELETE_TOPICS,
+}
 
 FULL_VERSIONS = {
     m.FETCH.key: (0, 17),

@@ -53,6 +53,7 @@ SPECS = {
 }
 
 TOPIC_ID = bytes(15) + b"\x07"
+DELETE_TOPICS_KEY = 20
 
 
 @dataclass(frozen=True)
@@ -101,11 +102,15 @@ class FakeStreamsMember:
 
 @dataclass
 class FakeStreamsGroup:
-    """A streams group: its topology (subtopology id -> source topics), members and epochs.
-    Its committed offsets live in the cluster's `offsets`, as Kafka keeps them."""
+    """A streams group: its topology (subtopology id -> source topics; repartition source and
+    sink and state changelog topics by subtopology id), members and epochs. Its committed
+    offsets live in the cluster's `offsets`, as Kafka keeps them."""
 
     subtopologies: dict[str, tuple[str, ...]] = field(default_factory=dict)
     members: tuple[FakeStreamsMember, ...] = ()
+    repartition_sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    repartition_sinks: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    changelogs: dict[str, tuple[str, ...]] = field(default_factory=dict)
     group_epoch: int = 4
     assignment_epoch: int = 4
     topology_epoch: int = 1
@@ -124,6 +129,9 @@ class ShareCluster(GroupsCluster):
     share_apis: bool = True
     streams_groups: dict[str, FakeStreamsGroup] = field(default_factory=dict)
     streams_api: bool = True
+    # DeleteTopics (20) versions offered (None: not offered); topic -> error code to answer
+    delete_topics_versions: tuple[int, int] | None = (1, 6)
+    delete_topic_errors: dict[str, int] = field(default_factory=dict)
     requests: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     raw: list[tuple[int, bytes, bytes]] = field(default_factory=list)  # api, request, response
 
@@ -134,6 +142,8 @@ class ShareCluster(GroupsCluster):
         if self.streams_api:
             versions[STREAMS_GROUP_DESCRIBE.key] = (0, 0)
         versions[m.OFFSET_COMMIT.key] = (8, 8)
+        if self.delete_topics_versions is not None:
+            versions[DELETE_TOPICS_KEY] = self.delete_topics_versions
         self._swap = threading.Lock()
         self.broker = FakeBroker(self.handler, versions=versions)
 
@@ -153,6 +163,8 @@ class ShareCluster(GroupsCluster):
             response = codec.encode(SPECS[api].response, version, share[api](request))
             self.raw.append((api, body, response))
             return response
+        if api == DELETE_TOPICS_KEY:
+            return self._delete_topics(version, body)
         if api == m.LIST_GROUPS.key:
             return self._list_with_share(version, body)
         if api == m.OFFSET_COMMIT.key:
@@ -393,13 +405,20 @@ class ShareCluster(GroupsCluster):
                 }
                 for mb in sg.members
             ]
+
+            def infos(names: tuple[str, ...]) -> list[dict[str, Any]]:
+                return [
+                    {"name": t, "partitions": self.topics.get(t, 3), "replication_factor": 1}
+                    for t in names
+                ]
+
             subtopologies = [
                 {
                     "subtopology_id": sid,
                     "source_topics": list(topics),
-                    "repartition_sink_topics": [],
-                    "state_changelog_topics": [],
-                    "repartition_source_topics": [],
+                    "repartition_sink_topics": list(sg.repartition_sinks.get(sid, ())),
+                    "state_changelog_topics": infos(sg.changelogs.get(sid, ())),
+                    "repartition_source_topics": infos(sg.repartition_sources.get(sid, ())),
                 }
                 for sid, topics in sorted(sg.subtopologies.items())
             ]
@@ -416,11 +435,40 @@ class ShareCluster(GroupsCluster):
             )
         return {"throttle_time_ms": 0, "groups": groups}
 
+    def _delete_topics(self, version: int, body: bytes) -> bytes:
+        """DeleteTopics v1-v6, read and answered with the generated classes of kgroup's
+        declaration (the request's bytes are checked against Kafka's JSON in
+        test_wire_delete_topics.py): a topic the cluster lacks is UNKNOWN_TOPIC_OR_PARTITION;
+        a deleted topic loses its committed offsets (Kafka drops them with the topic)."""
+        from kgroup.protocol.generated.wire import delete_topics_request as dt_req
+        from kgroup.protocol.generated.wire import delete_topics_response as dt_res
+
+        request = dt_req.read(body, version)
+        names = [t.name for t in request.topics] if version >= 6 else list(request.topic_names)
+        self.requests.append(
+            (DELETE_TOPICS_KEY, {"topics": names, "timeout_ms": request.timeout_ms})
+        )
+        results = []
+        for name in names:
+            code = self.delete_topic_errors.get(name, 0)
+            if not code and name not in self.topics:
+                code = m.UNKNOWN_TOPIC_OR_PARTITION
+            if not code:
+                del self.topics[name]
+                for offsets in self.offsets.values():
+                    for key in [k for k in offsets if k[0] == name]:
+                        del offsets[key]
+            results.append(dt_res.DeletableTopicResult(name=name, error_code=code))
+        response = dt_res.write(dt_res.DeleteTopicsResponse(responses=tuple(results)), version)
+        self.raw.append((DELETE_TOPICS_KEY, body, response))
+        return response
+
     def _offset_commit(self, version: int, body: bytes) -> bytes:
         """OffsetCommit v8, an administrative commit (generation -1): Kafka takes it for an
         empty group only (NON_EMPTY_GROUP... as UNKNOWN_MEMBER_ID for a streams group with
         members, StreamsGroup.validateOffsetCommit)."""
         request = codec.decode(m.OFFSET_COMMIT.request, version, body)
+        self.requests.append((m.OFFSET_COMMIT.key, request))
         group_id = request["group_id"]
         sg = self.streams_groups.get(group_id)
         code = m.UNKNOWN_MEMBER_ID if sg is not None and sg.members else 0

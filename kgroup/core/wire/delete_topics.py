@@ -1,0 +1,132 @@
+"""Deleting topics with DeleteTopics (API 20), through a WireClient.
+
+Used by `reset-offsets --delete-all-internal-topics` / `--delete-internal-topic` for streams
+groups (KIP-1071), as Kafka's `kafka-streams-groups --reset-offsets --execute` deletes a group's
+internal topics after resetting its input offsets. Kafka's Admin sends DeleteTopics to the
+controller its Metadata names (a KRaft broker forwards it to the quorum); so does this module,
+and once more to the controller a fresh Metadata names on NOT_CONTROLLER.
+
+Versions 1-6 (v0 is gone from Kafka 4.0, KIP-896); v6 names each topic in `Topics` (name and
+a zero topic id), v1-v5 in `TopicNames`. The answer is per topic: None when deleted, else a
+KgroupError (a topic already gone is a NotFoundError, which callers may take as done).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from kgroup.core.errors import (
+    AuthorizationError,
+    KafkaOperationError,
+    KgroupError,
+    NotFoundError,
+)
+from kgroup.core.wire import messages as m
+from kgroup.core.wire.frames import translated
+from kgroup.core.wire.kafka_errors import tagged, unsupported_api
+from kgroup.protocol.generated.wire import delete_topics_request, delete_topics_response
+from kgroup.protocol.messages import wire_api
+from kgroup.protocol.runtime import Readable
+
+if TYPE_CHECKING:
+    from kgroup.core.wire.client import WireClient
+    from kgroup.core.wire.connection import BrokerConnection
+
+# Sent by this module, so not in the client's table (`messages.APIS`)
+WIRE_API = DELETE_TOPICS = wire_api("DeleteTopics", (1, 2, 3, 4, 5, 6))
+
+REQUEST_TIMED_OUT = 7
+NOT_CONTROLLER = 41
+TOPIC_DELETION_DISABLED = 73
+ZERO_ID = bytes(16)
+
+
+def encode_delete_topics_request(version: int, topics: Sequence[str], timeout_ms: int) -> bytes:
+    """DeleteTopicsRequest v1-v6 for `topics` by name."""
+    if version not in WIRE_API.versions:
+        raise ValueError("kgroup sends DeleteTopics v1-v6")
+    if version >= 6:
+        states = tuple(delete_topics_request.DeleteTopicState(t, ZERO_ID) for t in topics)
+        request = delete_topics_request.DeleteTopicsRequest(topics=states, timeout_ms=timeout_ms)
+    else:
+        request = delete_topics_request.DeleteTopicsRequest(
+            topic_names=tuple(topics), timeout_ms=timeout_ms
+        )
+    return delete_topics_request.write(request, version)
+
+
+@translated
+def decode_delete_topics_response(body: bytes, version: int) -> list[tuple[str, int, str | None]]:
+    """(topic, error code, error message) per topic of a DeleteTopicsResponse v1-v6."""
+    d = delete_topics_response.read_from(Readable(body), version)
+    return [(r.name or "", r.error_code, r.error_message) for r in d.responses]
+
+
+def topic_error(code: int, topic: str, message: str | None = None) -> KgroupError:
+    """What one topic's error code means to a user."""
+    name = m.error_name(code)
+    if code == m.UNKNOWN_TOPIC_OR_PARTITION:
+        error: KgroupError = NotFoundError(f"topic {topic} does not exist (already deleted?)")
+    elif code == m.TOPIC_AUTHORIZATION_FAILED:
+        error = AuthorizationError(
+            f"not allowed to delete topic {topic}",
+            hint=f"ask for an ACL granting Delete on Topic:{topic}",
+        )
+    elif code == TOPIC_DELETION_DISABLED:
+        error = KafkaOperationError(
+            f"the cluster does not delete topics (delete.topic.enable=false): {topic} kept",
+            hint="delete it once the cluster allows it, with kafka-topics --delete",
+        )
+    elif code == REQUEST_TIMED_OUT:
+        error = KafkaOperationError(
+            f"the deletion of topic {topic} was not confirmed before the request's timeout; it "
+            "may still complete",
+            hint="check with `kgroup topics` or kafka-topics --describe",
+        )
+    else:
+        detail = f": {message}" if message else ""
+        error = KafkaOperationError(f"could not delete topic {topic}: {name}{detail}")
+    return tagged(error, name)
+
+
+def delete_topics(
+    client: WireClient, topics: Sequence[str], timeout_ms: int
+) -> dict[str, KgroupError | None]:
+    """Delete `topics`; per topic None (deleted) or its error."""
+    wanted = list(dict.fromkeys(topics))
+    if not wanted:
+        return {}
+
+    def work(connection: BrokerConnection) -> list[tuple[str, int, str | None]]:
+        version = connection.version_for(DELETE_TOPICS)
+        if version is None:
+            raise unsupported_api(
+                f"broker {connection.address} does not offer DeleteTopics v1-v6, so kgroup "
+                f"cannot delete topics {', '.join(wanted)}",
+                hint="delete them with kafka-topics --delete",
+            )
+        body = encode_delete_topics_request(version, wanted, timeout_ms)
+        return decode_delete_topics_response(connection.call(DELETE_TOPICS, version, body), version)
+
+    answers = _on_controller(client, work)
+    if any(code == NOT_CONTROLLER for _t, code, _m in answers):
+        answers = _on_controller(client, work)  # the controller moved: ask the new one
+    by_topic = {name: (code, message) for name, code, message in answers}
+    out: dict[str, KgroupError | None] = {}
+    for topic in wanted:
+        if topic not in by_topic:
+            out[topic] = KafkaOperationError(f"the broker's answer left out topic {topic}")
+            continue
+        code, message = by_topic[topic]
+        out[topic] = None if code == m.NONE else topic_error(code, topic, message)
+    return out
+
+
+def _on_controller(client: WireClient, work):  # type: ignore[no-untyped-def]
+    """`work` on the controller the cluster's Metadata names, else on any broker."""
+    result = client._fetch_metadata(all_topics=False)
+    node = (client._brokers or {}).get(result.controller_id)
+    if node is None:
+        return client._on_any(work)
+    return client.on_broker(node.host, node.port, work)

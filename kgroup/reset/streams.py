@@ -1,0 +1,245 @@
+"""`reset-offsets` for streams groups (KIP-1071) with the rules of Kafka's `kafka-streams-groups`
+(tools/.../streams/StreamsGroupCommand.java, `resetOffsets`, `retrieveInternalTopics`):
+
+- Input topics are reset; their committed offsets are the group's. `--all-topics` (Kafka's
+  `--all-input-topics`) covers the partitions the group has committed offsets for on the source
+  topics of its topology; `--topic` (Kafka's `--input-topic`) may name only partitions the group
+  has committed offsets for ("One or more topics are not part of the group"): a group with
+  others is not planned (exit 4), the other groups go on.
+- Internal topics (the repartition and state changelog topics of the topology) are not reset:
+  Kafka deletes them, only when asked: `--delete-all-internal-topics` deletes every repartition
+  source and changelog topic of the topology that is not also a source topic and is named as
+  Kafka Streams names internal topics (`<application.id>-...-changelog`, `-repartition`, the
+  foreign-key join topics); the others are kept and said. `--delete-internal-topic NAME` deletes
+  NAME; kgroup adds a check Kafka lacks: NAME must be one of the group's internal topics.
+- The deletion comes after the offsets are committed and read back (Kafka deletes after
+  AlterStreamsGroupOffsets), never in a dry run: the plan lists the topics `--execute` deletes.
+  Kafka refuses the deletion options without `--execute`; kgroup shows them in the dry run's
+  plan instead, and refuses them for groups that are not streams groups.
+- Kafka resets only an inactive group (Empty or Dead): kgroup refuses a group with members
+  (exit 4), as for every group type.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kgroup.core.errors import KgroupError, NotFoundError, SafetyRefusal, UsageError
+from kgroup.core.models import TopicPartition
+from kgroup.core.wire.streams_topology import StreamsTopology
+from kgroup.reset.model import GroupPlan
+
+# StreamsGroupCommand.matchesInternalTopicFormat
+INTERNAL_SUFFIXES = (
+    "-changelog",
+    "-repartition",
+    "-subscription-registration-topic",
+    "-subscription-response-topic",
+)
+FK_JOIN = re.compile(r".+-KTABLE-FK-JOIN-SUBSCRIPTION-(REGISTRATION|RESPONSE)-\d+-topic")
+
+
+def is_inferred_internal(topic: str, group_id: str) -> bool:
+    """Kafka's `isInferredInternalTopic`: named `<group>-...` with an internal topic's ending."""
+    return topic.startswith(group_id + "-") and (
+        topic.endswith(INTERNAL_SUFFIXES) or FK_JOIN.fullmatch(topic) is not None
+    )
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+@dataclass(frozen=True)
+class InternalTopics:
+    """A streams group's internal topics: those `--delete-all-internal-topics` deletes, those
+    it keeps (not named as the group's), and every one the topology names (sinks too)."""
+
+    deletable: tuple[str, ...]
+    not_inferred: tuple[str, ...]
+    named: tuple[str, ...]
+
+
+def internal_topics(topology: StreamsTopology) -> InternalTopics:
+    """Kafka's `retrieveInternalTopics`: repartition source and changelog topics that are not
+    source topics, split by `is_inferred_internal`."""
+    sources = topology.source_topics
+    candidates = _unique(
+        t
+        for s in topology.subtopologies
+        for t in (*s.repartition_source_topics, *s.changelog_topics)
+        if t not in sources
+    )
+    named = _unique(
+        t
+        for s in topology.subtopologies
+        for t in (*s.repartition_source_topics, *s.repartition_sink_topics, *s.changelog_topics)
+        if t not in sources
+    )
+    deletable = tuple(t for t in candidates if is_inferred_internal(t, topology.group_id))
+    kept = tuple(t for t in candidates if t not in deletable)
+    return InternalTopics(deletable, kept, named)
+
+
+@dataclass(frozen=True)
+class TopicDeletion:
+    """What the command line asks to delete: every internal topic, or the named ones."""
+
+    all_internal: bool = False
+    named: tuple[str, ...] = ()
+
+    @property
+    def asked(self) -> bool:
+        return self.all_internal or bool(self.named)
+
+    def option(self) -> str:
+        if self.all_internal:
+            return "--delete-all-internal-topics"
+        return f"--delete-internal-topic {self.named[0]}"
+
+
+@dataclass
+class StreamsReset:
+    """The streams groups among a reset's groups, with their topologies, and the deletion."""
+
+    topologies: dict[str, StreamsTopology] = field(default_factory=dict)
+    deletion: TopicDeletion = field(default_factory=TopicDeletion)
+
+    def input_offsets(self, group: str, committed: Iterable[TopicPartition]) -> set[TopicPartition]:
+        """`--all-topics` of a streams group: its committed partitions of source topics."""
+        topology = self.topologies.get(group)
+        if topology is None:
+            return set(committed)
+        sources = topology.source_topics
+        return {tp for tp in committed if tp.topic in sources}
+
+    def scope_refusal(
+        self, group: str, scope: Sequence[TopicPartition], committed: Mapping[TopicPartition, Any]
+    ) -> KgroupError | None:
+        """`--topic` of a streams group: partitions without a committed offset are refused."""
+        if group not in self.topologies:
+            return None
+        foreign = [tp for tp in scope if tp not in committed]
+        if not foreign:
+            return None
+        shown = ", ".join(map(str, foreign[:5])) + (
+            f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
+        )
+        return SafetyRefusal(
+            f"streams group {group} has no committed offset for {shown}: kafka-streams-groups "
+            "resets only partitions a streams group has committed (not part of the group)",
+            hint="use --all-topics (the committed partitions of its input topics), or name "
+            "committed partitions as T:0,2",
+        )
+
+    def with_deletions(
+        self, plans: Sequence[GroupPlan], existing: Mapping[str, Any]
+    ) -> tuple[GroupPlan, ...]:
+        """Each streams group's plan with the internal topics --execute deletes, and notes on
+        the ones kept."""
+        if not self.deletion.asked:
+            return tuple(plans)
+        out = []
+        for plan in plans:
+            topology = self.topologies.get(plan.group)
+            if topology is None or plan.error is not None:
+                out.append(plan)
+                continue
+            internal = internal_topics(topology)
+            notes = list(plan.notes)
+            if self.deletion.all_internal:
+                chosen = internal.deletable
+                notes += [
+                    f"internal topic {t} is not named as {plan.group}'s (Kafka's rule: "
+                    f"'{plan.group}-' and an internal topic's ending): kept"
+                    for t in internal.not_inferred
+                ]
+            else:
+                chosen = tuple(t for t in self.deletion.named if t in internal.named)
+            gone = [t for t in chosen if t not in existing]
+            notes += [f"internal topic {t} does not exist: nothing to delete" for t in gone]
+            delete = tuple(t for t in chosen if t in existing)
+            if not chosen:
+                notes.append(f"{self.deletion.option()}: {plan.group} has no internal topic")
+            out.append(replace(plan, notes=tuple(notes), delete_topics=delete))
+        return tuple(out)
+
+
+def read_streams_groups(
+    admin: Any, group_ids: Sequence[str], deletion: TopicDeletion
+) -> StreamsReset:
+    """The topologies of the streams groups among `group_ids` (their types known after
+    `check_share_strategy`); refuses the deletion options where they cannot apply."""
+    streams = [g for g in group_ids if admin.group_type(g) == "streams"]
+    if deletion.all_internal and deletion.named:
+        raise UsageError(
+            "--delete-all-internal-topics and --delete-internal-topic exclude each other",
+            hint="keep one of them",
+        )
+    if deletion.asked:
+        others = [g for g in group_ids if g not in streams]
+        if others:
+            raise UsageError(
+                f"{deletion.option()} applies to streams groups only; {others[0]} is not one",
+                hint="name only streams groups (kgroup list --type streams)",
+            )
+    if not streams:
+        return StreamsReset(deletion=deletion)
+    if admin.wire is None:
+        raise KgroupError("streams groups need kgroup's own Kafka client")
+    from kgroup.core.wire.streams_topology import describe_streams_topologies
+
+    topologies: dict[str, StreamsTopology] = {}
+    for group, answer in describe_streams_topologies(admin.wire, streams).items():
+        if isinstance(answer, StreamsTopology):
+            topologies[group] = answer
+        elif deletion.asked:
+            raise answer  # nothing to delete from without the topology
+    reset = StreamsReset(topologies, deletion)
+    if deletion.named:
+        owned = {t for top in topologies.values() for t in internal_topics(top).named}
+        stray = [t for t in deletion.named if t not in owned]
+        if stray:
+            raise SafetyRefusal(
+                f"--delete-internal-topic {stray[0]}: not an internal (repartition or "
+                f"changelog) topic of {', '.join(streams)}; kgroup deletes only those",
+                hint="see the topology's topics with --delete-all-internal-topics in a dry run",
+            )
+    return reset
+
+
+def delete_after_commit(
+    admin: Any, plans: Sequence[GroupPlan], report: Any, note: Callable[[str], None]
+) -> list[str]:
+    """After --execute: delete each committed group's internal topics (its offsets committed
+    and read back first). The outcome lists the topics deleted; returns one line per group whose
+    deletion failed (the run then exits 1: its offsets are committed)."""
+    by_group = {o.group: o for o in report.outcomes}
+    todo = [p for p in plans if p.delete_topics]
+    failures: list[str] = []
+    if not todo:
+        return failures
+    from kgroup.core.wire.delete_topics import delete_topics
+
+    timeout_ms = int(admin.timeout_s * 1000)
+    for plan in todo:
+        outcome = by_group.get(plan.group)
+        if outcome is None or outcome.status != "committed":
+            note(f"{plan.group}: not committed: internal topics not deleted")
+            continue
+        answers = delete_topics(admin.wire, plan.delete_topics, timeout_ms)
+        deleted = [t for t, e in answers.items() if e is None]
+        gone = [t for t, e in answers.items() if isinstance(e, NotFoundError)]
+        failed = [(t, e) for t, e in answers.items() if e is not None and t not in gone]
+        outcome.deleted_topics = tuple(deleted)
+        said = [f"deleted internal topics {', '.join(deleted)}"] if deleted else []
+        said += [f"already gone: {', '.join(gone)}"] if gone else []
+        said += [f"not deleted: {e.one_line()}" for _t, e in failed]
+        extra = "; ".join(said)
+        outcome.message = f"{outcome.message}; {extra}" if outcome.message else extra
+        for _topic, error in failed:
+            failures.append(f"{plan.group}: offsets committed and verified, but {error.one_line()}")
+    return failures

@@ -1,0 +1,258 @@
+"""`reset-offsets` of streams groups with the rules of Kafka's kafka-streams-groups, through a
+real `kgroup` process against the scripted coordinator of tests/unit/wire/fakeshare.py.
+
+Kafka's StreamsGroupCommand resets the input topics (`--all-input-topics`: the committed
+partitions of the topology's source topics; `--input-topic`: only partitions the group has
+committed, else "not part of the group"), and with `--delete-all-internal-topics` /
+`--delete-internal-topic` deletes the internal (repartition, changelog) topics after the reset.
+Before, kgroup reset every committed partition, repartition topics included, knew no internal
+topic, and reset partitions a streams group never committed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from kgroup.core.wire import messages as m
+from tests.helpers import run_kgroup
+from tests.unit.wire.fakeshare import (
+    DELETE_TOPICS_KEY,
+    FakeShareGroup,
+    FakeStreamsGroup,
+    FakeStreamsMember,
+    ShareCluster,
+)
+
+REPARTITION = "app3-KSTREAM-AGGREGATE-STATE-STORE-0000000003-repartition"
+CHANGELOG = "app3-KSTREAM-AGGREGATE-STATE-STORE-0000000003-changelog"
+SHARED = "lookup-changelog"  # in the topology, but not named as app3's: Kafka keeps it
+
+
+def make(**extra) -> ShareCluster:
+    return ShareCluster(
+        topics={"orders": 3, REPARTITION: 3, CHANGELOG: 3, SHARED: 1},
+        offsets={
+            "app3": {
+                ("orders", 0): 5,
+                ("orders", 1): 5,
+                ("orders", 2): 5,
+                (REPARTITION, 0): 7,
+            },
+            "busy": {("orders", 0): 5},
+        },
+        streams_groups={
+            "app3": FakeStreamsGroup(
+                # Kafka Streams lists a repartition topic among repartition sources only
+                subtopologies={"0": ("orders",), "1": ()},
+                repartition_sinks={"0": (REPARTITION,)},
+                repartition_sources={"1": (REPARTITION,)},
+                changelogs={"1": (CHANGELOG, SHARED)},
+            ),
+            "busy": FakeStreamsGroup(
+                subtopologies={"0": ("orders",)},
+                changelogs={"0": ("busy-store-changelog",)},
+                members=(FakeStreamsMember("s-m1", active=(("0", (0,)),)),),
+            ),
+        },
+        share_groups={"sg1": FakeShareGroup()},
+        **extra,
+    )
+
+
+@pytest.fixture
+def cluster() -> Iterator[ShareCluster]:
+    made = make()
+    yield made
+    made.close()
+
+
+def kgroup(cluster: ShareCluster, tmp_path, *args: str, expect: int = 0):
+    return run_kgroup(
+        "-b",
+        cluster.address,
+        "--timeout",
+        "10",
+        *args,
+        env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path)},
+        expect=expect,
+    )
+
+
+def deletes(cluster: ShareCluster) -> list[list[str]]:
+    return [r["topics"] for key, r in cluster.requests if key == DELETE_TOPICS_KEY]
+
+
+def test_dry_run_resets_input_topics_and_lists_internal_topics_it_would_delete(
+    cluster, tmp_path
+) -> None:
+    result = kgroup(
+        cluster,
+        tmp_path,
+        "reset-offsets",
+        "app3",
+        "--all-topics",
+        "--to",
+        "earliest",
+        "--delete-all-internal-topics",
+        "-o",
+        "json",
+    )
+    (plan,) = json.loads(result.stdout)["groups"]
+    # the source topic's committed partitions; the repartition topic is deleted, not reset
+    assert [(r["topic"], r["partition"]) for r in plan["partitions"]] == [
+        ("orders", 0),
+        ("orders", 1),
+        ("orders", 2),
+    ]
+    assert plan["delete_topics"] == [REPARTITION, CHANGELOG]
+    assert any(SHARED in w and "kept" in w for w in plan["warnings"])
+    # a dry run deletes nothing and commits nothing
+    assert deletes(cluster) == [] and REPARTITION in cluster.topics
+    assert cluster.offsets["app3"][("orders", 0)] == 5
+    table = kgroup(
+        cluster,
+        tmp_path,
+        "reset-offsets",
+        "app3",
+        "--all-topics",
+        "--to",
+        "earliest",
+        "--delete-all-internal-topics",
+    )
+    assert f"app3: --execute then deletes internal topics {REPARTITION}, {CHANGELOG}" in (
+        table.stdout + table.stderr
+    )
+
+
+def test_execute_commits_then_deletes_the_internal_topics(cluster, tmp_path) -> None:
+    result = kgroup(
+        cluster,
+        tmp_path,
+        "reset-offsets",
+        "app3",
+        "--all-topics",
+        "--to",
+        "earliest",
+        "--delete-all-internal-topics",
+        "--execute",
+        "-o",
+        "json",
+    )
+    (done,) = json.loads(result.stdout)["groups"]
+    assert done["status"] == "committed"
+    assert done["deleted_topics"] == [REPARTITION, CHANGELOG]
+    assert cluster.offsets["app3"] == {("orders", 0): 0, ("orders", 1): 0, ("orders", 2): 0}
+    assert deletes(cluster) == [[REPARTITION, CHANGELOG]]
+    assert REPARTITION not in cluster.topics and CHANGELOG not in cluster.topics
+    assert SHARED in cluster.topics  # not named as the group's: kept
+    # the deletion came after the commit (Kafka deletes after AlterStreamsGroupOffsets)
+    order = [key for key, _r in cluster.requests if key in (m.OFFSET_COMMIT.key, 20)]
+    assert order == [m.OFFSET_COMMIT.key, DELETE_TOPICS_KEY]
+
+
+def test_a_named_internal_topic_only(cluster, tmp_path) -> None:
+    kgroup(
+        cluster,
+        tmp_path,
+        "reset-offsets",
+        "app3",
+        "--all-topics",
+        "--to-offset",
+        "1",
+        "--delete-internal-topic",
+        CHANGELOG,
+        "--execute",
+    )
+    assert deletes(cluster) == [[CHANGELOG]] and REPARTITION in cluster.topics
+
+
+def test_deleting_a_topic_that_is_not_internal_is_refused(cluster, tmp_path) -> None:
+    result = kgroup(
+        cluster,
+        tmp_path,
+        "reset-offsets",
+        "app3",
+        "--all-topics",
+        "--to",
+        "earliest",
+        "--delete-internal-topic",
+        "orders",
+        "--execute",
+        expect=4,
+    )
+    assert "--delete-internal-topic orders: not an internal" in result.stderr
+    assert deletes(cluster) == [] and cluster.offsets["app3"][("orders", 0)] == 5
+
+
+def test_partitions_the_streams_group_never_committed_are_refused(cluster, tmp_path) -> None:
+    result = kgroup(
+        cluster,
+        tmp_path,
+        "reset-offsets",
+        "busy",
+        "--topic",
+        "orders",
+        "--to",
+        "earliest",
+        expect=4,
+    )
+    assert "has no committed offset for orders:1, orders:2" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_deletion_options_apply_to_streams_groups_only(cluster, tmp_path) -> None:
+    result = kgroup(
+        cluster,
+        tmp_path,
+        "reset-offsets",
+        "sg1",
+        "--all-topics",
+        "--to",
+        "earliest",
+        "--delete-all-internal-topics",
+        expect=2,
+    )
+    assert "applies to streams groups only; sg1 is not one" in result.stderr
+
+
+def test_an_active_streams_group_is_refused_and_nothing_is_deleted(cluster, tmp_path) -> None:
+    result = kgroup(
+        cluster,
+        tmp_path,
+        "reset-offsets",
+        "busy",
+        "--all-topics",
+        "--to",
+        "earliest",
+        "--delete-all-internal-topics",
+        "--execute",
+        expect=4,
+    )
+    assert "s-m1" in result.stderr
+    assert deletes(cluster) == [] and cluster.offsets["busy"][("orders", 0)] == 5
+
+
+def test_a_failed_deletion_after_the_commit_exits_1_naming_the_acl(tmp_path) -> None:
+    made = make(delete_topic_errors={CHANGELOG: m.TOPIC_AUTHORIZATION_FAILED})
+    try:
+        result = kgroup(
+            made,
+            tmp_path,
+            "reset-offsets",
+            "app3",
+            "--all-topics",
+            "--to",
+            "earliest",
+            "--delete-all-internal-topics",
+            "--execute",
+            expect=1,
+        )
+        assert made.offsets["app3"][("orders", 0)] == 0  # the reset stands
+        assert REPARTITION not in made.topics and CHANGELOG in made.topics
+    finally:
+        made.close()
+    assert "offsets committed and verified, but not allowed to delete topic" in result.stderr
+    assert "Traceback" not in result.stderr
