@@ -66,16 +66,15 @@ def run_decode(opts: Any, req: DecodeRequest) -> None:
         inputs = find_segments(req.paths)
     share = _share_inputs(req, inputs)
     printed_stream = req.view == "records" and req.out is None
-    use_spark = not share and choose_engine(
-        req.engine,
-        inputs,
-        bool(req.spark_master or req.spark_conf),
-        view="stream" if printed_stream else req.view,
+    spark_named = bool(req.spark_master or req.spark_conf)
+    # auto's cost model is measured on __consumer_offsets: share state goes to Spark when asked
+    use_spark = (not share or req.engine == "spark" or spark_named) and choose_engine(
+        req.engine, inputs, spark_named, view="stream" if printed_stream else req.view
     )
 
     with Progress(opts.no_color) as progress:
         if use_spark:
-            scan: Scan = _spark_scan(opts, req, inputs, on_problem, progress)
+            scan: Scan = _spark_scan(opts, req, inputs, on_problem, progress, share=share)
         else:
             from kgroup.scan.api import LocalScan, live_scope_order, segment_scope_order
 
@@ -134,11 +133,6 @@ def _share_inputs(req: DecodeRequest, inputs: list[Any] | None) -> bool:
             f"--type and --topic select __consumer_offsets records; {TOPIC} records have "
             "neither (their keys hold topic ids)",
             hint="select share-group state with --group",
-        )
-    if req.engine == "spark" or req.spark_master or req.spark_conf:
-        note(
-            f"engine spark: {TOPIC} is decoded by the local engine only (the Spark jobs read "
-            "__consumer_offsets record types); using the local engine"
         )
     return True
 
@@ -325,6 +319,7 @@ def _spark_scan(
     inputs: list[Any] | None,
     on_problem: Callable[[Any], None],
     progress: Progress,
+    share: bool = False,
 ) -> Scan:
     from kgroup.scan.api import LiveSpec
     from kgroup.scan.spark import SparkScan, start_session
@@ -348,6 +343,17 @@ def _spark_scan(
         from kgroup.render import stderr_console
 
         console = stderr_console(opts.no_color)
+    if share:  # __share_group_state: a task per partition (kgroup.scan.share_spark)
+        from kgroup.scan.share_spark import ShareSparkScan
+
+        return ShareSparkScan(
+            spark,
+            req.flt,
+            inputs=inputs or [],
+            skip_corrupt=req.skip_corrupt,
+            on_problem=on_problem,
+            console=console,
+        )
     return SparkScan(
         spark,
         req.flt,

@@ -2,8 +2,8 @@
 (per share-partition, its last ShareSnapshot and the ShareUpdates after it) and `--summary`
 (per share-partition, its start offset and epochs), replayed by `kgroup.offsets.share_state`.
 
-Only the local engine reads this topic: the compiled scanner and the Spark jobs know
-`__consumer_offsets`' record ids only (README "decode").
+The compiled scanner knows `__consumer_offsets`' record ids only; on Spark the same code runs
+once per partition (`kgroup.scan.share_spark`).
 """
 
 from __future__ import annotations

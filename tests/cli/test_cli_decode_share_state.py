@@ -13,6 +13,8 @@ import struct
 import uuid
 from pathlib import Path
 
+import pytest
+
 from kgroup.offsets import encode as enc
 from tests.helpers import run_kgroup
 
@@ -74,17 +76,18 @@ def _update(snapshot_epoch: int, leader_epoch: int, start: int) -> bytes:
     )
 
 
-def _segments(tmp_path: Path, name: str = "__share_group_state-3") -> Path:
+def _segments(tmp_path: Path, name: str = "__share_group_state-3", prefix: str = "") -> Path:
     d = tmp_path / name
     d.mkdir()
+    sg1, sg2 = f"{prefix}sg1", f"{prefix}sg2"
     records = [
-        (_key(0, "sg1", 0), _snapshot(1, 7, 4, 10)),
-        (_key(1, "sg1", 0), _update(1, 5, 18)),
-        (_key(1, "sg1", 0), _update(1, -1, -1)),
-        (_key(0, "sg2", 1), _snapshot(1, 2, 0, 0)),
-        (_key(0, "sg2", 1), None),  # tombstone: sg2's state deleted
-        (_key(0, "sg1", 0), _snapshot(2, 7, 5, 30)),
-        (_key(1, "sg1", 0), _update(2, 6, -1)),
+        (_key(0, sg1, 0), _snapshot(1, 7, 4, 10)),
+        (_key(1, sg1, 0), _update(1, 5, 18)),
+        (_key(1, sg1, 0), _update(1, -1, -1)),
+        (_key(0, sg2, 1), _snapshot(1, 2, 0, 0)),
+        (_key(0, sg2, 1), None),  # tombstone: sg2's state deleted
+        (_key(0, sg1, 0), _snapshot(2, 7, 5, 30)),
+        (_key(1, sg1, 0), _update(2, 6, -1)),
     ]
     batches = [
         enc.encode_batch([kv], base_offset=i, timestamp=1_700_000_000_000 + i)
@@ -197,11 +200,71 @@ def test_log_directory_with_both_topics_is_refused_and_topic_options_too(tmp_pat
     assert "--as-of replays offset commits; __share_group_state holds none" in as_of.stderr
 
 
-def test_spark_asked_says_local_engine_reads_share_state(tmp_path: Path) -> None:
+def test_spark_asked_for_the_printed_record_stream_keeps_it_local(tmp_path: Path) -> None:
+    """As for __consumer_offsets: a record stream printed to stdout comes through the driver
+    row by row, so it stays local (and says so); the other views run on Spark (below)."""
     seg = str(_segments(tmp_path))
     result = run_kgroup("decode", "--segments", seg, "--engine", "spark", "-o", "jsonl")
-    assert "decoded by the local engine only" in result.stderr
+    assert "the record stream printed to stdout is read by the local engine" in result.stderr
     assert len(result.stdout.splitlines()) == 7
+
+
+def _two_partitions(tmp_path: Path) -> str:
+    _segments(tmp_path, "__share_group_state-3")
+    _segments(tmp_path, "__share_group_state-7", prefix="other-")
+    return str(tmp_path)
+
+
+@pytest.mark.spark
+def test_spark_engine_gives_the_local_engine_s_views(tmp_path: Path, spark_session) -> None:
+    """ShareSparkScan (a task per partition) against the local ShareScan, view by view."""
+    from kgroup.scan.api import segment_scope_order
+    from kgroup.scan.local import DecodeFilter, LocalEngine, find_segments
+    from kgroup.scan.share_scan import ShareScan
+    from kgroup.scan.share_spark import ShareSparkScan
+
+    inputs = find_segments([_two_partitions(tmp_path)])
+
+    def local() -> ShareScan:
+        eng = LocalEngine(DecodeFilter())
+        return ShareScan(eng, lambda: eng.segment_records(inputs), segment_scope_order(inputs))
+
+    def spark() -> ShareSparkScan:
+        return ShareSparkScan(spark_session, DecodeFilter(), inputs=inputs)
+
+    def dicts(recs) -> list[dict]:
+        return [r.to_dict() for r in recs]
+
+    records = dicts(local().records())
+    assert len(records) == 14 and {r["partition"] for r in records} == {3, 7}
+    assert dicts(spark().records()) == records
+    assert dicts(spark().latest()) == dicts(local().latest())
+    ran, want = spark(), local()
+    summary = ran.summary()
+    assert summary == want.summary() and len(summary) == 2
+    assert (ran.stats.files, ran.stats.batches, ran.stats.records) == (
+        want.stats.files,
+        want.stats.batches,
+        want.stats.records,
+    )
+    # --out DIR: the local engine's JSON Lines
+    written = Path(spark().write(str(tmp_path / "out"), "latest")).read_text().splitlines()
+    assert written == [r.to_json() for r in local().latest()]
+
+
+@pytest.mark.spark
+def test_engine_spark_summary_matches_the_local_engine(tmp_path: Path) -> None:
+    pytest.importorskip("pyspark")
+    (tmp_path / "in").mkdir()
+    seg = _two_partitions(tmp_path / "in")
+    conf = ("--spark-conf", "spark.default.parallelism=2")
+    local = run_kgroup("decode", "--segments", seg, "--summary", "-o", "json")
+    spark = run_kgroup(
+        "decode", "--segments", seg, "--summary", "-o", "json", "--engine", "spark", *conf
+    )
+    assert json.loads(spark.stdout) == json.loads(local.stdout)
+    assert len(json.loads(local.stdout)["share_partitions"]) == 2
+    assert "local engine" not in spark.stderr  # before: "decoded by the local engine only"
 
 
 def test_copy_without_the_partition_directory_name_reads_as_consumer_offsets(
