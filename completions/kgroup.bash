@@ -50,6 +50,7 @@ _kgroup_kind() {
         "decode|--offsets-topic") kind="value" ;;
         "delete|--group") kind="groups" ;;
         "delete|--force") kind="flag" ;;
+        "delete|--delete-all-internal-topics") kind="flag" ;;
         "delete-offsets|--group") kind="groups" ;;
         "delete-offsets|--topic") kind="topics" ;;
         "delete-offsets|--force") kind="flag" ;;
@@ -205,7 +206,7 @@ _kgroup() {
         "") options="--bootstrap-server --command-config -X --timeout --output --no-color --verbose --version --install-completion --show-completion --help" subcommands="check decode delete delete-offsets describe list reset-offsets sandbox simulate-assign undo" positional="" ;;
         "check") options="--group --all-groups --match --window --samples --max-lag --max-lag-time --min-headroom --fail-on --source --lag-time --no-lag-time --watch --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "decode") options="--live --segments --group --topic --type --latest --as-of --since --until --summary --engine --spark-master --spark-conf --out --skip-corrupt --offsets-topic --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="files" ;;
-        "delete") options="--group --force --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
+        "delete") options="--group --force --delete-all-internal-topics --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "delete-offsets") options="--group --topic --force --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "describe") options="--group --all-groups --match --offsets --members --assignments --state --topic --lag-time --read-committed --fail-on-lag --watch --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="groups" ;;
         "list") options="--state --type --bootstrap-server --command-config -X --timeout --output --no-color --verbose --help" subcommands="" positional="" ;;

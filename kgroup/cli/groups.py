@@ -70,6 +70,12 @@ def delete_groups(
     groups: list[str] | None = groups_argument("Groups to delete (or give them with --group)."),
     group_option: list[str] | None = more_groups_option("delete"),
     force: bool = force_option(FORCE_HELP),
+    delete_all_internal_topics: bool = typer.Option(
+        False,
+        "--delete-all-internal-topics",
+        help="Streams groups: then delete their repartition and changelog topics (as "
+        "kafka-streams-groups).",
+    ),
 ) -> None:
     """Delete groups of any type with their offsets (a share group's start offsets too);
     refused for active or protected groups."""
@@ -81,7 +87,13 @@ def delete_groups(
     if not groups:
         raise UsageError("delete needs GROUP... or --group GROUP", hint="kgroup delete GROUP")
     opts = options(ctx)
-    rows = delete_inactive_groups(opts.admin(), groups, force=force)
+    not_deleted: list[str] = []
+    if delete_all_internal_topics:  # streams groups (kgroup.reset.streams)
+        from kgroup.reset.streams import delete_with_internal_topics
+
+        rows, not_deleted = delete_with_internal_topics(opts.admin(), groups, force=force)
+    else:
+        rows = delete_inactive_groups(opts.admin(), groups, force=force)
     opts.show(
         Output(
             columns=[Column("group"), Column("status"), Column("message")],
@@ -92,6 +104,10 @@ def delete_groups(
     from kgroup.core.groups import raise_for_failures
 
     raise_for_failures(rows, "deleted")
+    if not_deleted:
+        from kgroup.core.errors import PartialFailure
+
+        raise PartialFailure("; ".join(not_deleted))  # exit 1: the groups are deleted
 
 
 def delete_offsets(

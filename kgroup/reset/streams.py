@@ -243,3 +243,46 @@ def delete_after_commit(
         for _topic, error in failed:
             failures.append(f"{plan.group}: offsets committed and verified, but {error.one_line()}")
     return failures
+
+
+def delete_with_internal_topics(
+    admin: Any, group_ids: Sequence[str], *, force: bool = False
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """`delete --delete-all-internal-topics` (kafka-streams-groups `--delete
+    --delete-all-internal-topics`): the internal topics are read from each topology first,
+    the groups deleted as `kgroup delete` deletes them, then the internal topics of each group
+    deleted. Returns the rows (with `deleted_topics`) and one line per failed topic deletion."""
+    from kgroup.core.groups import delete_inactive_groups
+    from kgroup.core.share_groups import share_groups_among
+    from kgroup.core.wire.delete_topics import delete_topics
+
+    share_groups_among(admin, group_ids)  # learns every group's type
+    reset = read_streams_groups(admin, group_ids, TopicDeletion(all_internal=True))
+    existing = admin.topics(include_internal=True)
+    rows = delete_inactive_groups(admin, group_ids, force=force)
+    failures: list[str] = []
+    timeout_ms = int(admin.timeout_s * 1000)
+    for row in rows:
+        row["deleted_topics"] = []
+        topology = reset.topologies.get(row["group"])
+        if row["status"] != "deleted" or topology is None:
+            continue
+        internal = internal_topics(topology)
+        said = [
+            f"internal topic {t} is not named as {row['group']}'s: kept"
+            for t in internal.not_inferred
+        ]
+        wanted = [t for t in internal.deletable if t in existing]
+        answers = delete_topics(admin.wire, wanted, timeout_ms) if wanted else {}
+        deleted = [t for t, e in answers.items() if e is None]
+        row["deleted_topics"] = deleted
+        if deleted:
+            said.insert(0, f"deleted internal topics {', '.join(deleted)}")
+        for topic, error in answers.items():
+            if error is not None and not isinstance(error, NotFoundError):
+                said.append(f"not deleted: {error.one_line()}")
+                failures.append(f"{row['group']}: deleted, but {error.one_line()}")
+            elif error is not None:
+                said.append(f"{topic} already gone")
+        row["message"] = "; ".join(said) or None
+    return rows, failures

@@ -256,3 +256,27 @@ def test_a_failed_deletion_after_the_commit_exits_1_naming_the_acl(tmp_path) -> 
         made.close()
     assert "offsets committed and verified, but not allowed to delete topic" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_delete_with_its_internal_topics(cluster, tmp_path) -> None:
+    """kafka-streams-groups --delete --delete-all-internal-topics: the topics are read from the
+    topology before the group goes, and deleted once it is gone."""
+    result = kgroup(
+        cluster, tmp_path, "delete", "app3", "--delete-all-internal-topics", "-o", "json"
+    )
+    (row,) = json.loads(result.stdout)["groups"]
+    assert (row["group"], row["status"]) == ("app3", "deleted")
+    assert row["deleted_topics"] == [REPARTITION, CHANGELOG]
+    assert "app3" not in cluster.streams_groups and SHARED in cluster.topics
+    assert deletes(cluster) == [[REPARTITION, CHANGELOG]]
+
+
+def test_delete_of_an_active_streams_group_deletes_no_topic(cluster, tmp_path) -> None:
+    kgroup(cluster, tmp_path, "delete", "busy", "--delete-all-internal-topics", expect=4)
+    assert deletes(cluster) == [] and "busy" in cluster.streams_groups
+
+
+def test_delete_option_is_refused_for_other_group_types(cluster, tmp_path) -> None:
+    result = kgroup(cluster, tmp_path, "delete", "sg1", "--delete-all-internal-topics", expect=2)
+    assert "applies to streams groups only; sg1 is not one" in result.stderr
+    assert "sg1" in cluster.share_groups
