@@ -162,8 +162,10 @@ class StreamsReset:
             gone = [t for t in chosen if t not in existing]
             notes += [f"internal topic {t} does not exist: nothing to delete" for t in gone]
             delete = tuple(t for t in chosen if t in existing)
-            if not chosen:
-                notes.append(f"{self.deletion.option()}: {plan.group} has no internal topic")
+            if not chosen and self.deletion.all_internal:
+                notes.append(f"--delete-all-internal-topics: {plan.group} has no internal topic")
+            elif not chosen:
+                notes.append(f"no --delete-internal-topic names an internal topic of {plan.group}")
             out.append(replace(plan, notes=tuple(notes), delete_topics=delete))
         return tuple(out)
 
