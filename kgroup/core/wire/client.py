@@ -437,6 +437,21 @@ class WireClient(LeaderClient):
             todo = again
         return results, coordinators
 
+    def _for_group(
+        self,
+        group_id: str,
+        work: Callable[
+            [BrokerConnection, BrokerNode, list[str]], dict[str, T | KgroupError | Retry]
+        ],
+    ) -> T:
+        """`work` for the one group `group_id` on its coordinator, retried as `_per_coordinator`
+        retries it: its result, or its error raised."""
+        results, _ = self._per_coordinator([group_id], work)
+        outcome = results[group_id]
+        if isinstance(outcome, KgroupError):
+            raise outcome
+        return outcome
+
     # -- ConsumerGroupDescribe (KIP-848) ---------------------------------------------------------
 
     def describe_consumer_groups(self, group_ids: Iterable[str]) -> dict[str, GroupDescription]:
@@ -575,10 +590,7 @@ class WireClient(LeaderClient):
                     return {group_id: coordinator_failure(code, error, "OffsetCommit")}
             return {group_id: True}
 
-        results, _ = self._per_coordinator([group_id], work)
-        outcome = results[group_id]
-        if isinstance(outcome, KgroupError):
-            raise outcome
+        self._for_group(group_id, work)
 
     # -- OffsetDelete (KIP-496) -----------------------------------------------------------------
 
@@ -620,11 +632,7 @@ class WireClient(LeaderClient):
                 return {group_id: coordinator_failure(result.error_code, error, "OffsetDelete")}
             return {group_id: result}
 
-        results, _ = self._per_coordinator([group_id], work)
-        outcome = results[group_id]
-        if isinstance(outcome, KgroupError):
-            raise outcome
-        assert isinstance(outcome, m.OffsetDeleteResult)
+        outcome = self._for_group(group_id, work)
         answered = {TopicPartition(t, p): code for t, p, code in outcome.partitions}
         deleted: dict[TopicPartition, KgroupError | None] = {}
         for topic, partition in rows:

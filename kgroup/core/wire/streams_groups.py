@@ -16,19 +16,15 @@ error for each group tagged UNSUPPORTED_VERSION, never "does not exist".
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from kgroup.core.errors import KgroupError
 from kgroup.core.models import BrokerNode, GroupDescription, MemberDescription, TopicPartition
-from kgroup.core.wire import messages as m
-from kgroup.core.wire.frames import translated
-from kgroup.core.wire.kafka_errors import Retry, coordinator_failure, group_error, unsupported_api
-from kgroup.protocol import dicts
+from kgroup.core.wire import typed_calls
 from kgroup.protocol.messages.streams_groups import STREAMS_GROUP_DESCRIBE
 
 if TYPE_CHECKING:
     from kgroup.core.wire.client import WireClient
-    from kgroup.core.wire.connection import BrokerConnection
+    from kgroup.protocol.generated.wire import streams_group_describe_response as sgd_res
 
 # StreamsGroup.StreamsGroupState's names as StreamsGroupDescribe spells them (toString)
 _STATES = {
@@ -41,77 +37,80 @@ _STATES = {
 }
 
 
-def tasks_text(assignment: dict[str, Any]) -> str:
+def tasks_text(assignment: sgd_res.Assignment) -> str:
     """A member's tasks: `0:0,1;1:2`, then ` standby=...` and ` warmup=...` when it has any."""
 
-    def one(tasks: list[dict[str, Any]]) -> str:
+    def one(tasks: Iterable[sgd_res.TaskIds]) -> str:
         return ";".join(
-            f"{t['subtopology_id']}:{','.join(str(p) for p in sorted(t['partitions']))}"
-            for t in sorted(tasks, key=lambda t: t["subtopology_id"])
+            f"{t.subtopology_id}:{','.join(str(p) for p in sorted(t.partitions))}"
+            for t in sorted(tasks, key=lambda t: t.subtopology_id)
         )
 
-    text = one(assignment["active_tasks"])
-    for kind in ("standby", "warmup"):
-        if assignment[f"{kind}_tasks"]:
-            text += f" {kind}={one(assignment[f'{kind}_tasks'])}"
+    text = one(assignment.active_tasks)
+    for kind, tasks in (("standby", assignment.standby_tasks), ("warmup", assignment.warmup_tasks)):
+        if tasks:
+            text += f" {kind}={one(tasks)}"
     return text
 
 
 def _partitions(
-    assignment: dict[str, Any], sources: dict[str, list[str]]
+    assignment: sgd_res.Assignment, sources: dict[str, list[str]]
 ) -> tuple[TopicPartition, ...]:
     """The source topic partitions of a member's active tasks."""
     return tuple(
         sorted(
             {
                 TopicPartition(topic, p)
-                for task in assignment["active_tasks"]
-                for topic in sources.get(task["subtopology_id"], ())
-                for p in task["partitions"]
+                for task in assignment.active_tasks
+                for topic in sources.get(task.subtopology_id, ())
+                for p in task.partitions
             }
         )
     )
 
 
-def to_streams_group_description(group: dict[str, Any], node: BrokerNode) -> GroupDescription:
+def to_streams_group_description(
+    group: sgd_res.DescribedGroup, node: BrokerNode
+) -> GroupDescription:
     """One group of a StreamsGroupDescribe answer as a GroupDescription (type `streams`)."""
-    topology = group["topology"] or {}
+    topology = group.topology
     sources = {
-        s["subtopology_id"]: list(s["source_topics"]) for s in topology.get("subtopologies") or ()
+        s.subtopology_id: list(s.source_topics)
+        for s in (topology.subtopologies if topology is not None else None) or ()
     }
     subscription = tuple(sorted({t for topics in sources.values() for t in topics}))
     members = tuple(
         sorted(
             (
                 MemberDescription(
-                    member_id=mb["member_id"],
-                    group_instance_id=mb["instance_id"],
-                    client_id=mb["client_id"] or None,
-                    host=mb["client_host"] or None,
-                    assignment=_partitions(mb["assignment"], sources),
-                    target_assignment=_partitions(mb["target_assignment"], sources),
+                    member_id=mb.member_id,
+                    group_instance_id=mb.instance_id,
+                    client_id=mb.client_id or None,
+                    host=mb.client_host or None,
+                    assignment=_partitions(mb.assignment, sources),
+                    target_assignment=_partitions(mb.target_assignment, sources),
                     subscription=subscription,
-                    rack=mb["rack_id"],
-                    member_epoch=mb["member_epoch"],
-                    member_type="classic" if mb["is_classic"] else "streams",
-                    tasks=tasks_text(mb["assignment"]),
+                    rack=mb.rack_id,
+                    member_epoch=mb.member_epoch,
+                    member_type="classic" if mb.is_classic else "streams",
+                    tasks=tasks_text(mb.assignment),
                 )
-                for mb in group["members"]
+                for mb in group.members
             ),
             key=lambda item: item.member_id,
         )
     )
-    state = group["group_state"]
+    state = group.group_state
     return GroupDescription(
-        group_id=group["group_id"],
+        group_id=group.group_id,
         state=_STATES.get(state.lower(), state or "Unknown"),
         type="streams",
         protocol_type="streams",
         coordinator=node,
         members=members,
-        group_epoch=group["group_epoch"],
-        assignment_epoch=group["assignment_epoch"],
-        topology_epoch=topology.get("epoch"),
+        group_epoch=group.group_epoch,
+        assignment_epoch=group.assignment_epoch,
+        topology_epoch=topology.epoch if topology is not None else None,
     )
 
 
@@ -119,32 +118,20 @@ def describe_streams_groups(
     client: WireClient, group_ids: Iterable[str]
 ) -> dict[str, GroupDescription]:
     """Describe streams groups: one StreamsGroupDescribe per coordinator."""
+    from kgroup.protocol.generated.wire import streams_group_describe_request as sgd_req
 
-    def work(
-        connection: BrokerConnection, node: BrokerNode, groups: list[str]
-    ) -> dict[str, GroupDescription | KgroupError | Retry]:
-        version = connection.version_for(STREAMS_GROUP_DESCRIBE)
-        if version is None:
-            missing = unsupported_api(
-                f"broker {connection.address} does not offer StreamsGroupDescribe v0 (KIP-1071 "
-                "streams groups: Kafka 4.1+ with the streams rebalance protocol enabled), so "
-                "kgroup cannot describe streams groups",
-                hint="streams groups need Kafka 4.1 or later with streams groups enabled",
-            )
-            return dict.fromkeys(groups, missing)
-        request = dicts.encode(STREAMS_GROUP_DESCRIBE.request, version, {"group_ids": groups})
-        body = connection.call(STREAMS_GROUP_DESCRIBE, version, request)
-        answer = translated(dicts.decode)(
-            STREAMS_GROUP_DESCRIBE.response, version, body, trailing="ignore"
-        )
-        out: dict[str, GroupDescription | KgroupError | Retry] = {}
-        for group in answer["groups"]:
-            code = group["error_code"]
-            if code == m.NONE:
-                out[group["group_id"]] = to_streams_group_description(group, node)
-            else:
-                error = group_error(code, group["group_id"], "describe", group["error_message"])
-                out[group["group_id"]] = coordinator_failure(code, error)
-        return out
-
-    return client._describe_each(group_ids, work, "streams")
+    return typed_calls.describe_groups(
+        client,
+        group_ids,
+        STREAMS_GROUP_DESCRIBE,
+        lambda groups: sgd_req.StreamsGroupDescribeRequest(groups),
+        to_streams_group_description,
+        lambda connection: typed_calls.missing_api(
+            connection,
+            STREAMS_GROUP_DESCRIBE,
+            "KIP-1071 streams groups: Kafka 4.1+ with the streams rebalance protocol enabled",
+            "describe streams groups",
+            "streams groups need Kafka 4.1 or later with streams groups enabled",
+        ),
+        "streams",
+    )

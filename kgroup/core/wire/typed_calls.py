@@ -1,0 +1,109 @@
+"""The coordinator requests of the group types with APIs of their own (share groups, KIP-932;
+streams groups, KIP-1071): sent and read as the generated message classes
+(`kgroup.protocol.generated.wire`), a broker without the API as one error per group, and each
+group's answer as its result or its error.
+
+A request goes through a WireClient's coordinator plumbing (`WireClient._per_coordinator`): the
+`work` functions here run once per coordinator, retried as the client retries them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from kgroup.core.errors import KgroupError
+from kgroup.core.models import BrokerNode, GroupDescription
+from kgroup.core.wire import messages as m
+from kgroup.core.wire.frames import translated
+from kgroup.core.wire.kafka_errors import Retry, coordinator_failure, group_error, unsupported_api
+from kgroup.protocol.model import Api
+from kgroup.protocol.runtime import Readable, Struct
+
+if TYPE_CHECKING:
+    from kgroup.core.wire.client import WireClient, _GroupAnswer
+    from kgroup.core.wire.connection import BrokerConnection
+
+    class GroupAnswer(_GroupAnswer, Protocol):
+        """A group's part of an answer: its id, error code and message."""
+
+        @property
+        def error_message(self) -> str | None: ...
+
+
+T = TypeVar("T")
+_G = TypeVar("_G", bound="GroupAnswer")
+
+
+def exchange(connection: BrokerConnection, api: Api, request: Struct) -> Any:
+    """`request` (a generated `<Name>Request`) sent at the version the connection speaks for
+    `api`, and the generated `<Name>Response` read (bytes after it are not looked at, as Kafka's
+    NetworkClient does)."""
+    version = connection.version_for(api)
+    assert version is not None
+    requests = sys.modules[type(request).__module__]
+    responses = import_module(requests.__name__.removesuffix("_request") + "_response")
+    body = connection.call(api, version, requests.write(request, version))
+    return translated(responses.read_from)(Readable(body), version)
+
+
+def missing_api(
+    connection: BrokerConnection, api: Api, feature: str, why: str, hint: str
+) -> KgroupError | None:
+    """The one-line error for a broker that does not offer `api` at a version kgroup speaks
+    (`feature`: the KIP and the Kafka that has it; `why`: what kgroup cannot do without it)."""
+    if connection.version_for(api) is not None:
+        return None
+    versions = ",".join(f"v{v}" for v in api.versions)
+    return unsupported_api(
+        f"broker {connection.address} does not offer {api.name} {versions} ({feature}), so "
+        f"kgroup cannot {why}",
+        hint=hint,
+    )
+
+
+def by_group(
+    answers: Iterable[_G],
+    operation: str,
+    ok: Callable[[_G], T],
+    refusals: Mapping[int, Callable[[str], KgroupError]] | None = None,
+) -> dict[str, T | KgroupError | Retry]:
+    """Each answered group's result: `ok(group)` without an error, the refusal its code has in
+    `refusals`, else its error (to retry where the code says the coordinator moved or loads)."""
+    out: dict[str, T | KgroupError | Retry] = {}
+    for group in answers:
+        code, group_id = group.error_code, group.group_id
+        if code == m.NONE:
+            out[group_id] = ok(group)
+        elif refusals and code in refusals:
+            out[group_id] = refusals[code](group_id)
+        else:
+            error = group_error(code, group_id, operation, group.error_message)
+            out[group_id] = coordinator_failure(code, error)
+    return out
+
+
+def describe_groups(
+    client: WireClient,
+    group_ids: Iterable[str],
+    api: Api,
+    request: Callable[[tuple[str, ...]], Struct],
+    describe: Callable[[Any, BrokerNode], GroupDescription],
+    missing: Callable[[BrokerConnection], KgroupError | None],
+    group_type: str,
+) -> dict[str, GroupDescription]:
+    """Describe groups of `group_type` with `api`, one `request(group ids)` per coordinator:
+    each answered group as `describe` makes it, or carrying its error."""
+
+    def work(
+        connection: BrokerConnection, node: BrokerNode, groups: list[str]
+    ) -> dict[str, GroupDescription | KgroupError | Retry]:
+        unsupported = missing(connection)
+        if unsupported is not None:
+            return dict.fromkeys(groups, unsupported)
+        answer = exchange(connection, api, request(tuple(groups)))
+        return by_group(answer.groups, "describe", lambda group: describe(group, node))
+
+    return client._describe_each(group_ids, work, group_type)
