@@ -16,31 +16,31 @@ Source of truth (apache/kafka):
 - `CooperativeStickyAssignor`: generation from the subscription (v2+) when present, else from its
   userData (one int32; null: none; unreadable: -1); owned partitions from ownedPartitions.
 
-The bytes are read by kgroup.protocol's generic reader from the declarations in
-`kgroup.protocol.member_messages` (the wire client and the `__consumer_offsets`
-decoder read the same bytes with the same tables); what stays here is the assignors' reading
-of them: none for a negative generation or an empty rack, the sticky fallbacks, the claim.
+The bytes are read by the wire client's reading of them (`kgroup.core.wire.member_protocol`:
+the generated ConsumerProtocolSubscription / Assignment behind their version, and the generated
+userData classes); what stays here is the assignors' reading of them: none for a negative
+generation or an empty rack, the sticky fallbacks, the claim.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from typing import TypeVar
 
 from kgroup.assign.model import TP
-from kgroup.protocol import dicts
+from kgroup.core.wire import member_protocol as mp
+from kgroup.core.wire.member_protocol import Versioned, pairs
 from kgroup.protocol.errors import ProtocolError
-from kgroup.protocol.member_messages import (
-    CONSUMER_PROTOCOL_ASSIGNMENT,
-    CONSUMER_PROTOCOL_SUBSCRIPTION,
-    COOPERATIVE_STICKY_USER_DATA,
-    STICKY_USER_DATA,
-)
-from kgroup.protocol.model import Message
+from kgroup.protocol.generated.embedded import cooperative_sticky_assignor_user_data as coop
+from kgroup.protocol.generated.embedded import sticky_assignor_user_data as sticky
+from kgroup.protocol.runtime import Readable
 
-SUBSCRIPTION_HIGHEST_VERSION = CONSUMER_PROTOCOL_SUBSCRIPTION.valid[1]
-ASSIGNMENT_HIGHEST_VERSION = CONSUMER_PROTOCOL_ASSIGNMENT.valid[1]
+SUBSCRIPTION_HIGHEST_VERSION = mp.cps.VALID[1]
+ASSIGNMENT_HIGHEST_VERSION = mp.cpa.VALID[1]
 DEFAULT_GENERATION = -1
+Subscription = Versioned[mp.Subscription]
+MemberAssignment = Versioned[mp.Assignment]
+R = TypeVar("R")
 
 
 class MalformedData(ValueError):
@@ -53,61 +53,34 @@ class MalformedData(ValueError):
         self.field_name = field_name
 
 
-def _read(msg: Message, data: bytes, version: int | None = None) -> dict[str, Any]:
-    """`msg` behind its int16 version (`version` None), or a bare `msg` v`version`; bytes
-    after the layout are not looked at, as Java's `ConsumerProtocol` and `Schema.read` do."""
+def _read(read: Callable[[bytes], R], data: bytes) -> R:
+    """`read(data)`, its ProtocolError as MalformedData."""
     try:
-        if version is None:
-            return dicts.decode_versioned(msg, data)
-        return dicts.decode(msg, version, data, trailing="ignore")
+        return read(data)
     except ProtocolError as exc:
         raise MalformedData(exc.reason, exc.position, exc.field) from None
 
 
-def _pairs(entries: list[dict[str, Any]]) -> tuple[TP, ...]:
-    return tuple((e["topic"], p) for e in entries for p in e["partitions"])
-
-
-@dataclass(frozen=True)
-class Subscription:
-    """A decoded ConsumerProtocolSubscription. `generation` None: the member sent none (below
-    v2, or a negative value); `rack` None: none or empty."""
-
-    version: int
-    topics: tuple[str, ...]
-    user_data: bytes | None = None
-    owned: tuple[TP, ...] = ()
-    generation: int | None = None
-    rack: str | None = None
-
-
-@dataclass(frozen=True)
-class MemberAssignment:
-    """A decoded ConsumerProtocolAssignment."""
-
-    version: int
-    partitions: tuple[TP, ...] = field(default_factory=tuple)
-    user_data: bytes | None = None
-
-
 def decode_subscription(data: bytes) -> Subscription:
     """ConsumerProtocolSubscription v0-v3 (newer versions: the v3 prefix)."""
-    d = _read(CONSUMER_PROTOCOL_SUBSCRIPTION, data)
-    generation = d["generation_id"]
-    return Subscription(
-        d["version"],
-        tuple(d["topics"]),
-        d["user_data"],
-        _pairs(d["owned_partitions"]),
-        generation if generation >= 0 else None,
-        d["rack_id"] or None,
-    )
+    return _read(mp.decode_subscription, data)
 
 
 def decode_assignment(data: bytes) -> MemberAssignment:
     """ConsumerProtocolAssignment v0-v3 (the same layout in every version)."""
-    d = _read(CONSUMER_PROTOCOL_ASSIGNMENT, data)
-    return MemberAssignment(d["version"], _pairs(d["assigned_partitions"]), d["user_data"])
+    return _read(mp.decode_assignment, data)
+
+
+def generation(sub: Subscription) -> int | None:
+    """The subscription's generation; None when the member sent none (below v2, or a negative
+    value: Java's `Subscription` makes it empty)."""
+    value = sub.message.generation_id
+    return value if value >= 0 else None
+
+
+def rack(sub: Subscription) -> str | None:
+    """The member's rack; None for none or an empty one (`ConsumerProtocol`)."""
+    return sub.message.rack_id or None
 
 
 def decode_sticky_user_data(data: bytes | None) -> tuple[tuple[TP, ...], int | None]:
@@ -116,12 +89,13 @@ def decode_sticky_user_data(data: bytes | None) -> tuple[tuple[TP, ...], int | N
     if not data:
         return (), None
     try:
-        v1 = _read(STICKY_USER_DATA, data, 1)
-        return _pairs(v1["previous_assignment"]), v1["generation"]
+        v1 = _read(lambda raw: sticky.read_from(Readable(raw), 1), data)
+        return pairs(v1.previous_assignment), v1.generation
     except MalformedData:
         pass
     try:
-        return _pairs(_read(STICKY_USER_DATA, data, 0)["previous_assignment"]), None
+        v0 = _read(lambda raw: sticky.read_from(Readable(raw), 0), data)
+        return pairs(v0.previous_assignment), None
     except MalformedData:
         return (), DEFAULT_GENERATION
 
@@ -131,7 +105,7 @@ def decode_cooperative_user_data(data: bytes | None) -> int | None:
     if data is None:
         return None
     try:
-        return _read(COOPERATIVE_STICKY_USER_DATA, data, 0)["generation"]
+        return _read(lambda raw: coop.read_from(Readable(raw), 0), data).generation
     except MalformedData:
         return DEFAULT_GENERATION
 
@@ -144,8 +118,10 @@ def member_claim(protocol: str | None, sub: Subscription) -> tuple[tuple[TP, ...
     its userData; other assignors (`range`, `roundrobin`, custom ones) have ownedPartitions and
     the subscription's generation.
     """
+    message = sub.message
+    owned = pairs(message.owned_partitions)
     if protocol == "sticky":
-        return decode_sticky_user_data(sub.user_data)
-    if protocol == "cooperative-sticky" and sub.generation is None:
-        return sub.owned, decode_cooperative_user_data(sub.user_data)
-    return sub.owned, sub.generation
+        return decode_sticky_user_data(message.user_data)
+    if protocol == "cooperative-sticky" and generation(sub) is None:
+        return owned, decode_cooperative_user_data(message.user_data)
+    return owned, generation(sub)

@@ -40,12 +40,14 @@ from kgroup.assign.consumer_protocol import (
     decode_assignment,
     decode_subscription,
     member_claim,
+    rack,
 )
 from kgroup.assign.model import TP, MemberMeta, TopicMeta
 from kgroup.assign.scenario import Scenario
 from kgroup.core.errors import CorruptInputError, KafkaOperationError, NotFoundError, UsageError
 from kgroup.core.models import GroupSnapshot, MemberDescription, TopicMetadata
 from kgroup.core.topic_regex import topics_matching
+from kgroup.core.wire.member_protocol import pairs
 
 T = TypeVar("T")
 
@@ -115,7 +117,7 @@ def _classic_group(snapshot: GroupSnapshot, topics: dict[str, TopicMeta]) -> Gro
             assigned = _decode(
                 member.member_id, "assignment", decode_assignment, member.raw_assignment
             )
-            current = assigned.partitions
+            current = pairs(assigned.message.assigned_partitions)
         _owned, generation = member_claim(protocol, sub)
         if generation is not None:
             sent_generations.append(generation)
@@ -136,8 +138,8 @@ def _classic_group(snapshot: GroupSnapshot, topics: dict[str, TopicMeta]) -> Gro
         members.append(
             MemberMeta(
                 member.member_id,
-                sub.topics,
-                rack=sub.rack,
+                sub.message.topics,
+                rack=rack(sub),
                 instance_id=member.group_instance_id,
                 owned=kept,
                 generation=generation,

@@ -25,6 +25,7 @@ from kgroup.core.wire.kafka_errors import (
     group_error,
     partition_error,
 )
+from kgroup.core.wire.member_protocol import pairs
 
 
 def topic_id_text(raw: bytes | None) -> str | None:
@@ -167,15 +168,17 @@ def to_member(member: m.DescribedMember, protocol_type: str) -> MemberDescriptio
     if protocol_type == "consumer":
         if member.metadata:
             try:
-                decoded = m.decode_subscription(member.metadata)
+                decoded = m.decode_subscription(member.metadata).message
                 subscription = tuple(sorted(decoded.topics))
                 rack = decoded.rack_id
             except ProtocolError:
                 pass
         if member.assignment:
             try:
-                assigned = m.decode_assignment(member.assignment)
-                assignment = tuple(sorted({TopicPartition(t, p) for t, p in assigned.partitions}))
+                assigned = m.decode_assignment(member.assignment).message
+                assignment = tuple(
+                    sorted({TopicPartition(t, p) for t, p in pairs(assigned.assigned_partitions)})
+                )
             except ProtocolError:
                 pass
     return MemberDescription(

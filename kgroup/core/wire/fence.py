@@ -241,7 +241,7 @@ class GroupFence:
             raise FenceUnavailable(
                 f"the coordinator of group {self.group_id} offers no usable JoinGroup/SyncGroup"
             )
-        metadata = m.encode_subscription(m.Subscription(0, []))
+        metadata = m.encode_subscription(m.Versioned(0, m.Subscription()))
         protocols = [(name, metadata) for name in PROTOCOL_NAMES]
         # Runs that joined in the same generation: the leader (the first to join) goes on once
         # the others (which refuse and leave) are gone; a member that is not a kgroup run ends it.
@@ -314,7 +314,7 @@ class GroupFence:
                 member_id,
                 protocol_type=PROTOCOL_TYPE,
                 protocol_name=joined.protocol_name,
-                assignments=[(member_id, m.encode_assignment(m.Assignment(0, [])))],
+                assignments=[(member_id, m.encode_assignment(m.Versioned(0, m.Assignment())))],
             ),
         )
         code, _assignment = m.decode_sync_group_response(body, sync_version)

@@ -1,23 +1,39 @@
-"""The consumer protocol's bytes as the wire client sends and reads them (JoinGroup metadata,
-SyncGroup assignments, DescribeGroups members): ConsumerProtocolSubscription and Assignment behind
-their int16 version.
+"""The consumer protocol's bytes (JoinGroup metadata, SyncGroup assignments, DescribeGroups
+members, `kgroup assign --from-group`): ConsumerProtocolSubscription and Assignment behind their
+int16 version, as the generated classes (`kgroup.protocol.generated.embedded`), the one shape
+kgroup gives them.
 
 Read as Kafka's `ConsumerProtocol.deserializeSubscription` does: a version below the
 declaration's is an error, a newer one is read with the newest known layout, and the bytes after
 the layout are not looked at. Fields a version lacks are `ignorable` in Kafka's files: written
-only where the version has them. The generated modules are imported where used (a group without
-members needs neither).
+only where the version has them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Generic, Protocol, TypeVar
 
-from kgroup.core.wire import results as res
 from kgroup.core.wire.calls import by_topic
 from kgroup.protocol.errors import ProtocolError
-from kgroup.protocol.runtime import I16, Readable
+from kgroup.protocol.generated.embedded import consumer_protocol_assignment as cpa
+from kgroup.protocol.generated.embedded import consumer_protocol_subscription as cps
+from kgroup.protocol.runtime import I16, Readable, Struct
+
+Subscription = cps.ConsumerProtocolSubscription
+Assignment = cpa.ConsumerProtocolAssignment
+M = TypeVar("M", bound=Struct)
+
+
+@dataclass(frozen=True)
+class Versioned(Generic[M]):
+    """A message behind its int16 version: the version sent (or to send) and the message, in
+    the newest layout kgroup knows for that version."""
+
+    version: int
+    message: M
 
 
 class _Pairs(Protocol):
@@ -25,60 +41,59 @@ class _Pairs(Protocol):
     partitions: tuple[int, ...]
 
 
-def _versioned(module: Any, data: bytes) -> tuple[int, Any]:
-    """(the version sent, the message in the newest layout known for it)."""
+def pairs(entries: Iterable[_Pairs]) -> tuple[tuple[str, int], ...]:
+    """(topic, partition) pairs of OwnedPartitions / AssignedPartitions, in their order."""
+    return tuple((e.topic, x) for e in entries for x in e.partitions)
+
+
+def _entries(module: ModuleType, items: Iterable[tuple[str, int]]) -> tuple[Struct, ...]:
+    return tuple(module.TopicPartition(t, tuple(ps)) for t, ps in by_topic(items).items())
+
+
+def subscription(
+    topics: Iterable[str],
+    user_data: bytes | None = None,
+    owned: Iterable[tuple[str, int]] = (),
+    generation_id: int = -1,
+    rack_id: str | None = None,
+) -> Subscription:
+    """A ConsumerProtocolSubscription, owned partitions given as (topic, partition) pairs."""
+    return Subscription(tuple(topics), user_data, _entries(cps, owned), generation_id, rack_id)  # type: ignore[arg-type]
+
+
+def assignment(partitions: Iterable[tuple[str, int]], user_data: bytes | None = None) -> Assignment:
+    """A ConsumerProtocolAssignment, partitions given as (topic, partition) pairs."""
+    return Assignment(_entries(cpa, partitions), user_data)  # type: ignore[arg-type]
+
+
+def _read(module: ModuleType, data: bytes) -> Versioned:
     r = Readable(data)
     version = r.int16("Version")
     if version < module.VALID[0]:
         raise ProtocolError(
             f"unsupported {module.NAME} version {version}", position=0, field="Version"
         )
-    return version, module.read_from(r, min(version, module.VALID[1]))
+    return Versioned(version, module.read_from(r, min(version, module.VALID[1])))
 
 
-def _topic_partitions(entries: Iterable[_Pairs]) -> list[tuple[str, int]]:
-    return [(e.topic, x) for e in entries for x in e.partitions]
+def _write(module: ModuleType, versioned: Versioned) -> bytes:
+    layout = min(versioned.version, module.VALID[1])
+    return I16(versioned.version) + module.write(versioned.message, layout)
 
 
-def decode_subscription(data: bytes) -> res.Subscription:
+def decode_subscription(data: bytes) -> Versioned[Subscription]:
     """ConsumerProtocolSubscription (newer versions: the v3 prefix, as Kafka reads them)."""
-    from kgroup.protocol.generated.embedded import consumer_protocol_subscription as cps
-
-    version, d = _versioned(cps, data)
-    return res.Subscription(
-        version,
-        list(d.topics),
-        d.user_data,
-        _topic_partitions(d.owned_partitions),
-        d.generation_id,
-        d.rack_id,
-    )
+    return _read(cps, data)
 
 
-def decode_assignment(data: bytes) -> res.Assignment:
-    from kgroup.protocol.generated.embedded import consumer_protocol_assignment as cpa
-
-    version, d = _versioned(cpa, data)
-    return res.Assignment(version, _topic_partitions(d.assigned_partitions), d.user_data)
+def decode_assignment(data: bytes) -> Versioned[Assignment]:
+    """ConsumerProtocolAssignment (newer versions: the v3 prefix)."""
+    return _read(cpa, data)
 
 
-def encode_subscription(sub: res.Subscription) -> bytes:
-    from kgroup.protocol.generated.embedded import consumer_protocol_subscription as cps
-
-    owned = tuple(
-        cps.TopicPartition(t, tuple(ps)) for t, ps in by_topic(sub.owned_partitions).items()
-    )
-    message = cps.ConsumerProtocolSubscription(
-        tuple(sub.topics), sub.user_data, owned, sub.generation_id, sub.rack_id
-    )
-    return I16(sub.version) + cps.write(message, min(sub.version, cps.VALID[1]))
+def encode_subscription(sub: Versioned[Subscription]) -> bytes:
+    return _write(cps, sub)
 
 
-def encode_assignment(assignment: res.Assignment) -> bytes:
-    from kgroup.protocol.generated.embedded import consumer_protocol_assignment as cpa
-
-    assigned = tuple(
-        cpa.TopicPartition(t, tuple(ps)) for t, ps in by_topic(assignment.partitions).items()
-    )
-    message = cpa.ConsumerProtocolAssignment(assigned, assignment.user_data)
-    return I16(assignment.version) + cpa.write(message, min(assignment.version, cpa.VALID[1]))
+def encode_assignment(assigned: Versioned[Assignment]) -> bytes:
+    return _write(cpa, assigned)

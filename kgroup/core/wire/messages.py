@@ -16,6 +16,7 @@ from typing import Any
 
 from kgroup.core.wire import cluster_calls, group_calls, member_protocol, offset_calls
 from kgroup.core.wire.frames import ProtocolError, translated
+from kgroup.core.wire.member_protocol import Assignment, Subscription, Versioned
 from kgroup.core.wire.results import (
     CLUSTER_AUTHORIZATION_FAILED,
     COORDINATOR_LOAD_IN_PROGRESS,
@@ -58,7 +59,6 @@ from kgroup.core.wire.results import (
     UNSUPPORTED_SASL_MECHANISM,
     UNSUPPORTED_VERSION,
     ApiVersionsResult,
-    Assignment,
     ConsumerGroupDescribed,
     ConsumerGroupMember,
     CoordinatorResult,
@@ -80,7 +80,6 @@ from kgroup.core.wire.results import (
     MetadataTopic,
     OffsetDeleteResult,
     SaslAuthenticateResult,
-    Subscription,
     error_name,
 )
 from kgroup.protocol import messages as p
@@ -199,6 +198,7 @@ __all__ = [
     "ProtocolError",
     "SaslAuthenticateResult",
     "Subscription",
+    "Versioned",
     "choose_version",
     "decode_api_versions_response",
     "decode_assignment",

@@ -351,30 +351,6 @@ class SaslAuthenticateResult:
     auth_bytes: bytes
 
 
-# --- ConsumerProtocol member metadata and assignment ---------------------------------------------
-
-
-@dataclass(frozen=True)
-class Subscription:
-    """ConsumerProtocolSubscription v0-v3 (newer versions: the known prefix)."""
-
-    version: int
-    topics: list[str]
-    user_data: bytes | None = None
-    owned_partitions: list[tuple[str, int]] = field(default_factory=list)
-    generation_id: int = -1
-    rack_id: str | None = None
-
-
-@dataclass(frozen=True)
-class Assignment:
-    """ConsumerProtocolAssignment v0-v3 (newer versions: the known prefix)."""
-
-    version: int
-    partitions: list[tuple[str, int]]
-    user_data: bytes | None = None
-
-
 # --- Fetch v4-v11 (FetchRequest.json / FetchResponse.json) -------------------------------------
 # A consumer's fetch without a fetch session (KIP-227: SessionId 0, SessionEpoch -1 = a full
 # fetch request that opens no session), ReplicaId -1, CurrentLeaderEpoch -1 (KIP-320: no

@@ -16,6 +16,9 @@ from kgroup.assign.consumer_protocol import (
     decode_cooperative_user_data,
     decode_sticky_user_data,
     decode_subscription,
+    generation,
+    member_claim,
+    rack,
 )
 from kgroup.assign.from_group import scenario_from_group
 from kgroup.assign.simulate import simulate
@@ -27,6 +30,7 @@ from kgroup.core.models import (
     TopicMetadata,
     TopicPartition,
 )
+from kgroup.core.wire.member_protocol import pairs
 
 
 def h(*parts: str) -> bytes:
@@ -87,42 +91,34 @@ SUB_V3 = h(
 
 def test_subscription_v0_topics_only() -> None:
     sub = decode_subscription(SUB_V0)
-    assert (sub.version, sub.topics, sub.user_data, sub.owned, sub.generation, sub.rack) == (
-        0,
-        ("orders",),
-        None,
-        (),
-        None,
-        None,
-    )
+    assert (sub.version, sub.message.topics, sub.message.user_data) == (0, ("orders",), None)
+    assert (member_claim("range", sub), rack(sub)) == (((), None), None)
 
 
 def test_subscription_v1_owned_partitions() -> None:
     sub = decode_subscription(SUB_V1)
-    assert sub.topics == ("a", "b")
-    assert sub.owned == (("a", 0), ("a", 1))
-    assert sub.generation is None
+    assert sub.message.topics == ("a", "b")
+    assert member_claim("range", sub) == ((("a", 0), ("a", 1)), None)
 
 
 def test_subscription_v2_generation_and_empty_user_data() -> None:
     sub = decode_subscription(SUB_V2)
-    assert sub.user_data == b""
-    assert sub.owned == (("t", 2),)
-    assert sub.generation == 7
+    assert sub.message.user_data == b""
+    assert member_claim("range", sub) == ((("t", 2),), 7)
 
 
 def test_subscription_v3_rack_and_negative_generation() -> None:
     sub = decode_subscription(SUB_V3)
-    assert sub.rack == "r1"
-    assert sub.generation is None  # Subscription(): a negative generation is none
+    assert rack(sub) == "r1"
+    assert generation(sub) is None  # Subscription(): a negative generation is none
     empty_rack = SUB_V3[: -len(h(s16("r1")))] + h(s16(""))
-    assert decode_subscription(empty_rack).rack is None  # ConsumerProtocol: "" is no rack
+    assert rack(decode_subscription(empty_rack)) is None  # ConsumerProtocol: "" is no rack
 
 
 def test_newer_subscription_version_reads_the_v3_prefix() -> None:
     v5 = h("0005") + SUB_V3[2:] + h("cafe")  # fields a newer client appends are ignored
     sub = decode_subscription(v5)
-    assert (sub.version, sub.topics, sub.rack) == (5, ("t",), "r1")
+    assert (sub.version, sub.message.topics, rack(sub)) == (5, ("t",), "r1")
 
 
 @pytest.mark.parametrize(
@@ -149,8 +145,8 @@ def test_assignment_v0() -> None:
         "00000000",  # AssignedPartitions t: [3, 0] (order kept)
         "ffffffff",  # UserData null
     )
-    assigned = decode_assignment(data)
-    assert assigned.partitions == (("t", 3), ("t", 0))
+    assigned = decode_assignment(data).message
+    assert pairs(assigned.assigned_partitions) == (("t", 3), ("t", 0))
     assert assigned.user_data is None
 
 

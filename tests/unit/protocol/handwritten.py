@@ -7,7 +7,9 @@ version range next to it, as in Kafka's JSON specs.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
+from kgroup.core.wire import member_protocol
 from kgroup.core.wire.messages import (
     API_VERSIONS,
     DESCRIBE_CONFIGS,
@@ -32,7 +34,6 @@ from kgroup.core.wire.results import (
     NONE,
     READ_UNCOMMITTED,
     ApiVersionsResult,
-    Assignment,
     ConsumerGroupDescribed,
     ConsumerGroupMember,
     CoordinatorResult,
@@ -54,9 +55,46 @@ from kgroup.core.wire.results import (
     MetadataTopic,
     OffsetDeleteResult,
     SaslAuthenticateResult,
-    Subscription,
 )
 from tests.unit.wire.wirecodec import ProtocolError, Reader, Writer
+
+# --- ConsumerProtocol member metadata and assignment, as this reader gives them ------------------
+# Plain values of its own (kgroup's shape is the generated classes behind a version,
+# `kgroup.core.wire.member_protocol.Versioned`; `versioned` turns one into the other).
+
+
+@dataclass(frozen=True)
+class Subscription:
+    """ConsumerProtocolSubscription v0-v3 (newer versions: the known prefix)."""
+
+    version: int
+    topics: list[str]
+    user_data: bytes | None = None
+    owned_partitions: list[tuple[str, int]] = field(default_factory=list)
+    generation_id: int = -1
+    rack_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """ConsumerProtocolAssignment v0-v3 (newer versions: the known prefix)."""
+
+    version: int
+    partitions: list[tuple[str, int]]
+    user_data: bytes | None = None
+
+
+def versioned(value: Subscription | Assignment) -> member_protocol.Versioned:
+    """The same subscription or assignment in kgroup's shape."""
+    if isinstance(value, Assignment):
+        return member_protocol.Versioned(
+            value.version, member_protocol.assignment(value.partitions, value.user_data)
+        )
+    message = member_protocol.subscription(
+        value.topics, value.user_data, value.owned_partitions, value.generation_id, value.rack_id
+    )
+    return member_protocol.Versioned(value.version, message)
+
 
 # --- ApiVersions v0 (to negotiate) ---------------------------------------------------------------
 

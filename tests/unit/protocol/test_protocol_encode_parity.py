@@ -244,15 +244,15 @@ TPS = st.lists(st.tuples(st.sampled_from(["t", "u"]), INT32), max_size=5)
     rack=OPT_TEXT,
 )
 def test_subscription(version, topics, user_data, owned, generation, rack) -> None:
-    sub = m.Subscription(version, topics, user_data, owned, generation, rack)
-    assert a.encode_subscription(sub) == h.encode_subscription(sub)
+    sub = h.Subscription(version, topics, user_data, owned, generation, rack)
+    assert a.encode_subscription(h.versioned(sub)) == h.encode_subscription(sub)
 
 
 @FAST
 @given(version=st.integers(0, 5), partitions=TPS, user_data=st.none() | st.binary(max_size=8))
 def test_assignment(version, partitions, user_data) -> None:
-    assignment = m.Assignment(version, partitions, user_data)
-    assert a.encode_assignment(assignment) == h.encode_assignment(assignment)
+    assignment = h.Assignment(version, partitions, user_data)
+    assert a.encode_assignment(h.versioned(assignment)) == h.encode_assignment(assignment)
 
 
 @pytest.mark.parametrize("version", m.DESCRIBE_CONFIGS.versions)

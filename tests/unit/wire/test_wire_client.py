@@ -20,11 +20,14 @@ from kgroup.core.errors import (
 from kgroup.core.models import CommittedOffset, TopicPartition
 from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient, kafka_error_of
+from kgroup.core.wire.member_protocol import assignment, subscription
 from tests.unit.wire.fakebroker import FULL_VERSIONS, FakeBroker, metadata_body
 from tests.unit.wire.wirecodec import Reader, Writer
 
-SUBSCRIPTION = m.encode_subscription(m.Subscription(3, ["orders"], None, [], 4, "rack-a"))
-ASSIGNMENT = m.encode_assignment(m.Assignment(0, [("orders", 1), ("orders", 0)]))
+SUBSCRIPTION = m.encode_subscription(
+    m.Versioned(3, subscription(["orders"], None, [], 4, "rack-a"))
+)
+ASSIGNMENT = m.encode_assignment(m.Versioned(0, assignment([("orders", 1), ("orders", 0)])))
 
 
 # --- a scripted cluster --------------------------------------------------------------------------

@@ -10,6 +10,8 @@ import pytest
 
 from kgroup.core.wire import messages as m
 from kgroup.core.wire.frames import ProtocolError
+from kgroup.core.wire.member_protocol import assignment as member_assignment
+from kgroup.core.wire.member_protocol import subscription
 
 
 def h(*parts: str) -> bytes:
@@ -341,7 +343,7 @@ def test_subscription_v1_with_owned_partitions() -> None:
         "00000001",  # OwnedPartitions (1+)
     )
     sub = m.decode_subscription(data)
-    assert sub == m.Subscription(1, ["a", "b"], None, [("a", 0), ("a", 1)], -1, None)
+    assert sub == m.Versioned(1, subscription(["a", "b"], None, [("a", 0), ("a", 1)]))
     assert m.encode_subscription(sub) == data
 
 
@@ -357,24 +359,24 @@ def test_subscription_v3_with_generation_and_rack() -> None:
         s16("rack-1"),  # RackId (3+)
     )
     sub = m.decode_subscription(data)
-    assert (sub.topics, sub.user_data, sub.generation_id, sub.rack_id) == (
-        ["t"],
+    assert (sub.message.topics, sub.message.user_data, sub.message.generation_id) == (
+        ("t",),
         b"\x01\x02",
         5,
-        "rack-1",
     )
+    assert sub.message.rack_id == "rack-1"
     assert m.encode_subscription(sub) == data
 
 
 def test_newer_subscription_version_decodes_the_known_prefix() -> None:
     data = h("0009", "00000001", s16("t"), "ffffffff", "00000000", "00000002", "ffff", "cafe")
     sub = m.decode_subscription(data)
-    assert (sub.version, sub.topics, sub.generation_id) == (9, ["t"], 2)
+    assert (sub.version, sub.message.topics, sub.message.generation_id) == (9, ("t",), 2)
 
 
 def test_assignment_v0_and_round_trip() -> None:
     assignment = m.decode_assignment(ASSIGNMENT_V0)
-    assert assignment == m.Assignment(0, [("t", 0), ("t", 1)], None)
+    assert assignment == m.Versioned(0, member_assignment([("t", 0), ("t", 1)]))
     assert m.encode_assignment(assignment) == ASSIGNMENT_V0
 
 
