@@ -6,8 +6,8 @@ faster (Burrow: WARN, the lag grows), each as a function of the time since the c
 log end = 900 + 100/s, committed = 800 + 40/s, log start 0, every record 1000 bytes, the record
 at any offset written a minute ago. DescribeConfigs answers the topic's `retention.ms` and
 `retention.bytes`; DescribeLogDirs (v1-v4 offered, like Kafka 3.x) answers the log size.
-Responses are written with kgroup.protocol's declarations (their bytes are pinned by the
-message tests) and the FakeBroker helpers.
+Responses are written with the generated classes of kgroup.protocol's declarations (their
+bytes are pinned by the message tests; `structs.py`) and the FakeBroker helpers.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from kgroup.core.wire import messages as m
 from kgroup.core.wire.log_dirs import DESCRIBE_LOG_DIRS, WIRE_API
 from kgroup.offsets.encode import encode_batch
-from kgroup.protocol import dicts
 from kgroup.protocol.messages import DESCRIBE_CONFIGS
 from tests.unit.wire.fakebroker import FetchAnswer, fetch_body, read_fetch_request
 from tests.unit.wire.fakegroups import GroupsCluster
+from tests.unit.wire.structs import read_request, write_response
 
 TOPIC = "orders"
 GROUP = "billing"
@@ -87,12 +87,10 @@ class CheckCluster(GroupsCluster):
         ]
         configs.append({"name": "cleanup.policy", "value": "delete", "config_source": 5})
         result = {"resource_type": 2, "resource_name": TOPIC, "configs": configs}
-        return dicts.encode(DESCRIBE_CONFIGS.response, version, {"results": [result]})
+        return write_response(DESCRIBE_CONFIGS, version, {"results": [result]})
 
     def _describe_log_dirs(self, version: int, body: bytes) -> bytes:
-        self.log_dirs_asked.append(
-            (version, dicts.decode(DESCRIBE_LOG_DIRS.request, version, body))
-        )
+        self.log_dirs_asked.append((version, read_request(DESCRIBE_LOG_DIRS, version, body)))
         partition = {
             "partition_index": 0,
             "partition_size": self.log_end * RECORD_BYTES,
@@ -100,4 +98,4 @@ class CheckCluster(GroupsCluster):
             "is_future_key": False,
         }
         result = {"log_dir": "/data", "topics": [{"name": TOPIC, "partitions": [partition]}]}
-        return dicts.encode(DESCRIBE_LOG_DIRS.response, version, {"results": [result]})
+        return write_response(DESCRIBE_LOG_DIRS, version, {"results": [result]})

@@ -7,8 +7,8 @@ with share groups as Kafka 4.1's group coordinator serves them:
 - DescribeGroups answers them as groups it does not hold (Dead, or GROUP_ID_NOT_FOUND), and
   ConsumerGroupDescribe with GROUP_ID_NOT_FOUND ("not a consumer group");
 - ShareGroupDescribe v1, DescribeShareGroupOffsets v0, AlterShareGroupOffsets v0 and
-  DeleteShareGroupOffsets v0 decode each request and encode each response from kgroup's
-  declarations of Kafka's JSON (`kgroup.protocol.messages.share_groups`); what the bytes are is
+  DeleteShareGroupOffsets v0 decode each request and encode each response with the generated
+  classes of kgroup's declarations of Kafka's JSON (`structs.py`); what the bytes are is
   checked field by field against Kafka's JSON in test_wire_share_groups.py, with the fakes' own
   hand-written reader. Alter and delete are refused with NON_EMPTY_GROUP while the group has
   members (`GroupMetadataManager` in Kafka's group coordinator).
@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgroup.core.wire import messages as m
-from kgroup.protocol import dicts as codec
 from kgroup.protocol.messages.share_groups import (
     ALTER_SHARE_GROUP_OFFSETS,
     DELETE_GROUPS,
@@ -32,6 +31,7 @@ from kgroup.protocol.messages.share_groups import (
 from kgroup.protocol.messages.streams_groups import STREAMS_GROUP_DESCRIBE
 from tests.unit.wire.fakebroker import FakeBroker
 from tests.unit.wire.fakegroups import VERSIONS, GroupsCluster
+from tests.unit.wire.structs import read_request, write_response
 from tests.unit.wire.wirecodec import Reader, Writer
 
 SHARE_VERSIONS = {
@@ -158,9 +158,9 @@ class ShareCluster(GroupsCluster):
         }
         if api in share:
             assert self.broker.versions.get(api), f"api {api} sent to a broker without it"
-            request = codec.decode(SPECS[api].request, version, body)
+            request = read_request(SPECS[api], version, body)
             self.requests.append((api, request))
-            response = codec.encode(SPECS[api].response, version, share[api](request))
+            response = write_response(SPECS[api], version, share[api](request))
             self.raw.append((api, body, response))
             return response
         if api == DELETE_TOPICS_KEY:
@@ -215,7 +215,7 @@ class ShareCluster(GroupsCluster):
 
         return writer.array(listed, entry).tagged_fields().getvalue()
 
-    # -- share-group APIs (values as the codec reads and writes them) ----------------------------
+    # -- share-group APIs (values as structs.py reads and writes them) --------------------------
 
     def _share_group_describe(self, request: dict[str, Any]) -> dict[str, Any]:
         groups = []
@@ -467,7 +467,7 @@ class ShareCluster(GroupsCluster):
         """OffsetCommit v8, an administrative commit (generation -1): Kafka takes it for an
         empty group only (NON_EMPTY_GROUP... as UNKNOWN_MEMBER_ID for a streams group with
         members, StreamsGroup.validateOffsetCommit)."""
-        request = codec.decode(m.OFFSET_COMMIT.request, version, body)
+        request = read_request(m.OFFSET_COMMIT, version, body)
         self.requests.append((m.OFFSET_COMMIT.key, request))
         group_id = request["group_id"]
         sg = self.streams_groups.get(group_id)
@@ -482,4 +482,4 @@ class ShareCluster(GroupsCluster):
                     )
                 partitions.append({"partition_index": p["partition_index"], "error_code": code})
             topics.append({"name": topic["name"], "partitions": partitions})
-        return codec.encode(m.OFFSET_COMMIT.response, version, {"topics": topics})
+        return write_response(m.OFFSET_COMMIT, version, {"topics": topics})
