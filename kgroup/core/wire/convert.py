@@ -7,7 +7,8 @@ Pure: no I/O.
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
 
 from kgroup.core.errors import KgroupError
 from kgroup.core.models import (
@@ -117,43 +118,82 @@ _CONSUMER_GROUP_STATES = {
 _MEMBER_TYPES = {0: "classic", 1: "consumer"}
 
 
+class _TypedGroup(Protocol):
+    group_id: str
+    group_epoch: int
+    assignment_epoch: int
+
+
+class _TypedMember(Protocol):
+    member_id: str
+    client_id: str
+    client_host: str
+    rack_id: str | None
+    member_epoch: int
+
+
+def typed_member(member: _TypedMember, **fields: Any) -> MemberDescription:
+    """A member of a group of a type with its own describe API: its id, client, host, rack and
+    epoch, and `fields`."""
+    return MemberDescription(
+        member_id=member.member_id,
+        client_id=member.client_id or None,
+        host=member.client_host or None,
+        rack=member.rack_id,
+        member_epoch=member.member_epoch,
+        **fields,
+    )
+
+
+def typed_group_description(
+    group_type: str,
+    group: _TypedGroup,
+    state: str,
+    states: Mapping[str, str],
+    coordinator: BrokerNode | None,
+    members: Iterable[MemberDescription],
+    **fields: Any,
+) -> GroupDescription:
+    """A group of a type with its own describe API (`consumer`, `share`, `streams`): its state
+    as kgroup names it (`states`, by the answer's lower-case name), its epochs, its members by
+    id, and `fields`."""
+    return GroupDescription(
+        group_id=group.group_id,
+        state=states.get(state.lower(), state or "Unknown"),
+        type=group_type,
+        protocol_type=group_type,
+        coordinator=coordinator,
+        members=tuple(sorted(members, key=lambda member: member.member_id)),
+        group_epoch=group.group_epoch,
+        assignment_epoch=group.assignment_epoch,
+        **fields,
+    )
+
+
 def to_consumer_group_description(
     group: m.ConsumerGroupDescribed, coordinator: BrokerNode | None
 ) -> GroupDescription:
     """A ConsumerGroupDescribe answer as a GroupDescription (type `consumer`)."""
-    members = tuple(
-        sorted(
-            (
-                MemberDescription(
-                    member_id=member.member_id,
-                    group_instance_id=member.instance_id,
-                    client_id=member.client_id or None,
-                    host=member.client_host or None,
-                    assignment=tuple(TopicPartition(t, p) for t, p in member.assignment),
-                    target_assignment=tuple(
-                        TopicPartition(t, p) for t, p in member.target_assignment
-                    ),
-                    subscription=tuple(sorted(member.subscribed_topic_names)),
-                    rack=member.rack_id,
-                    member_epoch=member.member_epoch,
-                    subscribed_topic_regex=member.subscribed_topic_regex or None,
-                    member_type=_MEMBER_TYPES.get(member.member_type),
-                )
-                for member in group.members
-            ),
-            key=lambda item: item.member_id,
+    members = (
+        typed_member(
+            member,
+            group_instance_id=member.instance_id,
+            assignment=tuple(TopicPartition(t, p) for t, p in member.assignment),
+            target_assignment=tuple(TopicPartition(t, p) for t, p in member.target_assignment),
+            subscription=tuple(sorted(member.subscribed_topic_names)),
+            subscribed_topic_regex=member.subscribed_topic_regex or None,
+            member_type=_MEMBER_TYPES.get(member.member_type),
         )
+        for member in group.members
     )
-    return GroupDescription(
-        group_id=group.group_id,
-        state=_CONSUMER_GROUP_STATES.get(group.state.lower(), group.state or "Unknown"),
-        type="consumer",
-        protocol_type="consumer",
+    return typed_group_description(
+        "consumer",
+        group,
+        group.state,
+        _CONSUMER_GROUP_STATES,
+        coordinator,
+        members,
         assignor=group.assignor or None,
-        coordinator=coordinator,
-        members=members,
-        group_epoch=group.group_epoch,
-        assignment_epoch=group.assignment_epoch,
     )
 
 

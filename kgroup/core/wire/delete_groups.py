@@ -15,20 +15,13 @@ SafetyRefusal, nothing deleted. An unknown group is GROUP_ID_NOT_FOUND (NotFound
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgroup.core.errors import KgroupError, SafetyRefusal
 from kgroup.core.models import BrokerNode
 from kgroup.core.wire import messages as m
-from kgroup.core.wire.frames import translated
-from kgroup.core.wire.kafka_errors import (
-    Retry,
-    coordinator_failure,
-    group_error,
-    tagged,
-    unsupported_api,
-)
-from kgroup.protocol import dicts
+from kgroup.core.wire.kafka_errors import Retry, tagged
+from kgroup.core.wire.typed_calls import by_group, exchange, guarded, missing_api
 from kgroup.protocol.messages.share_groups import DELETE_GROUPS
 
 if TYPE_CHECKING:
@@ -49,49 +42,30 @@ def non_empty_refusal(group_id: str) -> KgroupError:
 
 
 def _missing_api(connection: BrokerConnection) -> KgroupError | None:
-    if connection.version_for(DELETE_GROUPS) is not None:
-        return None
-    versions = ",".join(f"v{v}" for v in DELETE_GROUPS.versions)
-    return unsupported_api(
-        f"broker {connection.address} does not offer DeleteGroups {versions}, so kgroup "
-        "cannot delete groups",
-        hint="DeleteGroups came with Kafka 1.1; check the broker's version",
+    return missing_api(
+        connection,
+        DELETE_GROUPS,
+        None,
+        "delete groups",
+        "DeleteGroups came with Kafka 1.1; check the broker's version",
     )
-
-
-def _result(result: dict[str, Any]) -> bool | KgroupError | Retry:
-    code = result["error_code"]
-    group_id = result["group_id"]
-    if code == m.NONE:
-        return True
-    if code == m.NON_EMPTY_GROUP:
-        return non_empty_refusal(group_id)
-    error = group_error(code, group_id, "delete", result.get("error_message"))
-    return coordinator_failure(code, error, "DeleteGroups")
 
 
 def delete_groups(client: WireClient, group_ids: Iterable[str]) -> dict[str, KgroupError | None]:
     """Delete groups: one DeleteGroups per coordinator, retried per group as Kafka's admin
     client does. Group -> None (deleted) or its error (SafetyRefusal for NON_EMPTY_GROUP)."""
+    from kgroup.protocol.generated.wire import delete_groups_request as dg_req
+
     wanted = list(dict.fromkeys(group_ids))
     if not wanted:
         return {}
 
-    def work(
+    def answer(
         connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, bool | KgroupError | Retry]:
-        missing = _missing_api(connection)
-        if missing is not None:
-            return dict.fromkeys(groups, missing)
-        version = connection.version_for(DELETE_GROUPS)
-        assert version is not None
-        body = connection.call(
-            DELETE_GROUPS,
-            version,
-            dicts.encode(DELETE_GROUPS.request, version, {"groups_names": groups}),
-        )
-        answer = translated(dicts.decode)(DELETE_GROUPS.response, version, body, trailing="ignore")
-        return {result["group_id"]: _result(result) for result in answer["results"]}
+        deleted = exchange(connection, DELETE_GROUPS, dg_req.DeleteGroupsRequest(tuple(groups)))
+        refusals = {m.NON_EMPTY_GROUP: non_empty_refusal}
+        return by_group(deleted.results, "delete", lambda _: True, refusals, "DeleteGroups")
 
-    results, _ = client._per_coordinator(wanted, work)
+    results, _ = client._per_coordinator(wanted, guarded(_missing_api, answer))
     return {g: (r if isinstance(r, KgroupError) else None) for g, r in results.items()}

@@ -20,7 +20,7 @@ Groups themselves, share groups included, are deleted by `kgroup.core.wire.delet
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from kgroup.core.errors import KgroupError, SafetyRefusal
@@ -28,11 +28,11 @@ from kgroup.core.models import (
     BrokerNode,
     CommittedOffset,
     GroupDescription,
-    MemberDescription,
     TopicPartition,
 )
 from kgroup.core.wire import messages as m
 from kgroup.core.wire import typed_calls
+from kgroup.core.wire.convert import typed_group_description, typed_member
 from kgroup.core.wire.kafka_errors import (
     Retry,
     coordinator_failure,
@@ -40,7 +40,7 @@ from kgroup.core.wire.kafka_errors import (
     missing_answer,
     tagged,
 )
-from kgroup.core.wire.typed_calls import by_group, exchange
+from kgroup.core.wire.typed_calls import by_group, exchange, guarded
 from kgroup.protocol.messages.share_groups import (
     ALTER_SHARE_GROUP_OFFSETS,
     DELETE_SHARE_GROUP_OFFSETS,
@@ -80,46 +80,31 @@ def missing_api(connection: BrokerConnection, api: Api) -> KgroupError | None:
     )
 
 
+def _needs(api: Api) -> Callable[[BrokerConnection], KgroupError | None]:
+    return lambda connection: missing_api(connection, api)
+
+
 # -- ShareGroupDescribe --------------------------------------------------------------------------
 
 
 def to_share_group_description(group: sgd_res.DescribedGroup, node: BrokerNode) -> GroupDescription:
     """One group of a ShareGroupDescribe answer as a GroupDescription (type `share`)."""
-    members = tuple(
-        sorted(
-            (
-                MemberDescription(
-                    member_id=member.member_id,
-                    client_id=member.client_id or None,
-                    host=member.client_host or None,
-                    assignment=tuple(
-                        sorted(
-                            TopicPartition(tp.topic_name, p)
-                            for tp in member.assignment.topic_partitions
-                            for p in tp.partitions
-                        )
-                    ),
-                    subscription=tuple(sorted(member.subscribed_topic_names)),
-                    rack=member.rack_id,
-                    member_epoch=member.member_epoch,
+    members = (
+        typed_member(
+            member,
+            assignment=tuple(
+                sorted(
+                    TopicPartition(tp.topic_name, p)
+                    for tp in member.assignment.topic_partitions
+                    for p in tp.partitions
                 )
-                for member in group.members
             ),
-            key=lambda item: item.member_id,
+            subscription=tuple(sorted(member.subscribed_topic_names)),
         )
+        for member in group.members
     )
-    state = group.group_state
-    return GroupDescription(
-        group_id=group.group_id,
-        state=_STATES.get(state.lower(), state or "Unknown"),
-        type="share",
-        protocol_type="share",
-        assignor=group.assignor_name or None,
-        coordinator=node,
-        members=members,
-        group_epoch=group.group_epoch,
-        assignment_epoch=group.assignment_epoch,
-    )
+    state, assignor = group.group_state, group.assignor_name or None
+    return typed_group_description("share", group, state, _STATES, node, members, assignor=assignor)
 
 
 def describe_share_groups(
@@ -135,7 +120,7 @@ def describe_share_groups(
         SHARE_GROUP_DESCRIBE,
         lambda groups: sgd_req.ShareGroupDescribeRequest(groups),
         to_share_group_description,
-        lambda connection: missing_api(connection, SHARE_GROUP_DESCRIBE),
+        _needs(SHARE_GROUP_DESCRIBE),
         "share",
     )
 
@@ -154,18 +139,16 @@ def share_group_offsets(
     if not wanted:
         return {}
 
-    def work(
+    def answer(
         connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, Offsets | KgroupError | Retry]:
-        missing = missing_api(connection, DESCRIBE_SHARE_GROUP_OFFSETS)
-        if missing is not None:
-            return dict.fromkeys(groups, missing)
         request = dsgo_req.DescribeShareGroupOffsetsRequest(
             tuple(dsgo_req.DescribeShareGroupOffsetsRequestGroup(g, None) for g in groups)
         )
-        answer = exchange(connection, DESCRIBE_SHARE_GROUP_OFFSETS, request)
-        return by_group(answer.groups, "read the share-partition start offsets", _start_offsets)
+        described = exchange(connection, DESCRIBE_SHARE_GROUP_OFFSETS, request)
+        return by_group(described.groups, "read the share-partition start offsets", _start_offsets)
 
+    work = guarded(_needs(DESCRIBE_SHARE_GROUP_OFFSETS), answer)
     results, _ = client._per_coordinator(wanted, work)
     return {g: results[g] for g in wanted}  # type: ignore[misc]
 
@@ -234,16 +217,13 @@ def alter_share_group_offsets(
         ),
     )
 
-    def work(
+    def answer(
         connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, bool | KgroupError | Retry]:
-        missing = missing_api(connection, ALTER_SHARE_GROUP_OFFSETS)
-        if missing is not None:
-            return {group_id: missing}
-        answer = exchange(connection, ALTER_SHARE_GROUP_OFFSETS, request)
-        return {group_id: _altered(answer, group_id, offsets)}
+        altered = exchange(connection, ALTER_SHARE_GROUP_OFFSETS, request)
+        return {group_id: _altered(altered, group_id, offsets)}
 
-    client._for_group(group_id, work)
+    client._for_group(group_id, guarded(_needs(ALTER_SHARE_GROUP_OFFSETS), answer))
 
 
 def _altered(
@@ -294,16 +274,13 @@ def delete_share_group_offsets(
         group_id, tuple(dsgo_req.DeleteShareGroupOffsetsRequestTopic(t) for t in names)
     )
 
-    def work(
+    def answer(
         connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, dict[str, KgroupError | None] | KgroupError | Retry]:
-        missing = missing_api(connection, DELETE_SHARE_GROUP_OFFSETS)
-        if missing is not None:
-            return {group_id: missing}
-        answer = exchange(connection, DELETE_SHARE_GROUP_OFFSETS, request)
+        deleted = exchange(connection, DELETE_SHARE_GROUP_OFFSETS, request)
         failed = _refused(
-            answer.error_code,
-            answer.error_message,
+            deleted.error_code,
+            deleted.error_message,
             group_id,
             "delete the start offsets",
             "deletes the start offsets of",
@@ -320,11 +297,11 @@ def delete_share_group_offsets(
                 )
                 if topic.error_code != m.NONE
                 else None
-                for topic in answer.responses
+                for topic in deleted.responses
             }
         }
 
-    outcome = client._for_group(group_id, work)
+    outcome = client._for_group(group_id, guarded(_needs(DELETE_SHARE_GROUP_OFFSETS), answer))
     return {
         t: outcome.get(t, missing_answer(f"the coordinator did not answer for topic {t}"))
         for t in names

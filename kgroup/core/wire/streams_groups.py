@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from kgroup.core.models import BrokerNode, GroupDescription, MemberDescription, TopicPartition
+from kgroup.core.models import BrokerNode, GroupDescription, TopicPartition
 from kgroup.core.wire import typed_calls
+from kgroup.core.wire.convert import typed_group_description, typed_member
 from kgroup.protocol.messages.streams_groups import STREAMS_GROUP_DESCRIBE
 
 if TYPE_CHECKING:
@@ -79,38 +80,21 @@ def to_streams_group_description(
         for s in (topology.subtopologies if topology is not None else None) or ()
     }
     subscription = tuple(sorted({t for topics in sources.values() for t in topics}))
-    members = tuple(
-        sorted(
-            (
-                MemberDescription(
-                    member_id=mb.member_id,
-                    group_instance_id=mb.instance_id,
-                    client_id=mb.client_id or None,
-                    host=mb.client_host or None,
-                    assignment=_partitions(mb.assignment, sources),
-                    target_assignment=_partitions(mb.target_assignment, sources),
-                    subscription=subscription,
-                    rack=mb.rack_id,
-                    member_epoch=mb.member_epoch,
-                    member_type="classic" if mb.is_classic else "streams",
-                    tasks=tasks_text(mb.assignment),
-                )
-                for mb in group.members
-            ),
-            key=lambda item: item.member_id,
+    members = (
+        typed_member(
+            mb,
+            group_instance_id=mb.instance_id,
+            assignment=_partitions(mb.assignment, sources),
+            target_assignment=_partitions(mb.target_assignment, sources),
+            subscription=subscription,
+            member_type="classic" if mb.is_classic else "streams",
+            tasks=tasks_text(mb.assignment),
         )
+        for mb in group.members
     )
-    state = group.group_state
-    return GroupDescription(
-        group_id=group.group_id,
-        state=_STATES.get(state.lower(), state or "Unknown"),
-        type="streams",
-        protocol_type="streams",
-        coordinator=node,
-        members=members,
-        group_epoch=group.group_epoch,
-        assignment_epoch=group.assignment_epoch,
-        topology_epoch=topology.epoch if topology is not None else None,
+    epoch = topology.epoch if topology is not None else None
+    return typed_group_description(
+        "streams", group, group.group_state, _STATES, node, members, topology_epoch=epoch
     )
 
 

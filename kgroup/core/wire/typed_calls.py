@@ -50,18 +50,37 @@ def exchange(connection: BrokerConnection, api: Api, request: Struct) -> Any:
 
 
 def missing_api(
-    connection: BrokerConnection, api: Api, feature: str, why: str, hint: str
+    connection: BrokerConnection, api: Api, feature: str | None, why: str, hint: str
 ) -> KgroupError | None:
     """The one-line error for a broker that does not offer `api` at a version kgroup speaks
     (`feature`: the KIP and the Kafka that has it; `why`: what kgroup cannot do without it)."""
     if connection.version_for(api) is not None:
         return None
     versions = ",".join(f"v{v}" for v in api.versions)
+    needs = f" ({feature})" if feature else ""
     return unsupported_api(
-        f"broker {connection.address} does not offer {api.name} {versions} ({feature}), so "
-        f"kgroup cannot {why}",
+        f"broker {connection.address} does not offer {api.name} {versions}{needs}, so kgroup "
+        f"cannot {why}",
         hint=hint,
     )
+
+
+def guarded(
+    missing: Callable[[BrokerConnection], KgroupError | None],
+    answer: Callable[[BrokerConnection, BrokerNode, list[str]], dict[str, T | KgroupError | Retry]],
+) -> Callable[[BrokerConnection, BrokerNode, list[str]], dict[str, T | KgroupError | Retry]]:
+    """The work of one coordinator (`WireClient._per_coordinator`): the error `missing` finds
+    for each group when the coordinator lacks the API, else `answer`'s results."""
+
+    def work(
+        connection: BrokerConnection, node: BrokerNode, groups: list[str]
+    ) -> dict[str, T | KgroupError | Retry]:
+        unsupported = missing(connection)
+        if unsupported is not None:
+            return dict.fromkeys(groups, unsupported)
+        return answer(connection, node, groups)
+
+    return work
 
 
 def by_group(
@@ -69,9 +88,11 @@ def by_group(
     operation: str,
     ok: Callable[[_G], T],
     refusals: Mapping[int, Callable[[str], KgroupError]] | None = None,
+    api: str | None = None,
 ) -> dict[str, T | KgroupError | Retry]:
     """Each answered group's result: `ok(group)` without an error, the refusal its code has in
-    `refusals`, else its error (to retry where the code says the coordinator moved or loads)."""
+    `refusals`, else its error, to retry where `api`'s rule says (`retry_policy`; without `api`:
+    the rule every coordinator request shares)."""
     out: dict[str, T | KgroupError | Retry] = {}
     for group in answers:
         code, group_id = group.error_code, group.group_id
@@ -81,7 +102,7 @@ def by_group(
             out[group_id] = refusals[code](group_id)
         else:
             error = group_error(code, group_id, operation, group.error_message)
-            out[group_id] = coordinator_failure(code, error)
+            out[group_id] = coordinator_failure(code, error, api)
     return out
 
 
@@ -97,13 +118,10 @@ def describe_groups(
     """Describe groups of `group_type` with `api`, one `request(group ids)` per coordinator:
     each answered group as `describe` makes it, or carrying its error."""
 
-    def work(
+    def answer(
         connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, GroupDescription | KgroupError | Retry]:
-        unsupported = missing(connection)
-        if unsupported is not None:
-            return dict.fromkeys(groups, unsupported)
-        answer = exchange(connection, api, request(tuple(groups)))
-        return by_group(answer.groups, "describe", lambda group: describe(group, node))
+        described = exchange(connection, api, request(tuple(groups)))
+        return by_group(described.groups, "describe", lambda group: describe(group, node))
 
-    return client._describe_each(group_ids, work, group_type)
+    return client._describe_each(group_ids, guarded(missing, answer), group_type)
