@@ -21,7 +21,7 @@ from kgroup.core.errors import KgroupError, SafetyRefusal
 from kgroup.core.models import BrokerNode
 from kgroup.core.wire import messages as m
 from kgroup.core.wire.kafka_errors import Retry, tagged
-from kgroup.core.wire.typed_calls import by_group, exchange, guarded, missing_api
+from kgroup.core.wire.typed_calls import by_group, exchange, missing_api, per_coordinator
 from kgroup.protocol.messages.share_groups import DELETE_GROUPS
 
 if TYPE_CHECKING:
@@ -56,10 +56,6 @@ def delete_groups(client: WireClient, group_ids: Iterable[str]) -> dict[str, Kgr
     client does. Group -> None (deleted) or its error (SafetyRefusal for NON_EMPTY_GROUP)."""
     from kgroup.protocol.generated.wire import delete_groups_request as dg_req
 
-    wanted = list(dict.fromkeys(group_ids))
-    if not wanted:
-        return {}
-
     def answer(
         connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, bool | KgroupError | Retry]:
@@ -67,5 +63,5 @@ def delete_groups(client: WireClient, group_ids: Iterable[str]) -> dict[str, Kgr
         refusals = {m.NON_EMPTY_GROUP: non_empty_refusal}
         return by_group(deleted.results, "delete", lambda _: True, refusals, "DeleteGroups")
 
-    results, _ = client._per_coordinator(wanted, guarded(_missing_api, answer))
+    results = per_coordinator(client, group_ids, _missing_api, answer)
     return {g: (r if isinstance(r, KgroupError) else None) for g, r in results.items()}

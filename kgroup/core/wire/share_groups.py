@@ -40,7 +40,7 @@ from kgroup.core.wire.kafka_errors import (
     missing_answer,
     tagged,
 )
-from kgroup.core.wire.typed_calls import by_group, exchange, guarded
+from kgroup.core.wire.typed_calls import by_group, exchange, guarded, per_coordinator
 from kgroup.protocol.messages.share_groups import (
     ALTER_SHARE_GROUP_OFFSETS,
     DELETE_SHARE_GROUP_OFFSETS,
@@ -135,10 +135,6 @@ def share_group_offsets(
     no state are left out): one DescribeShareGroupOffsets per coordinator, all topics."""
     from kgroup.protocol.generated.wire import describe_share_group_offsets_request as dsgo_req
 
-    wanted = list(dict.fromkeys(group_ids))
-    if not wanted:
-        return {}
-
     def answer(
         connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, Offsets | KgroupError | Retry]:
@@ -148,9 +144,7 @@ def share_group_offsets(
         described = exchange(connection, DESCRIBE_SHARE_GROUP_OFFSETS, request)
         return by_group(described.groups, "read the share-partition start offsets", _start_offsets)
 
-    work = guarded(_needs(DESCRIBE_SHARE_GROUP_OFFSETS), answer)
-    results, _ = client._per_coordinator(wanted, work)
-    return {g: results[g] for g in wanted}  # type: ignore[misc]
+    return per_coordinator(client, group_ids, _needs(DESCRIBE_SHARE_GROUP_OFFSETS), answer)
 
 
 def _start_offsets(group: dsgo_res.DescribeShareGroupOffsetsResponseGroup) -> Offsets | KgroupError:

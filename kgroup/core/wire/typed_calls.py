@@ -83,6 +83,21 @@ def guarded(
     return work
 
 
+def per_coordinator(
+    client: WireClient,
+    group_ids: Iterable[str],
+    missing: Callable[[BrokerConnection], KgroupError | None],
+    answer: Callable[[BrokerConnection, BrokerNode, list[str]], dict[str, T | KgroupError | Retry]],
+) -> dict[str, T | KgroupError]:
+    """Each group's result, in the order asked: `answer` once per coordinator for its groups
+    (`guarded` by `missing`), retried as `WireClient._per_coordinator` retries it."""
+    wanted = list(dict.fromkeys(group_ids))
+    if not wanted:
+        return {}
+    results, _ = client._per_coordinator(wanted, guarded(missing, answer))
+    return {g: results[g] for g in wanted}
+
+
 def by_group(
     answers: Iterable[_G],
     operation: str,
