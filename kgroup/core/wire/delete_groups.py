@@ -21,7 +21,7 @@ from kgroup.core.errors import KgroupError, SafetyRefusal
 from kgroup.core.models import BrokerNode
 from kgroup.core.wire import messages as m
 from kgroup.core.wire.kafka_errors import Retry, tagged
-from kgroup.core.wire.typed_calls import by_group, exchange, missing_api, per_coordinator
+from kgroup.core.wire.typed_calls import by_group, exchange, needs, per_coordinator
 from kgroup.protocol.messages.share_groups import DELETE_GROUPS
 
 if TYPE_CHECKING:
@@ -41,14 +41,12 @@ def non_empty_refusal(group_id: str) -> KgroupError:
     )
 
 
-def _missing_api(connection: BrokerConnection) -> KgroupError | None:
-    return missing_api(
-        connection,
-        DELETE_GROUPS,
-        None,
-        "delete groups",
-        "DeleteGroups came with Kafka 1.1; check the broker's version",
-    )
+_MISSING = needs(
+    DELETE_GROUPS,
+    None,
+    "delete groups",
+    "DeleteGroups came with Kafka 1.1; check the broker's version",
+)
 
 
 def delete_groups(client: WireClient, group_ids: Iterable[str]) -> dict[str, KgroupError | None]:
@@ -63,5 +61,5 @@ def delete_groups(client: WireClient, group_ids: Iterable[str]) -> dict[str, Kgr
         refusals = {m.NON_EMPTY_GROUP: non_empty_refusal}
         return by_group(deleted.results, "delete", lambda _: True, refusals, "DeleteGroups")
 
-    results = per_coordinator(client, group_ids, _missing_api, answer)
+    results = per_coordinator(client, group_ids, _MISSING, answer)
     return {g: (r if isinstance(r, KgroupError) else None) for g, r in results.items()}

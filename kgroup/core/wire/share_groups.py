@@ -20,7 +20,7 @@ Groups themselves, share groups included, are deleted by `kgroup.core.wire.delet
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from kgroup.core.errors import KgroupError, SafetyRefusal
@@ -52,6 +52,7 @@ from kgroup.protocol.model import Api
 if TYPE_CHECKING:
     from kgroup.core.wire.client import WireClient
     from kgroup.core.wire.connection import BrokerConnection
+    from kgroup.core.wire.typed_calls import Missing
     from kgroup.protocol.generated.wire import alter_share_group_offsets_response as asgo_res
     from kgroup.protocol.generated.wire import describe_share_group_offsets_response as dsgo_res
     from kgroup.protocol.generated.wire import share_group_describe_response as sgd_res
@@ -69,19 +70,13 @@ _WHY = {
 }
 
 
-def missing_api(connection: BrokerConnection, api: Api) -> KgroupError | None:
-    """The one-line error for a broker that does not offer `api` at a version kgroup speaks."""
-    return typed_calls.missing_api(
-        connection,
+def _needs(api: Api) -> Missing:
+    return typed_calls.needs(
         api,
         "KIP-932 share groups: Kafka 4.1+ with share.version=1",
         _WHY[api.key],
         "share groups need Kafka 4.1 or later with share groups enabled",
     )
-
-
-def _needs(api: Api) -> Callable[[BrokerConnection], KgroupError | None]:
-    return lambda connection: missing_api(connection, api)
 
 
 # -- ShareGroupDescribe --------------------------------------------------------------------------

@@ -110,8 +110,7 @@ def describe_streams_groups(
         STREAMS_GROUP_DESCRIBE,
         lambda groups: sgd_req.StreamsGroupDescribeRequest(groups),
         to_streams_group_description,
-        lambda connection: typed_calls.missing_api(
-            connection,
+        typed_calls.needs(
             STREAMS_GROUP_DESCRIBE,
             "KIP-1071 streams groups: Kafka 4.1+ with the streams rebalance protocol enabled",
             "describe streams groups",

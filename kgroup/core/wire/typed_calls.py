@@ -22,6 +22,8 @@ from kgroup.core.wire.kafka_errors import Retry, coordinator_failure, group_erro
 from kgroup.protocol.model import Api
 from kgroup.protocol.runtime import Readable, Struct
 
+T = TypeVar("T")
+
 if TYPE_CHECKING:
     from kgroup.core.wire.client import WireClient, _GroupAnswer
     from kgroup.core.wire.connection import BrokerConnection
@@ -32,8 +34,11 @@ if TYPE_CHECKING:
         @property
         def error_message(self) -> str | None: ...
 
+    # a coordinator's check for an API; its answer for its groups
+    Missing = Callable[[BrokerConnection], KgroupError | None]
+    Answer = Callable[[BrokerConnection, BrokerNode, list[str]], dict[str, T | KgroupError | Retry]]
 
-T = TypeVar("T")
+
 _G = TypeVar("_G", bound="GroupAnswer")
 
 
@@ -49,26 +54,26 @@ def exchange(connection: BrokerConnection, api: Api, request: Struct) -> Any:
     return translated(responses.read_from)(Readable(body), version)
 
 
-def missing_api(
-    connection: BrokerConnection, api: Api, feature: str | None, why: str, hint: str
-) -> KgroupError | None:
-    """The one-line error for a broker that does not offer `api` at a version kgroup speaks
-    (`feature`: the KIP and the Kafka that has it; `why`: what kgroup cannot do without it)."""
-    if connection.version_for(api) is not None:
-        return None
-    versions = ",".join(f"v{v}" for v in api.versions)
-    needs = f" ({feature})" if feature else ""
-    return unsupported_api(
-        f"broker {connection.address} does not offer {api.name} {versions}{needs}, so kgroup "
-        f"cannot {why}",
-        hint=hint,
-    )
+def needs(api: Api, feature: str | None, why: str, hint: str) -> Missing:
+    """The check of a broker for `api`: None when it offers a version kgroup speaks, else the
+    one-line error saying so (`feature`: the KIP and the Kafka that has it; `why`: what kgroup
+    cannot do without it)."""
+
+    def missing(connection: BrokerConnection) -> KgroupError | None:
+        if connection.version_for(api) is not None:
+            return None
+        versions = ",".join(f"v{v}" for v in api.versions)
+        where = f" ({feature})" if feature else ""
+        return unsupported_api(
+            f"broker {connection.address} does not offer {api.name} {versions}{where}, so "
+            f"kgroup cannot {why}",
+            hint=hint,
+        )
+
+    return missing
 
 
-def guarded(
-    missing: Callable[[BrokerConnection], KgroupError | None],
-    answer: Callable[[BrokerConnection, BrokerNode, list[str]], dict[str, T | KgroupError | Retry]],
-) -> Callable[[BrokerConnection, BrokerNode, list[str]], dict[str, T | KgroupError | Retry]]:
+def guarded(missing: Missing, answer: Answer[T]) -> Answer[T]:
     """The work of one coordinator (`WireClient._per_coordinator`): the error `missing` finds
     for each group when the coordinator lacks the API, else `answer`'s results."""
 
@@ -86,8 +91,8 @@ def guarded(
 def per_coordinator(
     client: WireClient,
     group_ids: Iterable[str],
-    missing: Callable[[BrokerConnection], KgroupError | None],
-    answer: Callable[[BrokerConnection, BrokerNode, list[str]], dict[str, T | KgroupError | Retry]],
+    missing: Missing,
+    answer: Answer[T],
 ) -> dict[str, T | KgroupError]:
     """Each group's result, in the order asked: `answer` once per coordinator for its groups
     (`guarded` by `missing`), retried as `WireClient._per_coordinator` retries it."""
@@ -127,7 +132,7 @@ def describe_groups(
     api: Api,
     request: Callable[[tuple[str, ...]], Struct],
     describe: Callable[[Any, BrokerNode], GroupDescription],
-    missing: Callable[[BrokerConnection], KgroupError | None],
+    missing: Missing,
     group_type: str,
 ) -> dict[str, GroupDescription]:
     """Describe groups of `group_type` with `api`, one `request(group ids)` per coordinator:
