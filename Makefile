@@ -54,10 +54,12 @@ lint: $(VENV)/.installed-test
 docs: $(VENV)/.installed
 	$(BIN)/python scripts/gen_docs.py
 
-## protocol: regenerate kgroup/protocol/generated/ and the C reader's opcodes from the JSON
-##           declarations (tests/unit/protocol/test_protocol_generated.py fails when stale)
+## protocol: regenerate kgroup/protocol/generated/, the C reader's opcodes and the
+##           `__consumer_offsets` readers and writers (kgroup/offsets/generated/) from the JSON
+##           declarations (test_protocol_generated.py, test_offsets_codec_generated.py fail when stale)
 protocol: $(VENV)/.installed
 	$(BIN)/python scripts/gen_protocol.py
+	$(BIN)/python scripts/gen_offsets_codec.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

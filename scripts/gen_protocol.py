@@ -665,7 +665,12 @@ def generated_files() -> dict[Path, str]:
 
 def formatted() -> dict[Path, str]:
     """The generated files as `ruff format` and `ruff check --fix` (imports) leave them."""
-    files = generated_files()
+    return ruff_formatted(generated_files())
+
+
+def ruff_formatted(files: dict[Path, str]) -> dict[Path, str]:
+    """`files` (paths under the repository) as `ruff format` and `ruff check --fix` (imports)
+    leave them (scripts/gen_offsets_codec.py formats its files the same way)."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp_root = Path(tmp)
         for path, text in files.items():

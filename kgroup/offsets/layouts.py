@@ -1,13 +1,14 @@
-"""Reading and writing the tables of `schema.py`: kgroup.protocol's generic codec with the
-options of `__consumer_offsets`, and the program the compiled fast path runs.
+"""Reading and writing the tables of `schema.py`: the generated readers and writers of
+`kgroup.offsets.generated`, and the program the compiled fast path runs.
 
 Source of truth: Kafka's message generator (`MessageDataGenerator`): how a versioned field list
 becomes bytes in classic and flexible versions, including tagged-field sections (KIP-482).
-OFFSETS_FORMAT.md §1. The rules live in `kgroup.protocol.reader` / `writer`, which compile a
-table at a version once into straight-line Python; this module only chooses the options the
-decoder prints with: uuids as Kafka's base64 text, fields a version lacks left out (no
-defaults filled in), errors raised as `wire.DecodeError` naming the field and the byte in the
-words `kgroup decode` has always used (`_Wording`).
+OFFSETS_FORMAT.md §1. scripts/gen_offsets_codec.py writes one straight-line Python function per
+declaration and version, with the options the decoder prints with: uuids as Kafka's base64 text,
+fields a version lacks left out (no defaults filled in), errors raised as `wire.DecodeError`
+naming the field and the byte in the words `kgroup decode` has always used
+(`kgroup.offsets.wording`). Nothing is compiled at run time: a declaration is found in the
+generated index by its content (`fingerprint`).
 
 Strictness is Kafka's generated `read` methods' (issue #13): every field of the version is
 required; a negative length or count is null where the field is nullable and "non-nullable
@@ -23,58 +24,51 @@ the bytes to the Python reader whenever it gives up, so errors always come from 
 
 from __future__ import annotations
 
+import importlib
+import zlib
 from collections.abc import Callable
 from typing import Any
 
 from kgroup.offsets import native, opcodes
 from kgroup.offsets.schema import Array, Message, Struct
-from kgroup.offsets.wire import DecodeError
-from kgroup.protocol import reader as _reader
-from kgroup.protocol import writer as _writer
-from kgroup.protocol.model import java_name
-from kgroup.protocol.types import ErrorClass, Wording
+from kgroup.offsets.wording import WORDING as WORDING
 
 Reader = Callable[[bytes, int, int], tuple[dict[str, Any], int]]
+Writer = Callable[[dict[str, Any], bytearray], None]
 
 _READERS: dict[tuple[Any, ...], Reader] = {}
+_GENERATED: dict[tuple[str, Struct, int, bool], Any] = {}
 
 
-class _Wording(Wording):
-    """`kgroup decode`'s error texts, unchanged by the switch to kgroup.protocol: a field is
-    named as Kafka's generated code names it (`ownedPartitions`), fixed-width fields read at
-    once are named together (`offset..metadata`), a short read says "truncated", Kafka's own
-    sentences ("non-nullable field ...") stand alone at the byte after the length, invalid
-    UTF-8 stays Python's UnicodeDecodeError (the decoder words it)."""
-
-    def label(self, path: str, name: str) -> str:
-        return java_name(name)
-
-    def truncated(self, size: int, left: int) -> str:
-        return "truncated"
-
-    def truncated_length(self, size: int, left: int) -> str:
-        return "truncated length"
-
-    def truncated_data(self, size: int, left: int) -> str:
-        return f"{size} bytes run past the end"
-
-    def group_label(self, path: str, first: str, last: str) -> str | None:
-        return f"{java_name(first)}..{java_name(last)}"
-
-    def bad_utf8(
-        self, exc: UnicodeDecodeError, start: int, label: str, error: ErrorClass
-    ) -> Exception:
-        return exc  # decode.py words it ("invalid UTF-8 (<reason>)")
-
-    def at(self, start: int, after: int, label: str, kafka_text: bool) -> tuple[int, str | None]:
-        return after, None if kafka_text else label
+def fingerprint(struct: Struct) -> str:
+    """A declaration's content as a short key (its repr: every field, nested structs too):
+    the generated index finds a table by it, whichever object holds it."""
+    data = repr(struct).encode()
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
 
 
-WORDING = _Wording()
+def _generated(kind: str, struct: Struct, version: int, flexible: bool) -> Any:
+    """The generated `read_v<version>` / `write_v<version>` (kind "readers" or "writers") of
+    `struct`, looked up once per table and version."""
+    cache_key = (kind, struct, version, flexible)
+    fn = _GENERATED.get(cache_key)
+    if fn is None:
+        package = importlib.import_module(f"kgroup.offsets.generated.{kind}")
+        name = package.INDEX.get((fingerprint(struct), version, flexible))
+        if name is None:
+            raise LookupError(
+                f"no generated {kind[:-1]} for {struct.name} v{version}"
+                f"{' (flexible)' if flexible else ''}: run `make protocol` "
+                "(scripts/gen_offsets_codec.py) after changing a declaration"
+            )
+        module = importlib.import_module(f"kgroup.offsets.generated.{kind}.{name}")
+        fn = getattr(module, f"{'read' if kind == 'readers' else 'write'}_v{version}")
+        _GENERATED[cache_key] = fn
+    return fn
 
 
 def get_reader(struct: Struct, version: int, flexible: bool) -> Reader:
-    """The compiled reader for `struct` at `version` (cached): C when built, else Python."""
+    """The reader for `struct` at `version` (cached): C when built, else Python."""
     cache_key = (struct, version, flexible)
     fn = _READERS.get(cache_key)
     if fn is None:
@@ -92,16 +86,8 @@ def get_reader(struct: Struct, version: int, flexible: bool) -> Reader:
 
 
 def get_py_reader(struct: Struct, version: int, flexible: bool) -> Reader:
-    """The pure-Python reader for `struct` at `version` (kgroup.protocol's, cached there)."""
-    return _reader.get_reader(
-        struct,
-        version,
-        flexible,
-        uuid_as_text=True,
-        defaults=False,
-        error=DecodeError,
-        wording=WORDING,
-    )
+    """The pure-Python reader for `struct` at `version` (generated)."""
+    return _generated("readers", struct, version, flexible)
 
 
 def read_message(
@@ -177,12 +163,11 @@ def _c_op(
 
 def write_message(msg: Message, version: int, values: dict[str, Any], out: bytearray) -> None:
     """Append `values` (snake_case keys, as the reader returns them; uuids as text or bytes)
-    encoded as `msg` v`version`, by kgroup.protocol's writer: absent keys take their defaults,
-    keys of fields the version lacks are dropped, tagged fields are written when not their
-    default, `_tag<N>` keys are written back; a None is written as null even where Kafka
+    encoded as `msg` v`version`, by the generated lenient writer: absent keys take their
+    defaults, keys of fields the version lacks are dropped, tagged fields are written when not
+    their default, `_tag<N>` keys are written back; a None is written as null even where Kafka
     allows none (test data for the decoder's strictness)."""
-    flexible = msg.flexible(version)
-    _writer.get_writer(msg.struct, version, flexible, lenient=True)(values, out)
+    _generated("writers", msg.struct, version, msg.flexible(version))(values, out)
 
 
 def encode_message(msg: Message, version: int, values: dict[str, Any]) -> bytes:
