@@ -33,8 +33,8 @@ def _versioned(msg: Message, data: bytes) -> dict[str, Any]:
     """int16 version + `msg` read with the highest known layout, as `ConsumerProtocol` does:
     every field of that layout is required (a buffer underflow is a `SchemaException` there),
     trailing bytes are ignored. The consumer protocol tables are kgroup.protocol's (the wire
-    client and `simulate-assign --from-group` read the same bytes with them), read by its
-    generic reader through `layouts` (C when built)."""
+    client and `simulate-assign --from-group` read the same bytes with them), read by the
+    generated readers through `layouts` (C when built)."""
     if len(data) < 2:
         raise DecodeError("shorter than its int16 version", 0, "version")
     version = INT16.unpack_from(data, 0)[0]

@@ -14,8 +14,9 @@ lines there. The consumer protocol and the sticky assignors' user data are bound
 
 Field names keep Kafka's spelling; the decoder prints them in snake_case (`commitTimestamp` ->
 `commit_timestamp`, `GroupId` -> `group_id`), the naming of CLI.md "decode output records".
-kgroup.protocol's generic reader and writer (through `codec.py`) walk these declarations; there
-is no per-version parser.
+The readers and writers of `layouts.py` are generated from these declarations
+(scripts/gen_offsets_codec.py, committed under `kgroup.offsets.generated`); nothing is written
+by hand per version.
 """
 
 from __future__ import annotations
