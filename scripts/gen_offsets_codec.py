@@ -30,6 +30,9 @@ when the committed files are stale; `--check` exits 1 instead of writing.
 from __future__ import annotations
 
 import argparse
+import copy
+import functools
+import struct as _struct
 import sys
 from pathlib import Path
 from typing import Any
@@ -40,8 +43,24 @@ sys.path.insert(0, str(ROOT))
 from kgroup.offsets.layouts import fingerprint  # noqa: E402
 from kgroup.offsets.wording import WORDING  # noqa: E402
 from kgroup.protocol.definitions import load  # noqa: E402
+from kgroup.protocol.errors import ProtocolError, ProtocolWriteError  # noqa: E402
 from kgroup.protocol.model import Array, Field, Message, Struct, java_name, snake  # noqa: E402
-from kgroup.protocol.types import FIXED, Wording, bulk_fixed, default_value, is_fixed  # noqa: E402
+from kgroup.protocol.runtime import ALLOCATE, uvarint, w_tags  # noqa: E402
+from kgroup.protocol.types import (  # noqa: E402
+    FIXED,
+    WIRE,
+    ErrorClass,
+    Wording,
+    after_length,
+    bulk_fixed,
+    default_value,
+    is_fixed,
+    read_uvarint,
+    read_uvarint32,
+    truncated,
+    uuid_bytes,
+    uuid_text,
+)
 from scripts.gen_protocol import declarations, ruff_formatted  # noqa: E402
 
 OUT = ROOT / "kgroup" / "offsets" / "generated"
@@ -719,6 +738,96 @@ def unknown_tags(values: dict[str, Any], known: frozenset[str], tags: list) -> N
         if key.startswith("_tag") and key[4:].isdigit():
             tags.append((int(key[4:]), bytes(values[key])))
 '''
+
+
+# ---------------------------------------------------------------- for tests: other options
+# The same source with other options (the wire's ProtocolError and words, defaults filled in,
+# uuids as bytes, the strict writer), exec'd into a namespace: tests and benchmarks compare
+# kgroup's generated code against it. kgroup itself never runs this.
+
+
+def _namespace(error: ErrorClass, wording: Wording) -> dict[str, Any]:
+    """The names the generated functions call, bound to `error` and `wording`."""
+    bound = {} if error is ProtocolError else {"error": error}
+    return {
+        "_struct": _struct,
+        "Any": Any,
+        "ErrorClass": error,
+        "trunc": functools.partial(truncated, error=error, words=wording.truncated),
+        "tlen": functools.partial(truncated, error=error, words=wording.truncated_length),
+        "tdata": functools.partial(truncated, error=error, words=wording.truncated_data),
+        "after": functools.partial(after_length, error=error, wording=wording),
+        "utf8": functools.partial(wording.bad_utf8, error=error),
+        "uv": functools.partial(read_uvarint, **bound),
+        "uv32": functools.partial(read_uvarint32, **bound),
+        "allocate": lambda n, left: ALLOCATE % (n, left),
+        "uuid_text": uuid_text,
+        "I16": _struct.Struct(">h").unpack_from,
+        "I32": _struct.Struct(">i").unpack_from,
+        "unpack": _struct.unpack_from,
+        "deepcopy": copy.deepcopy,
+        "MISSING": _MISSING,
+        "P16": _struct.Struct(">h").pack,
+        "P32": _struct.Struct(">i").pack,
+        "pack": _struct.pack,
+        "fail": ProtocolWriteError,
+        "too_long": lambda label, n: ProtocolWriteError(
+            f"{label}: a string of {n} bytes is longer than 0x7fff"
+        ),
+        "unknown_tags": _unknown_tags,
+        "uuid_bytes": uuid_bytes,
+        "uvarint": uvarint,
+        "w_tags": w_tags,
+    }
+
+
+_MISSING = object()
+
+
+def _unknown_tags(values: dict[str, Any], known: frozenset[str], tags: list) -> None:
+    for key in values.keys() - known:
+        if key.startswith("_tag") and key[4:].isdigit():
+            tags.append((int(key[4:]), bytes(values[key])))
+
+
+def _run(module: _Module, fname: str, ns: dict[str, Any], filename: str) -> Any:
+    source = "\n".join([*module.constants(), *module.lines])
+    exec(compile(source, filename, "exec"), ns)
+    return ns[fname]
+
+
+def build_reader(
+    struct: Struct,
+    version: int,
+    flexible: bool,
+    *,
+    uuid_as_text: bool = False,
+    defaults: bool = True,
+    error: ErrorClass = ProtocolError,
+    wording: Wording = WIRE,
+) -> Any:
+    """`fn(buf, pos, end) -> (dict, pos)` for `struct` at `version` with these options (by
+    default the wire's: ProtocolError, field paths, defaults filled in, uuids as bytes)."""
+    module = _Module()
+    source = ReaderSource(
+        module,
+        version,
+        uuid_as_text=uuid_as_text,
+        defaults=defaults,
+        error="ErrorClass",
+        wording=wording,
+    )
+    fname = source.top(struct, flexible)
+    return _run(module, fname, _namespace(error, wording), f"<reader {struct.name} v{version}>")
+
+
+def build_writer(struct: Struct, version: int, flexible: bool, *, lenient: bool = False) -> Any:
+    """`fn(values, out)` for `struct` at `version`: Kafka's rules (`lenient=False`), or the
+    encoder's lenient ones."""
+    module = _Module()
+    fname = WriterSource(module, version, lenient=lenient).top(struct, flexible)
+    ns = _namespace(ProtocolError, WIRE)
+    return _run(module, fname, ns, f"<writer {struct.name} v{version}>")
 
 
 def module_name(path: str) -> str:
