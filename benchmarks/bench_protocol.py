@@ -3,10 +3,12 @@ parity tests' oracle in tests/unit/protocol/handwritten.py).
 
 Builds large responses (Metadata of 200 topics x 50 partitions, OffsetFetch of 500 groups x 10
 partitions, DescribeGroups of 500 groups x 5 members, ListOffsets, ConsumerGroupDescribe) with
-the generic writer, then times decoding them to the client's result types both ways, plus two
-request encoders. No broker needed. Target (issue 16): the declarative path within 5% of the
-hand-written one (ratio <= 1.05). Last, what a process pays before its first message: building
-the reader and writer of every version kgroup speaks, compiled and from the code cache.
+the tests' dict codec (tests/unit/protocol/dict_codec.py), then times decoding them to the
+client's result types both ways, plus two request encoders. No broker needed. Target (issue
+16): the declarative path within 5% of the hand-written one (ratio <= 1.05). Then the
+`__consumer_offsets` readers: the committed generated modules against the same source built in
+the process (ratio ~1.0: nothing was lost by moving the generation to build time); last, what
+importing every one of those modules costs.
 
     python benchmarks/bench_protocol.py [REPEATS]
 """
@@ -22,8 +24,8 @@ from typing import Any
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from kgroup.core.wire import messages as a
-from kgroup.protocol import dicts
 from kgroup.protocol import messages as p
+from tests.unit.protocol import dict_codec as dicts
 from tests.unit.protocol import handwritten as hw
 
 
@@ -139,25 +141,13 @@ def consumer_group_describe_v1() -> bytes:
 
 
 def offsets_cases() -> list[tuple[str, Callable[[], Any], Callable[[], Any]]]:
-    """`__consumer_offsets` values: kgroup.offsets' Python reader against the generic one with
-    the offsets decoder's options (its C reader, when built, is faster than both)."""
+    """`__consumer_offsets` values: the committed generated reader (kgroup.offsets.generated)
+    against the same generator's source built in this process with the decoder's options (the
+    way kgroup built it at run time before; its C reader, when built, is faster than both)."""
     from kgroup.offsets import layouts as offsets_codec
     from kgroup.offsets import schema
     from kgroup.offsets.wire import DecodeError
-    from kgroup.protocol import model
-    from kgroup.protocol.reader import get_reader
-
-    def convert(typ: Any) -> Any:
-        if isinstance(typ, schema.Struct):
-            return model.Struct(typ.name, tuple(convert_field(fd) for fd in typ.fields))
-        if isinstance(typ, schema.Array):
-            return model.Array(convert(typ.of))
-        return typ
-
-    def convert_field(fd: Any) -> model.Field:
-        return model.Field(
-            fd.name, convert(fd.type), fd.versions, fd.nullable, fd.tag, fd.default, "", fd.key
-        )
+    from scripts.gen_offsets_codec import build_reader
 
     out = []
     samples = [
@@ -182,69 +172,50 @@ def offsets_cases() -> list[tuple[str, Callable[[], Any], Callable[[], Any]]]:
             },
         ),
     ]
-    for old, version, values in samples:
-        new = model.Message(
-            old.name, old.valid, old.flexible_from, tuple(convert_field(fd) for fd in old.fields)
-        )
-        raw = dicts.encode(new, version, values)
-        theirs = offsets_codec.get_py_reader(old.struct, version, old.flexible(version))
-        ours = get_reader(
-            new.struct,
+    for msg, version, values in samples:
+        raw = offsets_codec.encode_message(msg, version, values)
+        committed = offsets_codec.get_py_reader(msg.struct, version, msg.flexible(version))
+        built = build_reader(
+            msg.struct,
             version,
-            new.flexible(version),
+            msg.flexible(version),
             uuid_as_text=True,
             defaults=False,
             error=DecodeError,
+            wording=offsets_codec.WORDING,
         )
         records = [raw] * 20000
         out.append(
             (
-                f"{old.name} v{version} x20000 (offsets, Python)",
-                lambda r=records, t=theirs: [t(x, 0, len(x))[0] for x in r],
-                lambda r=records, o=ours: [o(x, 0, len(x))[0] for x in r],
+                f"{msg.name} v{version} x20000 (offsets: built, committed)",
+                lambda r=records, t=built: [t(x, 0, len(x))[0] for x in r],
+                lambda r=records, o=committed: [o(x, 0, len(x))[0] for x in r],
             )
         )
     return out
 
 
-def build_all() -> int:
-    """The reader and writer of every message kgroup speaks, at every spoken version, built as
-    in a fresh process (the in-process caches emptied); returns how many."""
-    from kgroup.protocol import reader, writer
+def import_all() -> int:
+    """Import every generated `__consumer_offsets` reader module as a fresh process would
+    (those already imported dropped first); returns how many."""
+    import importlib
 
-    reader._READERS.clear()
-    writer._WRITERS.clear()
-    built = 0
-    for api in p.APIS.values():
-        for version in api.versions:
-            for msg in (api.request, api.response):
-                reader.get_reader(msg.struct, version, api.flexible(version))
-                writer.get_writer(msg.struct, version, api.flexible(version))
-                built += 2
-    return built
+    from kgroup.offsets.generated import readers
+
+    names = sorted(set(readers.INDEX.values()))
+    for name in names:
+        sys.modules.pop(f"{readers.__name__}.{name}", None)
+    for name in names:
+        importlib.import_module(f"{readers.__name__}.{name}")
+    return len(names)
 
 
 def startup(repeats: int) -> None:
-    """build_all() compiling (an empty code cache) and from the code cache, in ms."""
-    import tempfile
-
-    previous = os.environ.get("XDG_CACHE_HOME")
-    with tempfile.TemporaryDirectory() as home:
-        os.environ["XDG_CACHE_HOME"] = home
-        try:
-            started = time.perf_counter()
-            built = build_all()
-            cold = 1000 * (time.perf_counter() - started)
-            warm = best(build_all, repeats)
-        finally:
-            if previous is None:
-                del os.environ["XDG_CACHE_HOME"]
-            else:
-                os.environ["XDG_CACHE_HOME"] = previous
-    print(
-        f"start-up: {built} readers and writers (every spoken API version) compiled "
-        f"{cold:.1f} ms, from the code cache {warm:.1f} ms"
-    )
+    """import_all(), in ms: what the readers cost before the first record now that nothing is
+    compiled at run time."""
+    count = import_all()
+    took = best(import_all, repeats)
+    print(f"start-up: the {count} generated offsets reader modules imported in {took:.1f} ms")
 
 
 def comparable(value: Any) -> Any:

@@ -6,7 +6,8 @@ KIP-429 OwnedPartitions 1+, KIP-792 GenerationId 2+, KIP-881 RackId 3+) and
 ConsumerProtocolAssignment.json (0-3, one layout), from Kafka's files of the same names. Never
 flexible. Each is preceded by an int16 version (`ConsumerProtocol.serializeSubscription`), and a
 version newer than the declaration is read with the newest known layout, the bytes after it
-ignored (`ConsumerProtocol.deserializeSubscription`): `dicts.decode_versioned` does both.
+ignored (`ConsumerProtocol.deserializeSubscription`), as the wire client and the
+`__consumer_offsets` decoder (`kgroup.offsets.embedded`) both read them.
 
 The eager `StickyAssignor` and the `CooperativeStickyAssignor` put their own bytes in UserData
 (Java `Schema`s, no version prefix): StickyAssignorUserData.json and

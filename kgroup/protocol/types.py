@@ -1,5 +1,5 @@
 """Primitive types of Kafka's message formats: fixed-width layouts, varints, uuids, defaults,
-and the errors of the generic reader and writer.
+and the errors of the generated readers and writers (scripts/gen_offsets_codec.py).
 
 Source of truth: Kafka's `ByteUtils` (unsigned varints), the generated message classes
 (`MessageDataGenerator`: defaults, Java-int lengths) and `Uuid.toString` (base64url, no padding).

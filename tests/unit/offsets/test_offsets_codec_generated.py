@@ -115,3 +115,21 @@ def test_decode_compiles_and_execs_no_code_and_caches_none(tmp_path: Path, pure:
     assert made == ["MADE []"], proc.stderr[-2000:]
     cache = tmp_path / "cache"
     assert not cache.exists() or not any(cache.rglob("*")), sorted(cache.rglob("*"))
+
+
+def test_no_module_of_kgroup_calls_exec_eval_or_compile() -> None:
+    """The code kgroup runs is the code in its files: no code object is made from a string."""
+    import ast
+
+    import kgroup
+
+    calls = []
+    for path in sorted(Path(kgroup.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("exec", "eval", "compile")
+            ):
+                calls.append(f"{path.name}:{node.lineno} {node.func.id}")
+    assert calls == []

@@ -22,7 +22,7 @@ import pytest
 from kgroup.offsets import decode as dec
 from kgroup.offsets import encode as enc
 from kgroup.offsets import layouts, native, schema
-from kgroup.protocol.writer import get_writer
+from scripts.gen_offsets_codec import build_writer as get_writer
 from tests.helpers import run_kgroup
 from tests.unit.offsets.test_offsets_speedups import compiled
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 
 from kgroup.core.wire import messages as m
-from kgroup.protocol import dicts
 from kgroup.protocol import messages as p
+from tests.unit.protocol import dict_codec as dicts
 from tests.unit.protocol.strategies import message_values, present_only
 
 

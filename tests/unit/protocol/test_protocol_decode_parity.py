@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from kgroup.assign import consumer_protocol as assign_cp
 from kgroup.core.wire import messages as a
 from kgroup.core.wire import messages as m
-from kgroup.protocol import dicts
 from kgroup.protocol import messages as p
+from tests.unit.protocol import dict_codec as dicts
 from tests.unit.protocol import handwritten as h
 from tests.unit.protocol.strategies import message_values
 from tests.unit.wire.fakebroker import (

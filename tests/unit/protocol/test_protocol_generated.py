@@ -4,8 +4,8 @@ The modules are generated from the declarations by scripts/gen_protocol.py; this
 when regenerating would change one (as test_generated_docs.py does for the docs). Then, for
 every declaration and every version, random values (drawn from the declaration, unknown tags
 included) written by the generated `write` are read back by the generated `read` unchanged,
-and the bytes are the run-time codec's for the same values (an independent implementation of
-the same rules while both exist).
+and the bytes are the tests' dict codec's for the same values (tests/unit/protocol/dict_codec.py,
+an independent implementation of the same rules).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgroup.protocol import dicts
 from kgroup.protocol.definitions import load
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.model import Array, Message, Struct, snake
 from scripts import gen_protocol
+from tests.unit.protocol import dict_codec as dicts
 from tests.unit.protocol.strategies import message_values
 
 PATHS = gen_protocol.declarations()

@@ -9,12 +9,12 @@ import pytest
 from kgroup.offsets import layouts as offsets_codec
 from kgroup.offsets import schema
 from kgroup.offsets.wire import DecodeError
-from kgroup.protocol import dicts as codec
 from kgroup.protocol import member_messages as consumer_protocol
 from kgroup.protocol import model
 from kgroup.protocol.errors import ProtocolError
-from kgroup.protocol.reader import get_reader
 from kgroup.protocol.types import ProtocolWriteError
+from scripts.gen_offsets_codec import build_reader as get_reader
+from tests.unit.protocol import dict_codec as codec
 
 TABLES = [getattr(schema, name) for name in sorted(schema.DECLARATIONS)]
 

@@ -7,13 +7,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from kgroup.protocol import dicts
 from kgroup.protocol import messages as p
-from kgroup.protocol.dicts import ProtocolWriteError, TrailingBytesError
 from kgroup.protocol.errors import ProtocolError
 from kgroup.protocol.member_messages import CONSUMER_PROTOCOL_SUBSCRIPTION
 from kgroup.protocol.messages.headers import REQUEST_HEADER
 from kgroup.protocol.model import NULL, f, message, struct
+from tests.unit.protocol import dict_codec as dicts
+from tests.unit.protocol.dict_codec import ProtocolWriteError, TrailingBytesError
 from tests.unit.protocol.strategies import message_values
 
 

@@ -1,31 +1,23 @@
-"""Read and write any declaration of `kgroup.protocol.model` at any of its versions.
+"""The dict codec the tests read and write any declaration with: decode/encode on the
+generator's source (scripts/gen_offsets_codec.py) built with the wire's options, an
+implementation of Kafka's rules independent of the generated classes (the run-time
+`kgroup.protocol.dicts` it replaces is gone: kgroup compiles no code at run time).
 
-Source of truth: Kafka's message generator (`MessageDataGenerator`) and `ByteUtils`; the rules
-are in `reader.py` and `writer.py`, which compile a declaration at a version once (the code
-kept across runs by `cache.py`).
-
-Decoded messages are dicts with snake_case keys (`ThrottleTimeMs` -> `throttle_time_ms`, the
-naming of `kgroup.offsets`); arrays are lists, structs dicts, uuids 16 raw bytes (or Kafka's
-base64 text with `uuid_as_text=True`). Unknown tagged fields are kept as `_tag<N>: bytes` and
-written back by the writer. With `defaults=True` (the default) a field absent from the version
-read, or a tagged field not sent, holds its declared default, as in Kafka's generated classes;
-`defaults=False` leaves such fields out (the output of `kgroup.offsets`).
-
-Reading is strict as Kafka's generated readers are (a field running past the end, a null in a
-non-nullable field, a string longer than 0x7fff, an array longer than the bytes left, invalid
-UTF-8, a tagged field not filling its size: all errors naming the field path and byte
-position). Bytes after the message are an error (`trailing="error"`), kept as `_trailing`
-(`"keep"`) or ignored (`"ignore"`). Every reading error is a `ProtocolError` (`types`,
-re-exported by `kgroup.core.wire.frames`); writing errors are `ProtocolWriteError` (a ValueError).
+Decoded messages are dicts with snake_case keys; arrays are lists, structs dicts, uuids 16 raw
+bytes (or Kafka's base64 text with `uuid_as_text=True`). Unknown tagged fields are kept as
+`_tag<N>: bytes` and written back. With `defaults=True` (the default) a field absent from the
+version read, or a tagged field not sent, holds its declared default; `defaults=False` leaves
+such fields out. Bytes after the message are an error (`trailing="error"`), kept as `_trailing`
+(`"keep"`) or ignored (`"ignore"`).
 """
 
 from __future__ import annotations
 
 import struct as _struct
+from functools import cache
 from typing import Any
 
-from kgroup.protocol.model import Message
-from kgroup.protocol.reader import get_reader
+from kgroup.protocol.model import Message, Struct
 from kgroup.protocol.types import (
     ProtocolError,
     ProtocolWriteError,
@@ -33,7 +25,20 @@ from kgroup.protocol.types import (
     TrailingBytesError,
     truncated,
 )
-from kgroup.protocol.writer import get_writer
+from scripts.gen_offsets_codec import build_reader, build_writer
+
+
+@cache
+def get_reader(
+    struct: Struct, version: int, flexible: bool, *, uuid_as_text: bool, defaults: bool
+) -> Any:
+    return build_reader(struct, version, flexible, uuid_as_text=uuid_as_text, defaults=defaults)
+
+
+@cache
+def get_writer(struct: Struct, version: int, flexible: bool) -> Any:
+    return build_writer(struct, version, flexible)
+
 
 __all__ = [
     "MessageReader",
