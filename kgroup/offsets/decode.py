@@ -340,7 +340,8 @@ def jsonable(obj: Any) -> Any:
 # ---------------------------------------------------------------- compiled reader caches
 
 _KEY_READERS: dict[int, layouts.Reader] = {}
-_VALUE_READERS: dict[tuple[int, int], layouts.Reader] = {}
+# by (record type id, earlier layout's label or None, version): each layout its own reader
+_VALUE_READERS: dict[tuple[int, str | None, int], layouts.Reader] = {}
 
 
 def _key_reader(rt: RecordType) -> layouts.Reader:
@@ -351,8 +352,10 @@ def _key_reader(rt: RecordType) -> layouts.Reader:
     return fn
 
 
-def _value_reader(msg: Message, version: int, cache_id: int) -> layouts.Reader:
-    cache_key = (cache_id, version)
+def _value_reader(
+    msg: Message, version: int, type_id: int, label: str | None = None
+) -> layouts.Reader:
+    cache_key = (type_id, label, version)
     fn = _VALUE_READERS.get(cache_key)
     if fn is None:
         fn = layouts.get_reader(msg.struct, version, msg.flexible(version))
@@ -581,15 +584,9 @@ def _decode_value(rt: RecordType, value: bytes) -> ValueResult:
     except UnicodeDecodeError as exc:
         error = f"bad {msg.name} v{read_version}: invalid UTF-8 ({exc.reason})"
         partial = None
-    for label, alt in rt.alternates:
-        if not alt.valid[0] <= read_version <= alt.valid[1]:
-            continue
-        try:
-            fields, pos = _value_reader(alt, read_version, 1000 + rt.type_id)(value, 2, end)
-        except (DecodeError, UnicodeDecodeError):
-            continue
-        if pos == end:
-            return version, fields, None, label
+    earlier = _earlier_layout(rt, read_version, value)
+    if earlier is not None:
+        return version, earlier[0], None, earlier[1]
     if read_version != version:
         error = f"unknown {msg.name} version {version}; as v{read_version}: {error}"
     if partial is not None:
@@ -599,6 +596,44 @@ def _decode_value(rt: RecordType, value: bytes) -> ValueResult:
             expand_members(partial)
         return version, partial, None, layout
     return version, None, error, None
+
+
+def _earlier_layout(
+    rt: RecordType, version: int, value: bytes
+) -> tuple[dict[str, Any], str] | None:
+    """(fields, label) of the first earlier layout of `rt` that reads `value` exactly, or None.
+
+    A layout that reads the bytes only by taking some as unknown tagged fields (`_tag<N>`) is
+    taken last: earlier layouts are frozen Kafka files whose writers wrote no such fields, and
+    unknown tags swallow the bytes of another layout's fields (an array element's tag count
+    read from the next field's length), so such a read is most likely of another layout."""
+    fallback: tuple[dict[str, Any], str] | None = None
+    for label, alt in rt.alternates:
+        if not alt.valid[0] <= version <= alt.valid[1]:
+            continue
+        try:
+            fields, pos = _value_reader(alt, version, rt.type_id, label)(value, 2, len(value))
+        except (DecodeError, UnicodeDecodeError):
+            continue
+        if pos != len(value):
+            continue
+        if not _has_unknown_tags(fields):
+            return fields, label
+        if fallback is None:
+            fallback = (fields, label)
+    return fallback
+
+
+def _has_unknown_tags(value: Any) -> bool:
+    """Whether decoded fields hold an unknown tagged field (`_tag<N>`) at any depth."""
+    if isinstance(value, dict):
+        return any(
+            (key.startswith("_tag") and key[4:].isdigit()) or _has_unknown_tags(item)
+            for key, item in value.items()
+        )
+    if isinstance(value, list):
+        return any(_has_unknown_tags(item) for item in value)
+    return False
 
 
 def decode_key_into(

@@ -115,7 +115,12 @@ _RECORD_TYPES = (
     RecordType(12, "ShareGroupTargetAssignmentMetadata", "KIP-932, 4.0+"),
     RecordType(13, "ShareGroupTargetAssignmentMember", "KIP-932, 4.0+"),
     RecordType(14, "ShareGroupCurrentMemberAssignment", "KIP-932, 4.0+"),
-    RecordType(15, "ShareGroupStatePartitionMetadata", "KIP-932, 4.0+", earlier=("kafka-4.0",)),
+    RecordType(
+        15,
+        "ShareGroupStatePartitionMetadata",
+        "KIP-932, 4.0+",
+        earlier=("kafka-4.0", "kafka-trunk"),
+    ),
     RecordType(16, "ConsumerGroupRegularExpression", "KIP-848 regex subscriptions, 4.0+"),
     RecordType(17, "StreamsGroupMetadata", "KIP-1071, 4.1+"),
     RecordType(18, "StreamsGroupPartitionMetadata", "trunk only, never released"),
