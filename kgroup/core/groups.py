@@ -72,20 +72,33 @@ def list_groups_with_state(
     return sorted(rows, key=lambda r: r["group"])
 
 
+class GroupRows(list[dict[str, Any]]):
+    """The rows of a multi-group command, one dict per group, and `timed_out`: the groups that
+    failed because the cluster did not answer in time (errors.timed_out; exit 6 when they are
+    all the failures)."""
+
+    def __init__(self, rows: Iterable[dict[str, Any]] = (), timed_out: Iterable[str] = ()) -> None:
+        super().__init__(rows)
+        self.timed_out: set[str] = set(timed_out)
+
+
 def delete_inactive_groups(
     admin: GroupAdmin, group_ids: Sequence[str], *, force: bool = False
-) -> list[dict[str, Any]]:
+) -> GroupRows:
     """Delete each inactive group; active ones are refused, as Kafka does.
 
     The state is checked first because some brokers (tansu) delete active groups too; a member
     joining between the check and DeleteGroups makes Kafka answer NON_EMPTY_GROUP: `refused`.
     Groups matching a protected-group pattern (`kgroup.reset.guardrails.protected_patterns`)
-    are refused before the cluster is asked anything, unless `force`.
+    are refused before the cluster is asked anything, unless `force`. A group whose coordinator
+    did not answer in time (describing or deleting it) is `failed` and in `timed_out`.
     """
     from kgroup.core.acl import missing_groups
+    from kgroup.core.errors import timed_out
     from kgroup.reset.refusals import active_member_refusal
 
     rows: list[dict[str, Any]] = []
+    late: set[str] = set()
     wanted = []
     for group_id, refusal in _protection_refusals(group_ids, force=force).items():
         if refusal is None:
@@ -93,14 +106,16 @@ def delete_inactive_groups(
         else:
             rows.append({"group": group_id, "status": "refused", "message": refusal.one_line()})
     if not wanted:
-        return sorted(rows, key=lambda r: r["group"])
+        return GroupRows(sorted(rows, key=lambda r: r["group"]))
     described = admin.describe_groups(wanted)
     offsets = admin.committed_offsets_many(wanted)
     missing = missing_groups(admin, described, offsets)
     deletable = []
     for group_id, description in described.items():
-        refusal = active_member_refusal(description)
-        if group_id in missing:
+        if description.unreachable:  # not a refusal: the cluster did not answer in time
+            late.add(group_id)
+            rows.append({"group": group_id, "status": "failed", "message": str(description.error)})
+        elif group_id in missing:
             rows.append(
                 {
                     "group": group_id,
@@ -108,7 +123,7 @@ def delete_inactive_groups(
                     "message": f"group {group_id} does not exist",
                 }
             )
-        elif refusal is not None:
+        elif (refusal := active_member_refusal(description)) is not None:
             rows.append({"group": group_id, "status": "refused", "message": refusal.one_line()})
         else:
             deletable.append(group_id)
@@ -120,7 +135,9 @@ def delete_inactive_groups(
             rows.append(
                 {"group": group_id, "status": _row_status(error), "message": error.one_line()}
             )
-    return sorted(rows, key=lambda r: r["group"])
+            if timed_out(error):
+                late.add(group_id)
+    return GroupRows(sorted(rows, key=lambda r: r["group"]), late)
 
 
 def delete_group_offsets(
@@ -242,8 +259,9 @@ def _protection_refusals(
 def raise_for_failures(rows: Sequence[dict[str, Any]], done: str) -> None:
     """Exit non-zero after the output when some rows did not reach `done`: 4 when all are
     refused, 3 when all are not found, 4 for refusals and unknown groups together (the README's
-    exit-code rule), else 1."""
-    from kgroup.core.errors import NotFoundError, PartialFailure, SafetyRefusal
+    exit-code rule), 6 when every failure is the cluster not answering in time (the groups of
+    a GroupRows' `timed_out`), else 1."""
+    from kgroup.core.errors import EXIT_UNREACHABLE, NotFoundError, PartialFailure, SafetyRefusal
 
     failed = [r for r in rows if r["status"] != done]
     if not failed:
@@ -254,4 +272,8 @@ def raise_for_failures(rows: Sequence[dict[str, Any]], done: str) -> None:
         raise SafetyRefusal(f"{len(failed)} of {len(rows)} not {done}: {text}")
     if kinds == {"not_found"}:
         raise NotFoundError(f"{len(failed)} of {len(rows)} not {done}: {text}")
-    raise PartialFailure(f"{len(failed)} of {len(rows)} not {done}: {text}")
+    error = PartialFailure(f"{len(failed)} of {len(rows)} not {done}: {text}")
+    late = rows.timed_out if isinstance(rows, GroupRows) else set()
+    if all(r["group"] in late for r in failed):
+        error.exit_code = EXIT_UNREACHABLE
+    raise error

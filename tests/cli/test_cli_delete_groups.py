@@ -116,7 +116,8 @@ def test_delete_waits_for_the_groups_of_a_dead_coordinator_to_move(make, tmp_pat
 def test_a_coordinator_loading_until_the_timeout_fails_that_group_only(make, tmp_path) -> None:
     cluster = make()
     cluster.script[(DELETE, "b1")] = [m.COORDINATOR_LOAD_IN_PROGRESS] * 1000
-    result = delete(cluster, tmp_path, "a1", "b1", timeout="2", expect=1)
+    # still retrying at --timeout: timed out, and the only failure: exit 6 (README exit codes)
+    result = delete(cluster, tmp_path, "a1", "b1", timeout="2", expect=6)
     got = rows(result)
     assert got["a1"]["status"] == "deleted"
     assert got["b1"]["status"] == "failed"
@@ -157,3 +158,44 @@ def test_a_refused_and_an_unknown_group_exit_4(make, tmp_path) -> None:
     cluster.script[(DELETE, "c1")] = [m.NON_EMPTY_GROUP]
     result = delete(cluster, tmp_path, "c1", "ghost", expect=4)
     assert statuses(result) == {"c1": "refused", "ghost": "not_found"}
+
+
+# --- exit 6 when every failure is the cluster not answering in time (README exit codes) -------
+
+
+def test_a_coordinator_dead_until_the_timeout_exits_6(make, tmp_path) -> None:
+    cluster = make()
+    port = cluster.node(2).port
+    cluster.kill(2)  # never moved within --timeout
+    result = delete(cluster, tmp_path, "a1", "b1", timeout="2", expect=6)
+    got = rows(result)
+    assert got["a1"]["status"] == "deleted"
+    assert got["b1"]["status"] == "failed"
+    assert f"connection refused by 127.0.0.1:{port}" in got["b1"]["message"]
+    assert "b1" in cluster.offsets and cluster.deleted == ["a1"]
+    assert result.stderr.startswith("kgroup: error: 1 of 2 not deleted: b1:")
+    assert 2 <= result.seconds < 10
+
+
+def test_every_group_on_a_dead_coordinator_exits_6(make, tmp_path) -> None:
+    cluster = make()
+    cluster.kill(2)
+    result = delete(cluster, tmp_path, "b1", timeout="1.5", expect=6)
+    assert statuses(result) == {"b1": "failed"}
+    assert cluster.deleted == []
+
+
+def test_an_unreachable_and_an_unknown_group_exit_1(make, tmp_path) -> None:
+    # README: 6 when every failure is unreachable or timed out, 1 when mixed
+    cluster = make()
+    cluster.kill(2)
+    result = delete(cluster, tmp_path, "b1", "ghost", timeout="1.5", expect=1)
+    assert statuses(result) == {"b1": "failed", "ghost": "not_found"}
+
+
+def test_an_unreachable_and_a_refused_group_exit_1(make, tmp_path) -> None:
+    cluster = make()
+    cluster.kill(2)
+    cluster.script[(DELETE, "c1")] = [m.NON_EMPTY_GROUP]
+    result = delete(cluster, tmp_path, "b1", "c1", timeout="1.5", expect=1)
+    assert statuses(result) == {"b1": "failed", "c1": "refused"}
