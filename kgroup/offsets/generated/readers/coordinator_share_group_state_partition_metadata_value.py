@@ -24,6 +24,7 @@ from kgroup.offsets.generated.helpers import (
 )
 
 _unpack_16s = _struct.Struct(">16s").unpack_from
+_unpack_q = _struct.Struct(">q").unpack_from
 
 
 def _read_v0_TopicPartitionsInfo_5(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
@@ -79,7 +80,11 @@ def _read_v0_TopicPartitionsInfo_5(b: bytes, p: int, e: int) -> tuple[dict[str, 
             raise tdata(p, e, n11 * 4, "partitions")
         v10 = list(unpack(f">{n11}i", b, p))
         p = q
-    d = {"topic_id": v6, "topic_name": v7, "partitions": v10}
+    if p + 8 > e:
+        raise trunc(p, e, 8, "createTimestamp")
+    (v13,) = _unpack_q(b, p)
+    p += 8
+    d = {"topic_id": v6, "topic_name": v7, "partitions": v10, "create_timestamp": v13}
     if p >= e:
         raise trunc(p, e, 1, "_tagged_fields")
     nt = b[p]
@@ -99,62 +104,66 @@ def _read_v0_TopicPartitionsInfo_5(b: bytes, p: int, e: int) -> tuple[dict[str, 
     return d, p
 
 
-def _read_v0_TopicPartitionsInfo_17(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
+def _read_v0_TopicPartitionsInfo_18(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
     if p + 16 > e:
         raise trunc(p, e, 16, "topicId")
-    (v18,) = _unpack_16s(b, p)
+    (v19,) = _unpack_16s(b, p)
     p += 16
-    v18 = uuid_text(v18)
-    s20 = p
+    v19 = uuid_text(v19)
+    s21 = p
     if p >= e:
         raise tlen(p, e, 1, "topicName")
-    n21 = b[p]
-    if n21 < 128:
+    n22 = b[p]
+    if n22 < 128:
         p += 1
-        n21 -= 1
+        n22 -= 1
     else:
-        n21, p = uv32(b, p, e, "topicName", 1)
-    if n21 == 0:
-        v19 = ""
-    elif n21 < 0:
+        n22, p = uv32(b, p, e, "topicName", 1)
+    if n22 == 0:
+        v20 = ""
+    elif n22 < 0:
         raise after(
-            "non-nullable field topicName was serialized as null", s20, p, "topicName", True
+            "non-nullable field topicName was serialized as null", s21, p, "topicName", True
         )
     else:
-        if n21 > 0x7FFF:
+        if n22 > 0x7FFF:
             raise after(
-                "string field topicName had invalid length " + str(n21), s20, p, "topicName", True
+                "string field topicName had invalid length " + str(n22), s21, p, "topicName", True
             )
-        q = p + n21
+        q = p + n22
         if q > e:
-            raise tdata(p, e, n21, "topicName")
+            raise tdata(p, e, n22, "topicName")
         try:
-            v19 = b[p:q].decode()
+            v20 = b[p:q].decode()
         except UnicodeDecodeError as x:
-            raise utf8(x, s20, "topicName") from None
+            raise utf8(x, s21, "topicName") from None
         p = q
-    s24 = p
+    s25 = p
     if p >= e:
         raise tlen(p, e, 1, "partitions")
-    n23 = b[p]
-    if n23 < 128:
+    n24 = b[p]
+    if n24 < 128:
         p += 1
-        n23 -= 1
+        n24 -= 1
     else:
-        n23, p = uv32(b, p, e, "partitions", 1)
-    if n23 < 0:
+        n24, p = uv32(b, p, e, "partitions", 1)
+    if n24 < 0:
         raise after(
-            "non-nullable field partitions was serialized as null", s24, p, "partitions", True
+            "non-nullable field partitions was serialized as null", s25, p, "partitions", True
         )
     else:
-        if n23 > e - p:
-            raise after(allocate(n23, e - p), s24, p, "partitions", False)
-        q = p + n23 * 4
+        if n24 > e - p:
+            raise after(allocate(n24, e - p), s25, p, "partitions", False)
+        q = p + n24 * 4
         if q > e:
-            raise tdata(p, e, n23 * 4, "partitions")
-        v22 = list(unpack(f">{n23}i", b, p))
+            raise tdata(p, e, n24 * 4, "partitions")
+        v23 = list(unpack(f">{n24}i", b, p))
         p = q
-    d = {"topic_id": v18, "topic_name": v19, "partitions": v22}
+    if p + 8 > e:
+        raise trunc(p, e, 8, "createTimestamp")
+    (v26,) = _unpack_q(b, p)
+    p += 8
+    d = {"topic_id": v19, "topic_name": v20, "partitions": v23, "create_timestamp": v26}
     if p >= e:
         raise trunc(p, e, 1, "_tagged_fields")
     nt = b[p]
@@ -174,41 +183,41 @@ def _read_v0_TopicPartitionsInfo_17(b: bytes, p: int, e: int) -> tuple[dict[str,
     return d, p
 
 
-def _read_v0_TopicInfo_29(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
+def _read_v0_TopicInfo_31(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
     if p + 16 > e:
         raise trunc(p, e, 16, "topicId")
-    (v30,) = _unpack_16s(b, p)
+    (v32,) = _unpack_16s(b, p)
     p += 16
-    v30 = uuid_text(v30)
-    s32 = p
+    v32 = uuid_text(v32)
+    s34 = p
     if p >= e:
         raise tlen(p, e, 1, "topicName")
-    n33 = b[p]
-    if n33 < 128:
+    n35 = b[p]
+    if n35 < 128:
         p += 1
-        n33 -= 1
+        n35 -= 1
     else:
-        n33, p = uv32(b, p, e, "topicName", 1)
-    if n33 == 0:
-        v31 = ""
-    elif n33 < 0:
+        n35, p = uv32(b, p, e, "topicName", 1)
+    if n35 == 0:
+        v33 = ""
+    elif n35 < 0:
         raise after(
-            "non-nullable field topicName was serialized as null", s32, p, "topicName", True
+            "non-nullable field topicName was serialized as null", s34, p, "topicName", True
         )
     else:
-        if n33 > 0x7FFF:
+        if n35 > 0x7FFF:
             raise after(
-                "string field topicName had invalid length " + str(n33), s32, p, "topicName", True
+                "string field topicName had invalid length " + str(n35), s34, p, "topicName", True
             )
-        q = p + n33
+        q = p + n35
         if q > e:
-            raise tdata(p, e, n33, "topicName")
+            raise tdata(p, e, n35, "topicName")
         try:
-            v31 = b[p:q].decode()
+            v33 = b[p:q].decode()
         except UnicodeDecodeError as x:
-            raise utf8(x, s32, "topicName") from None
+            raise utf8(x, s34, "topicName") from None
         p = q
-    d = {"topic_id": v30, "topic_name": v31}
+    d = {"topic_id": v32, "topic_name": v33}
     if p >= e:
         raise trunc(p, e, 1, "_tagged_fields")
     nt = b[p]
@@ -254,57 +263,57 @@ def read_v0(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
             x, p = _read_v0_TopicPartitionsInfo_5(b, p, e)
             a4.append(x)
         v1 = a4
-    s15 = p
+    s16 = p
     if p >= e:
         raise tlen(p, e, 1, "initializedTopics")
-    n14 = b[p]
-    if n14 < 128:
+    n15 = b[p]
+    if n15 < 128:
         p += 1
-        n14 -= 1
+        n15 -= 1
     else:
-        n14, p = uv32(b, p, e, "initializedTopics", 1)
-    if n14 < 0:
+        n15, p = uv32(b, p, e, "initializedTopics", 1)
+    if n15 < 0:
         raise after(
             "non-nullable field initializedTopics was serialized as null",
-            s15,
+            s16,
             p,
             "initializedTopics",
             True,
         )
     else:
-        if n14 > e - p:
-            raise after(allocate(n14, e - p), s15, p, "initializedTopics", False)
-        a16 = []
-        for _ in range(n14):
-            x, p = _read_v0_TopicPartitionsInfo_17(b, p, e)
-            a16.append(x)
-        v13 = a16
-    s27 = p
+        if n15 > e - p:
+            raise after(allocate(n15, e - p), s16, p, "initializedTopics", False)
+        a17 = []
+        for _ in range(n15):
+            x, p = _read_v0_TopicPartitionsInfo_18(b, p, e)
+            a17.append(x)
+        v14 = a17
+    s29 = p
     if p >= e:
         raise tlen(p, e, 1, "deletingTopics")
-    n26 = b[p]
-    if n26 < 128:
+    n28 = b[p]
+    if n28 < 128:
         p += 1
-        n26 -= 1
+        n28 -= 1
     else:
-        n26, p = uv32(b, p, e, "deletingTopics", 1)
-    if n26 < 0:
+        n28, p = uv32(b, p, e, "deletingTopics", 1)
+    if n28 < 0:
         raise after(
             "non-nullable field deletingTopics was serialized as null",
-            s27,
+            s29,
             p,
             "deletingTopics",
             True,
         )
     else:
-        if n26 > e - p:
-            raise after(allocate(n26, e - p), s27, p, "deletingTopics", False)
-        a28 = []
-        for _ in range(n26):
-            x, p = _read_v0_TopicInfo_29(b, p, e)
-            a28.append(x)
-        v25 = a28
-    d = {"initializing_topics": v1, "initialized_topics": v13, "deleting_topics": v25}
+        if n28 > e - p:
+            raise after(allocate(n28, e - p), s29, p, "deletingTopics", False)
+        a30 = []
+        for _ in range(n28):
+            x, p = _read_v0_TopicInfo_31(b, p, e)
+            a30.append(x)
+        v27 = a30
+    d = {"initializing_topics": v1, "initialized_topics": v14, "deleting_topics": v27}
     if p >= e:
         raise trunc(p, e, 1, "_tagged_fields")
     nt = b[p]
