@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from kgroup.render.model import (  # noqa: F401  (re-exported: the render package's interface)
     CUTS,
@@ -19,7 +19,9 @@ from kgroup.render.model import (  # noqa: F401  (re-exported: the render packag
     Column,
     Output,
 )
-from kgroup.render.stream import Stream, write_stream
+
+if TYPE_CHECKING:  # the stream writer is imported where a stream is written: not for --help
+    from kgroup.render.stream import Stream
 
 
 def color_enabled(no_color: bool, stream: TextIO) -> bool:
@@ -34,7 +36,8 @@ def render(
 ) -> None:
     """Print `output` (whole, or a Stream written as it comes) to `stream` (stdout) in `mode`."""
     out = stream or sys.stdout
-    if isinstance(output, Stream):
+    if not isinstance(output, Output):  # a Stream
+        from kgroup.render.stream import write_stream
         from kgroup.render.table import terminal_width
 
         table = mode not in ("json", "jsonl", "csv")
