@@ -163,6 +163,14 @@ def _other(value: Any, level: int) -> str:
     if kind is dict and level < 62:
         if not value:
             return "{}"
+        if set(map(type, value.values())) <= _SCALARS:  # a row: one call of the C encoder
+            return (
+                "{"
+                + _INDENTS[level + 1]
+                + "".join(_flat(level)(value, 0))[1:-1]
+                + _INDENTS[level]
+                + "}"
+            )
         parts = []
         for key, item in value.items():
             name = _KEYS.get(key) if type(key) is str else None
@@ -178,12 +186,45 @@ def _other(value: Any, level: int) -> str:
             return _standard(value, level)
         if not value:
             return "[]"
+        if set(map(type, value)) <= _SCALARS:
+            return (
+                "["
+                + _INDENTS[level + 1]
+                + "".join(_flat(level)(value, 0))[1:-1]
+                + _INDENTS[level]
+                + "]"
+            )
         inner = _INDENTS[level + 1]
         items = [indented(item, level + 1) for item in value]
         return "[" + inner + ("," + inner).join(items) + _INDENTS[level] + "]"
     if kind is float:
         return _FLOAT.encode(value)
     return _standard(value, level)
+
+
+# the types whose JSON text the C encoder writes as json.dumps(indent=2) does (exact types:
+# a subclass, e.g. an IntEnum, takes the standard library's way)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_FLATS: dict[int, Callable[[Any, int], tuple[str, ...]]] = {}
+
+
+def _flat(level: int) -> Callable[[Any, int], tuple[str, ...]]:
+    """The C encoder writing a dict or list of scalars (no nesting) nested `level` deep: its
+    items separated by a line break and the indent of `level + 1` (a JSON string holds no raw
+    line break, so the separators are the only ones); `indented` adds the brackets' lines. Keys
+    that are not strings it turns into strings as the standard library does."""
+    encode = _FLATS.get(level)
+    if encode is None:
+        from json.encoder import c_make_encoder  # type: ignore[attr-defined]
+
+        if c_make_encoder is None:  # a Python without the C accelerator
+            return lambda value, _: (
+                json.dumps(value, ensure_ascii=False, separators=("," + _INDENTS[level + 1], ": ")),
+            )
+        encode = _FLATS[level] = c_make_encoder(
+            None, None, _string, None, ": ", "," + _INDENTS[level + 1], False, False, True
+        )
+    return encode
 
 
 def _standard(value: Any, level: int) -> str:

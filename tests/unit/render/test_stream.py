@@ -3,6 +3,7 @@ JSON bytes, and widths from the first rows."""
 
 from __future__ import annotations
 
+import enum
 import io
 import json
 
@@ -54,6 +55,20 @@ def test_table_keeps_sampled_widths_and_pushes_a_wider_later_row() -> None:
     assert len(lines) == SAMPLE_ROWS + 3
 
 
+class _Level(enum.IntEnum):
+    HIGH = 3
+
+
+class _Text(str):
+    pass
+
+
+def _nested(value: object, depth: int) -> object:
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 def test_indented_json_has_the_standard_library_bytes() -> None:
     from kgroup.render.stream import indented
 
@@ -63,6 +78,14 @@ def test_indented_json_has_the_standard_library_bytes() -> None:
         {"text": 'tab\t nl\n esc\x1b bidi\u202e ü 注文 "quoted" \\ \x7f'},
         [{"n": 10**30}, "s", (1, 2)],
         {1: "int key", "b": 2},
+        # rows of scalars (the C encoder's way): every scalar type, keys that are not strings,
+        # text with line breaks and quotes, subclasses (the standard library's way)
+        {"t": 'a\n"}', "i": -3, "f": 0.1, "b": True, "n": None, "x": float("-inf")},
+        {1.5: 1, True: 2, None: 3, 7: [1, "two", None, False, 2.5]},
+        [[{"deep": 1}, {"row": "}", "n": 2}], ["a\nb", 1], {}],
+        {"enum": _Level.HIGH, "text": _Text("sub")},
+        [_Level.HIGH, 1],
+        _nested({"row": 1, "of": "scalars"}, 70),  # past the depth the writer indents itself
         "plain",
         3,
         None,
@@ -71,3 +94,12 @@ def test_indented_json_has_the_standard_library_bytes() -> None:
         expected = json.dumps(value, indent=2, ensure_ascii=False)
         assert indented(value, 0) == expected
         assert indented(value, 2) == expected.replace("\n", "\n    ")
+
+
+def test_json_text_safe_escapes_del_in_ascii_text_and_leaves_the_rest() -> None:
+    from kgroup.render.safe import json_text_safe
+
+    assert json_text_safe('{"m": "a\x7fb"}') == '{"m": "a\\u007fb"}'
+    assert json_text_safe('{"m": "ü\x85\u202e"}') == '{"m": "ü\\u0085\\u202e"}'
+    plain = '{"m": "ascii only, tab \\t"}'
+    assert json_text_safe(plain) is plain
