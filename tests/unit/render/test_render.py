@@ -67,3 +67,32 @@ def test_empty_results() -> None:
     assert json.loads(rendered("json", empty)) == {"schema_version": 1, "groups": []}
     assert rendered("jsonl", empty) == ""
     assert rendered("csv", empty) == "group\n"
+
+
+def test_csv_cells_of_every_kind() -> None:
+    """Numbers as Python writes them, booleans as JSON does, None blank, text escaped and
+    kept from reading as a spreadsheet formula; repeated text the same each time."""
+    from kgroup.render.csvout import write_csv
+
+    class Level(int):
+        def __str__(self) -> str:
+            return "level"
+
+    columns = [Column(k) for k in ("a", "b", "c")]
+    rows = [
+        {"a": 10**20, "b": -1.5, "c": True},
+        {"a": None, "b": False, "c": "=SUM(A1)"},
+        {"a": "-3", "b": "esc\x1b[2J", "c": 'q"uote,d'},
+        {"a": "=SUM(A1)", "b": Level(3), "c": float("nan")},
+        {"b": "\u202e", "c": "plain"},
+    ]
+    out = io.StringIO()
+    write_csv(columns, rows, out)
+    assert out.getvalue() == (
+        "a,b,c\n"
+        "100000000000000000000,-1.5,true\n"
+        ",false,'=SUM(A1)\n"
+        '\'-3,esc\\x1b[2J,"q""uote,d"\n'
+        "'=SUM(A1),level,nan\n"
+        ",\\u202e,plain\n"
+    )
