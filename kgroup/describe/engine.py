@@ -160,6 +160,9 @@ def build_group_lag(
     peek = next_records.get if next_records else None
     timed = next_records is not None and now_ms is not None
     rows = []
+    # known lags summed per topic (in the rows' order: sorted) and in all; None: none known
+    topic_totals: dict[str, int | None] = {}
+    total_lag: int | None = None
     for tp in sorted(partitions, key=tp_order):
         pair = (tp.topic, tp.partition)
         committed = committed_of.get(pair)
@@ -186,6 +189,12 @@ def build_group_lag(
             # "lag of 1 forever" offset arithmetic gives behind a commit marker.
             lag = 0
         lag_ms = time_lag_ms(lag, peeked, now_ms) if timed else None  # type: ignore[arg-type]
+        so_far = topic_totals.get(tp.topic)
+        if lag is None:
+            topic_totals[tp.topic] = so_far
+        else:
+            topic_totals[tp.topic] = lag if so_far is None else so_far + lag
+            total_lag = lag if total_lag is None else total_lag + lag
         member = owner_of.get(pair)
         rows.append(
             PartitionLag(
@@ -203,15 +212,12 @@ def build_group_lag(
                 committed.metadata if committed is not None else None,
             )
         )
-    topic_totals: dict[str, int | None] = {}
-    for topic in sorted({r.topic for r in rows}):
-        topic_totals[topic] = sum_known(r.lag for r in rows if r.topic == topic)
     return GroupLag(
         group=group.description.group_id,
         description=group.description,
         rows=tuple(rows),
         topic_totals=topic_totals,
-        total_lag=sum_known(r.lag for r in rows),
+        total_lag=total_lag,
     )
 
 

@@ -67,21 +67,24 @@ def to_committed_offsets(
             group.error_code,
             group_error(group.error_code, group.group_id, "fetch the committed offsets"),
         )
-    offsets: dict[TopicPartition, CommittedOffset] = {}
     for item in group.partitions:
-        tp = TopicPartition(item.topic, item.partition)
         if item.error_code != m.NONE:
+            tp = TopicPartition(item.topic, item.partition)
             return coordinator_failure(
                 item.error_code, partition_error(item.error_code, group.group_id, tp)
             )
-        if item.offset < 0:  # -1: no committed offset for this partition
-            continue
-        offsets[tp] = CommittedOffset(
-            offset=item.offset,
-            leader_epoch=item.leader_epoch if item.leader_epoch >= 0 else None,
-            metadata=item.metadata or "",
+    # sorted by (topic, partition) tuples, compared in C (TopicPartition's order is Python's)
+    return {
+        TopicPartition(item.topic, item.partition): CommittedOffset(
+            item.offset, item.leader_epoch if item.leader_epoch >= 0 else None, item.metadata or ""
         )
-    return dict(sorted(offsets.items()))
+        for item in sorted(group.partitions, key=_position)
+        if item.offset >= 0  # -1: no committed offset for this partition
+    }
+
+
+def _position(item: m.FetchedOffset) -> tuple[str, int]:
+    return (item.topic, item.partition)
 
 
 def to_group_description(

@@ -165,3 +165,12 @@ def test_read_committed_lag_is_zero_when_only_markers_remain() -> None:
         build_group_lag(gi, [T("t", 0)], marks, read_committed=True, next_records=real).rows[0].lag
         == 1
     )
+
+
+def test_topic_totals_in_topic_order_with_unknown_ones() -> None:
+    gi = group_input({T("b", 1): 4, T("b", 0): 1, T("d", 0): 2})
+    marks = {T(t, p): Watermarks(0, 10) for t in "abcd" for p in (0, 1)}
+    given = [T("d", 0), T("c", 0), T("b", 1), T("a", 0), T("b", 0)]  # not in order
+    lag = build_group_lag(gi, given, marks)
+    assert list(lag.topic_totals.items()) == [("a", None), ("b", 15), ("c", None), ("d", 8)]
+    assert lag.total_lag == 23
