@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Container, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kgroup.core.models import (
     CommittedOffset,
@@ -36,9 +37,10 @@ class GroupInput:
     error_kind: str | None = None  # "not_found", "unreachable" (exit 6) or "error"
 
 
-@dataclass(frozen=True)
-class PartitionLag:
-    """One row of the offsets view."""
+class PartitionLag(NamedTuple):
+    """One row of the offsets view (a named tuple: immutable, and made ~5x faster than a frozen
+    dataclass, whose __init__ sets each of its 12 fields through object.__setattr__; a fleet
+    makes one a partition, 100,000 for 10,000 groups)."""
 
     group: str
     topic: str
