@@ -8,7 +8,7 @@ from typing import Any
 from kgroup.core.models import BrokerNode, MemberDescription, TopicPartition
 from kgroup.describe.engine import GroupLag
 from kgroup.render.model import ELLIPSIS, KEY, NUMBER, PARTITION_KEY_COLUMNS, TEXT, Column, Output
-from kgroup.render.stream import Part, Stream
+from kgroup.render.stream import LazyPart, Part, Stream
 
 
 def format_duration_ms(ms: int) -> str:
@@ -99,9 +99,28 @@ def _partition_json(row: Any, lag_time: bool) -> dict[str, Any]:
     return item
 
 
+def _partition_row(group_id: str, row: Any, lag_time: bool) -> dict[str, Any]:
+    """A table/CSV row: the group, then `_partition_json`'s keys."""
+    item = {
+        "group": group_id,
+        "topic": row.topic,
+        "partition": row.partition,
+        "current_offset": row.current_offset,
+        "log_start_offset": row.log_start_offset,
+        "log_end_offset": row.log_end_offset,
+        "lag": row.lag,
+    }
+    if lag_time:
+        item["lag_ms"] = row.lag_ms
+    item["consumer_id"] = row.consumer_id
+    item["host"] = row.host
+    item["client_id"] = row.client_id
+    return item
+
+
 def offsets_part(group: GroupLag, *, lag_time: bool = False) -> Part:
-    """One group of the offsets view: a row a partition, its document, its total-lag line."""
-    partitions = [_partition_json(r, lag_time) for r in group.rows]
+    """One group of the offsets view: a row a partition, its document, its total-lag line
+    (rows and document made as a writer asks for them)."""
     footer: list[str] = []
     if group.error:
         footer.append(f"{group.group}: error: {group.error}")
@@ -113,13 +132,13 @@ def offsets_part(group: GroupLag, *, lag_time: bool = False) -> Part:
         footer.append(f"{group.group}: total lag {total} ({per_topic})")
     elif not group.error:
         footer.append(f"{group.group}: no committed offsets and no assigned partitions")
-    return Part(
-        rows=[{"group": group.group, **p} for p in partitions],
-        item={
+    return LazyPart(
+        rows=lambda: [_partition_row(group.group, r, lag_time) for r in group.rows],
+        item=lambda: {
             **_group_header(group),
             "total_lag": group.total_lag,
             "topics": [{"topic": t, "total_lag": v} for t, v in group.topic_totals.items()],
-            "partitions": partitions,
+            "partitions": [_partition_json(r, lag_time) for r in group.rows],
         },
         footer=footer,
     )

@@ -22,6 +22,7 @@ Nothing holds the whole fleet:
 
 from __future__ import annotations
 
+import functools
 import json
 import textwrap
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -43,6 +44,28 @@ class Part:
     rows: Sequence[dict[str, Any]] = ()
     item: dict[str, Any] | None = None
     footer: Sequence[str] = ()
+
+
+class LazyPart(Part):
+    """A Part whose rows and JSON element are made when first asked for: a table or CSV asks
+    for the rows only, JSON and JSON Lines for the element only, so a fleet's groups are not
+    laid out twice."""
+
+    def __init__(
+        self,
+        rows: Callable[[], Sequence[dict[str, Any]]],
+        item: Callable[[], dict[str, Any] | None],
+        footer: Sequence[str] = (),
+    ) -> None:
+        self._make_rows, self._make_item, self.footer = rows, item, footer
+
+    @functools.cached_property
+    def rows(self) -> Sequence[dict[str, Any]]:  # type: ignore[override]
+        return self._make_rows()
+
+    @functools.cached_property
+    def item(self) -> dict[str, Any] | None:  # type: ignore[override]
+        return self._make_item()
 
 
 # a list, or a function of the first rows and whether they are all the rows

@@ -103,3 +103,34 @@ def test_json_text_safe_escapes_del_in_ascii_text_and_leaves_the_rest() -> None:
     assert json_text_safe('{"m": "ü\x85\u202e"}') == '{"m": "ü\\u0085\\u202e"}'
     plain = '{"m": "ascii only, tab \\t"}'
     assert json_text_safe(plain) is plain
+
+
+def test_lazy_parts_make_only_what_the_mode_writes_and_once() -> None:
+    from kgroup.render.stream import LazyPart
+
+    made: list[tuple[str, int]] = []
+
+    def lazy(i: int) -> LazyPart:
+        def rows() -> list[dict]:
+            made.append(("rows", i))
+            return [{"group": f"g{i}", "n": i}]
+
+        def item() -> dict:
+            made.append(("item", i))
+            return {"group": f"g{i}", "n": i}
+
+        return LazyPart(rows, item, [f"g{i}: done"])
+
+    expected = {"table": "rows", "csv": "rows", "json": "item", "jsonl": "item"}
+    for mode, kind in expected.items():
+        made.clear()
+        out = io.StringIO()
+        write_stream(Stream((lazy(i) for i in range(SAMPLE_ROWS + 5)), COLUMNS), mode, out)
+        assert made == [(kind, i) for i in range(SAMPLE_ROWS + 5)], mode
+        eager = io.StringIO()
+        parts = (
+            Part([{"group": f"g{i}", "n": i}], {"group": f"g{i}", "n": i}, [f"g{i}: done"])
+            for i in range(SAMPLE_ROWS + 5)
+        )
+        write_stream(Stream(parts, COLUMNS), mode, eager)
+        assert out.getvalue() == eager.getvalue(), mode
