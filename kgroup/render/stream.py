@@ -399,10 +399,12 @@ class _Layout:
         self.cuts = [c.cut == ELLIPSIS for c in columns]
         self.last = len(columns) - 1
         self.any_fits = any(self.fits)
-        self.justs = [
-            (str.rjust if right else str.ljust, width)
+        # a line of ASCII cells in one call: each cell padded (never cut) to its width, as
+        # str.ljust / str.rjust do
+        self.template = GAP.join(
+            ("{:>%d}" if right else "{:<%d}") % width
             for right, width in zip(self.right, widths, strict=True)
-        ]
+        )
 
     def _width(self, text: str) -> int:
         return len(text) if text.isascii() else self.cell_len(text)
@@ -414,8 +416,9 @@ class _Layout:
         return " " * room + text if self.right[i] else text + " " * room
 
     def line(self, cells: Sequence[str]) -> str:
-        if "".join(cells).isascii():  # the common case: a character is a cell
-            return GAP.join([j(c, w) for (j, w), c in zip(self.justs, cells, strict=True)]).rstrip()
+        text = self.template.format(*cells).rstrip()
+        if text.isascii():  # the common case: a character is a cell (the padding is ASCII)
+            return text
         return GAP.join([self._pad(i, c) for i, c in enumerate(cells)]).rstrip()
 
     def header(self, color: bool) -> str:
