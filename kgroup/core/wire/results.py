@@ -10,6 +10,7 @@ Kafka class.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # --- error codes (org.apache.kafka.common.protocol.Errors) ---------------------------------------
 
@@ -310,8 +311,10 @@ class JoinResult:
 # --- OffsetFetch v2-v8 ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FetchedOffset:
+class FetchedOffset(NamedTuple):
+    """One partition of an OffsetFetch answer (a named tuple: as immutable as a frozen dataclass
+    and ~5x cheaper to make; an OffsetFetch for a fleet carries 100,000 of them)."""
+
     topic: str
     partition: int
     offset: int
