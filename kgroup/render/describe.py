@@ -84,32 +84,16 @@ def _group_header(group: GroupLag) -> dict[str, Any]:
     }
 
 
-def _partition_json(row: Any, lag_time: bool) -> dict[str, Any]:
-    item = {
-        "topic": row.topic,
-        "partition": row.partition,
-        "current_offset": row.current_offset,
-        "log_start_offset": row.log_start_offset,
-        "log_end_offset": row.log_end_offset,
-        "lag": row.lag,
-    }
-    if lag_time:
-        item["lag_ms"] = row.lag_ms
-    item.update({"consumer_id": row.consumer_id, "host": row.host, "client_id": row.client_id})
-    return item
-
-
-def _partition_row(group_id: str, row: Any, lag_time: bool) -> dict[str, Any]:
-    """A table/CSV row: the group, then `_partition_json`'s keys."""
-    item = {
-        "group": group_id,
-        "topic": row.topic,
-        "partition": row.partition,
-        "current_offset": row.current_offset,
-        "log_start_offset": row.log_start_offset,
-        "log_end_offset": row.log_end_offset,
-        "lag": row.lag,
-    }
+def _partition_json(row: Any, lag_time: bool, item: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A partition's element of the JSON document; with `item` (the table/CSV row's start,
+    its group), the row: the same keys after it."""
+    item = {} if item is None else item
+    item["topic"] = row.topic
+    item["partition"] = row.partition
+    item["current_offset"] = row.current_offset
+    item["log_start_offset"] = row.log_start_offset
+    item["log_end_offset"] = row.log_end_offset
+    item["lag"] = row.lag
     if lag_time:
         item["lag_ms"] = row.lag_ms
     item["consumer_id"] = row.consumer_id
@@ -133,7 +117,7 @@ def offsets_part(group: GroupLag, *, lag_time: bool = False) -> Part:
     elif not group.error:
         footer.append(f"{group.group}: no committed offsets and no assigned partitions")
     return LazyPart(
-        rows=lambda: [_partition_row(group.group, r, lag_time) for r in group.rows],
+        rows=lambda: [_partition_json(r, lag_time, {"group": group.group}) for r in group.rows],
         item=lambda: {
             **_group_header(group),
             "total_lag": group.total_lag,
