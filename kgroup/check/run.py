@@ -117,6 +117,31 @@ class CheckRun:
 SHOWN_BAD = 3
 
 
+CHUNK_GROUPS = 2000  # groups described, evaluated and printed at a time (as describe's chunks)
+
+
+@dataclass
+class _Chunk:
+    """One chunk's notes (retention, sizes: said before its verdicts) and verdicts."""
+
+    notes: tuple[str, ...]
+    verdicts: Iterator[GroupVerdict]
+
+
+@dataclass
+class _Said:
+    """What earlier chunks asked and said: topics' retention, and the notes already given."""
+
+    retention: dict[str, TopicRetention] = field(default_factory=dict)
+    asked: set[str] = field(default_factory=set)
+    notes: set[str] = field(default_factory=set)
+
+    def new(self, notes: Iterable[str]) -> tuple[str, ...]:
+        fresh = tuple(dict.fromkeys(n for n in notes if n not in self.notes))
+        self.notes.update(fresh)
+        return fresh
+
+
 def check(
     admin: GroupAdmin,
     request: CheckOptions,
@@ -124,20 +149,27 @@ def check(
     note: Note | None = None,
     progress: Progress | None = None,
 ) -> CheckRun:
-    """Look the groups up, collect every live group's window (history, or sampling, which
-    takes the window), and evaluate them while the result is iterated. Groups that do not
-    exist are known before any window: when no named group exists nothing is sampled."""
+    """Look the groups up, collect the windows (history, or sampling, which takes the window),
+    and evaluate the groups CHUNK_GROUPS at a time while the result is iterated: a chunk is
+    described, evaluated and printed, then dropped, so memory does not grow with the fleet
+    beyond the windows themselves (history: each partition's commits in the window; sampling:
+    each partition's sampled offsets). The first chunk is looked up before any window: when no
+    named group exists nothing is sampled. Later chunks' notes go to `note` when they come."""
+    from itertools import chain
+
     from kgroup.check.history import OFFSETS_TOPIC, HistoryUnavailable, read_history
     from kgroup.describe.collect import collect_inputs, partition_counts, select_groups
 
     selection = select_groups(admin, request.groups, request.all_groups, request.match)
     ids = selection.ids
     counts = partition_counts(admin)
-    inputs = collect_inputs(admin, ids)
-    live = [g for g in ids if inputs[g].error_kind != "not_found"]
+    chunks = [ids[i : i + CHUNK_GROUPS] for i in range(0, len(ids), CHUNK_GROUPS)] or [[]]
+    first = collect_inputs(admin, chunks[0]) if ids else {}
+    # the later chunks' groups are described when their turn comes (listed ones: they exist)
+    live = [g for g in chunks[0] if first[g].error_kind != "not_found"] + ids[CHUNK_GROUPS:]
     now_ms = int(time.time() * 1000)
     if not live:
-        verdicts = [_failed_verdict(g, inputs[g], SAMPLING) for g in ids]
+        verdicts = [_failed_verdict(g, first[g], SAMPLING) for g in ids]
         return CheckRun(request, selection, SAMPLING, now_ms, (), verdicts)
     history = None
     reason = None
@@ -162,20 +194,33 @@ def check(
                 hint="use --source sampling (or auto), or ask for Describe and Read on "
                 f"Topic:{OFFSETS_TOPIC}",
             )
+    said = _Said()
     if history is not None:
-        return _evaluate_history(admin, request, selection, inputs, counts, history.commits)
-    why = f"history unavailable: {reason}; " if reason else ""
-    seconds = request.window_ms / 1000
-    if note is not None:
-        note(
-            f"{why}sampling {request.samples} times over {_seconds_text(seconds)} "
-            f"(done at {time.strftime('%H:%M:%S', time.localtime(time.time() + seconds))})"
-        )
-    alive = set(live)
-    missing = {g: inputs[g] for g in ids if g not in alive}
-    first = {g: inputs[g].committed for g in live}  # the first sample: read just now
-    del inputs
-    return _evaluate_sampling(admin, request, selection, live, missing, counts, progress, first)
+        source = HISTORY
+        made = _history_chunks(admin, request, chunks, first, counts, history.commits, said)
+    else:
+        source = SAMPLING
+        why = f"history unavailable: {reason}; " if reason else ""
+        seconds = request.window_ms / 1000
+        if note is not None:
+            note(
+                f"{why}sampling {request.samples} times over {_seconds_text(seconds)} "
+                f"(done at {time.strftime('%H:%M:%S', time.localtime(time.time() + seconds))})"
+            )
+        made = _sampling_chunks(admin, request, chunks, first, live, counts, progress, said)
+    del first
+    # the first chunk now: the window is taken, and what fails for every group fails before
+    # anything is printed
+    head = next(made)
+
+    def later() -> Iterator[GroupVerdict]:
+        for chunk in made:
+            for text in chunk.notes:
+                if note is not None:
+                    note(text)
+            yield from chunk.verdicts
+
+    return CheckRun(request, selection, source, now_ms, head.notes, chain(head.verdicts, later()))
 
 
 def _failed_verdict(gid: str, gi: Any, source: str) -> GroupVerdict:
@@ -197,15 +242,36 @@ def _seconds_text(seconds: float) -> str:
     return format_duration_ms(int(seconds * 1000))
 
 
-def _evaluate_history(
+def _history_chunks(
     admin: GroupAdmin,
     request: CheckOptions,
-    selection: Selection,
+    chunks: list[list[str]],
+    first: dict[str, Any],
+    counts: dict[str, int],
+    commits: dict[tuple[str, TopicPartition], list[tuple[int, int]]],
+    said: _Said,
+) -> Iterator[_Chunk]:
+    """Each chunk described (the first already is), its log ends read across the window, its
+    groups evaluated from their commits (each popped once evaluated)."""
+    from kgroup.check.history import log_end_grid
+    from kgroup.describe.collect import collect_inputs
+
+    for index, chunk in enumerate(chunks):
+        inputs = first if index == 0 else collect_inputs(admin, chunk)
+        first = {}
+        yield _history_chunk(admin, request, chunk, inputs, counts, commits, said, log_end_grid)
+
+
+def _history_chunk(
+    admin: GroupAdmin,
+    request: CheckOptions,
+    chunk: list[str],
     inputs: dict[str, Any],
     counts: dict[str, int],
     commits: dict[tuple[str, TopicPartition], list[tuple[int, int]]],
-) -> CheckRun:
-    from kgroup.check.history import log_end_grid
+    said: _Said,
+    log_end_grid: Callable[..., dict[TopicPartition, list[LogEnd]]],
+) -> _Chunk:
     from kgroup.check.window import from_commits
 
     views, existing, now_ms, marks = _views_now(admin, inputs, counts)
@@ -246,23 +312,25 @@ def _evaluate_history(
             )
         return out
 
-    return _finish(admin, request, selection, inputs, views, marks, windows_of, HISTORY, now_ms)
+    return _finish(admin, request, chunk, inputs, views, marks, windows_of, HISTORY, now_ms, said)
 
 
-def _evaluate_sampling(
+def _sampling_chunks(
     admin: GroupAdmin,
     request: CheckOptions,
-    selection: Selection,
+    chunks: list[list[str]],
+    first: dict[str, Any],
     live: list[str],
-    missing: dict[str, Any],
     counts: dict[str, int],
     progress: Progress | None,
-    first: dict[str, Any],
-) -> CheckRun:
+    said: _Said,
+) -> Iterator[_Chunk]:
+    """Sample every live group across the window (each round kept as offsets by partition
+    only), then describe, evaluate and print the groups chunk by chunk."""
     from kgroup.check.sampling import sample
-    from kgroup.check.window import Sample, from_samples
     from kgroup.describe.collect import collect_inputs
 
+    alive = set(live)
     rounds = sample(
         admin,
         live,
@@ -270,16 +338,47 @@ def _evaluate_sampling(
         samples=request.samples,
         window_ms=request.window_ms,
         on_round=progress,
-        first=first,
+        first={g: first[g].committed for g in chunks[0] if g in alive},  # read just now
+        chunk=CHUNK_GROUPS,
     )
+    missing = {g: first[g] for g in chunks[0] if g not in alive}
     del first
-    # the last sample's offsets are the committed offsets now (read at the window's end)
-    inputs = {**missing, **collect_inputs(admin, live, offsets=dict(rounds[-1].committed))}
+    for chunk in chunks:
+        asked = [g for g in chunk if g in alive]
+        # the last sample's offsets are the committed offsets now (read at the window's end)
+        last = rounds[-1].committed
+        inputs = {
+            **{g: missing.pop(g) for g in chunk if g in missing},
+            **collect_inputs(admin, asked, offsets={g: _restored(last.get(g)) for g in asked}),
+        }
+        yield _sampling_chunk(admin, request, chunk, inputs, counts, rounds, said)
+
+
+def _restored(offsets: Any) -> Any:
+    """A sampled group's offsets by partition as collect_inputs takes them (errors as they are)."""
+    from kgroup.core.models import CommittedOffset
+
+    if not isinstance(offsets, dict):
+        return offsets if offsets is not None else {}
+    return {TopicPartition(t, p): CommittedOffset(o) for (t, p), o in offsets.items()}
+
+
+def _sampling_chunk(
+    admin: GroupAdmin,
+    request: CheckOptions,
+    chunk: list[str],
+    inputs: dict[str, Any],
+    counts: dict[str, int],
+    rounds: list[Any],
+    said: _Said,
+) -> _Chunk:
+    from kgroup.check.window import Sample, from_samples
+
     views, _, now_ms, marks = _views_now(admin, inputs, counts)
 
     # lookups by (topic, partition) tuples (C hashing; TopicPartition's runs in Python)
     marks_of = {(tp.topic, tp.partition): m for tp, m in marks.items()}
-    ends_of = [{(tp.topic, tp.partition): o for tp, o in r.log_ends.items()} for r in rounds]
+    ends_of = [r.log_ends for r in rounds]
     times = [r.timestamp_ms for r in rounds]
 
     def windows_of(gid: str) -> list[PartitionWindow]:
@@ -289,9 +388,7 @@ def _evaluate_sampling(
         anyone = bool(gi.description.members) and not assignments_known
         committed_of = {(tp.topic, tp.partition): c for tp, c in gi.committed.items()}
         seen = [  # this group's samples (offsets by pair), dropped from the rounds
-            {(tp.topic, tp.partition): c.offset for tp, c in offsets.items()}
-            if isinstance(offsets := r.committed.pop(gid, None), dict)
-            else {}
+            offsets if isinstance(offsets := r.committed.pop(gid, None), dict) else {}
             for r in rounds
         ]
         out = []
@@ -334,7 +431,7 @@ def _evaluate_sampling(
             )
         return out
 
-    return _finish(admin, request, selection, inputs, views, marks, windows_of, SAMPLING, now_ms)
+    return _finish(admin, request, chunk, inputs, views, marks, windows_of, SAMPLING, now_ms, said)
 
 
 def _views_now(
@@ -397,16 +494,18 @@ def _window(
 def _finish(
     admin: GroupAdmin,
     request: CheckOptions,
-    selection: Selection,
+    chunk: list[str],
     inputs: dict[str, Any],
     views: dict[str, list[TopicPartition]],
     marks: dict[TopicPartition, Any],
     windows_of: Callable[[str], list[PartitionWindow]],
     source: str,
     now_ms: int,
-) -> CheckRun:
-    """Add the lag times and retention, then evaluate every group (errors carried) while the
-    run is iterated: a group's windows are made when it is evaluated and dropped after."""
+    said: _Said,
+) -> _Chunk:
+    """Add the chunk's lag times and retention (topics earlier chunks asked for are not asked
+    again), then evaluate its groups (errors carried) while they are iterated: a group's
+    windows are made when it is evaluated and dropped after."""
     from kgroup.describe.engine import tp_order
 
     lagging_set = set()
@@ -422,20 +521,16 @@ def _finish(
         admin.next_records(lagging) if lagging and request.lag_time else {}
     )
     topics = sorted({tp.topic for tp, _ in lagging}) if request.lag_time else []
-    retention, retention_notes = _retention(admin, topics)
+    retention, retention_notes = _retention(admin, [t for t in topics if t not in said.asked])
+    said.asked.update(topics)
+    said.retention.update(retention)
+    retention = said.retention
     size_limited = [tp for tp, _ in lagging if _limits_size(retention.get(tp.topic))]
     sizes, size_notes = _sizes(admin, size_limited)
     verdicts = _verdicts(
-        request, selection.ids, inputs, windows_of, source, now_ms, peeked, retention, sizes
+        request, chunk, inputs, windows_of, source, now_ms, peeked, retention, sizes
     )
-    return CheckRun(
-        request,
-        selection,
-        source,
-        now_ms,
-        (*retention_notes, *size_notes),
-        verdicts,
-    )
+    return _Chunk(said.new((*retention_notes, *size_notes)), verdicts)
 
 
 def _verdicts(

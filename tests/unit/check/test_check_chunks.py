@@ -1,0 +1,71 @@
+"""Fleet-sized check (issue #29): groups are described, evaluated and printed CHUNK_GROUPS at
+a time, so what check holds does not grow with the fleet beyond the windows. Against the
+scripted coordinator (tests/unit/wire/fakegroups.py), with a chunk of 3 groups: the first
+chunk's verdicts come before the next chunk is described."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from kgroup.check import run
+from kgroup.check.run import CheckOptions
+from kgroup.core.wire import messages as m
+from tests.helpers import admin_for
+from tests.unit.wire.fakegroups import GroupsCluster
+
+GROUPS = [f"g{i}" for i in range(7)]  # chunks of 3: g0-g2, g3-g5, g6
+
+
+@pytest.fixture()
+def fleet() -> Iterator[tuple[GroupsCluster, list[set[str]]]]:
+    made = GroupsCluster(
+        topics={"orders": 2},
+        offsets={g: {("orders", 0): i, ("orders", 1): 2} for i, g in enumerate(GROUPS)},
+        log_end=10,
+    )
+    answered = made.handler
+    described: list[set[str]] = []  # the groups of each describe request, in order
+
+    def handler(api: int, version: int, body: bytes) -> bytes:
+        if api in (m.DESCRIBE_GROUPS.key, m.CONSUMER_GROUP_DESCRIBE.key):
+            described.append({g for g in GROUPS if g.encode() in body})
+        return answered(api, version, body)
+
+    made.broker.handler = handler
+    yield made, described
+    made.close()
+
+
+def test_check_yields_a_chunk_before_describing_the_next(fleet, monkeypatch) -> None:
+    made, described = fleet
+    monkeypatch.setattr(run, "CHUNK_GROUPS", 3, raising=False)
+    result = run.check(
+        admin_for(made.address),
+        CheckOptions(groups=[], all_groups=True, window_ms=200, samples=2, lag_time=False),
+    )
+    seen = []
+    for verdict in result:
+        chunk = GROUPS.index(verdict.group) // 3
+        asked = set().union(*described)
+        # every group of the verdict's chunk was described, none of a later chunk yet
+        assert set(GROUPS[chunk * 3 : chunk * 3 + 3]) <= asked, verdict.group
+        assert not asked & set(GROUPS[chunk * 3 + 3 :]), (verdict.group, described)
+        seen.append((verdict.group, verdict.status.name, [p.lag for p in verdict.partitions]))
+    # every group evaluated once, in order, from its own offsets (log end 10)
+    assert seen == [(g, "STOP", [10 - i, 8]) for i, g in enumerate(GROUPS)]
+    assert (result.seen, result.bad_count) == (7, 7)
+
+
+def test_check_sampling_rounds_keep_offsets_only(fleet) -> None:
+    # a sampling round keeps each group's offsets by (topic, partition), not the client's
+    # objects: what the window holds per partition is a pair and an int
+    from kgroup.check.sampling import sample
+
+    made, _ = fleet
+    rounds = sample(
+        admin_for(made.address), GROUPS, {"orders": 2}, samples=2, window_ms=10, chunk=3
+    )
+    assert [r.committed["g1"] for r in rounds] == [{("orders", 0): 1, ("orders", 1): 2}] * 2
+    assert rounds[0].log_ends == {("orders", 0): 10, ("orders", 1): 10}
