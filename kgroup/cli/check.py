@@ -155,7 +155,7 @@ def _check_once(opts: GlobalOptions, request: CheckOptions) -> None:
         note(skipped)
     for text in run.notes:
         note(text)
-    opts.show(check_stream(run, request, run.now_ms))
+    opts.show(check_stream(run, request, run.now_ms, opts.output))
     run.raise_outcome()
 
 

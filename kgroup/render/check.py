@@ -136,8 +136,11 @@ def _footer(g: GroupVerdict) -> list[str]:
     return lines
 
 
-def check_part(g: GroupVerdict) -> Part:
-    """One group: a row a partition, its JSON element, its verdict and member lines."""
+def check_part(g: GroupVerdict, mode: str | None = None) -> Part:
+    """One group: a row a partition, its JSON element, its verdict and member lines; for a
+    `mode`, only what that mode prints (JSON and JSON Lines the element, else rows and lines)."""
+    if mode in ("json", "jsonl"):
+        return Part(item=group_json(g))
     rows = [
         {
             "group": g.group,
@@ -153,6 +156,8 @@ def check_part(g: GroupVerdict) -> Part:
         }
         for p in g.partitions
     ]
+    if mode is not None:
+        return Part(rows=rows, footer=_footer(g))
     return Part(rows=rows, item=group_json(g), footer=_footer(g))
 
 
@@ -172,10 +177,13 @@ def check_head(request: Any, now_ms: int) -> dict[str, Any]:
     }
 
 
-def check_stream(verdicts: Iterable[GroupVerdict], request: Any, now_ms: int) -> Stream:
-    """The verdicts printed as they come (a row a partition, one JSON element a group)."""
+def check_stream(
+    verdicts: Iterable[GroupVerdict], request: Any, now_ms: int, mode: str | None = None
+) -> Stream:
+    """The verdicts printed as they come (a row a partition, one JSON element a group); with
+    the output `mode`, each group's part holds only what that mode prints."""
     return Stream(
-        parts=(check_part(g) for g in verdicts),
+        parts=(check_part(g, mode) for g in verdicts),
         columns=COLUMNS,
         head=check_head(request, now_ms),
         empty_message="No partitions.",

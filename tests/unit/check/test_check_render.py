@@ -84,3 +84,17 @@ def test_watch_prints_only_changes() -> None:
         "g: WARN -> OK (every partition is OK)",
         "g t:0: WARN -> OK (caught up (lag 0))",
     ]
+
+
+def test_a_mode_gets_only_what_it_prints() -> None:
+    # a fleet's JSON does not build table rows, nor a table the JSON elements (issue #29)
+    from kgroup.render.check import check_part
+
+    g = verdict([(0, 100, 50), (5000, 110, 90), (10_000, 120, 130)], 120, 250, 10_000)
+    whole = check_part(g)
+    for mode in ("json", "jsonl"):
+        part = check_part(g, mode)
+        assert (part.item, list(part.rows), list(part.footer)) == (whole.item, [], [])
+    for mode in ("table", "csv"):
+        part = check_part(g, mode)
+        assert (part.item, part.rows, part.footer) == (None, whole.rows, whole.footer)
