@@ -28,7 +28,10 @@ HISTORY = "history"  # the group's commits read from __consumer_offsets, with co
 SAMPLING = "sampling"  # OffsetFetch + ListOffsets repeated --samples times across --window
 
 
-@dataclass(frozen=True)
+# The per-partition records below are built once per partition of every group (100,000 for a
+# fleet of 10,000 groups x 10): they are not frozen (a frozen dataclass sets each field through
+# object.__setattr__, 2-3x slower to build) but slotted; nothing changes them once made.
+@dataclass(slots=True)
 class Observation:
     """One commit of a partition: when, which offset, and the lag then (None: unknown)."""
 
@@ -37,7 +40,7 @@ class Observation:
     lag: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class LogEnd:
     """The partition's log-end offset at a time (a broker offset, in Burrow's words)."""
 
@@ -63,7 +66,7 @@ class TopicRetention:
     delete_policy: bool = True  # cleanup.policy contains "delete"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class PartitionWindow:
     """Everything known about one partition of one group over the window."""
 
@@ -101,7 +104,7 @@ class Thresholds:
     min_headroom_ms: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Drain:
     """Rates over the window (records per second) and what they mean for the lag."""
 
@@ -111,7 +114,7 @@ class Drain:
     behind_per_s: float | None  # how fast the lag grows when it does
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class PartitionVerdict:
     """A partition's status, the rule that decided it, and the evidence."""
 

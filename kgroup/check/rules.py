@@ -137,11 +137,8 @@ def drain(
     Production: log-end offsets moved per second between the first and last log-end sample.
     ETA: lag / (consumption - production) when the lag shrinks; 0 when caught up.
     """
-    points = [(p.timestamp_ms, p.offset) for p in positions] or [
-        (o.timestamp_ms, o.offset) for o in observations
-    ]
-    consume = _rate(points)
-    produce = _rate([(e.timestamp_ms, e.offset) for e in log_ends])
+    consume = _rate(positions or observations)
+    produce = _rate(log_ends)
     if lag is not None and lag <= 0:
         return Drain(consume, produce, 0, None)
     if consume is None or produce is None or lag is None:
@@ -152,10 +149,14 @@ def drain(
     return Drain(consume, produce, None, abs(net))  # net <= 0: the lag grows (or stands)
 
 
-def _rate(points: Sequence[tuple[int, int]]) -> float | None:
-    if len(points) < 2 or points[-1][0] <= points[0][0]:
+def _rate(points: Sequence[LogEnd] | Sequence[Observation]) -> float | None:
+    """Offsets per second from the first point to the last (None: fewer than two, or no time)."""
+    if len(points) < 2:
         return None
-    return (points[-1][1] - points[0][1]) * 1000 / (points[-1][0] - points[0][0])
+    first, last = points[0], points[-1]
+    if last.timestamp_ms <= first.timestamp_ms:
+        return None
+    return (last.offset - first.offset) * 1000 / (last.timestamp_ms - first.timestamp_ms)
 
 
 def headroom_ms(

@@ -279,13 +279,19 @@ def _history_chunk(
     times = [now_ms - request.window_ms + k * step for k in range(request.samples)]
     grid = log_end_grid(admin, existing, times, {tp: m.log_end for tp, m in marks.items()})
 
+    shared: dict[TopicPartition, tuple[LogEnd, ...]] = {}  # log ends, one tuple a partition
+
     def windows_of(gid: str) -> list[PartitionWindow]:
         gi = inputs[gid]
         owners = _owners(gi.description)
         out = []
         for tp in views[gid]:
             mark = marks.get(tp)
-            ends = [*grid.get(tp, []), LogEnd(now_ms, mark.log_end)] if mark else []
+            ends = shared.get(tp)
+            if ends is None:
+                ends = shared[tp] = (
+                    (*grid.get(tp, []), LogEnd(now_ms, mark.log_end)) if mark else ()
+                )
             committed = gi.committed.get(tp)
             obs = from_commits(
                 commits.pop((gid, tp), []),
@@ -381,6 +387,21 @@ def _sampling_chunk(
     ends_of = [r.log_ends for r in rounds]
     times = [r.timestamp_ms for r in rounds]
 
+    # the log ends of a partition across the window, one tuple shared by the groups reading it
+    shared: dict[tuple[str, int], tuple[LogEnd, ...]] = {}
+
+    def log_ends(pair: tuple[str, int]) -> tuple[LogEnd, ...]:
+        ends = [
+            LogEnd(ts, end)
+            for ts, r in zip(times, ends_of, strict=True)
+            if (end := r.get(pair)) is not None
+        ]
+        mark = marks_of.get(pair)
+        if mark is not None:
+            ends.append(LogEnd(now_ms, mark.log_end))
+        shared[pair] = made = tuple(ends)
+        return made
+
     def windows_of(gid: str) -> list[PartitionWindow]:
         gi = inputs[gid]
         owners = {(tp.topic, tp.partition): o for tp, o in _owners(gi.description).items()}
@@ -395,15 +416,11 @@ def _sampling_chunk(
         for tp in views[gid]:
             pair = (tp.topic, tp.partition)
             mark = marks_of.get(pair)
-            series = []
-            ends = []
-            for ts, offsets, round_ends in zip(times, seen, ends_of, strict=True):
-                end = round_ends.get(pair)
-                series.append(Sample(ts, offsets.get(pair), end))
-                if end is not None:
-                    ends.append(LogEnd(ts, end))
-            if mark is not None:
-                ends.append(LogEnd(now_ms, mark.log_end))
+            series = [
+                Sample(ts, offsets.get(pair), round_ends.get(pair))
+                for ts, offsets, round_ends in zip(times, seen, ends_of, strict=True)
+            ]
+            ends = shared.get(pair) or log_ends(pair)
             # alive: a member owns the partition, or the group has members and the broker
             # does not say who owns what (tansu; TEST_ENVIRONMENT.md)
             owner = owners.get(pair)
@@ -470,7 +487,7 @@ def _owners(description: Any) -> dict[TopicPartition, Owner]:
 def _window(
     tp: TopicPartition,
     obs: tuple,
-    ends: list[LogEnd],
+    ends: Sequence[LogEnd],
     committed: Any,
     mark: Any,
     owner: Owner | None,
@@ -481,7 +498,7 @@ def _window(
         topic=tp.topic,
         partition=tp.partition,
         observations=obs,
-        log_ends=tuple(ends),
+        log_ends=ends if type(ends) is tuple else tuple(ends),
         committed=committed.offset if committed is not None else None,
         log_start=mark.log_start if mark is not None else None,
         log_end=mark.log_end if mark is not None else None,
@@ -509,7 +526,7 @@ def _finish(
     from kgroup.describe.engine import tp_order
 
     lagging_set = set()
-    for gid, tps in views.items():
+    for gid, tps in views.items() if request.lag_time else ():  # --no-lag-time: none asked
         committed = inputs[gid].committed
         for tp in tps:
             at, mark = committed.get(tp), marks.get(tp)
@@ -518,9 +535,9 @@ def _finish(
     lagging = sorted(lagging_set, key=lambda item: (tp_order(item[0]), item[1]))
     del lagging_set
     peeked: dict[tuple[TopicPartition, int], NextRecord] = (
-        admin.next_records(lagging) if lagging and request.lag_time else {}
+        admin.next_records(lagging) if lagging else {}
     )
-    topics = sorted({tp.topic for tp, _ in lagging}) if request.lag_time else []
+    topics = sorted({tp.topic for tp, _ in lagging})
     retention, retention_notes = _retention(admin, [t for t in topics if t not in said.asked])
     said.asked.update(topics)
     said.retention.update(retention)
