@@ -353,20 +353,34 @@ def _sampling_chunks(
         asked = [g for g in chunk if g in alive]
         # the last sample's offsets are the committed offsets now (read at the window's end)
         last = rounds[-1].committed
+        made: dict[Any, Any] = {}
+        offsets = {g: _restored(last.get(g), made) for g in asked}
+        del made
         inputs = {
             **{g: missing.pop(g) for g in chunk if g in missing},
-            **collect_inputs(admin, asked, offsets={g: _restored(last.get(g)) for g in asked}),
+            **collect_inputs(admin, asked, offsets=offsets),
         }
+        del offsets
         yield _sampling_chunk(admin, request, chunk, inputs, counts, rounds, said)
 
 
-def _restored(offsets: Any) -> Any:
-    """A sampled group's offsets by partition as collect_inputs takes them (errors as they are)."""
+def _restored(offsets: Any, made: dict[Any, Any]) -> Any:
+    """A sampled group's offsets by partition as collect_inputs takes them (errors as they are).
+    `made`: the chunk's TopicPartition and CommittedOffset objects (immutable), shared."""
     from kgroup.core.models import CommittedOffset
 
     if not isinstance(offsets, dict):
         return offsets if offsets is not None else {}
-    return {TopicPartition(t, p): CommittedOffset(o) for (t, p), o in offsets.items()}
+    out = {}
+    for pair, offset in offsets.items():
+        tp = made.get(pair)
+        if tp is None:
+            tp = made[pair] = TopicPartition(*pair)
+        committed = made.get(offset)
+        if committed is None:
+            committed = made[offset] = CommittedOffset(offset)
+        out[tp] = committed
+    return out
 
 
 def _sampling_chunk(
