@@ -141,3 +141,61 @@ def test_retention_settings_from_topic_configs() -> None:
     compacted = retention_of({"cleanup.policy": "compact"})
     assert (compacted.retention_ms, compacted.delete_policy) == (None, False)
     assert retention_of({"cleanup.policy": "compact,delete"}).delete_policy
+
+
+class FleetAdmin(ScriptedAdmin):
+    """ScriptedAdmin with groups g0..g4, each as `g` is (one member owning orders:0), and a
+    log of what was asked."""
+
+    GROUPS = tuple(f"g{i}" for i in range(5))
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[str] = []
+
+    def list_groups(self):
+        return [GroupListing(g, "Stable", "classic") for g in self.GROUPS]
+
+    def describe_groups(self, ids):
+        self.asked.append("describe " + " ".join(ids))
+        member = MemberDescription("m-1", client_id="app", host="/10.0.0.1", assignment=(T0,))
+        return {g: GroupDescription(g, "Stable", members=(member,)) for g in ids}
+
+    def committed_offsets_many(self, ids):
+        return {g: {T0: CommittedOffset(50)} for g in ids}
+
+
+def test_history_evaluates_a_chunk_before_describing_the_next(monkeypatch) -> None:
+    # issue #29: the commits are read once for every group, then groups are described and
+    # evaluated CHUNK_GROUPS at a time (2 here): a chunk's verdicts before the next is described
+    from kgroup.check import run
+
+    commits = [
+        commit_record(g, T0, 50, NOW - 60_000 + i * 10_000)
+        for i in range(6)
+        for g in FleetAdmin.GROUPS
+    ]
+    reads = []
+
+    def fake_read(admin, ranges):
+        reads.append(dict(ranges))
+        yield from commits
+
+    monkeypatch.setattr(history, "_read", fake_read)
+    monkeypatch.setattr("time.time", lambda: NOW / 1000)
+    monkeypatch.setattr(run, "CHUNK_GROUPS", 2, raising=False)
+    admin = FleetAdmin()
+    result = check(admin, CheckOptions(groups=[], all_groups=True, window_ms=60_000, samples=6))
+    seen = []
+    for verdict in result:
+        seen.append((verdict.group, verdict.partitions[0].rule, list(admin.asked)))
+    chunks = ["describe g0 g1", "describe g2 g3", "describe g4"]
+    assert seen == [
+        ("g0", "stalled", chunks[:1]),
+        ("g1", "stalled", chunks[:1]),
+        ("g2", "stalled", chunks[:2]),
+        ("g3", "stalled", chunks[:2]),
+        ("g4", "stalled", chunks[:3]),
+    ]
+    assert len(reads) == 1  # the offsets topic read once, for the whole fleet
+    assert result.source == "history"
