@@ -291,8 +291,6 @@ def _beyond_burrow(
     limits: Thresholds,
 ) -> tuple[str, str] | None:
     """The first of kgroup's own ERR rules that holds: (rule, reason), or None."""
-    from kgroup.core.timefmt import format_duration_ms
-
     if (
         window.committed is not None
         and window.log_start is not None
@@ -301,6 +299,8 @@ def _beyond_burrow(
         lost = window.log_start - window.committed
         return "data-lost", f"{lost} records were deleted before the group read them"
     if limits.min_headroom_ms is not None and room is not None and room < limits.min_headroom_ms:
+        from kgroup.core.timefmt import format_duration_ms
+
         left = format_duration_ms(max(0, room) // 1000 * 1000)  # whole seconds
         what = (
             "retention.bytes deletes unconsumed records in about"
@@ -318,6 +318,8 @@ def _beyond_burrow(
         and window.lag_ms is not None
         and window.lag_ms > limits.max_lag_ms
     ):
+        from kgroup.core.timefmt import format_duration_ms
+
         return (
             "max-lag-time",
             f"lag time {format_duration_ms(window.lag_ms)} > --max-lag-time "

@@ -430,9 +430,10 @@ def _sampling_chunk(
         for tp in views[gid]:
             pair = (tp.topic, tp.partition)
             mark = marks_of.get(pair)
+            offs = [offsets.get(pair) for offsets in seen]
             series = [
-                Sample(ts, offsets.get(pair), round_ends.get(pair))
-                for ts, offsets, round_ends in zip(times, seen, ends_of, strict=True)
+                Sample(ts, at, round_ends.get(pair))
+                for ts, at, round_ends in zip(times, offs, ends_of, strict=True)
             ]
             ends = shared.get(pair) or log_ends(pair)
             # alive: a member owns the partition, or the group has members and the broker
@@ -441,10 +442,10 @@ def _sampling_chunk(
             alive = owner is not None or anyone
             obs = from_samples(series, alive=alive)
             committed = committed_of.get(pair)
-            moved = len({s.committed for s in series if s.committed is not None}) > 1
             positions = [
-                LogEnd(x.timestamp_ms, x.committed) for x in series if x.committed is not None
+                LogEnd(ts, at) for ts, at in zip(times, offs, strict=True) if at is not None
             ]
+            moved = len({p.offset for p in positions}) > 1
             if committed is not None:
                 positions.append(LogEnd(now_ms, committed.offset))
             out.append(
