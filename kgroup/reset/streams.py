@@ -181,8 +181,8 @@ def read_streams_groups(
             "--delete-all-internal-topics and --delete-internal-topic exclude each other",
             hint="keep one of them",
         )
-    if deletion.asked:
-        others = [g for g in group_ids if g not in streams]
+    if deletion.asked:  # a group of no known type does not exist: left to say "not found"
+        others = [g for g in group_ids if g not in streams and admin.group_type(g) is not None]
         if others:
             raise UsageError(
                 f"{deletion.option()} applies to streams groups only; {others[0]} is not one",

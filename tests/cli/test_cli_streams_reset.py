@@ -280,3 +280,33 @@ def test_delete_option_is_refused_for_other_group_types(cluster, tmp_path) -> No
     result = kgroup(cluster, tmp_path, "delete", "sg1", "--delete-all-internal-topics", expect=2)
     assert "applies to streams groups only; sg1 is not one" in result.stderr
     assert "sg1" in cluster.share_groups
+
+
+def test_delete_of_an_unknown_group_with_the_option_is_not_found(cluster, tmp_path) -> None:
+    """A group that does not exist is not found (exit 3), as `kgroup delete` says without the
+    option; it was a usage error (exit 2, "nosuch is not one") before, though nothing in the
+    command line was wrong. The streams group beside it is deleted with its topics."""
+    result = kgroup(
+        cluster, tmp_path, "delete", "nosuch", "app3", "--delete-all-internal-topics", expect=3
+    )
+    assert "nosuch: group nosuch does not exist" in result.stderr
+    assert "is not one" not in result.stderr
+    assert "app3" not in cluster.streams_groups
+    assert deletes(cluster) == [[REPARTITION, CHANGELOG]]
+
+
+def test_reset_of_an_unknown_group_with_the_option_is_not_found(cluster, tmp_path) -> None:
+    result = kgroup(
+        cluster,
+        tmp_path,
+        "reset-offsets",
+        "nosuch",
+        "--all-topics",
+        "--to",
+        "earliest",
+        "--delete-all-internal-topics",
+        "--execute",
+        expect=3,
+    )
+    assert "nothing to reset for group(s) nosuch" in result.stderr  # as without the option
+    assert "is not one" not in result.stderr and deletes(cluster) == []
