@@ -26,6 +26,7 @@ from tests.unit.wire.fakeshare import (
     ShareCluster,
 )
 
+NOT_CONTROLLER, THROTTLING_QUOTA_EXCEEDED = 41, 89  # Kafka's Errors codes
 REPARTITION = "app3-KSTREAM-AGGREGATE-STATE-STORE-0000000003-repartition"
 CHANGELOG = "app3-KSTREAM-AGGREGATE-STATE-STORE-0000000003-changelog"
 SHARED = "lookup-changelog"  # in the topology, but not named as app3's: Kafka keeps it
@@ -310,3 +311,37 @@ def test_reset_of_an_unknown_group_with_the_option_is_not_found(cluster, tmp_pat
     )
     assert "nothing to reset for group(s) nosuch" in result.stderr  # as without the option
     assert "is not one" not in result.stderr and deletes(cluster) == []
+
+
+def test_a_moving_controller_and_a_quota_are_retried_until_the_topics_go(tmp_path) -> None:
+    """Kafka's Admin retries DeleteTopics on NOT_CONTROLLER (handleNotControllerError) and on
+    THROTTLING_QUOTA_EXCEEDED (retryOnQuotaViolation, on by default) until its timeout; kgroup
+    asked once more on NOT_CONTROLLER only, so a controller election of two answers, or a
+    quota, left the topics in place after the commit (exit 1)."""
+    made = make(
+        delete_topic_answers={
+            CHANGELOG: [NOT_CONTROLLER, NOT_CONTROLLER],
+            REPARTITION: [THROTTLING_QUOTA_EXCEEDED],
+        }
+    )
+    try:
+        result = kgroup(
+            made,
+            tmp_path,
+            "reset-offsets",
+            "app3",
+            "--all-topics",
+            "--to",
+            "earliest",
+            "--delete-all-internal-topics",
+            "--execute",
+            "-o",
+            "json",
+        )
+        (done,) = json.loads(result.stdout)["groups"]
+        assert sorted(done["deleted_topics"]) == sorted([REPARTITION, CHANGELOG])
+        assert REPARTITION not in made.topics and CHANGELOG not in made.topics
+        # each retry asks again only for the topics not yet answered for good
+        assert deletes(made) == [[REPARTITION, CHANGELOG], [REPARTITION, CHANGELOG], [CHANGELOG]]
+    finally:
+        made.close()

@@ -4,7 +4,8 @@ Used by `reset-offsets --delete-all-internal-topics` / `--delete-internal-topic`
 groups (KIP-1071), as Kafka's `kafka-streams-groups --reset-offsets --execute` deletes a group's
 internal topics after resetting its input offsets. Kafka's Admin sends DeleteTopics to the
 controller its Metadata names (a KRaft broker forwards it to the quorum); so does this module,
-and once more to the controller a fresh Metadata names on NOT_CONTROLLER.
+and asks again for the topics answered NOT_CONTROLLER (the controller looked up again) or
+THROTTLING_QUOTA_EXCEEDED, with the backoff, until --timeout, as Kafka's Admin does.
 
 Versions 1-6 (v0 is gone from Kafka 4.0, KIP-896); v6 names each topic in `Topics` (name and
 a zero topic id), v1-v5 in `TopicNames`. The answer is per topic: None when deleted, else a
@@ -39,6 +40,9 @@ WIRE_API = DELETE_TOPICS = wire_api("DeleteTopics", (1, 2, 3, 4, 5, 6))
 REQUEST_TIMED_OUT = 7
 NOT_CONTROLLER = 41
 TOPIC_DELETION_DISABLED = 73
+THROTTLING_QUOTA_EXCEEDED = 89
+# asked again until --timeout (Kafka's Admin: a new controller; the quota's window)
+RETRIED = frozenset({NOT_CONTROLLER, THROTTLING_QUOTA_EXCEEDED})
 ZERO_ID = bytes(16)
 
 
@@ -93,26 +97,39 @@ def topic_error(code: int, topic: str, message: str | None = None) -> KgroupErro
 def delete_topics(
     client: WireClient, topics: Sequence[str], timeout_ms: int
 ) -> dict[str, KgroupError | None]:
-    """Delete `topics`; per topic None (deleted) or its error."""
+    """Delete `topics`; per topic None (deleted) or its error. Topics answered NOT_CONTROLLER
+    or THROTTLING_QUOTA_EXCEEDED are asked again (the controller looked up again), with the
+    backoff, until --timeout, as Kafka's Admin does (`handleNotControllerError`,
+    `retryOnQuotaViolation`)."""
     wanted = list(dict.fromkeys(topics))
     if not wanted:
         return {}
 
-    def work(connection: BrokerConnection) -> list[tuple[str, int, str | None]]:
-        version = connection.version_for(DELETE_TOPICS)
-        if version is None:
-            raise unsupported_api(
-                f"broker {connection.address} does not offer DeleteTopics v1-v6, so kgroup "
-                f"cannot delete topics {', '.join(wanted)}",
-                hint="delete them with kafka-topics --delete",
-            )
-        body = encode_delete_topics_request(version, wanted, timeout_ms)
-        return decode_delete_topics_response(connection.call(DELETE_TOPICS, version, body), version)
+    def work(pending: list[str]):  # type: ignore[no-untyped-def]
+        def call(connection: BrokerConnection) -> list[tuple[str, int, str | None]]:
+            version = connection.version_for(DELETE_TOPICS)
+            if version is None:
+                raise unsupported_api(
+                    f"broker {connection.address} does not offer DeleteTopics v1-v6, so kgroup "
+                    f"cannot delete topics {', '.join(pending)}",
+                    hint="delete them with kafka-topics --delete",
+                )
+            body = encode_delete_topics_request(version, pending, timeout_ms)
+            answer = connection.call(DELETE_TOPICS, version, body)
+            return decode_delete_topics_response(answer, version)
 
-    answers = _on_controller(client, work)
-    if any(code == NOT_CONTROLLER for _t, code, _m in answers):
-        answers = _on_controller(client, work)  # the controller moved: ask the new one
-    by_topic = {name: (code, message) for name, code, message in answers}
+        return call
+
+    by_topic: dict[str, tuple[int, str | None]] = {}
+    retries = client._retries()
+    pending = wanted
+    while pending:
+        for name, code, message in _on_controller(client, work(pending)):
+            if name in pending:
+                by_topic[name] = (code, message)
+        pending = [t for t in pending if by_topic.get(t, (0, None))[0] in RETRIED]
+        if pending and not retries.wait():
+            break
     out: dict[str, KgroupError | None] = {}
     for topic in wanted:
         if topic not in by_topic:

@@ -132,6 +132,8 @@ class ShareCluster(GroupsCluster):
     # DeleteTopics (20) versions offered (None: not offered); topic -> error code to answer
     delete_topics_versions: tuple[int, int] | None = (1, 6)
     delete_topic_errors: dict[str, int] = field(default_factory=dict)
+    # a topic's error codes for its next DeleteTopics, one per request (then delete_topic_errors)
+    delete_topic_answers: dict[str, list[int]] = field(default_factory=dict)
     requests: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     raw: list[tuple[int, bytes, bytes]] = field(default_factory=list)  # api, request, response
 
@@ -450,7 +452,8 @@ class ShareCluster(GroupsCluster):
         )
         results = []
         for name in names:
-            code = self.delete_topic_errors.get(name, 0)
+            queued = self.delete_topic_answers.get(name)
+            code = queued.pop(0) if queued else self.delete_topic_errors.get(name, 0)
             if not code and name not in self.topics:
                 code = m.UNKNOWN_TOPIC_OR_PARTITION
             if not code:
