@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kgroup.core.admin import GroupAdmin
+from kgroup.core.commands import group_command
 from kgroup.core.errors import (
     KgroupError,
     NotFoundError,
@@ -515,12 +516,8 @@ def _commit_checked(
 
 
 def describe_command(group: str) -> str:
-    """`kgroup describe GROUP` as a POSIX shell runs it as printed: the group quoted, after `--`
-    when it starts with `-` (as backups.undo_command)."""
-    import shlex
-
-    quoted = shlex.quote(group)
-    return f"kgroup describe -- {quoted}" if group.startswith("-") else f"kgroup describe {quoted}"
+    """`kgroup describe GROUP` as a POSIX shell runs it as printed (backups.group_command)."""
+    return group_command("describe", group)
 
 
 def _committed(admin: GroupAdmin, fence, group: str) -> dict[TopicPartition, CommittedOffset]:

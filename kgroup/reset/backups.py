@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from kgroup.core.commands import group_command
 from kgroup.core.errors import KgroupError, NotFoundError, SafetyRefusal, UsageError
 from kgroup.core.files import BACKUP
 from kgroup.reset.model import GroupPlan
@@ -225,8 +226,8 @@ def latest_backup(group: str) -> Path:
         raise NotFoundError(
             f"nothing left to undo for group {group}: each of its {len(steps)} backup(s) in "
             f"{directory} is undone already or was written by an undo",
-            hint=f"`kgroup undo --list {group}` shows the history; restore a given backup with "
-            "--backup FILE",
+            hint=f"`{group_command('undo --list', group)}` shows the history; restore a given "
+            "backup with --backup FILE",
         )
     raise NotFoundError(
         f"no backup of group {group} in {directory}", hint="pass the backup file with --backup FILE"
@@ -234,13 +235,8 @@ def latest_backup(group: str) -> Path:
 
 
 def undo_command(group: str, backup: str) -> str:
-    """The `kgroup undo` command restoring `backup`, as a POSIX shell runs it as printed: every
-    word quoted, and a group starting with `-` after `--` (so it is not read as an option)."""
-    import shlex
-
-    if group.startswith("-"):
-        return f"kgroup undo --backup {shlex.quote(backup)} -- {shlex.quote(group)}"
-    return f"kgroup undo {shlex.quote(group)} --backup {shlex.quote(backup)}"
+    """The `kgroup undo` command restoring `backup` (`group_command`)."""
+    return group_command("undo", group, ("--backup", backup))
 
 
 def undo_source(group: str, backup: str | None) -> Path:
@@ -263,7 +259,7 @@ def plan_for_undo(plan: GroupPlan, backup_file: Path) -> GroupPlan:
         raise NotFoundError(
             f"nothing to undo for group {plan.group}: {backup_file} holds no partition; "
             "nothing was written",
-            hint=f"`kgroup undo --list {plan.group}` shows the group's backups",
+            hint=f"`{group_command('undo --list', plan.group)}` shows the group's backups",
         )
     path = Path(backup_file).absolute()
     return replace(plan, strategy=f"restore {path.name}", undoes=str(path))

@@ -60,3 +60,35 @@ def test_the_commands_of_a_commit_at_risk_run_in_a_shell_as_printed(tmp_path, gr
     assert [(p["current_offset"], p["new_offset"]) for p in plan["partitions"]] == [(9, 2)]
     assert not (tmp_path / "pwned").exists()
     assert outcome["backup"] in undo or os.path.basename(outcome["backup"]) in undo
+
+
+@pytest.mark.parametrize("group", ["a b", "x;touch pwned", "-dash $HOME"])
+def test_the_undo_list_command_of_an_empty_backup_runs_in_a_shell_as_printed(
+    tmp_path, group
+) -> None:
+    """`undo` of a backup holding no partition (exit 3) says `kgroup undo --list GROUP` shows
+    the group's backups: printed unquoted, `a b` ran as two arguments (exit 2) and `x;touch
+    pwned` ran a second command."""
+    from kgroup.reset.model import GroupPlan
+    from kgroup.reset.planfile import write_plan_file
+
+    cluster = CoordinatorCluster(topics={"orders": 2}, offsets={group: {("orders", 0): 2}})
+    empty = tmp_path / "empty.json"
+    write_plan_file(empty, [GroupPlan(group, (), "to-offset 4")], kind="backup", created_at_ms=1)
+    try:
+        command = [sys.executable, "-m", "kgroup", "-b", cluster.address, "undo"]
+        refused = subprocess.run(
+            [*command, "--backup", str(empty), "--", group],
+            capture_output=True,
+            text=True,
+            env=kgroup_env(tmp_path),
+            timeout=120,
+        )
+        assert refused.returncode == 3, refused.stderr
+        (listing,) = re.findall(r"`(kgroup undo --list [^`]*)`", refused.stderr)
+        listed = run_printed(listing, cluster, tmp_path)
+    finally:
+        cluster.close()
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout)["backups"] == []  # none in the default directory
+    assert not (tmp_path / "pwned").exists()

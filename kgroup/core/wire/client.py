@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
+from kgroup.core.commands import group_command
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import KafkaOperationError, KgroupError, UnreachableError, timed_out
 from kgroup.core.models import (
@@ -642,7 +643,7 @@ class WireClient(LeaderClient):
                 deleted[tp] = missing_answer(
                     f"the coordinator of group {group_id} did not answer for {tp}: whether "
                     "its offset was deleted is unknown",
-                    hint=f"check with `kgroup describe {group_id}`",
+                    hint=f"check with `{group_command('describe', group_id)}`",
                 )
             else:
                 deleted[tp] = None if code == m.NONE else offset_delete_error(code, group_id, tp)
