@@ -239,11 +239,11 @@ def delete_after_commit(
         outcome.deleted_topics = tuple(deleted)
         said = [f"deleted internal topics {', '.join(deleted)}"] if deleted else []
         said += [f"already gone: {', '.join(gone)}"] if gone else []
-        said += [f"not deleted: {e.one_line()}" for _t, e in failed]
+        errors = list(dict.fromkeys(e.one_line() for _t, e in failed))  # one per request
+        said += [f"not deleted: {e}" for e in errors]
         extra = "; ".join(said)
         outcome.message = f"{outcome.message}; {extra}" if outcome.message else extra
-        for _topic, error in failed:
-            failures.append(f"{plan.group}: offsets committed and verified, but {error.one_line()}")
+        failures += [f"{plan.group}: offsets committed and verified, but {e}" for e in errors]
     return failures
 
 
@@ -280,11 +280,12 @@ def delete_with_internal_topics(
         row["deleted_topics"] = deleted
         if deleted:
             said.insert(0, f"deleted internal topics {', '.join(deleted)}")
-        for topic, error in answers.items():
-            if error is not None and not isinstance(error, NotFoundError):
-                said.append(f"not deleted: {error.one_line()}")
-                failures.append(f"{row['group']}: deleted, but {error.one_line()}")
-            elif error is not None:
-                said.append(f"{topic} already gone")
+        gone = [t for t, e in answers.items() if isinstance(e, NotFoundError)]
+        said += [f"{topic} already gone" for topic in gone]
+        errors = dict.fromkeys(  # one line per error: a failed request is every topic's error
+            e.one_line() for t, e in answers.items() if e is not None and t not in gone
+        )
+        said += [f"not deleted: {e}" for e in errors]
+        failures += [f"{row['group']}: deleted, but {e}" for e in errors]
         row["message"] = "; ".join(said) or None
     return rows, failures

@@ -345,3 +345,50 @@ def test_a_moving_controller_and_a_quota_are_retried_until_the_topics_go(tmp_pat
         assert deletes(made) == [[REPARTITION, CHANGELOG], [REPARTITION, CHANGELOG], [CHANGELOG]]
     finally:
         made.close()
+
+
+def test_a_broker_without_delete_topics_still_reports_the_committed_reset(tmp_path) -> None:
+    """The offsets are committed before the topics go: a DeleteTopics that cannot be sent at
+    all (no such API, an unreachable controller) left stdout empty, so the committed reset, its
+    backup and its undo command were never said (exit 1 with the DeleteTopics error only)."""
+    made = make(delete_topics_versions=None)
+    try:
+        result = kgroup(
+            made,
+            tmp_path,
+            "reset-offsets",
+            "app3",
+            "--all-topics",
+            "--to",
+            "earliest",
+            "--delete-all-internal-topics",
+            "--execute",
+            "-o",
+            "json",
+            expect=1,
+        )
+        assert made.offsets["app3"][("orders", 0)] == 0  # committed
+        assert REPARTITION in made.topics and CHANGELOG in made.topics
+    finally:
+        made.close()
+    (done,) = json.loads(result.stdout)["groups"]
+    assert (done["status"], done["deleted_topics"]) == ("committed", [])
+    assert done["backup"]
+    assert "does not offer DeleteTopics" in done["note"]
+    assert "offsets committed and verified, but broker" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_broker_without_delete_topics_still_reports_the_deleted_group(tmp_path) -> None:
+    made = make(delete_topics_versions=None)
+    try:
+        result = kgroup(
+            made, tmp_path, "delete", "app3", "--delete-all-internal-topics", "-o", "json", expect=1
+        )
+        assert "app3" not in made.streams_groups and CHANGELOG in made.topics
+    finally:
+        made.close()
+    (row,) = json.loads(result.stdout)["groups"]
+    assert (row["status"], row["deleted_topics"]) == ("deleted", [])
+    assert "does not offer DeleteTopics" in row["message"]
+    assert "app3: deleted, but broker" in result.stderr

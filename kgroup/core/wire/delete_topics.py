@@ -97,9 +97,10 @@ def topic_error(code: int, topic: str, message: str | None = None) -> KgroupErro
 def delete_topics(
     client: WireClient, topics: Sequence[str], timeout_ms: int
 ) -> dict[str, KgroupError | None]:
-    """Delete `topics`; per topic None (deleted) or its error. Topics answered NOT_CONTROLLER
-    or THROTTLING_QUOTA_EXCEEDED are asked again (the controller looked up again), with the
-    backoff, until --timeout, as Kafka's Admin does (`handleNotControllerError`,
+    """Delete `topics`; per topic None (deleted) or its error, never raised (a request that
+    could not be sent or answered: its error for each topic left unanswered). Topics answered
+    NOT_CONTROLLER or THROTTLING_QUOTA_EXCEEDED are asked again (the controller looked up
+    again), with the backoff, until --timeout, as Kafka's Admin does (`handleNotControllerError`,
     `retryOnQuotaViolation`)."""
     wanted = list(dict.fromkeys(topics))
     if not wanted:
@@ -123,8 +124,14 @@ def delete_topics(
     by_topic: dict[str, tuple[int, str | None]] = {}
     retries = client._retries()
     pending = wanted
+    failed: KgroupError | None = None  # the request could not be sent or answered
     while pending:
-        for name, code, message in _on_controller(client, work(pending)):
+        try:
+            answers = _on_controller(client, work(pending))
+        except KgroupError as exc:
+            failed = exc
+            break
+        for name, code, message in answers:
             if name in pending:
                 by_topic[name] = (code, message)
         pending = [t for t in pending if by_topic.get(t, (0, None))[0] in RETRIED]
@@ -132,11 +139,13 @@ def delete_topics(
             break
     out: dict[str, KgroupError | None] = {}
     for topic in wanted:
-        if topic not in by_topic:
+        if failed is not None and (topic not in by_topic or by_topic[topic][0] in RETRIED):
+            out[topic] = failed
+        elif topic not in by_topic:
             out[topic] = KafkaOperationError(f"the broker's answer left out topic {topic}")
-            continue
-        code, message = by_topic[topic]
-        out[topic] = None if code == m.NONE else topic_error(code, topic, message)
+        else:
+            code, message = by_topic[topic]
+            out[topic] = None if code == m.NONE else topic_error(code, topic, message)
     return out
 
 
