@@ -32,6 +32,16 @@ def offline_plans(
             "--segments plans named groups: give GROUP... (--all-groups needs the cluster)",
             hint="e.g. kgroup reset-offsets billing --to-committed-at 2h --segments DIR",
         )
+    asked = "--delete-all-internal-topics" if opts.delete_all_internal_topics else None
+    if opts.delete_internal_topics:
+        asked = "--delete-internal-topic"
+    if asked is not None:  # the topology is the cluster's: the plan could not list the topics
+        raise UsageError(
+            f"{asked} needs the cluster (a streams group's topology names its internal topics); "
+            "a dry run from --segments reads none",
+            hint="run the dry run without --segments (the history is then read live): its plan "
+            "lists the topics --execute deletes",
+        )
     selections = [parse_topic_option(t) for t in opts.topics]
     if bool(selections) == opts.all_topics:
         raise UsageError(

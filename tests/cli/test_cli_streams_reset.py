@@ -392,3 +392,20 @@ def test_a_broker_without_delete_topics_still_reports_the_deleted_group(tmp_path
     assert (row["status"], row["deleted_topics"]) == ("deleted", [])
     assert "does not offer DeleteTopics" in row["message"]
     assert "app3: deleted, but broker" in result.stderr
+
+
+def test_an_offline_dry_run_refuses_the_deletion_options(tmp_path) -> None:
+    """`--to-committed-at --segments` plans a dry run without the cluster, so it cannot read a
+    streams group's topology: the deletion options were ignored (exit 0), and the dry run did
+    not list the topics `--execute` would delete. A usage error now (exit 2)."""
+    from tests.cli.test_cli_decode import ZEY
+
+    for option in (["--delete-all-internal-topics"], ["--delete-internal-topic", CHANGELOG]):
+        result = run_kgroup(
+            "reset-offsets", "node-api-group", "--all-topics", "--to-committed-at", "2h",
+            "--segments", str(ZEY), *option,
+            env={"XDG_CONFIG_HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path)},
+            expect=2,
+        )  # fmt: skip
+        assert f"{option[0]} needs the cluster" in result.stderr
+        assert "Traceback" not in result.stderr
