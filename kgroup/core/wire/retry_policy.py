@@ -127,10 +127,10 @@ RULES: dict[str, ApiRule] = {
         ),
         _rule(
             "DeleteGroups",
-            "admin/internals/DeleteConsumerGroupsHandler.handleError (kgroup deletes groups "
-            "through librdkafka, which does not: it retries only the coordinator lookup and "
-            "returns a group's NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS as its error; "
-            "README, live cluster)",
+            "admin/internals/DeleteConsumerGroupsHandler.handleError (kgroup.core.wire."
+            "delete_groups, for every group type; librdkafka, which deleted groups before and "
+            "still does where kgroup's client cannot go, retries only the coordinator lookup "
+            "and returns a group's NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS as its error)",
         ),
         _rule(
             "JoinGroup",
