@@ -162,7 +162,12 @@ class StreamsReset:
             gone = [t for t in chosen if t not in existing]
             notes += [f"internal topic {t} does not exist: nothing to delete" for t in gone]
             delete = tuple(t for t in chosen if t in existing)
-            if not chosen and self.deletion.all_internal:
+            if not chosen and self.deletion.all_internal and internal.not_inferred:
+                notes.append(
+                    f"--delete-all-internal-topics: none of {plan.group}'s internal topics is "
+                    "named as its own: nothing to delete"
+                )
+            elif not chosen and self.deletion.all_internal:
                 notes.append(f"--delete-all-internal-topics: {plan.group} has no internal topic")
             elif not chosen:
                 notes.append(f"no --delete-internal-topic names an internal topic of {plan.group}")

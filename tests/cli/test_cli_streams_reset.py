@@ -409,3 +409,28 @@ def test_an_offline_dry_run_refuses_the_deletion_options(tmp_path) -> None:
         )  # fmt: skip
         assert f"{option[0]} needs the cluster" in result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_a_group_whose_internal_topics_are_all_kept_is_not_said_to_have_none(tmp_path) -> None:
+    """Every internal topic of the topology is named otherwise than Kafka Streams names the
+    group's (kept): the plan said both that it keeps lookup-changelog and that the group "has no
+    internal topic"."""
+    made = ShareCluster(
+        topics={"orders": 1, SHARED: 1},
+        offsets={"app4": {("orders", 0): 5}},
+        streams_groups={
+            "app4": FakeStreamsGroup(subtopologies={"0": ("orders",)}, changelogs={"0": (SHARED,)})
+        },
+    )
+    try:
+        result = kgroup(
+            made, tmp_path, "reset-offsets", "app4", "--all-topics", "--to", "earliest",
+            "--delete-all-internal-topics", "-o", "json",
+        )  # fmt: skip
+    finally:
+        made.close()
+    (plan,) = json.loads(result.stdout)["groups"]
+    assert plan["delete_topics"] == []
+    assert any(SHARED in w and "kept" in w for w in plan["warnings"])
+    assert not any("has no internal topic" in w for w in plan["warnings"])
+    assert any("none of app4's internal topics is named as its own" in w for w in plan["warnings"])
