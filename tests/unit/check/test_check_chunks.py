@@ -69,3 +69,24 @@ def test_check_sampling_rounds_keep_offsets_only(fleet) -> None:
     )
     assert [r.committed["g1"] for r in rounds] == [{("orders", 0): 1, ("orders", 1): 2}] * 2
     assert rounds[0].log_ends == {("orders", 0): 10, ("orders", 1): 10}
+
+
+@pytest.mark.parametrize("source", ["sampling", "auto"])
+def test_a_named_group_missing_in_a_later_chunk_is_not_found(fleet, monkeypatch, source) -> None:
+    # groups named beyond the first chunk are not looked up before the window: a missing one
+    # still comes out NOTFOUND in its chunk, and the run ends as not found (exit 3) counting
+    # every chunk's groups
+    from kgroup.core.errors import NotFoundError
+
+    made, _ = fleet
+    monkeypatch.setattr(run, "CHUNK_GROUPS", 3, raising=False)
+    names = ["g0", "g1", "g2", "g3", "nosuch", "g4"]
+    result = run.check(
+        admin_for(made.address),
+        CheckOptions(groups=names, window_ms=200, samples=2, lag_time=False, source=source),
+    )
+    got = [(v.group, v.status.name) for v in result]
+    assert got == [(g, "NOTFOUND" if g == "nosuch" else "STOP") for g in names]
+    with pytest.raises(NotFoundError, match=r"^1 of 6 groups not found: nosuch$") as raised:
+        result.raise_outcome()
+    assert raised.value.exit_code == 3
