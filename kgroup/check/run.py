@@ -153,8 +153,10 @@ def check(
     and evaluate the groups CHUNK_GROUPS at a time while the result is iterated: a chunk is
     described, evaluated and printed, then dropped, so memory does not grow with the fleet
     beyond the windows themselves (history: each partition's commits in the window; sampling:
-    each partition's sampled offsets). The first chunk is looked up before any window: when no
-    named group exists nothing is sampled. Later chunks' notes go to `note` when they come."""
+    each partition's sampled offsets). The first chunk, and every named group, is looked up
+    before any window (of later chunks only the missing groups are kept): a group that does
+    not exist is neither sampled nor waited for, and when none exists nothing is sampled.
+    Later chunks' notes go to `note` when they come."""
     from itertools import chain
 
     from kgroup.check.history import OFFSETS_TOPIC, HistoryUnavailable, read_history
@@ -165,11 +167,19 @@ def check(
     counts = partition_counts(admin)
     chunks = [ids[i : i + CHUNK_GROUPS] for i in range(0, len(ids), CHUNK_GROUPS)] or [[]]
     first = collect_inputs(admin, chunks[0]) if ids else {}
-    # the later chunks' groups are described when their turn comes (listed ones: they exist)
-    live = [g for g in chunks[0] if first[g].error_kind != "not_found"] + ids[CHUNK_GROUPS:]
+    missing = {g: gi for g, gi in first.items() if gi.error_kind == "not_found"}
+    if not selection.listed:
+        # named groups of later chunks are looked up now too, keeping only the missing ones:
+        # a group that does not exist is never sampled nor waited for (listed ones exist)
+        for chunk in chunks[1:]:
+            found = collect_inputs(admin, chunk)
+            missing.update((g, gi) for g, gi in found.items() if gi.error_kind == "not_found")
+            del found
+    # the later chunks' groups are described when their turn comes
+    live = [g for g in ids if g not in missing]
     now_ms = int(time.time() * 1000)
     if not live:
-        verdicts = [_failed_verdict(g, first[g], SAMPLING) for g in ids]
+        verdicts = [_failed_verdict(g, missing[g], SAMPLING) for g in ids]
         return CheckRun(request, selection, SAMPLING, now_ms, (), verdicts)
     history = None
     reason = None
@@ -197,7 +207,9 @@ def check(
     said = _Said()
     if history is not None:
         source = HISTORY
-        made = _history_chunks(admin, request, chunks, first, counts, history.commits, said)
+        made = _history_chunks(
+            admin, request, chunks, first, missing, counts, history.commits, said
+        )
     else:
         source = SAMPLING
         why = f"history unavailable: {reason}; " if reason else ""
@@ -207,7 +219,9 @@ def check(
                 f"{why}sampling {request.samples} times over {_seconds_text(seconds)} "
                 f"(done at {time.strftime('%H:%M:%S', time.localtime(time.time() + seconds))})"
             )
-        made = _sampling_chunks(admin, request, chunks, first, live, counts, progress, said)
+        made = _sampling_chunks(
+            admin, request, chunks, first, missing, live, counts, progress, said
+        )
     del first
     # the first chunk now: the window is taken, and what fails for every group fails before
     # anything is printed
@@ -247,17 +261,24 @@ def _history_chunks(
     request: CheckOptions,
     chunks: list[list[str]],
     first: dict[str, Any],
+    missing: dict[str, Any],
     counts: dict[str, int],
     commits: dict[tuple[str, TopicPartition], list[tuple[int, int]]],
     said: _Said,
 ) -> Iterator[_Chunk]:
-    """Each chunk described (the first already is), its log ends read across the window, its
-    groups evaluated from their commits (each popped once evaluated)."""
+    """Each chunk described (the first already is; `missing`: the groups known not to exist,
+    not asked again), its log ends read across the window, its groups evaluated from their
+    commits (each popped once evaluated)."""
     from kgroup.check.history import log_end_grid
     from kgroup.describe.collect import collect_inputs
 
     for index, chunk in enumerate(chunks):
-        inputs = first if index == 0 else collect_inputs(admin, chunk)
+        if index == 0:
+            inputs = first
+        else:
+            asked = [g for g in chunk if g not in missing]
+            inputs = {g: missing[g] for g in chunk if g in missing}
+            inputs.update(collect_inputs(admin, asked) if asked else {})
         first = {}
         yield _history_chunk(admin, request, chunk, inputs, counts, commits, said, log_end_grid)
 
@@ -326,13 +347,15 @@ def _sampling_chunks(
     request: CheckOptions,
     chunks: list[list[str]],
     first: dict[str, Any],
+    missing: dict[str, Any],
     live: list[str],
     counts: dict[str, int],
     progress: Progress | None,
     said: _Said,
 ) -> Iterator[_Chunk]:
     """Sample every live group across the window (each round kept as offsets by partition
-    only), then describe, evaluate and print the groups chunk by chunk."""
+    only), then describe, evaluate and print the groups chunk by chunk (`missing`: the groups
+    known not to exist, neither sampled nor asked again)."""
     from kgroup.check.sampling import sample
     from kgroup.describe.collect import collect_inputs
 
@@ -347,7 +370,7 @@ def _sampling_chunks(
         first={g: first[g].committed for g in chunks[0] if g in alive},  # read just now
         chunk=CHUNK_GROUPS,
     )
-    missing = {g: first[g] for g in chunks[0] if g not in alive}
+    missing = dict(missing)  # popped as their chunks come
     del first
     for chunk in chunks:
         asked = [g for g in chunk if g in alive]

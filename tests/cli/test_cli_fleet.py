@@ -74,6 +74,22 @@ def test_check_a_missing_group_exits_3_before_the_window(cluster, tmp_path) -> N
     assert "Traceback" not in result.stderr
 
 
+def test_check_named_groups_missing_beyond_the_first_chunk_exit_3_before_the_window(
+    cluster, tmp_path
+) -> None:
+    # more named groups than one chunk (issue #29's CHUNK_GROUPS), none of them existing: the
+    # later chunks are looked up before the window too, so nothing is sampled and the run
+    # ends at once with exit 3 (it sampled every missing group of the later chunks for the
+    # whole window, then said they were not found)
+    from kgroup.check.run import CHUNK_GROUPS
+
+    names = [f"nosuch{i:05d}" for i in range(CHUNK_GROUPS + 1)]
+    result = kgroup(cluster, tmp_path, "check", *names, "--window", "20s", expect=3)
+    assert result.seconds < 15, result.seconds  # not after the 20 s window
+    assert "sampling" not in result.stderr, result.stderr  # nothing was sampled
+    assert f"{CHUNK_GROUPS + 1} of {CHUNK_GROUPS + 1} groups not found" in result.stderr
+
+
 def test_check_missing_and_present_groups_reports_both(cluster, tmp_path) -> None:
     result = kgroup(
         cluster, tmp_path, "check", "nosuch", "billing", "--window", "1s", "--samples", "2",
