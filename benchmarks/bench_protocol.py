@@ -23,7 +23,18 @@ from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from kgroup.core.wire import messages as a
+from kgroup.core.wire.cluster_calls import decode_metadata_response
+from kgroup.core.wire.group_calls import (
+    decode_consumer_group_describe_response,
+    decode_describe_groups_response,
+)
+from kgroup.core.wire.member_protocol import decode_subscription
+from kgroup.core.wire.offset_calls import (
+    decode_list_offsets_response,
+    decode_offset_fetch_response,
+    encode_list_offsets_request,
+    encode_offset_commit_request,
+)
 from kgroup.protocol import messages as p
 from tests.unit.protocol import dict_codec as dicts
 from tests.unit.protocol import handwritten as hw
@@ -238,7 +249,7 @@ def main() -> int:
             (
                 f"Metadata v{version} decode (10000 partitions)",
                 lambda b=body, v=version: hw.decode_metadata_response(b, v),
-                lambda b=body, v=version: a.decode_metadata_response(b, v),
+                lambda b=body, v=version: decode_metadata_response(b, v),
             )
         )
     fetch = offset_fetch_v8()
@@ -246,7 +257,7 @@ def main() -> int:
         (
             "OffsetFetch v8 decode (500 groups x 10)",
             lambda: hw.decode_offset_fetch_response(fetch, 8, []),
-            lambda: a.decode_offset_fetch_response(fetch, 8, []),
+            lambda: decode_offset_fetch_response(fetch, 8, []),
         )
     )
     describe = describe_groups_v5()
@@ -254,7 +265,7 @@ def main() -> int:
         (
             "DescribeGroups v5 decode (500 groups x 5)",
             lambda: hw.decode_describe_groups_response(describe, 5),
-            lambda: a.decode_describe_groups_response(describe, 5),
+            lambda: decode_describe_groups_response(describe, 5),
         )
     )
     offsets = list_offsets_v8()
@@ -262,7 +273,7 @@ def main() -> int:
         (
             "ListOffsets v8 decode (5000 partitions)",
             lambda: hw.decode_list_offsets_response(offsets, 8),
-            lambda: a.decode_list_offsets_response(offsets, 8),
+            lambda: decode_list_offsets_response(offsets, 8),
         )
     )
     cgd = consumer_group_describe_v1()
@@ -270,7 +281,7 @@ def main() -> int:
         (
             "ConsumerGroupDescribe v1 decode (300 x 5)",
             lambda: hw.decode_consumer_group_describe_response(cgd, 1),
-            lambda: a.decode_consumer_group_describe_response(cgd, 1),
+            lambda: decode_consumer_group_describe_response(cgd, 1),
         )
     )
     subs = [
@@ -280,14 +291,14 @@ def main() -> int:
         (
             "Subscription decode (2500)",
             lambda: [hw.decode_subscription(s) for s in subs],
-            lambda: [a.decode_subscription(s) for s in subs],
+            lambda: [decode_subscription(s) for s in subs],
         )
     )
     cases.append(
         (
             "OffsetCommit v8 encode (5000 partitions)",
             lambda: hw.encode_offset_commit_request(8, "g", commit_rows),
-            lambda: a.encode_offset_commit_request(8, "g", commit_rows),
+            lambda: encode_offset_commit_request(8, "g", commit_rows),
         )
     )
     cases.append(
@@ -296,7 +307,7 @@ def main() -> int:
             lambda: hw.encode_list_offsets_request(
                 8, [(f"t{t}", [(i, -1) for i in range(50)]) for t in range(100)]
             ),
-            lambda: a.encode_list_offsets_request(
+            lambda: encode_list_offsets_request(
                 8, [(f"t{t}", [(i, -1) for i in range(50)]) for t in range(100)]
             ),
         )

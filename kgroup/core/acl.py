@@ -85,11 +85,12 @@ def topic_errors(admin: GroupAdmin, names: Iterable[str]) -> dict[str, int]:
 
 
 def _wire_topic_errors(wire: Any, names: list[str]) -> dict[str, int]:
-    from kgroup.core.wire import messages as m
+    from kgroup.core.wire.cluster_calls import decode_metadata_response
+    from kgroup.protocol import messages as api_table
     from kgroup.protocol.generated.wire import metadata_request as md_req
 
     def work(connection: Any) -> dict[str, int]:
-        version = connection.version_for(m.METADATA)
+        version = connection.version_for(api_table.METADATA)
         if version is None:
             return {}
         # AllowAutoTopicCreation (4+, not ignorable) can only be turned off where it exists
@@ -98,7 +99,9 @@ def _wire_topic_errors(wire: Any, names: list[str]) -> dict[str, int]:
             allow_auto_topic_creation=version < 4,
         )
         request = md_req.write(message, version)
-        answer = m.decode_metadata_response(connection.call(m.METADATA, version, request), version)
+        answer = decode_metadata_response(
+            connection.call(api_table.METADATA, version, request), version
+        )
         return {t.name: t.error_code for t in answer.topics if t.name is not None}
 
     broker = wire.brokers()[0]

@@ -64,13 +64,13 @@ def test_unreachable_cluster_exits_6() -> None:
 
 @pytest.fixture()
 def size_cluster(monkeypatch: pytest.MonkeyPatch):
-    from kgroup.core.wire import messages as m
     from kgroup.core.wire.log_dirs import WIRE_API
+    from kgroup.protocol import messages as api_table
     from tests.unit.wire.fakecheck import CheckCluster
 
     # FakeBroker picks header layouts from the wire client's API table, which does not list
     # DescribeLogDirs (sent by kgroup.core.wire.log_dirs)
-    monkeypatch.setitem(m.APIS, WIRE_API.key, WIRE_API)
+    monkeypatch.setitem(api_table.APIS, WIRE_API.key, WIRE_API)
     made: list = []
 
     def make(**kw: object):

@@ -16,13 +16,19 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.results import (
+    COORDINATOR_LOAD_IN_PROGRESS,
+    COORDINATOR_NOT_AVAILABLE,
+    GROUP_AUTHORIZATION_FAILED,
+    NOT_COORDINATOR,
+)
+from kgroup.protocol import messages as api_table
 from tests.helpers import Result, run_kgroup
 from tests.unit.wire.fakecluster import CheckFakeCluster, FakeCluster
 
 GROUPS = {"a1": 1, "b1": 2, "b2": 2, "c1": 3}
 START = {("orders", 0): 3, ("orders", 1): 4}
-LOADING = m.COORDINATOR_LOAD_IN_PROGRESS
+LOADING = COORDINATOR_LOAD_IN_PROGRESS
 
 
 @pytest.fixture()
@@ -113,17 +119,23 @@ def test_reset_waits_for_a_dead_coordinator_to_move(make, tmp_path) -> None:
 # --- NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS for a while, then a move ---------------------
 
 
-def moving(cluster: FakeCluster, group: str, *apis: int, meanwhile: int = m.NOT_COORDINATOR):
+def moving(cluster: FakeCluster, group: str, *apis: int, meanwhile: int = NOT_COORDINATOR):
     """`group` leaves broker 2 for broker 3 in 0.8 s; broker 3 is loading at first."""
     cluster.move(group, to=3, after_s=0.8, meanwhile=meanwhile)
     for api in apis:
         cluster.script[(api, group)] = [LOADING, LOADING]
 
 
-@pytest.mark.parametrize("meanwhile", [m.NOT_COORDINATOR, LOADING, m.COORDINATOR_NOT_AVAILABLE])
+@pytest.mark.parametrize("meanwhile", [NOT_COORDINATOR, LOADING, COORDINATOR_NOT_AVAILABLE])
 def test_describe_retries_until_the_coordinator_moved(make, tmp_path, meanwhile: int) -> None:
     cluster = make()
-    moving(cluster, "b1", m.DESCRIBE_GROUPS.key, m.OFFSET_FETCH.key, meanwhile=meanwhile)
+    moving(
+        cluster,
+        "b1",
+        api_table.DESCRIBE_GROUPS.key,
+        api_table.OFFSET_FETCH.key,
+        meanwhile=meanwhile,
+    )
     groups = described(kgroup(cluster, tmp_path, "describe", "b1", "a1", "-o", "json"))
     assert groups["b1"]["error"] is None and groups["b1"]["coordinator"]["id"] == 3
     assert groups["b1"]["total_lag"] == 13
@@ -131,7 +143,13 @@ def test_describe_retries_until_the_coordinator_moved(make, tmp_path, meanwhile:
 
 def test_reset_execute_retries_until_the_coordinator_moved(make, tmp_path) -> None:
     cluster = make()
-    moving(cluster, "b1", m.JOIN_GROUP.key, m.DESCRIBE_GROUPS.key, m.OFFSET_FETCH.key)
+    moving(
+        cluster,
+        "b1",
+        api_table.JOIN_GROUP.key,
+        api_table.DESCRIBE_GROUPS.key,
+        api_table.OFFSET_FETCH.key,
+    )
     result = kgroup(
         cluster, tmp_path,
         "reset-offsets", "b1", "--all-topics", "--to-offset", "6", "--execute", "-o", "json",
@@ -141,10 +159,10 @@ def test_reset_execute_retries_until_the_coordinator_moved(make, tmp_path) -> No
     assert cluster.committed("b1") == {("orders", 0): 6, ("orders", 1): 6}
 
 
-@pytest.mark.parametrize("code", [m.NOT_COORDINATOR, LOADING, m.COORDINATOR_NOT_AVAILABLE])
+@pytest.mark.parametrize("code", [NOT_COORDINATOR, LOADING, COORDINATOR_NOT_AVAILABLE])
 def test_the_fence_joins_again_after_a_coordinator_error_on_join(make, tmp_path, code) -> None:
     cluster = make()
-    cluster.script[(m.JOIN_GROUP.key, "b1")] = [code, code, code]
+    cluster.script[(api_table.JOIN_GROUP.key, "b1")] = [code, code, code]
     result = kgroup(
         cluster, tmp_path,
         "reset-offsets", "b1", "--all-topics", "--to-offset", "7", "--execute", "-o", "json",
@@ -152,12 +170,12 @@ def test_the_fence_joins_again_after_a_coordinator_error_on_join(make, tmp_path,
     (group,) = json.loads(result.stdout)["groups"]
     assert (group["status"], group["fenced"]) == ("committed", True)
     assert cluster.committed("b1") == {("orders", 0): 7, ("orders", 1): 7}
-    assert cluster.script[(m.JOIN_GROUP.key, "b1")] == []
+    assert cluster.script[(api_table.JOIN_GROUP.key, "b1")] == []
 
 
 def test_delete_offsets_retries_until_the_coordinator_moved(make, tmp_path) -> None:
     cluster = make()
-    moving(cluster, "b1", m.OFFSET_DELETE.key, m.OFFSET_FETCH.key)
+    moving(cluster, "b1", api_table.OFFSET_DELETE.key, api_table.OFFSET_FETCH.key)
     result = kgroup(cluster, tmp_path, "delete-offsets", "b1", "--topic", "orders", "-o", "json")
     statuses = [p["status"] for p in json.loads(result.stdout)["partitions"]]
     assert statuses == ["deleted", "deleted"]
@@ -166,7 +184,7 @@ def test_delete_offsets_retries_until_the_coordinator_moved(make, tmp_path) -> N
 
 def test_list_retries_a_loading_broker(make, tmp_path) -> None:
     cluster = make()
-    cluster.list_script[2] = [LOADING, m.COORDINATOR_NOT_AVAILABLE, LOADING]
+    cluster.list_script[2] = [LOADING, COORDINATOR_NOT_AVAILABLE, LOADING]
     moving(cluster, "b2")
     result = kgroup(cluster, tmp_path, "list", "-o", "json")
     listed = sorted(g["group"] for g in json.loads(result.stdout)["groups"])
@@ -203,7 +221,7 @@ def test_a_coordinator_loading_past_the_timeout_says_so(make, tmp_path) -> None:
 
 def test_describe_survives_its_coordinator_dying_mid_request(make, tmp_path) -> None:
     cluster = make(move_after_s=0.8)
-    cluster.kill_on[(m.OFFSET_FETCH.key, "b1")] = (3, 0)
+    cluster.kill_on[(api_table.OFFSET_FETCH.key, "b1")] = (3, 0)
     groups = described(kgroup(cluster, tmp_path, "describe", "b1", "c1", "-o", "json"))
     assert groups["b1"]["error"] is None and groups["b1"]["total_lag"] == 13
     assert cluster.node(2).killed
@@ -211,7 +229,7 @@ def test_describe_survives_its_coordinator_dying_mid_request(make, tmp_path) -> 
 
 def test_describe_survives_the_partition_leader_dying_mid_request(make, tmp_path) -> None:
     """ListOffsets to a stopped leader: asked again after a metadata refresh (new leaders)."""
-    cluster = make(leader_dies_on=m.LIST_OFFSETS.key)
+    cluster = make(leader_dies_on=api_table.LIST_OFFSETS.key)
     groups = described(kgroup(cluster, tmp_path, "describe", "b1", "-o", "json"))
     assert groups["b1"]["error"] is None and groups["b1"]["total_lag"] == 13
     assert cluster.node(1).killed
@@ -223,7 +241,7 @@ def test_reset_whose_coordinator_dies_on_the_commit_is_unknown_with_its_backup(
     """All or nothing: the commit was never applied; kgroup cannot know, says so, names the
     backup and the broker that closed the connection (no protocol-version guess)."""
     cluster = make(move_after_s=0.5)
-    cluster.kill_on[(m.OFFSET_COMMIT.key, "b1")] = (3, 0)
+    cluster.kill_on[(api_table.OFFSET_COMMIT.key, "b1")] = (3, 0)
     result = kgroup(
         cluster, tmp_path,
         "reset-offsets", "b1", "--all-topics", "--to-offset", "5", "--execute", "-o", "json",
@@ -240,7 +258,7 @@ def test_reset_whose_coordinator_dies_on_the_commit_is_unknown_with_its_backup(
 
 def test_reset_whose_coordinator_dies_on_the_join_joins_the_new_one(make, tmp_path) -> None:
     cluster = make(move_after_s=0.5)
-    cluster.kill_on[(m.JOIN_GROUP.key, "b1")] = (3, 0)
+    cluster.kill_on[(api_table.JOIN_GROUP.key, "b1")] = (3, 0)
     result = kgroup(
         cluster, tmp_path,
         "reset-offsets", "b1", "--all-topics", "--to-offset", "5", "--execute", "-o", "json",
@@ -258,7 +276,7 @@ def test_reset_whose_coordinator_dies_after_the_commit_verifies_on_the_new_one(
     run: plan, preflight, compare-and-set, read-back) and the read-back is asked again where
     Kafka moved the group: committed and verified."""
     cluster = make(move_after_s=0.5)
-    cluster.kill_on[(m.OFFSET_FETCH.key, "b1")] = (3, 3)
+    cluster.kill_on[(api_table.OFFSET_FETCH.key, "b1")] = (3, 3)
     result = kgroup(
         cluster, tmp_path,
         "reset-offsets", "b1", "--all-topics", "--to-offset", "5", "--execute", "-o", "json",
@@ -273,7 +291,7 @@ def test_reset_whose_coordinator_dies_after_the_commit_verifies_on_the_new_one(
 def check_cluster(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., CheckFakeCluster]]:
     from kgroup.core.wire.log_dirs import WIRE_API
 
-    monkeypatch.setitem(m.APIS, WIRE_API.key, WIRE_API)  # as tests/cli/test_cli_check.py
+    monkeypatch.setitem(api_table.APIS, WIRE_API.key, WIRE_API)  # as tests/cli/test_cli_check.py
     made: list[CheckFakeCluster] = []
 
     def build(**kw: object) -> CheckFakeCluster:
@@ -305,7 +323,7 @@ def test_check_retries_until_the_coordinator_moved(check_cluster, tmp_path) -> N
 
 def test_check_survives_its_coordinator_dying_mid_window(check_cluster, tmp_path) -> None:
     cluster = check_cluster(move_after_s=0.5)
-    cluster.kill_on[(m.OFFSET_FETCH.key, "billing")] = (3, 1)  # after the first sample
+    cluster.kill_on[(api_table.OFFSET_FETCH.key, "billing")] = (3, 1)  # after the first sample
     (group,) = json.loads(check(cluster, tmp_path).stdout)["groups"]
     (partition,) = group["partitions"]
     assert partition["status"] in ("OK", "WARN") and group.get("error") is None
@@ -317,7 +335,7 @@ def test_check_reads_the_lag_time_at_the_new_leader_after_the_leader_died(
 ) -> None:
     """The lag time's Fetch (the next record a consumer would read) meets a stopped leader: the
     partition is fetched again at its new leader after a metadata refresh."""
-    cluster = check_cluster(leader_dies_on=m.FETCH.key)
+    cluster = check_cluster(leader_dies_on=api_table.FETCH.key)
     (group,) = json.loads(check(cluster, tmp_path).stdout)["groups"]
     (partition,) = group["partitions"]
     assert group.get("error") is None and partition["lag_ms"] is not None
@@ -327,7 +345,7 @@ def test_check_reads_the_lag_time_at_the_new_leader_after_the_leader_died(
 
 def test_check_whose_coordinator_stays_dead_ends_in_one_line(check_cluster, tmp_path) -> None:
     cluster = check_cluster()
-    cluster.kill_on[(m.OFFSET_FETCH.key, "billing")] = (2, 1)  # dies, never moves away
+    cluster.kill_on[(api_table.OFFSET_FETCH.key, "billing")] = (2, 1)  # dies, never moves away
     port = cluster.node(2).port
     result = check(cluster, tmp_path, timeout="1.5", expect=6)  # unreachable only: exit 6
     (group,) = json.loads(result.stdout)["groups"]
@@ -391,8 +409,8 @@ def test_describe_exits_1_when_an_unreachable_group_comes_with_another_failure(
     failure (here an ACL refusing c1) it is 1."""
     cluster = make(move_after_s=60)
     cluster.kill(2)
-    cluster.script[(m.DESCRIBE_GROUPS.key, "c1")] = [m.GROUP_AUTHORIZATION_FAILED] * 50
-    cluster.script[(m.OFFSET_FETCH.key, "c1")] = [m.GROUP_AUTHORIZATION_FAILED] * 50
+    cluster.script[(api_table.DESCRIBE_GROUPS.key, "c1")] = [GROUP_AUTHORIZATION_FAILED] * 50
+    cluster.script[(api_table.OFFSET_FETCH.key, "c1")] = [GROUP_AUTHORIZATION_FAILED] * 50
     result = kgroup(
         cluster, tmp_path, "describe", "a1", "b1", "c1", "-o", "json", timeout="1.5", expect=1
     )

@@ -16,7 +16,12 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.results import (
+    COORDINATOR_LOAD_IN_PROGRESS,
+    COORDINATOR_NOT_AVAILABLE,
+    NON_EMPTY_GROUP,
+    NOT_COORDINATOR,
+)
 from kgroup.protocol.messages.share_groups import DELETE_GROUPS
 from tests.helpers import Result, run_kgroup
 from tests.unit.wire.fakecluster import FakeCluster
@@ -79,7 +84,7 @@ def test_delete_groups_on_three_coordinators(make, tmp_path) -> None:
     assert delete_requests(cluster) == {1: 1, 2: 1, 3: 1}  # one request per coordinator
 
 
-@pytest.mark.parametrize("meanwhile", [m.NOT_COORDINATOR, m.COORDINATOR_NOT_AVAILABLE])
+@pytest.mark.parametrize("meanwhile", [NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE])
 def test_delete_follows_a_coordinator_that_moved(make, tmp_path, meanwhile: int) -> None:
     cluster = make()
     # b1's coordinator (broker 2) gives the group up when DeleteGroups reaches it: it answers
@@ -95,7 +100,7 @@ def test_delete_follows_a_coordinator_that_moved(make, tmp_path, meanwhile: int)
 
 def test_delete_retries_a_coordinator_loading_the_group(make, tmp_path) -> None:
     cluster = make()
-    loading = m.COORDINATOR_LOAD_IN_PROGRESS
+    loading = COORDINATOR_LOAD_IN_PROGRESS
     cluster.script[(DELETE, "c1")] = [loading, loading, loading]
     result = delete(cluster, tmp_path, "c1")
     assert statuses(result) == {"c1": "deleted"}
@@ -115,7 +120,7 @@ def test_delete_waits_for_the_groups_of_a_dead_coordinator_to_move(make, tmp_pat
 
 def test_a_coordinator_loading_until_the_timeout_fails_that_group_only(make, tmp_path) -> None:
     cluster = make()
-    cluster.script[(DELETE, "b1")] = [m.COORDINATOR_LOAD_IN_PROGRESS] * 1000
+    cluster.script[(DELETE, "b1")] = [COORDINATOR_LOAD_IN_PROGRESS] * 1000
     # still retrying at --timeout: timed out, and the only failure: exit 6 (README exit codes)
     result = delete(cluster, tmp_path, "a1", "b1", timeout="2", expect=6)
     got = rows(result)
@@ -129,7 +134,7 @@ def test_a_coordinator_loading_until_the_timeout_fails_that_group_only(make, tmp
 def test_a_group_that_got_a_member_meanwhile_is_refused_and_kept(make, tmp_path) -> None:
     cluster = make()
     # empty when kgroup checked it; Kafka answers NON_EMPTY_GROUP to DeleteGroups
-    cluster.script[(DELETE, "b1")] = [m.NON_EMPTY_GROUP]
+    cluster.script[(DELETE, "b1")] = [NON_EMPTY_GROUP]
     result = delete(cluster, tmp_path, "b1", expect=4)
     (row,) = rows(result).values()
     assert row["status"] == "refused"
@@ -140,7 +145,7 @@ def test_a_group_that_got_a_member_meanwhile_is_refused_and_kept(make, tmp_path)
 
 def test_refused_and_deleted_groups_together_exit_4(make, tmp_path) -> None:
     cluster = make()
-    cluster.script[(DELETE, "c1")] = [m.NON_EMPTY_GROUP]
+    cluster.script[(DELETE, "c1")] = [NON_EMPTY_GROUP]
     result = delete(cluster, tmp_path, "a1", "c1", expect=4)
     assert statuses(result) == {"a1": "deleted", "c1": "refused"}
     assert cluster.deleted == ["a1"]
@@ -155,7 +160,7 @@ def test_an_unknown_group_is_not_found(make, tmp_path) -> None:
 def test_a_refused_and_an_unknown_group_exit_4(make, tmp_path) -> None:
     # README's exit codes: groups failing differently exit 4 when all are refusals (3 and 4)
     cluster = make()
-    cluster.script[(DELETE, "c1")] = [m.NON_EMPTY_GROUP]
+    cluster.script[(DELETE, "c1")] = [NON_EMPTY_GROUP]
     result = delete(cluster, tmp_path, "c1", "ghost", expect=4)
     assert statuses(result) == {"c1": "refused", "ghost": "not_found"}
 
@@ -196,6 +201,6 @@ def test_an_unreachable_and_an_unknown_group_exit_1(make, tmp_path) -> None:
 def test_an_unreachable_and_a_refused_group_exit_1(make, tmp_path) -> None:
     cluster = make()
     cluster.kill(2)
-    cluster.script[(DELETE, "c1")] = [m.NON_EMPTY_GROUP]
+    cluster.script[(DELETE, "c1")] = [NON_EMPTY_GROUP]
     result = delete(cluster, tmp_path, "b1", "c1", timeout="1.5", expect=1)
     assert statuses(result) == {"b1": "failed", "c1": "refused"}

@@ -189,7 +189,7 @@ def committed_at_risk(cluster: GroupsCluster, tmp_path: Path) -> None:
 
 def terminated(cluster: GroupsCluster, tmp_path: Path) -> None:
     """SIGTERM while the scripted coordinator holds the read-back after the commit."""
-    from kgroup.core.wire import messages as m
+    from kgroup.protocol import messages as api_table
     from tests.cli.test_cli_reset_fence import start_reset
     from tests.unit.wire.fakecoordinator import CoordinatorCluster
 
@@ -197,7 +197,9 @@ def terminated(cluster: GroupsCluster, tmp_path: Path) -> None:
         initial_delay_s=0.2, topics={"orders": 2}, offsets={"g0": {("orders", 0): 2}}
     )
     try:
-        held = coordinator.pause(m.OFFSET_FETCH, when=lambda: bool(coordinator.member_commits))
+        held = coordinator.pause(
+            api_table.OFFSET_FETCH, when=lambda: bool(coordinator.member_commits)
+        )
         process = start_reset(coordinator, tmp_path, "g0")
         assert held.reached.wait(30), process.communicate(timeout=5)
         process.send_signal(signal.SIGTERM)

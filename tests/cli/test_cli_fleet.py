@@ -150,8 +150,8 @@ def test_describe_json_interrupted_after_the_first_chunk_is_still_one_document(t
     import threading
     import time
 
-    from kgroup.core.wire import messages as m
     from kgroup.describe.run import CHUNK_GROUPS
+    from kgroup.protocol import messages as api_table
 
     made = GroupsCluster(
         topics={"orders": 1},
@@ -163,7 +163,7 @@ def test_describe_json_interrupted_after_the_first_chunk_is_still_one_document(t
     release = threading.Event()
 
     def handler(api: int, version: int, body: bytes) -> bytes:
-        if api == m.DESCRIBE_GROUPS.key and last.encode() in body:
+        if api == api_table.DESCRIBE_GROUPS.key and last.encode() in body:
             asked.append(1)  # the second chunk: hold the answer until the test ends
             release.wait(30)
         return answered(api, version, body)

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.results import NONE, SASL_AUTHENTICATION_FAILED, UNSUPPORTED_SASL_MECHANISM
+from kgroup.protocol import messages as api_table
 from tests.helpers import run_kgroup
 from tests.unit.wire.fakebroker import FakeBroker
 from tests.unit.wire.wirecodec import Reader, Writer
@@ -33,11 +34,11 @@ def _handshake_broker(error: int, enabled: list[str], seen: list[bytes]) -> Fake
     keeping the token it was sent."""
 
     def handler(api: int, version: int, body: bytes) -> bytes:
-        if api == m.SASL_HANDSHAKE.key:
+        if api == api_table.SASL_HANDSHAKE.key:
             return Writer().int16(error).array(enabled, Writer.string).getvalue()
-        if api == m.SASL_AUTHENTICATE.key:
+        if api == api_table.SASL_AUTHENTICATE.key:
             seen.append(Reader(body, flexible=version >= 2).bytes_())
-            writer = Writer(flexible=version >= 2).int16(m.SASL_AUTHENTICATION_FAILED)
+            writer = Writer(flexible=version >= 2).int16(SASL_AUTHENTICATION_FAILED)
             writer.nullable_string("Authentication failed: invalid credentials")
             writer.bytes_(b"")
             if version >= 1:
@@ -52,7 +53,7 @@ def test_a_broker_listing_the_mechanism_it_refuses_is_not_said_to_lack_it() -> N
     """Kafka answers UNSUPPORTED_SASL_MECHANISM only for a mechanism it does not enable
     (SaslServerAuthenticator.handleHandshakeRequest); a broker that lists PLAIN yet refuses it
     is said to be inconsistent, not to "not accept PLAIN (enabled: PLAIN)"."""
-    broker = _handshake_broker(m.UNSUPPORTED_SASL_MECHANISM, ["PLAIN"], [])
+    broker = _handshake_broker(UNSUPPORTED_SASL_MECHANISM, ["PLAIN"], [])
     try:
         result = run_kgroup(
             "-b", broker.address, *SASL, "-X", "sasl.username=u", "-X", "sasl.password=p",
@@ -66,7 +67,7 @@ def test_a_broker_listing_the_mechanism_it_refuses_is_not_said_to_lack_it() -> N
 
 
 def test_a_broker_without_the_mechanism_names_the_ones_it_enables() -> None:
-    broker = _handshake_broker(m.UNSUPPORTED_SASL_MECHANISM, ["SCRAM-SHA-512", "GSSAPI"], [])
+    broker = _handshake_broker(UNSUPPORTED_SASL_MECHANISM, ["SCRAM-SHA-512", "GSSAPI"], [])
     try:
         result = run_kgroup(
             "-b", broker.address, *SASL, "-X", "sasl.username=u", "-X", "sasl.password=p",
@@ -81,7 +82,7 @@ def test_a_broker_without_the_mechanism_names_the_ones_it_enables() -> None:
 
 def test_x_sasl_jaas_config_is_translated_as_from_a_command_config_file() -> None:
     seen: list[bytes] = []
-    broker = _handshake_broker(m.NONE, ["PLAIN"], seen)
+    broker = _handshake_broker(NONE, ["PLAIN"], seen)
     try:
         result = run_kgroup(
             "-b", broker.address, *SASL, "-X", f"sasl.jaas.config={JAAS}",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kgroup.core.wire import messages as m
+from kgroup.protocol import messages as api_table
 from tests.cli.test_cli_reset_fence import kgroup_env, start_reset, wait_for
 from tests.unit.wire.fakecoordinator import CoordinatorCluster
 
@@ -62,7 +62,7 @@ def test_fifty_groups_take_far_less_than_fifty_join_delays(fifty, tmp_path) -> N
 def test_a_slow_group_does_not_hold_the_others_back(tmp_path) -> None:
     cluster = make_cluster(8)
     try:
-        slow = cluster.pause(m.JOIN_GROUP, group="g003")
+        slow = cluster.pause(api_table.JOIN_GROUP, group="g003")
         groups = sorted(cluster.offsets)
         process = start_reset(cluster, tmp_path, *groups)
         wait_for(lambda: len(cluster.member_commits) == 7, timeout_s=30)
@@ -83,7 +83,7 @@ def test_a_slow_read_back_does_not_hold_the_others_back(tmp_path) -> None:
     cluster = make_cluster(6)
     try:
         committed = lambda: "g002" in {g for g, _m, _o in cluster.member_commits}  # noqa: E731
-        slow = cluster.pause(m.OFFSET_FETCH, when=committed, group="g002")
+        slow = cluster.pause(api_table.OFFSET_FETCH, when=committed, group="g002")
         groups = sorted(cluster.offsets)
         process = start_reset(cluster, tmp_path, *groups)
         assert slow.reached.wait(30), process.communicate(timeout=5)

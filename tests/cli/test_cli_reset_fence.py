@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from kgroup.core.wire import messages as m
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakecoordinator import CoordinatorCluster
 
 GROUP = "billing"
@@ -100,7 +100,7 @@ def wait_for(predicate, timeout_s: float = 10.0) -> None:
 
 
 def run_with_joiner(cluster, tmp_path, client_id: str, group: str = GROUP):
-    held = cluster.pause(m.OFFSET_COMMIT)  # the fenced commit: kgroup holds the group alone
+    held = cluster.pause(api_table.OFFSET_COMMIT)  # the fenced commit: kgroup holds the group alone
     process = start_reset(cluster, tmp_path, "--group", group)
     assert held.reached.wait(20), process.communicate(timeout=5)
     thread, done = join_in_background(cluster, client_id, group)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kgroup.core.wire import messages as m
+from kgroup.protocol import messages as api_table
 from tests.cli.test_cli_reset_fence import start_reset, wait_for
 from tests.unit.wire.fakecoordinator import CoordinatorCluster
 
@@ -53,7 +53,7 @@ def members_left(cluster: CoordinatorCluster, group: str) -> list[str]:
 
 
 def test_ctrl_c_during_the_join_says_not_committed_and_leaves(cluster, tmp_path) -> None:
-    held = cluster.pause(m.JOIN_GROUP, when=lambda: bool(cluster.group("g0").pending))
+    held = cluster.pause(api_table.JOIN_GROUP, when=lambda: bool(cluster.group("g0").pending))
     process = start_reset(cluster, tmp_path, "g0")
     assert held.reached.wait(30), process.communicate(timeout=5)
     stdout, stderr = interrupt(process)
@@ -72,7 +72,9 @@ def test_ctrl_c_during_the_join_says_not_committed_and_leaves(cluster, tmp_path)
 def test_interrupted_after_the_commit_says_committed_not_verified(
     cluster, tmp_path, sig, code
 ) -> None:
-    held = cluster.pause(m.OFFSET_FETCH, when=lambda: bool(cluster.member_commits))  # read-back
+    held = cluster.pause(
+        api_table.OFFSET_FETCH, when=lambda: bool(cluster.member_commits)
+    )  # read-back
     process = start_reset(cluster, tmp_path, "g0")
     assert held.reached.wait(30), process.communicate(timeout=5)
     stdout, stderr = interrupt(process, sig)
@@ -89,7 +91,7 @@ def test_interrupted_after_the_commit_says_committed_not_verified(
 
 
 def test_ctrl_c_after_the_read_back_says_committed_and_verified(cluster, tmp_path) -> None:
-    held = cluster.pause(m.DESCRIBE_GROUPS, when=lambda: bool(cluster.member_commits))
+    held = cluster.pause(api_table.DESCRIBE_GROUPS, when=lambda: bool(cluster.member_commits))
     process = start_reset(cluster, tmp_path, "g0")
     assert held.reached.wait(30), process.communicate(timeout=5)
     stdout, stderr = interrupt(process)
@@ -100,7 +102,7 @@ def test_ctrl_c_after_the_read_back_says_committed_and_verified(cluster, tmp_pat
 
 
 def test_ctrl_c_during_the_commit_says_unknown_all_or_nothing(cluster, tmp_path) -> None:
-    held = cluster.pause(m.OFFSET_COMMIT)
+    held = cluster.pause(api_table.OFFSET_COMMIT)
     process = start_reset(cluster, tmp_path, "g0")
     assert held.reached.wait(30), process.communicate(timeout=5)
     stdout, stderr = interrupt(process)
@@ -110,7 +112,9 @@ def test_ctrl_c_during_the_commit_says_unknown_all_or_nothing(cluster, tmp_path)
 
 
 def test_ctrl_c_in_a_bulk_reset_reports_every_group(cluster, tmp_path) -> None:
-    held = cluster.pause(m.JOIN_GROUP, when=lambda: bool(cluster.group("g1").pending), group="g1")
+    held = cluster.pause(
+        api_table.JOIN_GROUP, when=lambda: bool(cluster.group("g1").pending), group="g1"
+    )
     process = start_reset(cluster, tmp_path, "g0", "g1", "g2")
     assert held.reached.wait(30), process.communicate(timeout=5)
     wait_for(lambda: {g for g, _m, _o in cluster.member_commits} == {"g0", "g2"})
@@ -174,8 +178,10 @@ def test_a_second_signal_while_stopping_still_reports_every_group(
     """Ctrl-C pressed twice (or SIGTERM after it) while kgroup waits for a commit under way: the
     wait ends at once, yet every group's line and the JSON are still written, and the fence of a
     group held in its join leaves."""
-    commit = cluster.pause(m.OFFSET_COMMIT, group="g0")
-    join = cluster.pause(m.JOIN_GROUP, when=lambda: bool(cluster.group("g1").pending), group="g1")
+    commit = cluster.pause(api_table.OFFSET_COMMIT, group="g0")
+    join = cluster.pause(
+        api_table.JOIN_GROUP, when=lambda: bool(cluster.group("g1").pending), group="g1"
+    )
     process = start_reset(cluster, tmp_path, "g0", "g1")
     assert commit.reached.wait(30), process.communicate(timeout=5)
     assert join.reached.wait(30), process.communicate(timeout=5)

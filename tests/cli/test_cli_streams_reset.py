@@ -16,7 +16,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.results import TOPIC_AUTHORIZATION_FAILED
+from kgroup.protocol import messages as api_table
 from tests.helpers import run_kgroup
 from tests.unit.wire.fakeshare import (
     DELETE_TOPICS_KEY,
@@ -150,8 +151,8 @@ def test_execute_commits_then_deletes_the_internal_topics(cluster, tmp_path) -> 
     assert REPARTITION not in cluster.topics and CHANGELOG not in cluster.topics
     assert SHARED in cluster.topics  # not named as the group's: kept
     # the deletion came after the commit (Kafka deletes after AlterStreamsGroupOffsets)
-    order = [key for key, _r in cluster.requests if key in (m.OFFSET_COMMIT.key, 20)]
-    assert order == [m.OFFSET_COMMIT.key, DELETE_TOPICS_KEY]
+    order = [key for key, _r in cluster.requests if key in (api_table.OFFSET_COMMIT.key, 20)]
+    assert order == [api_table.OFFSET_COMMIT.key, DELETE_TOPICS_KEY]
 
 
 def test_a_named_internal_topic_only(cluster, tmp_path) -> None:
@@ -237,7 +238,7 @@ def test_an_active_streams_group_is_refused_and_nothing_is_deleted(cluster, tmp_
 
 
 def test_a_failed_deletion_after_the_commit_exits_1_naming_the_acl(tmp_path) -> None:
-    made = make(delete_topic_errors={CHANGELOG: m.TOPIC_AUTHORIZATION_FAILED})
+    made = make(delete_topic_errors={CHANGELOG: TOPIC_AUTHORIZATION_FAILED})
     try:
         result = kgroup(
             made,

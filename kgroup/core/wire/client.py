@@ -9,7 +9,7 @@ here grows with coordinators and batches (up to `BATCH_SIZE` groups each), never
 Metadata (all topics, never by name) and ListOffsets (one request per partition leader and
 query, as KafkaAdminClient.listOffsets does) let `describe` run without loading librdkafka.
 
-Message layouts: the Kafka JSON message specs (see `kgroup.core.wire.messages`). Behaviour
+Message layouts: the Kafka JSON message specs (see `kgroup.protocol.messages`). Behaviour
 follows the Java clients where it matters: each error code of each group request is retried as
 they retry it (`kgroup.core.wire.retry_policy`: with the coordinator looked up again, or in
 place) until the operation's deadline (--timeout), with their backoff; a coordinator whose
@@ -43,7 +43,10 @@ from kgroup.core.models import (
     GroupListing,
     TopicPartition,
 )
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.cluster_calls import (
+    decode_describe_configs_response,
+    encode_describe_configs_request,
+)
 from kgroup.core.wire.connection import BrokerConnection
 from kgroup.core.wire.convert import (
     commit_rows,
@@ -52,6 +55,16 @@ from kgroup.core.wire.convert import (
     to_group_description,
     to_member,
     topic_id_text,
+)
+from kgroup.core.wire.group_calls import (
+    decode_consumer_group_describe_response,
+    decode_describe_groups_response,
+    decode_find_coordinator_response,
+    decode_list_groups_response,
+    encode_consumer_group_describe_request,
+    encode_describe_groups_request,
+    encode_find_coordinator_request,
+    encode_list_groups_request,
 )
 from kgroup.core.wire.kafka_errors import (
     Retry,
@@ -79,6 +92,14 @@ from kgroup.core.wire.leaders import (
     LeaderClient,
     OffsetQuery,
 )
+from kgroup.core.wire.offset_calls import (
+    decode_offset_commit_response,
+    decode_offset_delete_response,
+    decode_offset_fetch_response,
+    encode_offset_commit_request,
+    encode_offset_delete_request,
+    encode_offset_fetch_request,
+)
 from kgroup.core.wire.pool import (
     BATCH_SIZE,
     DEFAULT_CLIENT_ID,
@@ -87,7 +108,18 @@ from kgroup.core.wire.pool import (
     BrokerPool,
     ClusterMetadata,
 )
+from kgroup.core.wire.results import (
+    NONE,
+    RESOURCE_TOPIC,
+    CoordinatorResult,
+    DescribedResource,
+    FetchedGroup,
+    ListGroupsResult,
+    OffsetDeleteResult,
+)
 from kgroup.core.wire.retry_policy import Retries, connection_retriable
+from kgroup.protocol import messages as api_table
+from kgroup.protocol.model import Api
 
 # Names kept importable from here (callers and tests import them from this module).
 __all__ = [
@@ -169,16 +201,16 @@ class WireClient(LeaderClient):
         wanted_states = {s.lower() for s in states or ()}
         wanted_types = {t.lower() for t in types or ()}
 
-        def on(node: BrokerNode) -> Callable[[], tuple[int, m.ListGroupsResult] | Retry]:
+        def on(node: BrokerNode) -> Callable[[], tuple[int, ListGroupsResult] | Retry]:
             return lambda: self.on_broker(node.host, node.port, list_on, retries.deadline)
 
-        def list_on(connection: BrokerConnection) -> tuple[int, m.ListGroupsResult] | Retry:
-            version = self._version(connection, m.LIST_GROUPS)
-            body = m.encode_list_groups_request(version, sorted(states or ()), sorted(wanted_types))
-            result = m.decode_list_groups_response(
-                connection.call(m.LIST_GROUPS, version, body), version
+        def list_on(connection: BrokerConnection) -> tuple[int, ListGroupsResult] | Retry:
+            version = self._version(connection, api_table.LIST_GROUPS)
+            body = encode_list_groups_request(version, sorted(states or ()), sorted(wanted_types))
+            result = decode_list_groups_response(
+                connection.call(api_table.LIST_GROUPS, version, body), version
             )
-            if result.error_code != m.NONE:
+            if result.error_code != NONE:
                 error = list_groups_error(result.error_code, connection.address)
                 failure = coordinator_failure(result.error_code, error, "ListGroups")
                 if isinstance(failure, Retry):
@@ -191,7 +223,7 @@ class WireClient(LeaderClient):
         # is dropped, and every broker is asked again, since they now hold its groups.
         retries = self._retries()
         nodes = self.brokers()
-        answers: dict[BrokerNode, tuple[int, m.ListGroupsResult]] = {}
+        answers: dict[BrokerNode, tuple[int, ListGroupsResult]] = {}
         pending = list(nodes)
         while pending:
             outcomes = self.settled({node: on(node) for node in pending})
@@ -286,7 +318,7 @@ class WireClient(LeaderClient):
                 results[group_id] = missing_answer(
                     f"the broker did not return the coordinator of group {group_id}"
                 )
-            elif answer.error_code == m.NONE:
+            elif answer.error_code == NONE:
                 known = (self._brokers or {}).get(answer.node_id)
                 node = BrokerNode(
                     answer.node_id, answer.host, answer.port, known.rack if known else None
@@ -302,26 +334,26 @@ class WireClient(LeaderClient):
 
     def _find_on(
         self, connection: BrokerConnection, keys: Sequence[str]
-    ) -> dict[str, m.CoordinatorResult]:
-        version = self._version(connection, m.FIND_COORDINATOR)
+    ) -> dict[str, CoordinatorResult]:
+        version = self._version(connection, api_table.FIND_COORDINATOR)
         sent = self._pipelined(
             connection,
-            m.FIND_COORDINATOR,
+            api_table.FIND_COORDINATOR,
             version,
             keys,
-            m.encode_find_coordinator_request,
+            encode_find_coordinator_request,
             batched=version >= 4,  # KIP-699: many keys per request from v4
         )
         return {
             answer.key: answer
             for batch, body in sent
-            for answer in m.decode_find_coordinator_response(body, version, batch)
+            for answer in decode_find_coordinator_response(body, version, batch)
         }
 
     def _pipelined(
         self,
         connection: BrokerConnection,
-        api: m.Api,
+        api: Api,
         version: int,
         keys: Sequence[str],
         encode: Callable[[int, list[str]], bytes],
@@ -339,7 +371,7 @@ class WireClient(LeaderClient):
         connection: BrokerConnection,
         node: BrokerNode,
         groups: list[str],
-        api: m.Api,
+        api: Api,
         version: int,
         encode: Callable[[int, list[str]], bytes],
         decode: Callable[[bytes, int], Iterable[_Group]],
@@ -350,7 +382,7 @@ class WireClient(LeaderClient):
         out: dict[str, GroupDescription | KgroupError | Retry] = {}
         for _batch, body in self._pipelined(connection, api, version, groups, encode):
             for group in decode(body, version):
-                if group.error_code == m.NONE:
+                if group.error_code == NONE:
                     out[group.group_id] = describe(group, node)
                 else:
                     error = group_error(group.error_code, group.group_id, "describe")
@@ -468,7 +500,7 @@ class WireClient(LeaderClient):
     def _consumer_describe_on(
         self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, GroupDescription | KgroupError | Retry]:
-        api = m.CONSUMER_GROUP_DESCRIBE
+        api = api_table.CONSUMER_GROUP_DESCRIBE
         version = connection.version_for(api)
         if version is None:
             unsupported = unsupported_api(
@@ -481,8 +513,8 @@ class WireClient(LeaderClient):
             groups,
             api,
             version,
-            m.encode_consumer_group_describe_request,
-            m.decode_consumer_group_describe_response,
+            encode_consumer_group_describe_request,
+            decode_consumer_group_describe_response,
             to_consumer_group_description,
         )
 
@@ -536,10 +568,10 @@ class WireClient(LeaderClient):
             connection,
             node,
             groups,
-            m.DESCRIBE_GROUPS,
-            self._version(connection, m.DESCRIBE_GROUPS),
-            m.encode_describe_groups_request,
-            m.decode_describe_groups_response,
+            api_table.DESCRIBE_GROUPS,
+            self._version(connection, api_table.DESCRIBE_GROUPS),
+            encode_describe_groups_request,
+            decode_describe_groups_response,
             to_group_description,
         )
 
@@ -575,18 +607,18 @@ class WireClient(LeaderClient):
         def work(
             connection: BrokerConnection, node: BrokerNode, groups: list[str]
         ) -> dict[str, bool | KgroupError | Retry]:
-            version = self._version(connection, m.OFFSET_COMMIT)
+            version = self._version(connection, api_table.OFFSET_COMMIT)
             (body,) = connection.pipeline(
                 [
                     (
-                        m.OFFSET_COMMIT,
+                        api_table.OFFSET_COMMIT,
                         version,
-                        m.encode_offset_commit_request(version, group_id, rows),
+                        encode_offset_commit_request(version, group_id, rows),
                     )
                 ]
             )
-            for topic, partition, code in m.decode_offset_commit_response(body, version):
-                if code != m.NONE:
+            for topic, partition, code in decode_offset_commit_response(body, version):
+                if code != NONE:
                     error = commit_error(code, group_id, TopicPartition(topic, partition))
                     return {group_id: coordinator_failure(code, error, "OffsetCommit")}
             return {group_id: True}
@@ -614,8 +646,8 @@ class WireClient(LeaderClient):
 
         def work(
             connection: BrokerConnection, node: BrokerNode, groups: list[str]
-        ) -> dict[str, m.OffsetDeleteResult | KgroupError | Retry]:
-            version = connection.version_for(m.OFFSET_DELETE)
+        ) -> dict[str, OffsetDeleteResult | KgroupError | Retry]:
+            version = connection.version_for(api_table.OFFSET_DELETE)
             if version is None:
                 return {
                     group_id: unsupported_api(
@@ -624,11 +656,11 @@ class WireClient(LeaderClient):
                         hint="kgroup reset-offsets can move the offsets instead",
                     )
                 }
-            request = m.encode_offset_delete_request(version, group_id, rows)
-            result = m.decode_offset_delete_response(
-                connection.call(m.OFFSET_DELETE, version, request), version
+            request = encode_offset_delete_request(version, group_id, rows)
+            result = decode_offset_delete_response(
+                connection.call(api_table.OFFSET_DELETE, version, request), version
             )
-            if result.error_code != m.NONE:
+            if result.error_code != NONE:
                 error = offset_delete_error(result.error_code, group_id)
                 return {group_id: coordinator_failure(result.error_code, error, "OffsetDelete")}
             return {group_id: result}
@@ -646,7 +678,7 @@ class WireClient(LeaderClient):
                     hint=f"check with `{group_command('describe', group_id)}`",
                 )
             else:
-                deleted[tp] = None if code == m.NONE else offset_delete_error(code, group_id, tp)
+                deleted[tp] = None if code == NONE else offset_delete_error(code, group_id, tp)
         return deleted
 
     # -- DescribeConfigs ---------------------------------------------------------------------------
@@ -662,13 +694,13 @@ class WireClient(LeaderClient):
         if not names:
             return {}
 
-        def work(connection: BrokerConnection) -> list[m.DescribedResource]:
-            version = self._version(connection, m.DESCRIBE_CONFIGS)
-            request = m.encode_describe_configs_request(
-                version, [(m.RESOURCE_TOPIC, name, keys) for name in names]
+        def work(connection: BrokerConnection) -> list[DescribedResource]:
+            version = self._version(connection, api_table.DESCRIBE_CONFIGS)
+            request = encode_describe_configs_request(
+                version, [(RESOURCE_TOPIC, name, keys) for name in names]
             )
-            body = connection.call(m.DESCRIBE_CONFIGS, version, request)
-            return m.decode_describe_configs_response(body, version)
+            body = connection.call(api_table.DESCRIBE_CONFIGS, version, request)
+            return decode_describe_configs_response(body, version)
 
         answered = {r.resource_name: r for r in self._on_any(work)}
         out: dict[str, dict[str, str | None] | KgroupError] = {}
@@ -678,7 +710,7 @@ class WireClient(LeaderClient):
                 out[name] = KafkaOperationError(
                     f"the broker did not return the configuration of topic {name}"
                 )
-            elif resource.error_code != m.NONE:
+            elif resource.error_code != NONE:
                 out[name] = config_error(resource.error_code, name, resource.error_message)
             else:
                 out[name] = {c.name: c.value for c in resource.configs}
@@ -687,29 +719,29 @@ class WireClient(LeaderClient):
     def _fetch_on(
         self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, dict[TopicPartition, CommittedOffset] | KgroupError | Retry]:
-        version = self._version(connection, m.OFFSET_FETCH)
+        version = self._version(connection, api_table.OFFSET_FETCH)
         sent = self._pipelined(
             connection,
-            m.OFFSET_FETCH,
+            api_table.OFFSET_FETCH,
             version,
             groups,
-            m.encode_offset_fetch_request,
+            encode_offset_fetch_request,
             batched=version >= 8,  # KIP-709: many groups per request from v8
         )
         return {
             group.group_id: _fetched(group)
             for batch, body in sent
-            for group in m.decode_offset_fetch_response(body, version, batch)
+            for group in decode_offset_fetch_response(body, version, batch)
         }
 
 
 def _fetched(
-    group: m.FetchedGroup,
+    group: FetchedGroup,
 ) -> dict[TopicPartition, CommittedOffset] | KgroupError | Retry:
     """One group's OffsetFetch answer; its error codes retried as OffsetFetch's rule says
     (UNSTABLE_OFFSET_COMMIT on a partition: a transaction's offsets are pending, ask again)."""
     for code in [group.error_code, *(p.error_code for p in group.partitions)]:
-        if code != m.NONE:
+        if code != NONE:
             failure = to_committed_offsets(group)
             if isinstance(failure, KgroupError):
                 return coordinator_failure(code, failure, "OffsetFetch")

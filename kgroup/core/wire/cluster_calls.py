@@ -10,6 +10,7 @@ from kgroup.core.wire import results as res
 from kgroup.core.wire.calls import (
     spoken_only,
 )
+from kgroup.core.wire.frames import translated
 from kgroup.protocol import messages as p
 from kgroup.protocol.runtime import Readable
 
@@ -28,6 +29,7 @@ def encode_api_versions_request(version: int = 0) -> bytes:
     return av_req.write(av_req.ApiVersionsRequest(), version)
 
 
+@translated
 def decode_api_versions_response(body: bytes, version: int = 0) -> res.ApiVersionsResult:
     from kgroup.protocol.generated.wire import api_versions_response as av_res
 
@@ -52,6 +54,7 @@ def encode_metadata_request(version: int = 1, *, all_topics: bool = False) -> by
     return md_req.write(request, version)
 
 
+@translated
 def decode_metadata_response(body: bytes, version: int = 1) -> res.MetadataResult:
     from kgroup.protocol.generated.wire import metadata_response as md_res
 
@@ -103,6 +106,7 @@ def encode_describe_configs_request(
     return dc_req.write(request, version)
 
 
+@translated
 def decode_describe_configs_response(body: bytes, version: int) -> list[res.DescribedResource]:
     """Strict about trailing bytes, as the hand-written decoder is."""
     from kgroup.protocol.generated.wire import describe_configs_response as dc_res
@@ -132,6 +136,7 @@ def encode_sasl_handshake_request(mechanism: str) -> bytes:
     return sh_req.write(sh_req.SaslHandshakeRequest(mechanism), 1)
 
 
+@translated
 def decode_sasl_handshake_response(body: bytes) -> tuple[int, list[str]]:
     from kgroup.protocol.generated.wire import sasl_handshake_response as sh_res
 
@@ -145,6 +150,7 @@ def encode_sasl_authenticate_request(version: int, auth_bytes: bytes) -> bytes:
     return sa_req.write(sa_req.SaslAuthenticateRequest(auth_bytes), version)
 
 
+@translated
 def decode_sasl_authenticate_response(body: bytes, version: int) -> res.SaslAuthenticateResult:
     from kgroup.protocol.generated.wire import sasl_authenticate_response as sa_res
 

@@ -29,13 +29,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.cluster_calls import (
+    decode_api_versions_response,
+    decode_sasl_authenticate_response,
+    decode_sasl_handshake_response,
+    encode_api_versions_request,
+    encode_sasl_authenticate_request,
+    encode_sasl_handshake_request,
+)
 from kgroup.core.wire.frames import (
     ProtocolError,
     decode_response_header,
     encode_request_header,
     frame,
 )
+from kgroup.core.wire.results import NONE, error_name
 from kgroup.core.wire.sasl import MECHANISMS, SaslError, ScramClient, plain_message
 from kgroup.core.wire.sasl_oauth import (
     KVSEP,
@@ -44,6 +52,9 @@ from kgroup.core.wire.sasl_oauth import (
     parse_extensions,
     token_source,
 )
+from kgroup.core.wire.versions import choose_version
+from kgroup.protocol import messages as api_table
+from kgroup.protocol.model import Api
 
 if TYPE_CHECKING:  # ssl is imported where TLS is used: a plaintext run never loads it
     import ssl
@@ -394,11 +405,13 @@ class BrokerConnection:
         self._sock = sock
 
     def _negotiate(self, deadline: float) -> None:
-        body = self._exchange([(m.API_VERSIONS, 0, m.encode_api_versions_request())], deadline)[0]
-        result = m.decode_api_versions_response(body, 0)
-        if result.error_code != m.NONE:
+        body = self._exchange(
+            [(api_table.API_VERSIONS, 0, encode_api_versions_request())], deadline
+        )[0]
+        result = decode_api_versions_response(body, 0)
+        if result.error_code != NONE:
             raise KafkaOperationError(
-                f"broker {self.address} refused ApiVersions: {m.error_name(result.error_code)}"
+                f"broker {self.address} refused ApiVersions: {error_name(result.error_code)}"
             )
         self.versions = result.versions
 
@@ -408,18 +421,18 @@ class BrokerConnection:
         password = self.security.password or ""
         if mechanism not in MECHANISMS and mechanism != "OAUTHBEARER":
             raise ConfigError(f"SASL mechanism {mechanism} is not implemented by the wire client")
-        if m.choose_version(m.SASL_HANDSHAKE, self.versions) is None:
+        if choose_version(api_table.SASL_HANDSHAKE, self.versions) is None:
             raise KafkaOperationError(
                 f"broker {self.address} does not offer SaslHandshake v1",
                 hint="check security.protocol: the listener may not use SASL",
             )
         body = self._exchange(
-            [(m.SASL_HANDSHAKE, 1, m.encode_sasl_handshake_request(mechanism))], deadline
+            [(api_table.SASL_HANDSHAKE, 1, encode_sasl_handshake_request(mechanism))], deadline
         )[0]
-        error_code, enabled = m.decode_sasl_handshake_response(body)
-        if error_code != m.NONE:
-            raise handshake_refused(self.address, mechanism, m.error_name(error_code), enabled)
-        version = m.choose_version(m.SASL_AUTHENTICATE, self.versions)
+        error_code, enabled = decode_sasl_handshake_response(body)
+        if error_code != NONE:
+            raise handshake_refused(self.address, mechanism, error_name(error_code), enabled)
+        version = choose_version(api_table.SASL_AUTHENTICATE, self.versions)
         if version is None:
             raise KafkaOperationError(f"broker {self.address} does not offer SaslAuthenticate")
 
@@ -432,14 +445,14 @@ class BrokerConnection:
         )
 
         def step(payload: bytes) -> bytes:
-            request = m.encode_sasl_authenticate_request(version, payload)
-            reply = self._exchange([(m.SASL_AUTHENTICATE, version, request)], deadline)[0]
-            result = m.decode_sasl_authenticate_response(reply, version)
-            if result.error_code != m.NONE:
+            request = encode_sasl_authenticate_request(version, payload)
+            reply = self._exchange([(api_table.SASL_AUTHENTICATE, version, request)], deadline)[0]
+            result = decode_sasl_authenticate_response(reply, version)
+            if result.error_code != NONE:
                 detail = f": {result.error_message}" if result.error_message else ""
                 raise SaslError(
                     f"authentication to broker {self.address} {who} failed "
-                    f"({m.error_name(result.error_code)}{detail})",
+                    f"({error_name(result.error_code)}{detail})",
                     hint=hint,
                 )
             return result.auth_bytes
@@ -479,19 +492,17 @@ class BrokerConnection:
 
     # -- requests --------------------------------------------------------------------------------
 
-    def version_for(self, api: m.Api) -> int | None:
-        return m.choose_version(api, self.versions)
+    def version_for(self, api: Api) -> int | None:
+        return choose_version(api, self.versions)
 
-    def call(
-        self, api: m.Api, version: int, body: bytes, *, timeout_s: float | None = None
-    ) -> bytes:
+    def call(self, api: Api, version: int, body: bytes, *, timeout_s: float | None = None) -> bytes:
         """One request's response body; `timeout_s` replaces the connection's timeout for a
         request the broker may hold on purpose (a JoinGroup during a rebalance delay)."""
         return self.pipeline([(api, version, body)], timeout_s=timeout_s)[0]
 
     def pipeline(
         self,
-        requests: Sequence[tuple[m.Api, int, bytes]],
+        requests: Sequence[tuple[Api, int, bytes]],
         *,
         timeout_s: float | None = None,
     ) -> list[bytes]:
@@ -511,10 +522,8 @@ class BrokerConnection:
             finally:
                 self._limit_s = None
 
-    def _exchange(
-        self, requests: Sequence[tuple[m.Api, int, bytes]], deadline: float
-    ) -> list[bytes]:
-        pending: deque[tuple[int, int, m.Api, int, int]] = deque()
+    def _exchange(self, requests: Sequence[tuple[Api, int, bytes]], deadline: float) -> list[bytes]:
+        pending: deque[tuple[int, int, Api, int, int]] = deque()
         results: list[bytes] = [b""] * len(requests)
         outstanding = 0
         index = 0
@@ -553,13 +562,13 @@ class BrokerConnection:
             results[slot] = data[offset:]
         return results
 
-    def _send(self, payload: bytes, api: m.Api, version: int, deadline: float) -> None:
+    def _send(self, payload: bytes, api: Api, version: int, deadline: float) -> None:
         with self._socket_io(api, version, deadline, "while sending") as sock:
             sock.sendall(payload)
 
     @contextlib.contextmanager
     def _socket_io(
-        self, api: m.Api, version: int, deadline: float, doing: str
+        self, api: Api, version: int, deadline: float, doing: str
     ) -> Iterator[socket.socket]:
         """The socket, with what is left of `deadline` as its timeout; a timeout in the block is
         a BrokerTimeout, a socket error a ConnectionLost saying when (`doing` `api`)."""
@@ -576,13 +585,13 @@ class BrokerConnection:
                 hint=self._lost_hint(api, version),
             ) from None
 
-    def _lost_hint(self, api: m.Api, version: int) -> str:
+    def _lost_hint(self, api: Api, version: int) -> str:
         """Why a broker may have closed the connection on a request: the version hint only when
         its ApiVersions answer does not offer this version (a broker drops a request it cannot
         parse); otherwise it went away (stopped, restarted, or its connection was cut)."""
         offered = self.versions.get(api.key)
         if (
-            api is not m.API_VERSIONS
+            api is not api_table.API_VERSIONS
             and self.versions
             and (offered is None or not offered[0] <= version <= offered[1])
         ):
@@ -593,10 +602,10 @@ class BrokerConnection:
             )
         return _LOST_HINT
 
-    def _receive(self, api: m.Api, version: int, deadline: float) -> bytes:
+    def _receive(self, api: Api, version: int, deadline: float) -> bytes:
         head = self._read_exact(4, api, version, deadline)
         size = struct.unpack(">i", head)[0]
-        if (size < 4 or size > MAX_RESPONSE_BYTES) and api is m.API_VERSIONS:
+        if (size < 4 or size > MAX_RESPONSE_BYTES) and api is api_table.API_VERSIONS:
             # The first answer on a connection: whatever listens there is not a Kafka listener
             # of this security.protocol (an HTTP proxy, a TLS listener read as plaintext, ...).
             raise UnreachableError(
@@ -610,7 +619,7 @@ class BrokerConnection:
             )
         return self._read_exact(size, api, version, deadline)
 
-    def _read_exact(self, size: int, api: m.Api, version: int, deadline: float) -> bytes:
+    def _read_exact(self, size: int, api: Api, version: int, deadline: float) -> bytes:
         buffer = bytearray(size)
         view = memoryview(buffer)
         got = 0
@@ -625,13 +634,13 @@ class BrokerConnection:
             got += count
         return bytes(buffer)
 
-    def _remaining(self, deadline: float, api: m.Api) -> float:
+    def _remaining(self, deadline: float, api: Api) -> float:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise self._timeout(api)
         return remaining
 
-    def _timeout(self, api: m.Api) -> UnreachableError:
+    def _timeout(self, api: Api) -> UnreachableError:
         limit_s = self.timeout_s if self._limit_s is None else self._limit_s
         return BrokerTimeout(
             f"broker {self.address} did not answer {api.name} within {limit_s:g} s",

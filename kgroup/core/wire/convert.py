@@ -18,7 +18,6 @@ from kgroup.core.models import (
     MemberDescription,
     TopicPartition,
 )
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.frames import ProtocolError
 from kgroup.core.wire.kafka_errors import (
     Retry,
@@ -26,7 +25,15 @@ from kgroup.core.wire.kafka_errors import (
     group_error,
     partition_error,
 )
-from kgroup.core.wire.member_protocol import pairs
+from kgroup.core.wire.member_protocol import decode_assignment, decode_subscription, pairs
+from kgroup.core.wire.results import (
+    NONE,
+    ConsumerGroupDescribed,
+    DescribedGroup,
+    DescribedMember,
+    FetchedGroup,
+    FetchedOffset,
+)
 
 
 def topic_id_text(raw: bytes | None) -> str | None:
@@ -59,16 +66,16 @@ def commit_rows(
 
 
 def to_committed_offsets(
-    group: m.FetchedGroup,
+    group: FetchedGroup,
 ) -> dict[TopicPartition, CommittedOffset] | KgroupError | Retry:
     """One group's OffsetFetch answer as offsets, an error, or a retriable error."""
-    if group.error_code != m.NONE:
+    if group.error_code != NONE:
         return coordinator_failure(
             group.error_code,
             group_error(group.error_code, group.group_id, "fetch the committed offsets"),
         )
     for item in group.partitions:
-        if item.error_code != m.NONE:
+        if item.error_code != NONE:
             tp = TopicPartition(item.topic, item.partition)
             return coordinator_failure(
                 item.error_code, partition_error(item.error_code, group.group_id, tp)
@@ -83,13 +90,11 @@ def to_committed_offsets(
     }
 
 
-def _position(item: m.FetchedOffset) -> tuple[str, int]:
+def _position(item: FetchedOffset) -> tuple[str, int]:
     return (item.topic, item.partition)
 
 
-def to_group_description(
-    group: m.DescribedGroup, coordinator: BrokerNode | None
-) -> GroupDescription:
+def to_group_description(group: DescribedGroup, coordinator: BrokerNode | None) -> GroupDescription:
     """A DescribeGroups answer as a GroupDescription (consumer protocol bytes decoded)."""
     members = sorted(
         (to_member(member, group.protocol_type) for member in group.members),
@@ -174,7 +179,7 @@ def typed_group_description(
 
 
 def to_consumer_group_description(
-    group: m.ConsumerGroupDescribed, coordinator: BrokerNode | None
+    group: ConsumerGroupDescribed, coordinator: BrokerNode | None
 ) -> GroupDescription:
     """A ConsumerGroupDescribe answer as a GroupDescription (type `consumer`)."""
     members = (
@@ -200,7 +205,7 @@ def to_consumer_group_description(
     )
 
 
-def to_member(member: m.DescribedMember, protocol_type: str) -> MemberDescription:
+def to_member(member: DescribedMember, protocol_type: str) -> MemberDescription:
     """A described member; its subscription and assignment decoded for `consumer` groups.
 
     Bytes that do not decode are kept raw, with no subscription or assignment.
@@ -211,14 +216,14 @@ def to_member(member: m.DescribedMember, protocol_type: str) -> MemberDescriptio
     if protocol_type == "consumer":
         if member.metadata:
             try:
-                decoded = m.decode_subscription(member.metadata).message
+                decoded = decode_subscription(member.metadata).message
                 subscription = tuple(sorted(decoded.topics))
                 rack = decoded.rack_id
             except ProtocolError:
                 pass
         if member.assignment:
             try:
-                assigned = m.decode_assignment(member.assignment).message
+                assigned = decode_assignment(member.assignment).message
                 assignment = tuple(
                     sorted({TopicPartition(t, p) for t, p in pairs(assigned.assigned_partitions)})
                 )

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from kgroup.core.errors import KgroupError, SafetyRefusal
 from kgroup.core.models import BrokerNode
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.kafka_errors import Retry, tagged
+from kgroup.core.wire.results import NON_EMPTY_GROUP
 from kgroup.core.wire.typed_calls import by_group, exchange, needs, per_coordinator
 from kgroup.protocol.messages.share_groups import DELETE_GROUPS
 
@@ -58,7 +58,7 @@ def delete_groups(client: WireClient, group_ids: Iterable[str]) -> dict[str, Kgr
         connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, bool | KgroupError | Retry]:
         deleted = exchange(connection, DELETE_GROUPS, dg_req.DeleteGroupsRequest(tuple(groups)))
-        refusals = {m.NON_EMPTY_GROUP: non_empty_refusal}
+        refusals = {NON_EMPTY_GROUP: non_empty_refusal}
         return by_group(deleted.results, "delete", lambda _: True, refusals, "DeleteGroups")
 
     results = per_coordinator(client, group_ids, _MISSING, answer)

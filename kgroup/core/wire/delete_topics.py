@@ -23,9 +23,14 @@ from kgroup.core.errors import (
     KgroupError,
     NotFoundError,
 )
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.frames import translated
 from kgroup.core.wire.kafka_errors import tagged, unsupported_api
+from kgroup.core.wire.results import (
+    NONE,
+    TOPIC_AUTHORIZATION_FAILED,
+    UNKNOWN_TOPIC_OR_PARTITION,
+    error_name,
+)
 from kgroup.protocol.generated.wire import delete_topics_request, delete_topics_response
 from kgroup.protocol.messages import wire_api
 from kgroup.protocol.runtime import Readable
@@ -69,10 +74,10 @@ def decode_delete_topics_response(body: bytes, version: int) -> list[tuple[str, 
 
 def topic_error(code: int, topic: str, message: str | None = None) -> KgroupError:
     """What one topic's error code means to a user."""
-    name = m.error_name(code)
-    if code == m.UNKNOWN_TOPIC_OR_PARTITION:
+    name = error_name(code)
+    if code == UNKNOWN_TOPIC_OR_PARTITION:
         error: KgroupError = NotFoundError(f"topic {topic} does not exist (already deleted?)")
-    elif code == m.TOPIC_AUTHORIZATION_FAILED:
+    elif code == TOPIC_AUTHORIZATION_FAILED:
         error = AuthorizationError(
             f"not allowed to delete topic {topic}",
             hint=f"ask for an ACL granting Delete on Topic:{topic}",
@@ -145,7 +150,7 @@ def delete_topics(
             out[topic] = KafkaOperationError(f"the broker's answer left out topic {topic}")
         else:
             code, message = by_topic[topic]
-            out[topic] = None if code == m.NONE else topic_error(code, topic, message)
+            out[topic] = None if code == NONE else topic_error(code, topic, message)
     return out
 
 

@@ -37,7 +37,42 @@ from kgroup.core.errors import (
     SafetyRefusal,
 )
 from kgroup.core.models import CommittedOffset, TopicPartition
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.group_calls import (
+    decode_describe_groups_response,
+    decode_join_group_response,
+    decode_sync_group_response,
+    encode_describe_groups_request,
+    encode_join_group_request,
+    encode_leave_group_request,
+    encode_sync_group_request,
+)
+from kgroup.core.wire.member_protocol import (
+    Assignment,
+    Subscription,
+    Versioned,
+    encode_assignment,
+    encode_subscription,
+)
+from kgroup.core.wire.offset_calls import (
+    decode_offset_commit_response,
+    decode_offset_fetch_response,
+    encode_offset_commit_request,
+    encode_offset_fetch_request,
+)
+from kgroup.core.wire.results import (
+    GROUP_AUTHORIZATION_FAILED,
+    ILLEGAL_GENERATION,
+    INCONSISTENT_GROUP_PROTOCOL,
+    INVALID_SESSION_TIMEOUT,
+    MEMBER_ID_REQUIRED,
+    NONE,
+    REBALANCE_IN_PROGRESS,
+    UNKNOWN_MEMBER_ID,
+    UNSUPPORTED_VERSION,
+    JoinResult,
+    error_name,
+)
+from kgroup.protocol import messages as api_table
 
 PROTOCOL_TYPE = "consumer"
 PROTOCOL_NAMES = ("range", "roundrobin", "sticky", "cooperative-sticky")
@@ -120,10 +155,10 @@ def is_fence_member(member_id: str, client_id: str | None = None) -> bool:
 # Errors on a whole OffsetCommit request (every partition carries the same code): nothing written.
 _GROUP_LEVEL = frozenset(
     {
-        m.UNKNOWN_MEMBER_ID,
-        m.ILLEGAL_GENERATION,
-        m.REBALANCE_IN_PROGRESS,
-        m.GROUP_AUTHORIZATION_FAILED,
+        UNKNOWN_MEMBER_ID,
+        ILLEGAL_GENERATION,
+        REBALANCE_IN_PROGRESS,
+        GROUP_AUTHORIZATION_FAILED,
     }
 )
 
@@ -235,13 +270,13 @@ class GroupFence:
 
     def _join(self) -> FenceHold:
         connection = self._connection
-        version = connection.version_for(m.JOIN_GROUP)
-        sync_version = connection.version_for(m.SYNC_GROUP)
+        version = connection.version_for(api_table.JOIN_GROUP)
+        sync_version = connection.version_for(api_table.SYNC_GROUP)
         if version is None or sync_version is None:
             raise FenceUnavailable(
                 f"the coordinator of group {self.group_id} offers no usable JoinGroup/SyncGroup"
             )
-        metadata = m.encode_subscription(m.Versioned(0, m.Subscription()))
+        metadata = encode_subscription(Versioned(0, Subscription()))
         protocols = [(name, metadata) for name in PROTOCOL_NAMES]
         # Runs that joined in the same generation: the leader (the first to join) goes on once
         # the others (which refuse and leave) are gone; a member that is not a kgroup run ends it.
@@ -259,9 +294,9 @@ class GroupFence:
             others = sorted({mid for mid, _ in joined.members if mid != member_id})
             if not others:
                 code = self._sync(sync_version, joined, member_id)
-                if code == m.NONE:
+                if code == NONE:
                     return self.hold
-                if code != m.REBALANCE_IN_PROGRESS or time.monotonic() > deadline:
+                if code != REBALANCE_IN_PROGRESS or time.monotonic() > deadline:
                     self._raise_lost(code)
                 continue  # someone left or joined meanwhile: join again and look
             if not all(mid.startswith(CLIENT_ID_PREFIX) for mid in others):
@@ -271,7 +306,7 @@ class GroupFence:
 
     def _join_once(
         self, version: int, member_id: str, protocols: list[tuple[str, bytes]]
-    ) -> m.JoinResult:
+    ) -> JoinResult:
         # The coordinator may hold a join for its rebalance delay (group.initial.rebalance.delay.ms)
         # or until the rebalance ends: Kafka's consumer waits rebalance timeout + 5 s for it
         # (AbstractCoordinator.sendJoinGroupRequest, JOIN_GROUP_TIMEOUT_LAPSE), never less than
@@ -279,9 +314,9 @@ class GroupFence:
         join_timeout_s = max(self._connection.timeout_s, self.session_ms / 1000 + 5)
         for _attempt in range(3):
             body = self._connection.call(
-                m.JOIN_GROUP,
+                api_table.JOIN_GROUP,
                 version,
-                m.encode_join_group_request(
+                encode_join_group_request(
                     version,
                     self.group_id,
                     member_id,
@@ -293,31 +328,31 @@ class GroupFence:
                 ),
                 timeout_s=join_timeout_s,
             )
-            joined = m.decode_join_group_response(body, version)
+            joined = decode_join_group_response(body, version)
             if joined.member_id:
                 # Known to the coordinator from now on: release() must leave even if the
                 # next call is interrupted (Ctrl-C during the join's rebalance delay).
                 self.hold = FenceHold(joined.member_id, joined.generation)
-            if joined.error_code != m.MEMBER_ID_REQUIRED:
+            if joined.error_code != MEMBER_ID_REQUIRED:
                 return joined
             member_id = joined.member_id  # KIP-394: join again with the id given
         return joined
 
-    def _sync(self, sync_version: int, joined: m.JoinResult, member_id: str) -> int:
+    def _sync(self, sync_version: int, joined: JoinResult, member_id: str) -> int:
         body = self._connection.call(
-            m.SYNC_GROUP,
+            api_table.SYNC_GROUP,
             sync_version,
-            m.encode_sync_group_request(
+            encode_sync_group_request(
                 sync_version,
                 self.group_id,
                 joined.generation,
                 member_id,
                 protocol_type=PROTOCOL_TYPE,
                 protocol_name=joined.protocol_name,
-                assignments=[(member_id, m.encode_assignment(m.Versioned(0, m.Assignment())))],
+                assignments=[(member_id, encode_assignment(Versioned(0, Assignment())))],
             ),
         )
-        code, _assignment = m.decode_sync_group_response(body, sync_version)
+        code, _assignment = decode_sync_group_response(body, sync_version)
         return code
 
     def _occupied(self, others: list[str]) -> SafetyRefusal:
@@ -334,28 +369,28 @@ class GroupFence:
         )
 
     def _raise_join_error(self, code: int) -> None:
-        if code == m.NONE:
+        if code == NONE:
             return
-        name = m.error_name(code)
-        if code == m.INCONSISTENT_GROUP_PROTOCOL:
+        name = error_name(code)
+        if code == INCONSISTENT_GROUP_PROTOCOL:
             raise SafetyRefusal(
                 f"group {self.group_id} has active members of another protocol ({name})",
                 hint="stop the group's members first, then retry",
             )
-        if code == m.GROUP_AUTHORIZATION_FAILED:
+        if code == GROUP_AUTHORIZATION_FAILED:
             raise AuthorizationError(
                 f"not authorized to join group {self.group_id} to fence it ({name})",
                 hint=f"ask for an ACL granting Read on Group:{self.group_id}",
             )
-        if code == m.INVALID_SESSION_TIMEOUT:
+        if code == INVALID_SESSION_TIMEOUT:
             raise KafkaOperationError(
                 f"the coordinator refused a fence session of {self.session_ms} ms ({name})",
                 hint=f"set {SESSION_TIMEOUT_ENV} within the broker's group.min/max.session."
                 "timeout.ms",
             )
-        if code in (m.UNKNOWN_MEMBER_ID, m.ILLEGAL_GENERATION, m.REBALANCE_IN_PROGRESS):
+        if code in (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS):
             self._raise_lost(code)
-        if code == m.UNSUPPORTED_VERSION:
+        if code == UNSUPPORTED_VERSION:
             raise FenceUnavailable(f"the coordinator cannot fence group {self.group_id} ({name})")
         # Anything else (coordinator moving or loading, group full, server error) is an error,
         # never a silent fall back to an unfenced commit.
@@ -369,7 +404,7 @@ class GroupFence:
     def _raise_lost(self, code: int) -> None:
         raise SafetyRefusal(
             f"another member joined group {self.group_id} while kgroup was fencing it "
-            f"({m.error_name(code)})",
+            f"({error_name(code)})",
             hint="nothing was committed; stop the other writer or consumers, then retry",
         )
 
@@ -378,7 +413,7 @@ class GroupFence:
         if self.hold is None or self._connection is None:
             raise KafkaOperationError(f"group {self.group_id} is not fenced")
         connection = self._connection
-        version = connection.version_for(m.OFFSET_COMMIT)
+        version = connection.version_for(api_table.OFFSET_COMMIT)
         if version is None:
             raise KafkaOperationError(
                 f"the coordinator of group {self.group_id} offers no usable OffsetCommit"
@@ -387,9 +422,9 @@ class GroupFence:
 
         rows = commit_rows(offsets)
         body = connection.call(
-            m.OFFSET_COMMIT,
+            api_table.OFFSET_COMMIT,
             version,
-            m.encode_offset_commit_request(
+            encode_offset_commit_request(
                 version,
                 self.group_id,
                 rows,
@@ -397,8 +432,8 @@ class GroupFence:
                 member_id=self.hold.member_id,
             ),
         )
-        answers = m.decode_offset_commit_response(body, version)
-        failed = [(t, p, code) for t, p, code in answers if code != m.NONE]
+        answers = decode_offset_commit_response(body, version)
+        failed = [(t, p, code) for t, p, code in answers if code != NONE]
         if not failed:
             return
         lost = [code for _t, _p, code in failed if code in _GROUP_LEVEL]
@@ -410,7 +445,7 @@ class GroupFence:
         error = commit_error(code, self.group_id, TopicPartition(topic, partition))
         # Kafka writes the partitions it accepted and refuses the others one by one.
         error.written = [  # type: ignore[attr-defined]
-            TopicPartition(t, p) for t, p, c in answers if c == m.NONE
+            TopicPartition(t, p) for t, p, c in answers if c == NONE
         ]
         raise error
 
@@ -427,16 +462,18 @@ class GroupFence:
         from kgroup.core.wire.convert import to_committed_offsets
 
         connection = self._connection
-        version = connection.version_for(m.OFFSET_FETCH) if connection is not None else None
+        version = connection.version_for(api_table.OFFSET_FETCH) if connection is not None else None
         if version is None or not connection.is_open:
             return None
         try:
             body = connection.call(
-                m.OFFSET_FETCH, version, m.encode_offset_fetch_request(version, [self.group_id])
+                api_table.OFFSET_FETCH,
+                version,
+                encode_offset_fetch_request(version, [self.group_id]),
             )
         except UnreachableError:
             return None
-        answers = m.decode_offset_fetch_response(body, version, [self.group_id])
+        answers = decode_offset_fetch_response(body, version, [self.group_id])
         answer = next(
             (to_committed_offsets(g) for g in answers if g.group_id == self.group_id), None
         )
@@ -453,19 +490,21 @@ class GroupFence:
         from kgroup.core.wire.convert import to_group_description
 
         connection, hold = self._connection, self.hold
-        version = connection.version_for(m.DESCRIBE_GROUPS) if connection is not None else None
+        version = (
+            connection.version_for(api_table.DESCRIBE_GROUPS) if connection is not None else None
+        )
         if version is None or hold is None or not connection.is_open:
             return None
         try:
             body = connection.call(
-                m.DESCRIBE_GROUPS,
+                api_table.DESCRIBE_GROUPS,
                 version,
-                m.encode_describe_groups_request(version, [self.group_id]),
+                encode_describe_groups_request(version, [self.group_id]),
             )
         except UnreachableError:
             return None
-        for group in m.decode_describe_groups_response(body, version):
-            if group.group_id == self.group_id and group.error_code == m.NONE:
+        for group in decode_describe_groups_response(body, version):
+            if group.group_id == self.group_id and group.error_code == NONE:
                 described = to_group_description(group, self._node)
                 if any(mb.member_id == hold.member_id for mb in described.members):
                     return described
@@ -542,14 +581,14 @@ class GroupFence:
 def send_leave(connection, group_id: str, member_ids: Sequence[str], reason: str) -> None:
     """LeaveGroup for each of `member_ids` on `connection` (one request per member). Kafka
     removes the member named, a pending one (MEMBER_ID_REQUIRED, not yet joined) too."""
-    version = connection.version_for(m.LEAVE_GROUP)
+    version = connection.version_for(api_table.LEAVE_GROUP)
     if version is None:
         return
     for member_id in member_ids:
         connection.call(
-            m.LEAVE_GROUP,
+            api_table.LEAVE_GROUP,
             version,
-            m.encode_leave_group_request(version, group_id, member_id, reason),
+            encode_leave_group_request(version, group_id, member_id, reason),
         )
 
 

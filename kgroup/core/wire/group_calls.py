@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from kgroup.core.wire import results as res
+from kgroup.core.wire.frames import translated
 from kgroup.protocol.runtime import Readable
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ def encode_find_coordinator_request(version: int, keys: Sequence[str]) -> bytes:
     return fc_req.write(request, version)
 
 
+@translated
 def decode_find_coordinator_response(
     body: bytes, version: int, keys: Sequence[str]
 ) -> list[res.CoordinatorResult]:
@@ -60,6 +62,7 @@ def encode_describe_groups_request(version: int, group_ids: Sequence[str]) -> by
     return dg_req.write(dg_req.DescribeGroupsRequest(tuple(group_ids)), version)
 
 
+@translated
 def decode_describe_groups_response(body: bytes, version: int) -> list[res.DescribedGroup]:
     from kgroup.protocol.generated.wire import describe_groups_response as dg_res
 
@@ -108,6 +111,7 @@ def _pairs(assignment: cgd_res.Assignment) -> tuple[tuple[str, int], ...]:
     )
 
 
+@translated
 def decode_consumer_group_describe_response(
     body: bytes, version: int
 ) -> list[res.ConsumerGroupDescribed]:
@@ -173,6 +177,7 @@ def encode_join_group_request(
     return jg_req.write(request, version)
 
 
+@translated
 def decode_join_group_response(body: bytes, version: int) -> res.JoinResult:
     from kgroup.protocol.generated.wire import join_group_response as jg_res
 
@@ -207,6 +212,7 @@ def encode_sync_group_request(
     return sg_req.write(request, version)
 
 
+@translated
 def decode_sync_group_response(body: bytes, version: int) -> tuple[int, bytes]:
     from kgroup.protocol.generated.wire import sync_group_response as sg_res
 
@@ -228,6 +234,7 @@ def encode_leave_group_request(
     return lg_req.write(request, version)
 
 
+@translated
 def decode_leave_group_response(body: bytes, version: int) -> int:
     """The first error: the top-level code, else the member's (v3+)."""
     from kgroup.protocol.generated.wire import leave_group_response as lg_res
@@ -253,6 +260,7 @@ def encode_list_groups_request(
     return lgr_req.write(request, version)
 
 
+@translated
 def decode_list_groups_response(body: bytes, version: int) -> res.ListGroupsResult:
     from kgroup.protocol.generated.wire import list_groups_response as lgr_res
 

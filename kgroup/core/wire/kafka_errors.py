@@ -23,8 +23,20 @@ from kgroup.core.errors import (
     UnreachableError,
 )
 from kgroup.core.models import TopicPartition
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.connection import BrokerTimeout
+from kgroup.core.wire.results import (
+    CLUSTER_AUTHORIZATION_FAILED,
+    GROUP_AUTHORIZATION_FAILED,
+    GROUP_ID_NOT_FOUND,
+    GROUP_SUBSCRIBED_TO_TOPIC,
+    ILLEGAL_GENERATION,
+    NON_EMPTY_GROUP,
+    REBALANCE_IN_PROGRESS,
+    TOPIC_AUTHORIZATION_FAILED,
+    UNKNOWN_MEMBER_ID,
+    UNKNOWN_TOPIC_OR_PARTITION,
+    error_name,
+)
 from kgroup.core.wire.retry_policy import Action, action
 
 
@@ -69,13 +81,13 @@ class ErrorTable(NamedTuple):
                 f"{_resource(_AUTHORIZATION_RESOURCES[code], fields)}",
             )
         template = template or ErrorTemplate(KafkaOperationError, self.otherwise)
-        return template.error(m.error_name(code), **fields)
+        return template.error(error_name(code), **fields)
 
 
 _AUTHORIZATION_RESOURCES = {
-    m.GROUP_AUTHORIZATION_FAILED: "Group",
-    m.TOPIC_AUTHORIZATION_FAILED: "Topic",
-    m.CLUSTER_AUTHORIZATION_FAILED: "Cluster",
+    GROUP_AUTHORIZATION_FAILED: "Group",
+    TOPIC_AUTHORIZATION_FAILED: "Topic",
+    CLUSTER_AUTHORIZATION_FAILED: "Cluster",
 }
 
 
@@ -131,7 +143,7 @@ def kafka_error_of(error: BaseException) -> str | None:
 _LIST_GROUPS_ERRORS = ErrorTable(
     "broker {address} failed to list groups: {name}",
     {
-        m.CLUSTER_AUTHORIZATION_FAILED: ErrorTemplate(
+        CLUSTER_AUTHORIZATION_FAILED: ErrorTemplate(
             AuthorizationError,
             "not authorized to list groups on {address} ({name})",
             "ask for an ACL granting Describe on Cluster:kafka-cluster (or Describe on the groups)",
@@ -152,22 +164,22 @@ _GROUP_NOT_FOUND = ErrorTemplate(
 _GROUP_ERRORS = ErrorTable(
     "cannot {operation} of group {group_id}: {name}{detail}",
     {
-        m.GROUP_AUTHORIZATION_FAILED: ErrorTemplate(
+        GROUP_AUTHORIZATION_FAILED: ErrorTemplate(
             AuthorizationError,
             "not authorized to {operation} of group {group_id} ({name})",
             "ask for an ACL granting Describe on Group:{group_id}",
         ),
-        m.TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
+        TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
             AuthorizationError,
             "not authorized to {operation} of group {group_id} ({name})",
             "ask for an ACL granting Describe on the group's topics",
         ),
-        m.CLUSTER_AUTHORIZATION_FAILED: ErrorTemplate(
+        CLUSTER_AUTHORIZATION_FAILED: ErrorTemplate(
             AuthorizationError,
             "not authorized to {operation} of group {group_id} ({name})",
             "ask for an ACL granting Describe on Cluster:kafka-cluster",
         ),
-        m.GROUP_ID_NOT_FOUND: _GROUP_NOT_FOUND,
+        GROUP_ID_NOT_FOUND: _GROUP_NOT_FOUND,
     },
 )
 
@@ -183,12 +195,12 @@ def group_error(
 _PARTITION_ERRORS = ErrorTable(
     "cannot fetch the committed offset of group {group_id} for {tp}: {name}",
     {
-        m.TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
+        TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
             AuthorizationError,
             "not authorized to fetch the committed offset of group {group_id} for {tp} ({name})",
             "ask for an ACL granting Describe on Topic:{tp.topic}",
         ),
-        m.UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
+        UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
             NotFoundError,
             "group {group_id} has an offset for {tp}, which does not exist ({name})",
             "check the topic list",
@@ -208,12 +220,12 @@ def _leader_errors(action: str, acl: str) -> ErrorTable:
     return ErrorTable(
         f"failed to {action} {{tp}}: {{name}}",
         {
-            m.TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
+            TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
                 AuthorizationError,
                 f"not authorized to {action} {{tp}} ({{name}})",
                 f"ask for an ACL granting {acl} on Topic:{{tp.topic}}",
             ),
-            m.UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
+            UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
                 NotFoundError,
                 f"cannot {action} {{tp}}: no such topic or partition ({{name}})",
                 "check the name with `kgroup list` or the topic list",
@@ -239,12 +251,12 @@ def fetch_error(code: int, tp: TopicPartition) -> KgroupError:
 _CONFIG_ERRORS = ErrorTable(
     "cannot describe the configuration of topic {topic}: {name}{detail}",
     {
-        m.TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
+        TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
             AuthorizationError,
             "not authorized to describe the configuration of topic {topic} ({name})",
             "ask for an ACL granting DescribeConfigs on Topic:{topic}",
         ),
-        m.UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
+        UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
             NotFoundError, "topic {topic} does not exist ({name})"
         ),
     },
@@ -259,23 +271,23 @@ def config_error(code: int, topic: str, message: str | None = None) -> KgroupErr
 _COMMIT_ERRORS = ErrorTable(
     "cannot commit offsets of group {group_id} for {tp}: {name}",
     {
-        m.GROUP_AUTHORIZATION_FAILED: ErrorTemplate(
+        GROUP_AUTHORIZATION_FAILED: ErrorTemplate(
             AuthorizationError,
             "not authorized to commit offsets for group {group_id} ({tp}: {name})",
             "ask for an ACL granting Read on Group:{group_id}",
         ),
-        m.TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
+        TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
             AuthorizationError,
             "not authorized to commit offsets for group {group_id} ({tp}: {name})",
             "ask for an ACL granting Read on Topic:{tp.topic}",
         ),
-        m.UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
+        UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
             NotFoundError,
             "cannot commit an offset of group {group_id} for {tp}: it does not exist ({name})",
             "check the topic list",
         ),
         **dict.fromkeys(
-            (m.UNKNOWN_MEMBER_ID, m.ILLEGAL_GENERATION, m.REBALANCE_IN_PROGRESS),
+            (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS),
             ErrorTemplate(
                 SafetyRefusal,
                 "group {group_id} is not empty: the coordinator refused the commit ({name})",
@@ -294,30 +306,30 @@ def commit_error(code: int, group_id: str, tp: TopicPartition) -> KgroupError:
 _OFFSET_DELETE_ERRORS = ErrorTable(
     "cannot delete committed offsets of group {group_id}{where}: {name}",
     {
-        m.GROUP_SUBSCRIBED_TO_TOPIC: ErrorTemplate(
+        GROUP_SUBSCRIBED_TO_TOPIC: ErrorTemplate(
             SafetyRefusal,
             "group {group_id} is subscribed to topic {subscribed}: Kafka refuses to delete its "
             "offsets while members consume it ({name})",
             "stop the group's consumers, or take the topic out of their subscription, first",
         ),
-        m.NON_EMPTY_GROUP: ErrorTemplate(
+        NON_EMPTY_GROUP: ErrorTemplate(
             SafetyRefusal,
             "group {group_id} has members and does not use the consumer protocol, so Kafka "
             "cannot tell which topics they consume and refuses to delete offsets ({name})",
             "stop the group's members first",
         ),
-        m.GROUP_ID_NOT_FOUND: _GROUP_NOT_FOUND,
-        m.GROUP_AUTHORIZATION_FAILED: ErrorTemplate(
+        GROUP_ID_NOT_FOUND: _GROUP_NOT_FOUND,
+        GROUP_AUTHORIZATION_FAILED: ErrorTemplate(
             AuthorizationError,
             "not authorized to delete committed offsets of group {group_id} ({name})",
             "ask for an ACL granting Delete on Group:{group_id}",
         ),
-        m.TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
+        TOPIC_AUTHORIZATION_FAILED: ErrorTemplate(
             AuthorizationError,
             "not authorized to delete the committed offset of group {group_id}{where} ({name})",
             "ask for an ACL granting Read on Topic:{acl_topic}",
         ),
-        m.UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
+        UNKNOWN_TOPIC_OR_PARTITION: ErrorTemplate(
             NotFoundError,
             "cannot delete the committed offset of group {group_id}{where}: no such topic or "
             "partition ({name})",

@@ -12,11 +12,32 @@ from dataclasses import dataclass
 
 from kgroup.core.errors import KafkaOperationError, KgroupError
 from kgroup.core.models import BrokerNode, NextRecord, OffsetAtTime, TopicPartition
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.connection import BrokerConnection
 from kgroup.core.wire.kafka_errors import fetch_error, offsets_error
+from kgroup.core.wire.offset_calls import (
+    decode_fetch_response,
+    decode_list_offsets_response,
+    encode_fetch_request,
+    encode_list_offsets_request,
+)
 from kgroup.core.wire.pool import BrokerPool
+from kgroup.core.wire.results import (
+    EARLIEST_TIMESTAMP,
+    FETCH_MAX_BYTES,
+    LATEST_TIMESTAMP,
+    NONE,
+    OFFSET_OUT_OF_RANGE,
+    READ_COMMITTED,
+    READ_UNCOMMITTED,
+    RETRIABLE_LEADER_ERRORS,
+    UNKNOWN_TOPIC_OR_PARTITION,
+    FetchedPartition,
+    FetchPosition,
+    ListedOffset,
+    error_name,
+)
 from kgroup.core.wire.retry_policy import Retries, connection_retriable
+from kgroup.protocol import messages as api_table
 
 # next_records: at most this many rounds (besides the timeout). A round is needed per group of
 # a partition's offsets within one fetch (64 KiB) of each other, so only groups spread over a
@@ -25,7 +46,7 @@ MAX_FETCH_ROUNDS = 1000
 
 
 def _settle(
-    answer: m.FetchedPartition,
+    answer: FetchedPartition,
     keys: Sequence[tuple[TopicPartition, int]],
     pending: dict[tuple[TopicPartition, int], int],
     result: dict[tuple[TopicPartition, int], NextRecord],
@@ -77,9 +98,9 @@ class OffsetQuery:
     read_committed: bool = False
 
 
-EARLIEST = OffsetQuery(m.EARLIEST_TIMESTAMP)
-LATEST = OffsetQuery(m.LATEST_TIMESTAMP)
-LAST_STABLE = OffsetQuery(m.LATEST_TIMESTAMP, read_committed=True)
+EARLIEST = OffsetQuery(EARLIEST_TIMESTAMP)
+LATEST = OffsetQuery(LATEST_TIMESTAMP)
+LAST_STABLE = OffsetQuery(LATEST_TIMESTAMP, read_committed=True)
 
 
 class LeaderClient(BrokerPool):
@@ -116,8 +137,8 @@ class LeaderClient(BrokerPool):
                 leader, code = cluster.leader_of(tp)
                 if leader is not None:
                     plan.setdefault(leader, {}).setdefault(index, []).append(tp)
-                elif code in m.RETRIABLE_LEADER_ERRORS or (
-                    code == m.UNKNOWN_TOPIC_OR_PARTITION and not fetched
+                elif code in RETRIABLE_LEADER_ERRORS or (
+                    code == UNKNOWN_TOPIC_OR_PARTITION and not fetched
                 ):
                     retry.append((index, tp))
                     last = offsets_error(code, tp)
@@ -126,7 +147,7 @@ class LeaderClient(BrokerPool):
 
             def task(
                 node: BrokerNode, asked: dict[int, list[TopicPartition]]
-            ) -> Callable[[], dict[tuple[int, TopicPartition], m.ListedOffset]]:
+            ) -> Callable[[], dict[tuple[int, TopicPartition], ListedOffset]]:
                 return lambda: self.on_broker(
                     node.host,
                     node.port,
@@ -153,12 +174,12 @@ class LeaderClient(BrokerPool):
                             raise KafkaOperationError(
                                 f"broker {node.host}:{node.port} did not return the offset of {tp}"
                             )
-                        if answer.error_code == m.NONE:
+                        if answer.error_code == NONE:
                             results[index][tp] = OffsetAtTime(
                                 offset=answer.offset,
                                 timestamp=answer.timestamp if answer.timestamp >= 0 else None,
                             )
-                        elif answer.error_code in m.RETRIABLE_LEADER_ERRORS:
+                        elif answer.error_code in RETRIABLE_LEADER_ERRORS:
                             retry.append((index, tp))
                             last = offsets_error(answer.error_code, tp)
                         else:
@@ -175,8 +196,8 @@ class LeaderClient(BrokerPool):
         connection: BrokerConnection,
         queries: Sequence[OffsetQuery],
         asked: dict[int, list[TopicPartition]],
-    ) -> dict[tuple[int, TopicPartition], m.ListedOffset]:
-        version = self._version(connection, m.LIST_OFFSETS)
+    ) -> dict[tuple[int, TopicPartition], ListedOffset]:
+        version = self._version(connection, api_table.LIST_OFFSETS)
         order = sorted(asked)
         requests = []
         for index in order:
@@ -190,13 +211,13 @@ class LeaderClient(BrokerPool):
             by_topic: dict[str, list[tuple[int, int]]] = {}
             for tp in asked[index]:
                 by_topic.setdefault(tp.topic, []).append((tp.partition, query.timestamp))
-            isolation = m.READ_COMMITTED if query.read_committed else m.READ_UNCOMMITTED
-            body = m.encode_list_offsets_request(version, list(by_topic.items()), isolation)
-            requests.append((m.LIST_OFFSETS, version, body))
+            isolation = READ_COMMITTED if query.read_committed else READ_UNCOMMITTED
+            body = encode_list_offsets_request(version, list(by_topic.items()), isolation)
+            requests.append((api_table.LIST_OFFSETS, version, body))
         bodies = connection.pipeline(requests)
-        found: dict[tuple[int, TopicPartition], m.ListedOffset] = {}
+        found: dict[tuple[int, TopicPartition], ListedOffset] = {}
         for index, body in zip(order, bodies, strict=True):
-            for answer in m.decode_list_offsets_response(body, version):
+            for answer in decode_list_offsets_response(body, version):
                 found[(index, TopicPartition(answer.topic, answer.partition))] = answer
         return found
 
@@ -247,16 +268,16 @@ class LeaderClient(BrokerPool):
                 if leader is not None:
                     plan.setdefault(leader, []).append(tp)
                 elif leader_retries < 2 and (
-                    code in m.RETRIABLE_LEADER_ERRORS
-                    or (code == m.UNKNOWN_TOPIC_OR_PARTITION and not fresh)
+                    code in RETRIABLE_LEADER_ERRORS
+                    or (code == UNKNOWN_TOPIC_OR_PARTITION and not fresh)
                 ):
                     refresh = True  # a moved leader, or a topic newer than the metadata
                 else:
                     raise fetch_error(code, tp)
 
             def task(
-                node: BrokerNode, asked: list[m.FetchPosition], solo: set[TopicPartition]
-            ) -> Callable[[], dict[TopicPartition, m.FetchedPartition]]:
+                node: BrokerNode, asked: list[FetchPosition], solo: set[TopicPartition]
+            ) -> Callable[[], dict[TopicPartition, FetchedPartition]]:
                 return lambda: self.on_broker(
                     node.host,
                     node.port,
@@ -268,14 +289,14 @@ class LeaderClient(BrokerPool):
                 node: task(
                     node,
                     [
-                        m.FetchPosition(tp.topic, tp.partition, start[tp], max_bytes_per_partition)
+                        FetchPosition(tp.topic, tp.partition, start[tp], max_bytes_per_partition)
                         for tp in tps
                     ],
                     alone & set(tps),
                 )
                 for node, tps in plan.items()
             }
-            answers: dict[BrokerNode, dict[TopicPartition, m.FetchedPartition]] = {}
+            answers: dict[BrokerNode, dict[TopicPartition, FetchedPartition]] = {}
             for node, got in self.settled(tasks).items():
                 if isinstance(got, BaseException):
                     if not connection_retriable(got):
@@ -290,11 +311,11 @@ class LeaderClient(BrokerPool):
                     answer = answers[node].get(tp)
                     if answer is None:
                         continue  # left out of the response: asked again next round
-                    if answer.error_code == m.OFFSET_OUT_OF_RANGE:
+                    if answer.error_code == OFFSET_OUT_OF_RANGE:
                         out_of_range.append(tp)
-                    elif answer.error_code in m.RETRIABLE_LEADER_ERRORS and leader_retries < 2:
+                    elif answer.error_code in RETRIABLE_LEADER_ERRORS and leader_retries < 2:
                         refresh = True
-                    elif answer.error_code != m.NONE:
+                    elif answer.error_code != NONE:
                         raise fetch_error(answer.error_code, tp)
                     elif _settle(answer, keys_of[tp], pending, result, read_committed):
                         if tp in tried_alone:  # even alone, no whole batch: unknown
@@ -329,32 +350,36 @@ class LeaderClient(BrokerPool):
     def _fetch_records_on(
         self,
         connection: BrokerConnection,
-        positions: list[m.FetchPosition],
+        positions: list[FetchPosition],
         alone: set[TopicPartition],
         read_committed: bool,
-    ) -> dict[TopicPartition, m.FetchedPartition]:
+    ) -> dict[TopicPartition, FetchedPartition]:
         """Fetch `positions` from one leader: those in `alone` one per request, the others
         sharing requests of at most fetch.max.bytes worth of partitions, all pipelined."""
-        version = self._version(connection, m.FETCH)
-        isolation = m.READ_COMMITTED if read_committed else m.READ_UNCOMMITTED
+        version = self._version(connection, api_table.FETCH)
+        isolation = READ_COMMITTED if read_committed else READ_UNCOMMITTED
         solo = [p for p in positions if TopicPartition(p.topic, p.partition) in alone]
         shared = [p for p in positions if TopicPartition(p.topic, p.partition) not in alone]
         per_request = max(
-            1, m.FETCH_MAX_BYTES // max(1, max((p.max_bytes for p in shared), default=1))
+            1, FETCH_MAX_BYTES // max(1, max((p.max_bytes for p in shared), default=1))
         )
         groups = [[p] for p in solo] + [
             shared[i : i + per_request] for i in range(0, len(shared), per_request)
         ]
         requests = [
-            (m.FETCH, version, m.encode_fetch_request(version, group, isolation_level=isolation))
+            (
+                api_table.FETCH,
+                version,
+                encode_fetch_request(version, group, isolation_level=isolation),
+            )
             for group in groups
         ]
-        found: dict[TopicPartition, m.FetchedPartition] = {}
+        found: dict[TopicPartition, FetchedPartition] = {}
         for body in connection.pipeline(requests):
-            code, partitions = m.decode_fetch_response(body, version)
-            if code != m.NONE:
+            code, partitions = decode_fetch_response(body, version)
+            if code != NONE:
                 raise KafkaOperationError(
-                    f"broker {connection.address} refused a Fetch request: {m.error_name(code)}"
+                    f"broker {connection.address} refused a Fetch request: {error_name(code)}"
                 )
             for answer in partitions:
                 found[TopicPartition(answer.topic, answer.partition)] = answer

@@ -20,9 +20,14 @@ from typing import Any, BinaryIO
 
 from kgroup.core.errors import KafkaOperationError, UnreachableError
 from kgroup.core.models import TopicPartition
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.kafka_errors import fetch_error
 from kgroup.core.wire.leaders import EARLIEST, LATEST
+from kgroup.core.wire.results import (
+    NONE,
+    OFFSET_OUT_OF_RANGE,
+    RETRIABLE_LEADER_ERRORS,
+    FetchPosition,
+)
 from kgroup.offsets.framing import last_offset, split_batches
 
 FIRST_MAX_BYTES = 1 << 20
@@ -47,24 +52,24 @@ def copy_partition_log(wire: Any, tp: TopicPartition, out: BinaryIO) -> int:
         leader, code = wire.metadata(refresh=refresh).leader_of(tp)
         refresh = False
         if leader is None:
-            if code not in m.RETRIABLE_LEADER_ERRORS:
+            if code not in RETRIABLE_LEADER_ERRORS:
                 raise fetch_error(code, tp)
             refresh = True
             time.sleep(wire.retry_backoff_s)
             continue
-        asked = [m.FetchPosition(tp.topic, tp.partition, offset, max_bytes)]
+        asked = [FetchPosition(tp.topic, tp.partition, offset, max_bytes)]
         answer = wire.on_broker(
             leader.host,
             leader.port,
             lambda conn: wire._fetch_records_on(conn, asked, set(), False),  # noqa: B023
         ).get(tp)
-        if answer is None or answer.error_code in m.RETRIABLE_LEADER_ERRORS:
+        if answer is None or answer.error_code in RETRIABLE_LEADER_ERRORS:
             refresh = answer is not None
             continue  # left out of the answer (tansu fills partitions only while MaxWaitMs)
-        if answer.error_code == m.OFFSET_OUT_OF_RANGE:
+        if answer.error_code == OFFSET_OUT_OF_RANGE:
             offset = _after_out_of_range(wire, tp, offset)
             continue
-        if answer.error_code != m.NONE:
+        if answer.error_code != NONE:
             raise fetch_error(answer.error_code, tp)
         data = answer.records
         after = offset

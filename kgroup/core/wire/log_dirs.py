@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from kgroup.core.errors import AuthorizationError, KafkaOperationError, KgroupError
 from kgroup.core.models import BrokerNode, TopicPartition
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.frames import translated
+from kgroup.core.wire.results import CLUSTER_AUTHORIZATION_FAILED, NONE, error_name
 from kgroup.protocol.generated.wire import describe_log_dirs_request, describe_log_dirs_response
 from kgroup.protocol.messages import wire_api
 from kgroup.protocol.runtime import Readable
@@ -71,7 +71,7 @@ def decode_describe_log_dirs_response(body: bytes, version: int) -> LogDirsAnswe
     sizes: dict[TopicPartition, int] = {}
     failed = []
     for result in d.results:
-        if result.error_code != m.NONE:
+        if result.error_code != NONE:
             failed.append((result.log_dir, result.error_code))
         for topic in result.topics:
             for p in topic.partitions:
@@ -94,7 +94,7 @@ def partition_sizes(
         leader, code = cluster.leader_of(tp)
         if leader is None:
             out[tp] = KafkaOperationError(
-                f"no leader for {tp.topic}:{tp.partition} ({m.error_name(code)})"
+                f"no leader for {tp.topic}:{tp.partition} ({error_name(code)})"
             )
         else:
             plan.setdefault(leader, []).append(tp)
@@ -125,17 +125,16 @@ def _sizes_on(
         return dict.fromkeys(tps, error)
     body = connection.call(WIRE_API, version, encode_describe_log_dirs_request(version, tps))
     answer = decode_describe_log_dirs_response(body, version)
-    if answer.error_code == m.CLUSTER_AUTHORIZATION_FAILED:
+    if answer.error_code == CLUSTER_AUTHORIZATION_FAILED:
         error = AuthorizationError(
             f"not authorized to describe the log directories of broker {connection.address} "
             "(CLUSTER_AUTHORIZATION_FAILED)",
             hint=CLUSTER_ACL,
         )
         return dict.fromkeys(tps, error)
-    if answer.error_code != m.NONE:
+    if answer.error_code != NONE:
         error = KafkaOperationError(
-            f"broker {connection.address} refused DescribeLogDirs "
-            f"({m.error_name(answer.error_code)})"
+            f"broker {connection.address} refused DescribeLogDirs ({error_name(answer.error_code)})"
         )
         return dict.fromkeys(tps, error)
     out: dict[TopicPartition, int | KgroupError] = {}
@@ -144,7 +143,7 @@ def _sizes_on(
         if size is not None:
             out[tp] = size
             continue
-        why = ", ".join(f"{path}: {m.error_name(code)}" for path, code in answer.failed_dirs)
+        why = ", ".join(f"{path}: {error_name(code)}" for path, code in answer.failed_dirs)
         out[tp] = KafkaOperationError(
             f"broker {connection.address} did not report the size of {tp.topic}:{tp.partition}"
             + (f" (failed log directories: {why})" if why else ""),

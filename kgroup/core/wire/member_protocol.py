@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Generic, Protocol, TypeVar
 
 from kgroup.core.wire.calls import by_topic
+from kgroup.core.wire.frames import translated
 from kgroup.protocol.errors import ProtocolError
 from kgroup.protocol.generated.embedded import consumer_protocol_assignment as cpa
 from kgroup.protocol.generated.embedded import consumer_protocol_subscription as cps
@@ -81,11 +82,13 @@ def _write(module: ModuleType, versioned: Versioned) -> bytes:
     return I16(versioned.version) + module.write(versioned.message, layout)
 
 
+@translated
 def decode_subscription(data: bytes) -> Versioned[Subscription]:
     """ConsumerProtocolSubscription (newer versions: the v3 prefix, as Kafka reads them)."""
     return _read(cps, data)
 
 
+@translated
 def decode_assignment(data: bytes) -> Versioned[Assignment]:
     """ConsumerProtocolAssignment (newer versions: the v3 prefix)."""
     return _read(cpa, data)

@@ -12,6 +12,7 @@ from kgroup.core.wire.calls import (
     by_topic,
     spoken_only,
 )
+from kgroup.core.wire.frames import translated
 from kgroup.protocol import messages as p
 from kgroup.protocol.runtime import Readable
 
@@ -53,6 +54,7 @@ def encode_list_offsets_request(
     return lo_req.write(request, version)
 
 
+@translated
 def decode_list_offsets_response(body: bytes, version: int) -> list[res.ListedOffset]:
     from kgroup.protocol.generated.wire import list_offsets_response as lo_res
 
@@ -108,6 +110,7 @@ def encode_fetch_request(
     return fetch_request.write(request, version)
 
 
+@translated
 def decode_fetch_response(body: bytes, version: int) -> tuple[int, list[res.FetchedPartition]]:
     """(top-level ErrorCode, partitions); ErrorCode is 0 before v7, a null RecordSet is b"".
     Strict about trailing bytes, as the hand-written decoder is."""
@@ -171,6 +174,7 @@ def encode_offset_commit_request(
     return oc_req.write(request, version)
 
 
+@translated
 def decode_offset_commit_response(body: bytes, version: int) -> list[tuple[str, int, int]]:
     from kgroup.protocol.generated.wire import offset_commit_response as oc_res
 
@@ -197,6 +201,7 @@ def encode_offset_delete_request(
     return od_req.write(od_req.OffsetDeleteRequest(group_id, topics), version)
 
 
+@translated
 def decode_offset_delete_response(body: bytes, version: int) -> res.OffsetDeleteResult:
     from kgroup.protocol.generated.wire import offset_delete_response as od_res
 
@@ -244,6 +249,7 @@ def _fetched(
     ]
 
 
+@translated
 def decode_offset_fetch_response(
     body: bytes, version: int, group_ids: Sequence[str]
 ) -> list[res.FetchedGroup]:

@@ -21,7 +21,7 @@ from typing import TypeVar
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
 from kgroup.core.models import BrokerNode, TopicMetadata, TopicPartition
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.cluster_calls import decode_metadata_response, encode_metadata_request
 from kgroup.core.wire.connection import (
     SECURITY_PROTOCOLS,
     BrokerConnection,
@@ -31,8 +31,18 @@ from kgroup.core.wire.connection import (
 )
 from kgroup.core.wire.convert import rack_of, topic_id_text
 from kgroup.core.wire.kafka_errors import unreachable_cluster
+from kgroup.core.wire.results import (
+    LEADER_NOT_AVAILABLE,
+    NONE,
+    UNKNOWN_TOPIC_OR_PARTITION,
+    MetadataPartition,
+    MetadataResult,
+    MetadataTopic,
+)
 from kgroup.core.wire.sasl import MECHANISMS
 from kgroup.core.wire.sasl_oauth import token_source_problem as oauth_problem
+from kgroup.protocol import messages as api_table
+from kgroup.protocol.model import Api
 
 T = TypeVar("T")
 _Pool = TypeVar("_Pool", bound="BrokerPool")
@@ -104,24 +114,24 @@ class ClusterMetadata:
     """One all-topics Metadata answer: brokers by id, topics by name, partitions."""
 
     brokers: dict[int, BrokerNode]
-    topics: dict[str, m.MetadataTopic]
-    partitions: dict[TopicPartition, m.MetadataPartition]
+    topics: dict[str, MetadataTopic]
+    partitions: dict[TopicPartition, MetadataPartition]
 
     def leader_of(self, tp: TopicPartition) -> tuple[BrokerNode | None, int]:
         """The partition's leader, or None and the error code saying why there is none."""
         topic = self.topics.get(tp.topic)
         if topic is None:
-            return None, m.UNKNOWN_TOPIC_OR_PARTITION
+            return None, UNKNOWN_TOPIC_OR_PARTITION
         partition = self.partitions.get(tp)
         if partition is None:
-            if topic.error_code != m.NONE:
+            if topic.error_code != NONE:
                 return None, topic.error_code
-            return None, m.UNKNOWN_TOPIC_OR_PARTITION
+            return None, UNKNOWN_TOPIC_OR_PARTITION
         leader = self.brokers.get(partition.leader_id) if partition.leader_id >= 0 else None
         if leader is None:
             code = partition.error_code
-            return None, code if code != m.NONE else m.LEADER_NOT_AVAILABLE
-        return leader, m.NONE
+            return None, code if code != NONE else LEADER_NOT_AVAILABLE
+        return leader, NONE
 
 
 class BrokerPool:
@@ -347,7 +357,7 @@ class BrokerPool:
         return dict(self._on_any(lambda connection: connection.versions))
 
     @staticmethod
-    def _version(connection: BrokerConnection, api: m.Api) -> int:
+    def _version(connection: BrokerConnection, api: Api) -> int:
         version = connection.version_for(api)
         if version is None:
             offered = connection.versions.get(api.key)
@@ -361,12 +371,12 @@ class BrokerPool:
 
     # -- cluster ---------------------------------------------------------------------------------
 
-    def _fetch_metadata(self, all_topics: bool) -> m.MetadataResult:
-        def work(connection: BrokerConnection) -> m.MetadataResult:
-            version = self._version(connection, m.METADATA)
-            request = m.encode_metadata_request(version, all_topics=all_topics)
-            body = connection.call(m.METADATA, version, request)
-            return m.decode_metadata_response(body, version)
+    def _fetch_metadata(self, all_topics: bool) -> MetadataResult:
+        def work(connection: BrokerConnection) -> MetadataResult:
+            version = self._version(connection, api_table.METADATA)
+            request = encode_metadata_request(version, all_topics=all_topics)
+            body = connection.call(api_table.METADATA, version, request)
+            return decode_metadata_response(body, version)
 
         result = self._on_any(work)
         self._brokers = {
@@ -410,7 +420,7 @@ class BrokerPool:
         cluster = self.metadata(refresh=True)
         result: dict[str, TopicMetadata] = {}
         for name, topic in sorted(cluster.topics.items()):
-            if topic.error_code != m.NONE:
+            if topic.error_code != NONE:
                 continue
             partitions = sorted(topic.partitions, key=lambda p: p.partition)
             result[name] = TopicMetadata.from_replica_racks(

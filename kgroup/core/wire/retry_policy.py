@@ -28,8 +28,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from kgroup.core.errors import KgroupError, UnreachableError
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.connection import BrokerTimeout
+from kgroup.core.wire.results import (
+    COORDINATOR_LOAD_IN_PROGRESS,
+    COORDINATOR_NOT_AVAILABLE,
+    ERROR_NAMES,
+    NOT_COORDINATOR,
+    REBALANCE_IN_PROGRESS,
+    UNSTABLE_OFFSET_COMMIT,
+)
 
 # Kafka's client defaults (CommonClientConfigs: retry.backoff.ms, retry.backoff.max.ms) and
 # ExponentialBackoff's multiplier and jitter as the clients use them.
@@ -49,8 +56,8 @@ class Action(Enum):
     FATAL = "final"
 
 
-_MOVED = frozenset({m.NOT_COORDINATOR, m.COORDINATOR_NOT_AVAILABLE})
-_LOADING = frozenset({m.COORDINATOR_LOAD_IN_PROGRESS})
+_MOVED = frozenset({NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE})
+_LOADING = frozenset({COORDINATOR_LOAD_IN_PROGRESS})
 
 
 @dataclass(frozen=True)
@@ -84,7 +91,7 @@ RULES: dict[str, ApiRule] = {
             "admin/internals/CoordinatorStrategy.handleError (COORDINATOR_NOT_AVAILABLE and "
             "COORDINATOR_LOAD_IN_PROGRESS: retry the lookup)",
             new=frozenset(),
-            in_place=frozenset({m.COORDINATOR_NOT_AVAILABLE, m.COORDINATOR_LOAD_IN_PROGRESS}),
+            in_place=frozenset({COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS}),
         ),
         _rule(
             "ListGroups",
@@ -92,20 +99,20 @@ RULES: dict[str, ApiRule] = {
             "COORDINATOR_NOT_AVAILABLE are thrown as retriable: the call to that broker is "
             "retried)",
             new=frozenset(),
-            in_place=frozenset({m.COORDINATOR_NOT_AVAILABLE, m.COORDINATOR_LOAD_IN_PROGRESS}),
+            in_place=frozenset({COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS}),
         ),
         _rule(
             "OffsetFetch",
             "admin/internals/ListConsumerGroupOffsetsHandler.handleGroupError; "
             "UNSTABLE_OFFSET_COMMIT: consumer/internals/ConsumerCoordinator."
             "OffsetFetchResponseHandler (retriable, KIP-447)",
-            in_place=frozenset({m.COORDINATOR_LOAD_IN_PROGRESS, m.UNSTABLE_OFFSET_COMMIT}),
+            in_place=frozenset({COORDINATOR_LOAD_IN_PROGRESS, UNSTABLE_OFFSET_COMMIT}),
         ),
         _rule(
             "OffsetCommit",
             "admin/internals/AlterConsumerGroupOffsetsHandler.handleError (an administrative "
             "commit: COORDINATOR_LOAD_IN_PROGRESS and REBALANCE_IN_PROGRESS retried in place)",
-            in_place=frozenset({m.COORDINATOR_LOAD_IN_PROGRESS, m.REBALANCE_IN_PROGRESS}),
+            in_place=frozenset({COORDINATOR_LOAD_IN_PROGRESS, REBALANCE_IN_PROGRESS}),
         ),
         _rule(
             "OffsetCommit (member)",
@@ -184,7 +191,7 @@ def failure_action(api: str, error: KgroupError) -> Action:
     if isinstance(error, UnreachableError):
         return Action.NEW_COORDINATOR if connection_retriable(error) else Action.FATAL
     name = getattr(error, "kafka_error", None)
-    codes = [code for code, known in m.ERROR_NAMES.items() if known == name]
+    codes = [code for code, known in ERROR_NAMES.items() if known == name]
     return action(api, codes[0]) if codes else Action.FATAL
 
 

@@ -30,7 +30,6 @@ from kgroup.core.models import (
     GroupDescription,
     TopicPartition,
 )
-from kgroup.core.wire import messages as m
 from kgroup.core.wire import typed_calls
 from kgroup.core.wire.convert import typed_group_description, typed_member
 from kgroup.core.wire.kafka_errors import (
@@ -40,6 +39,7 @@ from kgroup.core.wire.kafka_errors import (
     missing_answer,
     tagged,
 )
+from kgroup.core.wire.results import NON_EMPTY_GROUP, NONE
 from kgroup.core.wire.typed_calls import by_group, exchange, guarded, per_coordinator
 from kgroup.protocol.messages.share_groups import (
     ALTER_SHARE_GROUP_OFFSETS,
@@ -147,7 +147,7 @@ def _start_offsets(group: dsgo_res.DescribeShareGroupOffsetsResponseGroup) -> Of
     for topic in group.topics:
         for p in topic.partitions:
             tp = TopicPartition(topic.topic_name, p.partition_index)
-            if p.error_code != m.NONE:
+            if p.error_code != NONE:
                 return group_error(
                     p.error_code,
                     group.group_id,
@@ -180,9 +180,9 @@ def _refused(
 ) -> KgroupError | Retry | None:
     """None for no error; NON_EMPTY_GROUP as a SafetyRefusal (Kafka `action` a share group only
     while it is empty); any other code as the error of `operation`, retried where it says so."""
-    if code == m.NONE:
+    if code == NONE:
         return None
-    if code == m.NON_EMPTY_GROUP:
+    if code == NON_EMPTY_GROUP:
         return _non_empty(group_id, action)
     return coordinator_failure(code, group_error(code, group_id, operation, message))
 
@@ -284,7 +284,7 @@ def delete_share_group_offsets(
                     f"delete the start offsets of topic {topic.topic_name}",
                     topic.error_message,
                 )
-                if topic.error_code != m.NONE
+                if topic.error_code != NONE
                 else None
                 for topic in deleted.responses
             }

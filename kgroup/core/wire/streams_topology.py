@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from kgroup.core.errors import KgroupError
 from kgroup.core.models import BrokerNode
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.frames import translated
 from kgroup.core.wire.kafka_errors import Retry, coordinator_failure, group_error, unsupported_api
+from kgroup.core.wire.results import NONE
 from kgroup.protocol.generated.wire import (
     streams_group_describe_request as sgd_req,
 )
@@ -93,7 +93,7 @@ def describe_streams_topologies(
         answer = translated(sgd_res.read_from)(Readable(body), version)
         out: dict[str, StreamsTopology | KgroupError | Retry] = {}
         for group in answer.groups:
-            if group.error_code == m.NONE:
+            if group.error_code == NONE:
                 out[group.group_id] = to_topology(group)
             else:
                 error = group_error(

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kgroup.core.errors import KgroupError
 from kgroup.core.models import BrokerNode, GroupDescription
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.frames import translated
 from kgroup.core.wire.kafka_errors import Retry, coordinator_failure, group_error, unsupported_api
+from kgroup.core.wire.results import NONE
 from kgroup.protocol.model import Api
 from kgroup.protocol.runtime import Readable, Struct
 
@@ -116,7 +116,7 @@ def by_group(
     out: dict[str, T | KgroupError | Retry] = {}
     for group in answers:
         code, group_id = group.error_code, group.group_id
-        if code == m.NONE:
+        if code == NONE:
             out[group_id] = ok(group)
         elif refusals and code in refusals:
             out[group_id] = refusals[code](group_id)

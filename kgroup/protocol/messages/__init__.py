@@ -39,7 +39,7 @@ from typing import Any
 from kgroup.protocol.definitions import load
 from kgroup.protocol.model import Api, snake
 
-# The versions kgroup sends, per API (`kgroup.core.wire.messages` negotiates among them).
+# The versions kgroup sends, per API (`kgroup.core.wire.versions` chooses among them).
 SPOKEN: dict[str, tuple[int, ...]] = {
     # v4-v11: IsolationLevel (KIP-98) to the last non-flexible version; Kafka 4.0 removed v0-v3
     "Fetch": tuple(range(4, 12)),

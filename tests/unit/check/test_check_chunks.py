@@ -11,7 +11,7 @@ import pytest
 
 from kgroup.check import run
 from kgroup.check.run import CheckOptions
-from kgroup.core.wire import messages as m
+from kgroup.protocol import messages as api_table
 from tests.helpers import admin_for
 from tests.unit.wire.fakegroups import GroupsCluster
 
@@ -29,7 +29,7 @@ def fleet() -> Iterator[tuple[GroupsCluster, list[set[str]]]]:
     described: list[set[str]] = []  # the groups of each describe request, in order
 
     def handler(api: int, version: int, body: bytes) -> bytes:
-        if api in (m.DESCRIBE_GROUPS.key, m.CONSUMER_GROUP_DESCRIBE.key):
+        if api in (api_table.DESCRIBE_GROUPS.key, api_table.CONSUMER_GROUP_DESCRIBE.key):
             described.append({g for g in GROUPS if g.encode() in body})
         return answered(api, version, body)
 

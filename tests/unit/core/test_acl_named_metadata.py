@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from kgroup.core.acl import topic_errors
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.config import ClusterConfig
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.results import UNKNOWN_TOPIC_OR_PARTITION
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakeacl import AclCluster
 from tests.unit.wire.wirecodec import Reader
 
@@ -23,7 +24,7 @@ class AutoCreateWatch(AclCluster):
     auto_create: list[tuple[list[str], bool]] = field(default_factory=list)
 
     def handler(self, api: int, version: int, body: bytes) -> bytes:
-        if api == m.METADATA.key and version >= 4:
+        if api == api_table.METADATA.key and version >= 4:
             reader = Reader(body, flexible=version >= 9)
 
             def topic(r: Reader) -> str | None:
@@ -48,7 +49,7 @@ def test_librdkafka_path_asks_for_a_named_topic_without_auto_creation() -> None:
     finally:
         admin.close()
         cluster.close()
-    assert errors == {"typo": m.UNKNOWN_TOPIC_OR_PARTITION}
+    assert errors == {"typo": UNKNOWN_TOPIC_OR_PARTITION}
     asked = [flag for names, flag in cluster.auto_create if names == ["typo"]]
     assert asked and not any(asked), cluster.auto_create
 

@@ -12,13 +12,18 @@ from kgroup.core.errors import AuthorizationError
 from kgroup.core.models import TopicPartition
 from kgroup.core.rdkafka_errors import map_kafka_error
 from kgroup.core.wire import kafka_errors as ke
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.results import (
+    CLUSTER_AUTHORIZATION_FAILED,
+    GROUP_AUTHORIZATION_FAILED,
+    TOPIC_AUTHORIZATION_FAILED,
+    error_name,
+)
 
 TP = TopicPartition("orders", 3)
 CODES = {
-    m.GROUP_AUTHORIZATION_FAILED: "Group:bob-app",
-    m.TOPIC_AUTHORIZATION_FAILED: "Topic:orders",
-    m.CLUSTER_AUTHORIZATION_FAILED: "Cluster:kafka-cluster",
+    GROUP_AUTHORIZATION_FAILED: "Group:bob-app",
+    TOPIC_AUTHORIZATION_FAILED: "Topic:orders",
+    CLUSTER_AUTHORIZATION_FAILED: "Cluster:kafka-cluster",
 }
 GRANT = re.compile(
     r"ask for an ACL granting (Describe|Read|Delete|DescribeConfigs|Create|Alter) on "
@@ -45,22 +50,22 @@ def test_wire_authorization_errors_name_operation_and_resource(mapper: str, code
     error = MAPPERS[mapper](code)
     assert isinstance(error, AuthorizationError), error.one_line()
     line = error.one_line()
-    assert m.error_name(code) in line
+    assert error_name(code) in line
     assert GRANT.search(line), line
     resource = CODES[code]
     # answers that carry no group (or no topic) name the kind, as nothing more is known
-    if code == m.GROUP_AUTHORIZATION_FAILED and mapper in NO_GROUP:
+    if code == GROUP_AUTHORIZATION_FAILED and mapper in NO_GROUP:
         resource = "the groups involved"
-    if code == m.TOPIC_AUTHORIZATION_FAILED and mapper == "list_groups_error":
+    if code == TOPIC_AUTHORIZATION_FAILED and mapper == "list_groups_error":
         resource = "the topics involved"
-    if code == m.TOPIC_AUTHORIZATION_FAILED and mapper == "group_error":
+    if code == TOPIC_AUTHORIZATION_FAILED and mapper == "group_error":
         resource = "the group's topics"  # a group-level answer names no topic
     assert resource in line, line
 
 
 def test_commit_errors_name_the_group_or_the_topic_not_both() -> None:
-    group = ke.commit_error(m.GROUP_AUTHORIZATION_FAILED, "bob-app", TP).one_line()
-    topic = ke.commit_error(m.TOPIC_AUTHORIZATION_FAILED, "bob-app", TP).one_line()
+    group = ke.commit_error(GROUP_AUTHORIZATION_FAILED, "bob-app", TP).one_line()
+    topic = ke.commit_error(TOPIC_AUTHORIZATION_FAILED, "bob-app", TP).one_line()
     assert "Read on Group:bob-app" in group and "Topic:" not in group
     assert "Read on Topic:orders" in topic
 

@@ -10,23 +10,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kgroup.core.wire import member_protocol
-from kgroup.core.wire.messages import (
-    API_VERSIONS,
-    DESCRIBE_CONFIGS,
-    DESCRIBE_GROUPS,
-    FETCH,
-    FIND_COORDINATOR,
-    JOIN_GROUP,
-    LEAVE_GROUP,
-    LIST_GROUPS,
-    LIST_OFFSETS,
-    METADATA,
-    OFFSET_COMMIT,
-    OFFSET_DELETE,
-    OFFSET_FETCH,
-    SASL_AUTHENTICATE,
-    SYNC_GROUP,
-)
 from kgroup.core.wire.results import (
     FETCH_MAX_BYTES,
     FETCH_MAX_WAIT_MS,
@@ -55,6 +38,23 @@ from kgroup.core.wire.results import (
     MetadataTopic,
     OffsetDeleteResult,
     SaslAuthenticateResult,
+)
+from kgroup.protocol.messages import (
+    API_VERSIONS,
+    DESCRIBE_CONFIGS,
+    DESCRIBE_GROUPS,
+    FETCH,
+    FIND_COORDINATOR,
+    JOIN_GROUP,
+    LEAVE_GROUP,
+    LIST_GROUPS,
+    LIST_OFFSETS,
+    METADATA,
+    OFFSET_COMMIT,
+    OFFSET_DELETE,
+    OFFSET_FETCH,
+    SASL_AUTHENTICATE,
+    SYNC_GROUP,
 )
 from tests.unit.wire.wirecodec import ProtocolError, Reader, Writer
 

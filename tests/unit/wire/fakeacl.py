@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.results import TOPIC_AUTHORIZATION_FAILED, UNKNOWN_TOPIC_OR_PARTITION
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import FakePartition, FakeTopic, metadata_body
 from tests.unit.wire.fakegroups import GroupsCluster
 from tests.unit.wire.wirecodec import Reader, Writer
@@ -30,9 +31,9 @@ class AclCluster(GroupsCluster):
     named_metadata: list[list[str]] = field(default_factory=list)
 
     def handler(self, api: int, version: int, body: bytes) -> bytes:
-        if api == m.METADATA.key:
+        if api == api_table.METADATA.key:
             return self._metadata(version, body)
-        if api == m.OFFSET_FETCH.key:
+        if api == api_table.OFFSET_FETCH.key:
             shown = self.offsets
             self.offsets = {
                 g: {tp: o for tp, o in offs.items() if tp[0] not in self.hidden}
@@ -42,7 +43,7 @@ class AclCluster(GroupsCluster):
                 return super().handler(api, version, body)
             finally:
                 self.offsets = shown
-        if api == m.DESCRIBE_GROUPS.key:
+        if api == api_table.DESCRIBE_GROUPS.key:
             return self._describe(version, body)
         return super().handler(api, version, body)
 
@@ -74,11 +75,11 @@ class AclCluster(GroupsCluster):
             for name in names:
                 assert name is not None
                 if name in self.hidden:
-                    topics.append(FakeTopic(name, (), error=m.TOPIC_AUTHORIZATION_FAILED))
+                    topics.append(FakeTopic(name, (), error=TOPIC_AUTHORIZATION_FAILED))
                 elif name in self.topics:
                     topics.append(fake(name))
                 else:
-                    topics.append(FakeTopic(name, (), error=m.UNKNOWN_TOPIC_OR_PARTITION))
+                    topics.append(FakeTopic(name, (), error=UNKNOWN_TOPIC_OR_PARTITION))
         return metadata_body([(node, "127.0.0.1", self.broker.port)], version, topics)
 
     def _describe(self, version: int, body: bytes) -> bytes:

@@ -16,8 +16,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.delete_topics import DELETE_TOPICS
+from kgroup.protocol import messages as api_table
 from kgroup.protocol.messages.share_groups import SHARE_APIS
 from kgroup.protocol.messages.streams_groups import STREAMS_GROUP_DESCRIBE
 from tests.unit.wire.wirecodec import Reader, Writer, decode_request_header, encode_response_header
@@ -32,16 +32,16 @@ OTHER_APIS = {
 }
 
 FULL_VERSIONS = {
-    m.FETCH.key: (0, 17),
-    m.LIST_OFFSETS.key: (0, 9),
-    m.METADATA.key: (0, 12),
-    m.OFFSET_FETCH.key: (0, 9),
-    m.FIND_COORDINATOR.key: (0, 6),
-    m.DESCRIBE_GROUPS.key: (0, 6),
-    m.LIST_GROUPS.key: (0, 5),
-    m.SASL_HANDSHAKE.key: (0, 1),
-    m.API_VERSIONS.key: (0, 4),
-    m.SASL_AUTHENTICATE.key: (0, 2),
+    api_table.FETCH.key: (0, 17),
+    api_table.LIST_OFFSETS.key: (0, 9),
+    api_table.METADATA.key: (0, 12),
+    api_table.OFFSET_FETCH.key: (0, 9),
+    api_table.FIND_COORDINATOR.key: (0, 6),
+    api_table.DESCRIBE_GROUPS.key: (0, 6),
+    api_table.LIST_GROUPS.key: (0, 5),
+    api_table.SASL_HANDSHAKE.key: (0, 1),
+    api_table.API_VERSIONS.key: (0, 4),
+    api_table.SASL_AUTHENTICATE.key: (0, 2),
 }
 
 
@@ -119,7 +119,7 @@ class FakeBroker:
                     return
                 api_key = struct.unpack(">h", data[:2])[0]
                 version = struct.unpack(">h", data[2:4])[0]
-                api = m.APIS.get(api_key) or OTHER_APIS.get(api_key)
+                api = api_table.APIS.get(api_key) or OTHER_APIS.get(api_key)
                 flexible = api.flexible(version) if api else False
                 _, _, correlation, client_id, offset = decode_request_header(
                     data, flexible=flexible
@@ -127,7 +127,7 @@ class FakeBroker:
                 self.received.append((api_key, version))
                 self.client_ids.append(client_id)
                 self.current.client_id = client_id
-                if api_key == m.API_VERSIONS.key:
+                if api_key == api_table.API_VERSIONS.key:
                     body = api_versions_body(self.versions, version)
                 else:
                     body = self.handler(api_key, version, data[offset:])

@@ -15,9 +15,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.log_dirs import DESCRIBE_LOG_DIRS, WIRE_API
 from kgroup.offsets.encode import encode_batch
+from kgroup.protocol import messages as api_table
 from kgroup.protocol.messages import DESCRIBE_CONFIGS
 from tests.unit.wire.fakebroker import FetchAnswer, fetch_body, read_fetch_request
 from tests.unit.wire.fakegroups import GroupsCluster
@@ -42,8 +42,8 @@ class CheckCluster(GroupsCluster):
         self.offsets = {GROUP: {(TOPIC, 0): 800}}
         self.started = time.monotonic()
         super().__post_init__()
-        self.broker.versions[m.FETCH.key] = (4, 11)
-        self.broker.versions[m.DESCRIBE_CONFIGS.key] = (0, 2)
+        self.broker.versions[api_table.FETCH.key] = (4, 11)
+        self.broker.versions[api_table.DESCRIBE_CONFIGS.key] = (0, 2)
         if self.offer_log_dirs:
             self.broker.versions[WIRE_API.key] = (0, 4)
 
@@ -54,9 +54,9 @@ class CheckCluster(GroupsCluster):
 
     def handler(self, api: int, version: int, body: bytes) -> bytes:
         self._now()
-        if api == m.FETCH.key:
+        if api == api_table.FETCH.key:
             return self._fetch(version, body)
-        if api == m.DESCRIBE_CONFIGS.key:
+        if api == api_table.DESCRIBE_CONFIGS.key:
             return self._describe_configs(version)
         if api == WIRE_API.key:
             return self._describe_log_dirs(version, body)

@@ -24,7 +24,15 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.results import (
+    GROUP_ID_NOT_FOUND,
+    ILLEGAL_GENERATION,
+    NON_EMPTY_GROUP,
+    NONE,
+    NOT_COORDINATOR,
+    UNKNOWN_MEMBER_ID,
+)
+from kgroup.protocol import messages as api_table
 from kgroup.protocol.messages.share_groups import DELETE_GROUPS
 from tests.unit.wire.fakebroker import FakeBroker, FakePartition, FakeTopic, metadata_body
 from tests.unit.wire.fakecheck import CheckCluster
@@ -32,18 +40,21 @@ from tests.unit.wire.fakegroups import GroupsCluster
 from tests.unit.wire.wirecodec import Reader, Writer
 
 GROUP_VERSIONS = {
-    m.FIND_COORDINATOR.key: (4, 4),
-    m.OFFSET_FETCH.key: (8, 8),
-    m.DESCRIBE_GROUPS.key: (0, 4),
-    m.LIST_GROUPS.key: (4, 4),
-    m.OFFSET_COMMIT.key: (0, 7),
-    m.JOIN_GROUP.key: (0, 5),
-    m.SYNC_GROUP.key: (0, 3),
-    m.LEAVE_GROUP.key: (0, 3),
-    m.OFFSET_DELETE.key: (0, 0),
+    api_table.FIND_COORDINATOR.key: (4, 4),
+    api_table.OFFSET_FETCH.key: (8, 8),
+    api_table.DESCRIBE_GROUPS.key: (0, 4),
+    api_table.LIST_GROUPS.key: (4, 4),
+    api_table.OFFSET_COMMIT.key: (0, 7),
+    api_table.JOIN_GROUP.key: (0, 5),
+    api_table.SYNC_GROUP.key: (0, 3),
+    api_table.LEAVE_GROUP.key: (0, 3),
+    api_table.OFFSET_DELETE.key: (0, 0),
     DELETE_GROUPS.key: (0, 2),
 }
-_GROUP_APIS = frozenset(GROUP_VERSIONS) - {m.FIND_COORDINATOR.key, m.LIST_GROUPS.key}
+_GROUP_APIS = frozenset(GROUP_VERSIONS) - {
+    api_table.FIND_COORDINATOR.key,
+    api_table.LIST_GROUPS.key,
+}
 
 
 @dataclass
@@ -132,7 +143,7 @@ class FakeCluster(GroupsCluster):
                     self._moves[group] = (now + self.move_after_s, target)
             self._dying.clear()
 
-    def move(self, group: str, to: int, after_s: float, meanwhile: int = m.NOT_COORDINATOR) -> None:
+    def move(self, group: str, to: int, after_s: float, meanwhile: int = NOT_COORDINATOR) -> None:
         """Move `group`'s coordinator to broker `to`, `after_s` after the first request for the
         group reaches its old one: until then FindCoordinator still names the old one, which
         answers `meanwhile` for the group (NOT_COORDINATOR: it gave the group up;
@@ -160,7 +171,7 @@ class FakeCluster(GroupsCluster):
                 self._meanwhile[group] = meanwhile
         self.coordinator_of(group)
         with self._lock:
-            return self._meanwhile.get(group, m.NONE)
+            return self._meanwhile.get(group, NONE)
 
     def _listed_nodes(self) -> list[FakeBroker]:
         """Brokers in the metadata: alive, or dead for less than `move_after_s` (not yet fenced)."""
@@ -187,7 +198,7 @@ class FakeCluster(GroupsCluster):
     def _scripted(self, api: int, group: str) -> int:
         with self._lock:
             codes = self.script.get((api, group))
-            return codes.pop(0) if codes else m.NONE
+            return codes.pop(0) if codes else NONE
 
     # -- requests --------------------------------------------------------------------------------
 
@@ -196,7 +207,7 @@ class FakeCluster(GroupsCluster):
         tick = getattr(self, "_now", None)
         if tick is not None:
             tick()
-        if api == m.METADATA.key:
+        if api == api_table.METADATA.key:
             live = [n for n in self.nodes if not n.killed]
             leader = min(n.node_id for n in live)
             topics = [
@@ -205,9 +216,9 @@ class FakeCluster(GroupsCluster):
             ]
             brokers = [(n.node_id, "127.0.0.1", n.port) for n in self._listed_nodes()]
             return metadata_body(brokers, version, topics)
-        if api == m.FIND_COORDINATOR.key:
+        if api == api_table.FIND_COORDINATOR.key:
             return self._find(body)
-        if api == m.LIST_GROUPS.key:
+        if api == api_table.LIST_GROUPS.key:
             return self._list(node)
         if api in _GROUP_APIS:
             return self._group_request(node, api, version, body)
@@ -224,7 +235,7 @@ class FakeCluster(GroupsCluster):
         writer = Writer(flexible=True).int32(0)  # ThrottleTimeMs
 
         def entry(w: Writer, key: str) -> None:
-            code = self._scripted(m.FIND_COORDINATOR.key, key)
+            code = self._scripted(api_table.FIND_COORDINATOR.key, key)
             target = self.node(self.coordinator_of(key))
             node_id, port = (-1, -1) if code else (target.node_id, target.port)
             w.string(key).int32(node_id).string("127.0.0.1" if not code else "").int32(port)
@@ -238,7 +249,7 @@ class FakeCluster(GroupsCluster):
         mine = [g for g in groups if self.coordinator_of(g) == node]
         with self._lock:
             codes = self.list_script.get(node)
-            code = codes.pop(0) if codes else m.NONE
+            code = codes.pop(0) if codes else NONE
         if code:
             mine = []
         writer = Writer(flexible=True).int32(0).int16(code)  # ThrottleTimeMs, ErrorCode
@@ -257,15 +268,15 @@ class FakeCluster(GroupsCluster):
     def _group_request(self, node: int, api: int, version: int, body: bytes) -> bytes:
         """A request for one group (OffsetCommit, JoinGroup, SyncGroup, LeaveGroup, OffsetDelete)
         or several (OffsetFetch, DescribeGroups): each group's coordinator check and script."""
-        if api == m.OFFSET_FETCH.key:
+        if api == api_table.OFFSET_FETCH.key:
             return self._offset_fetch_on(node, body)
-        if api == m.DESCRIBE_GROUPS.key:
+        if api == api_table.DESCRIBE_GROUPS.key:
             return self._describe_on(node, version, body)
         if api == DELETE_GROUPS.key:
             return self._delete_groups_on(node, version, body)
         group = Reader(body).string()
         if self.coordinator_of(group) != node:
-            return self._error_answer(api, version, body, m.NOT_COORDINATOR)
+            return self._error_answer(api, version, body, NOT_COORDINATOR)
         if self._moving_code(group):
             return self._error_answer(api, version, body, self._moving_code(group))
         move_to = self._dies_on(api, group)
@@ -276,26 +287,26 @@ class FakeCluster(GroupsCluster):
         if code:
             return self._error_answer(api, version, body, code)
         with self._lock:
-            if api == m.JOIN_GROUP.key:
+            if api == api_table.JOIN_GROUP.key:
                 return self._join(node, body)
-            if api == m.SYNC_GROUP.key:
+            if api == api_table.SYNC_GROUP.key:
                 return self._sync(body)
-            if api == m.LEAVE_GROUP.key:
+            if api == api_table.LEAVE_GROUP.key:
                 return self._leave(body)
-            if api == m.OFFSET_COMMIT.key:
+            if api == api_table.OFFSET_COMMIT.key:
                 return self._commit(body)
             return self._offset_delete(body)
 
     def _error_answer(self, api: int, version: int, body: bytes, code: int) -> bytes:
         """The answer of a one-group request that failed as a whole with `code`."""
-        if api == m.JOIN_GROUP.key:  # v5
+        if api == api_table.JOIN_GROUP.key:  # v5
             w = Writer().int32(0).int16(code).int32(-1).string("").string("").string("")
             return w.array([], Writer.string).getvalue()
-        if api == m.SYNC_GROUP.key:  # v3
+        if api == api_table.SYNC_GROUP.key:  # v3
             return Writer().int32(0).int16(code).bytes_(b"").getvalue()
-        if api == m.LEAVE_GROUP.key:  # v3
+        if api == api_table.LEAVE_GROUP.key:  # v3
             return Writer().int32(0).int16(code).array([], Writer.string).getvalue()
-        if api == m.OFFSET_COMMIT.key:  # v7: every partition carries the code
+        if api == api_table.OFFSET_COMMIT.key:  # v7: every partition carries the code
             _group, _generation, _member, rows = _read_commit(body)
             return _commit_answer({tp: code for tp in rows})
         return Writer().int16(code).int32(0).array([], Writer.string).getvalue()  # OffsetDelete
@@ -322,12 +333,12 @@ class FakeCluster(GroupsCluster):
             return name
 
         groups = reader.array(read_group)
-        if self._dies_on_any(node, m.OFFSET_FETCH.key, groups):
+        if self._dies_on_any(node, api_table.OFFSET_FETCH.key, groups):
             return b"DROP"
         writer = Writer(flexible=True).int32(0)  # ThrottleTimeMs
 
         def group(w: Writer, group_id: str) -> None:
-            code = self._per_group_code(node, m.OFFSET_FETCH.key, group_id)
+            code = self._per_group_code(node, api_table.OFFSET_FETCH.key, group_id)
             by_topic: dict[str, list[tuple[int, int]]] = {}
             if not code:
                 for (topic, partition), offset in sorted(self.offsets.get(group_id, {}).items()):
@@ -346,18 +357,18 @@ class FakeCluster(GroupsCluster):
 
     def _per_group_code(self, node: int, api: int, group: str) -> int:
         if self.coordinator_of(group) != node:
-            return m.NOT_COORDINATOR
+            return NOT_COORDINATOR
         return self._moving_code(group) or self._scripted(api, group)
 
     def _describe_on(self, node: int, version: int, body: bytes) -> bytes:
         reader = Reader(body)
         groups = reader.array(lambda r: r.string())
-        if self._dies_on_any(node, m.DESCRIBE_GROUPS.key, groups):
+        if self._dies_on_any(node, api_table.DESCRIBE_GROUPS.key, groups):
             return b"DROP"
         writer = Writer().int32(0)  # ThrottleTimeMs (1+)
 
         def entry(w: Writer, group_id: str) -> None:
-            code = self._per_group_code(node, m.DESCRIBE_GROUPS.key, group_id)
+            code = self._per_group_code(node, api_table.DESCRIBE_GROUPS.key, group_id)
             held = self.memberships.get(group_id, ClassicGroup())
             state = "Dead" if code else self._state(group_id)
             members = sorted(held.members.items()) if not code else []
@@ -398,9 +409,9 @@ class FakeCluster(GroupsCluster):
                 if code:
                     pass
                 elif group_id not in self.offsets and held is None:
-                    code = m.GROUP_ID_NOT_FOUND
+                    code = GROUP_ID_NOT_FOUND
                 elif held is not None and held.members:
-                    code = m.NON_EMPTY_GROUP
+                    code = NON_EMPTY_GROUP
                 else:
                     self.offsets.pop(group_id, None)
                     self.memberships.pop(group_id, None)
@@ -446,9 +457,9 @@ class FakeCluster(GroupsCluster):
         assignments = reader.array(lambda r: (r.string(), r.bytes_()))
         held = self.memberships.get(group)
         if held is None or member_id not in held.members:
-            return Writer().int32(0).int16(m.UNKNOWN_MEMBER_ID).bytes_(b"").getvalue()
+            return Writer().int32(0).int16(UNKNOWN_MEMBER_ID).bytes_(b"").getvalue()
         if generation != held.generation:
-            return Writer().int32(0).int16(m.ILLEGAL_GENERATION).bytes_(b"").getvalue()
+            return Writer().int32(0).int16(ILLEGAL_GENERATION).bytes_(b"").getvalue()
         for assigned_id, assignment in assignments:
             if assigned_id in held.members:
                 client_id, metadata, _old = held.members[assigned_id]
@@ -464,7 +475,7 @@ class FakeCluster(GroupsCluster):
         held = self.memberships.get(group, ClassicGroup())
         answers = []
         for member_id, _instance in leaving:
-            code = m.NONE if held.members.pop(member_id, None) else m.UNKNOWN_MEMBER_ID
+            code = NONE if held.members.pop(member_id, None) else UNKNOWN_MEMBER_ID
             answers.append((member_id, code))
         if not held.members:
             held.leader = ""
@@ -483,14 +494,14 @@ class FakeCluster(GroupsCluster):
         group, generation, member_id, rows = _read_commit(body)
         held = self.memberships.get(group, ClassicGroup())
         if not member_id and generation < 0:
-            code = m.UNKNOWN_MEMBER_ID if held.members else m.NONE
+            code = UNKNOWN_MEMBER_ID if held.members else NONE
         elif member_id not in held.members:
-            code = m.UNKNOWN_MEMBER_ID
+            code = UNKNOWN_MEMBER_ID
         elif generation != held.generation:
-            code = m.ILLEGAL_GENERATION
+            code = ILLEGAL_GENERATION
         else:
-            code = m.NONE
-        if code == m.NONE:
+            code = NONE
+        if code == NONE:
             self.offsets.setdefault(group, {}).update(rows)
             self.commits.append((group, generation, dict(rows)))
         return _commit_answer({tp: code for tp in rows})

@@ -31,17 +31,27 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.results import (
+    ILLEGAL_GENERATION,
+    INCONSISTENT_GROUP_PROTOCOL,
+    MEMBER_ID_REQUIRED,
+    NONE,
+    REBALANCE_IN_PROGRESS,
+    UNKNOWN_MEMBER_ID,
+    UNKNOWN_TOPIC_OR_PARTITION,
+)
+from kgroup.protocol import messages as api_table
+from kgroup.protocol.model import Api
 from tests.unit.wire.fakegroups import VERSIONS, GroupsCluster
 from tests.unit.wire.wirecodec import Reader, Writer
 
 COORDINATOR_VERSIONS = {
     **VERSIONS,
-    m.JOIN_GROUP.key: (5, 5),
-    m.SYNC_GROUP.key: (3, 3),
-    m.LEAVE_GROUP.key: (3, 3),
-    m.OFFSET_COMMIT.key: (7, 7),
-    m.DESCRIBE_GROUPS.key: (4, 4),
+    api_table.JOIN_GROUP.key: (5, 5),
+    api_table.SYNC_GROUP.key: (3, 3),
+    api_table.LEAVE_GROUP.key: (3, 3),
+    api_table.OFFSET_COMMIT.key: (7, 7),
+    api_table.DESCRIBE_GROUPS.key: (4, 4),
 }
 
 
@@ -109,7 +119,7 @@ class CoordinatorCluster(GroupsCluster):
     # -- test controls ---------------------------------------------------------------------------
 
     def pause(
-        self, api: m.Api, when: Callable[[], bool] = lambda: True, group: str | None = None
+        self, api: Api, when: Callable[[], bool] = lambda: True, group: str | None = None
     ) -> Pause:
         made = Pause(api.key, when, group)
         self.pauses.append(made)
@@ -140,15 +150,15 @@ class CoordinatorCluster(GroupsCluster):
             if pause.when():
                 pause.reached.set()
                 pause.release.wait(60)
-        if api == m.JOIN_GROUP.key:
+        if api == api_table.JOIN_GROUP.key:
             return self._join(body)
-        if api == m.SYNC_GROUP.key:
+        if api == api_table.SYNC_GROUP.key:
             return self._sync(body)
-        if api == m.LEAVE_GROUP.key:
+        if api == api_table.LEAVE_GROUP.key:
             return self._leave(body)
-        if api == m.OFFSET_COMMIT.key:
+        if api == api_table.OFFSET_COMMIT.key:
             return self._commit(body)
-        if api == m.DESCRIBE_GROUPS.key:
+        if api == api_table.DESCRIBE_GROUPS.key:
             return self._describe(body)
         return super().handler(api, version, body)
 
@@ -218,7 +228,7 @@ class CoordinatorCluster(GroupsCluster):
             member.awaiting_join = False
             member.last_seen = now
             listed = everyone if member_id == group.leader else []
-            group.answers[member_id] = (m.NONE, group.generation, group.leader, listed)
+            group.answers[member_id] = (NONE, group.generation, group.leader, listed)
         self.lock.notify_all()
 
     def _remove(self, group: ClassicGroup, member_id: str, *, rebalance: bool = True) -> None:
@@ -252,16 +262,16 @@ class CoordinatorCluster(GroupsCluster):
             if not member_id:
                 new_id = f"{client_id}-{uuid.uuid4()}"
                 group.pending[new_id] = now + session_ms / 1000
-                return _join_answer(m.MEMBER_ID_REQUIRED, -1, "", "", new_id, [])
+                return _join_answer(MEMBER_ID_REQUIRED, -1, "", "", new_id, [])
             if member_id not in group.pending and member_id not in group.members:
-                return _join_answer(m.UNKNOWN_MEMBER_ID, -1, "", "", member_id, [])
+                return _join_answer(UNKNOWN_MEMBER_ID, -1, "", "", member_id, [])
             names = {n for n, _ in protocols}
             others = [mb for mid, mb in group.members.items() if mid != member_id]
             if protocol_type != "consumer" or (
                 others
                 and not names & set.intersection(*({n for n, _ in o.protocols} for o in others))
             ):
-                return _join_answer(m.INCONSISTENT_GROUP_PROTOCOL, -1, "", "", member_id, [])
+                return _join_answer(INCONSISTENT_GROUP_PROTOCOL, -1, "", "", member_id, [])
             group.pending.pop(member_id, None)
             member = group.members.get(member_id)
             if member is None:
@@ -283,7 +293,7 @@ class CoordinatorCluster(GroupsCluster):
                 self._prepare_rebalance(group, now)
             while member_id not in group.answers:
                 if member_id not in group.members:
-                    return _join_answer(m.UNKNOWN_MEMBER_ID, -1, "", "", member_id, [])
+                    return _join_answer(UNKNOWN_MEMBER_ID, -1, "", "", member_id, [])
                 self.lock.wait(0.05)
             code, generation, leader, listed = group.answers.pop(member_id)
             self.joins.append((group_id, member_id, time.monotonic()))
@@ -303,11 +313,11 @@ class CoordinatorCluster(GroupsCluster):
             group = self.groups.setdefault(group_id, ClassicGroup())
             member = group.members.get(member_id)
             if member is None:
-                return Writer().int32(0).int16(m.UNKNOWN_MEMBER_ID).bytes_(b"").getvalue()
+                return Writer().int32(0).int16(UNKNOWN_MEMBER_ID).bytes_(b"").getvalue()
             if generation != group.generation:
-                return Writer().int32(0).int16(m.ILLEGAL_GENERATION).bytes_(b"").getvalue()
+                return Writer().int32(0).int16(ILLEGAL_GENERATION).bytes_(b"").getvalue()
             if group.state == "PreparingRebalance":
-                return Writer().int32(0).int16(m.REBALANCE_IN_PROGRESS).bytes_(b"").getvalue()
+                return Writer().int32(0).int16(REBALANCE_IN_PROGRESS).bytes_(b"").getvalue()
             member.last_seen = time.monotonic()
             if group.state == "CompletingRebalance" and member_id == group.leader:
                 given = dict(assignments)
@@ -318,8 +328,8 @@ class CoordinatorCluster(GroupsCluster):
             while group.state == "CompletingRebalance" and member_id in group.members:
                 self.lock.wait(0.05)
             if group.state != "Stable" or member_id not in group.members:
-                return Writer().int32(0).int16(m.REBALANCE_IN_PROGRESS).bytes_(b"").getvalue()
-            return Writer().int32(0).int16(m.NONE).bytes_(member.assignment).getvalue()
+                return Writer().int32(0).int16(REBALANCE_IN_PROGRESS).bytes_(b"").getvalue()
+            return Writer().int32(0).int16(NONE).bytes_(member.assignment).getvalue()
 
     def _leave(self, body: bytes) -> bytes:
         r = Reader(body)
@@ -332,15 +342,15 @@ class CoordinatorCluster(GroupsCluster):
             for member_id, _instance in leaving:
                 if member_id in group.pending:
                     del group.pending[member_id]
-                    code = m.NONE
+                    code = NONE
                 elif member_id in group.members:
                     self._remove(group, member_id)
-                    code = m.NONE
+                    code = NONE
                 else:
-                    code = m.UNKNOWN_MEMBER_ID
+                    code = UNKNOWN_MEMBER_ID
                 self.leaves.append((group_id, member_id))
                 answers.append((member_id, code))
-        writer = Writer().int32(0).int16(m.NONE)
+        writer = Writer().int32(0).int16(NONE)
         writer.array(answers, lambda w, a: w.string(a[0]).nullable_string(None).int16(a[1]))
         return writer.getvalue()
 
@@ -348,17 +358,17 @@ class CoordinatorCluster(GroupsCluster):
 
     def _commit_error(self, group: ClassicGroup, generation: int, member_id: str) -> int:
         if generation < 0 and group.state == "Empty":
-            return m.NONE
+            return NONE
         if generation >= 0 or member_id:
             if member_id not in group.members:
-                return m.UNKNOWN_MEMBER_ID
+                return UNKNOWN_MEMBER_ID
             if generation != group.generation:
-                return m.ILLEGAL_GENERATION
+                return ILLEGAL_GENERATION
         elif group.state != "Empty":
-            return m.UNKNOWN_MEMBER_ID
+            return UNKNOWN_MEMBER_ID
         if group.state == "CompletingRebalance":
-            return m.REBALANCE_IN_PROGRESS
-        return m.NONE
+            return REBALANCE_IN_PROGRESS
+        return NONE
 
     def _commit(self, body: bytes) -> bytes:
         r = Reader(body)
@@ -387,7 +397,7 @@ class CoordinatorCluster(GroupsCluster):
                 for index, offset in parts:
                     error = code
                     if not error and not 0 <= index < self.topics.get(topic, 0):
-                        error = m.UNKNOWN_TOPIC_OR_PARTITION
+                        error = UNKNOWN_TOPIC_OR_PARTITION
                     if not error:
                         written[(topic, index)] = offset
                     row.append((index, error))

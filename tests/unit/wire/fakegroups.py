@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.results import (
+    GROUP_ID_NOT_FOUND,
+    GROUP_SUBSCRIBED_TO_TOPIC,
+    NON_EMPTY_GROUP,
+    NONE,
+    UNKNOWN_TOPIC_OR_PARTITION,
+)
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import (
     FakeBroker,
     FakePartition,
@@ -25,15 +32,15 @@ from tests.unit.wire.fakebroker import (
 from tests.unit.wire.wirecodec import Reader, Writer
 
 VERSIONS = {
-    m.LIST_OFFSETS.key: (1, 8),
-    m.METADATA.key: (1, 12),
-    m.FIND_COORDINATOR.key: (4, 4),
-    m.OFFSET_FETCH.key: (8, 8),
-    m.DESCRIBE_GROUPS.key: (0, 5),
-    m.LIST_GROUPS.key: (0, 5),
-    m.OFFSET_DELETE.key: (0, 0),
-    m.API_VERSIONS.key: (0, 3),
-    m.CONSUMER_GROUP_DESCRIBE.key: (0, 1),
+    api_table.LIST_OFFSETS.key: (1, 8),
+    api_table.METADATA.key: (1, 12),
+    api_table.FIND_COORDINATOR.key: (4, 4),
+    api_table.OFFSET_FETCH.key: (8, 8),
+    api_table.DESCRIBE_GROUPS.key: (0, 5),
+    api_table.LIST_GROUPS.key: (0, 5),
+    api_table.OFFSET_DELETE.key: (0, 0),
+    api_table.API_VERSIONS.key: (0, 3),
+    api_table.CONSUMER_GROUP_DESCRIBE.key: (0, 1),
 }
 
 
@@ -91,7 +98,7 @@ class GroupsCluster:
     def __post_init__(self) -> None:
         versions = dict(VERSIONS)
         if not self.offer_offset_delete:
-            del versions[m.OFFSET_DELETE.key]
+            del versions[api_table.OFFSET_DELETE.key]
         self.broker = FakeBroker(self.handler, versions=versions)
 
     @property
@@ -107,7 +114,7 @@ class GroupsCluster:
     # -- requests --------------------------------------------------------------------------------
 
     def handler(self, api: int, version: int, body: bytes) -> bytes:
-        if api == m.METADATA.key:
+        if api == api_table.METADATA.key:
             topics = [
                 FakeTopic(name, tuple(FakePartition(p, self.broker.node_id) for p in range(n)))
                 for name, n in sorted(self.topics.items())
@@ -115,19 +122,19 @@ class GroupsCluster:
             return metadata_body(
                 [(self.broker.node_id, "127.0.0.1", self.broker.port)], version, topics
             )
-        if api == m.FIND_COORDINATOR.key:
+        if api == api_table.FIND_COORDINATOR.key:
             return self._find_coordinator(body)
-        if api == m.OFFSET_FETCH.key:
+        if api == api_table.OFFSET_FETCH.key:
             return self._offset_fetch(body)
-        if api == m.OFFSET_DELETE.key:
+        if api == api_table.OFFSET_DELETE.key:
             return b"DROP" if self.drop_offset_delete else self._offset_delete(body)
-        if api == m.LIST_GROUPS.key:
+        if api == api_table.LIST_GROUPS.key:
             return self._list_groups(version, body)
-        if api == m.DESCRIBE_GROUPS.key:
+        if api == api_table.DESCRIBE_GROUPS.key:
             return self._describe_groups(version, body)
-        if api == m.CONSUMER_GROUP_DESCRIBE.key:
+        if api == api_table.CONSUMER_GROUP_DESCRIBE.key:
             return self._consumer_group_describe(version, body)
-        if api == m.LIST_OFFSETS.key:
+        if api == api_table.LIST_OFFSETS.key:
             _, asked = read_list_offsets_request(body, version)
             answers = [(t, p, 0, -1, 0 if ts == -2 else self.log_end) for t, p, ts in asked]
             return list_offsets_body(version, answers)
@@ -186,20 +193,20 @@ class GroupsCluster:
         self.deletes.append((group_id, asked))
         code = self.fail_once.pop(group_id, 0) or self.group_errors.get(group_id, 0)
         if not code and group_id in self.non_consumer_active:
-            code = m.NON_EMPTY_GROUP
+            code = NON_EMPTY_GROUP
         if not code and group_id not in self.offsets and group_id not in self.subscribed:
-            code = m.GROUP_ID_NOT_FOUND
+            code = GROUP_ID_NOT_FOUND
         writer = Writer().int16(code).int32(0)  # ErrorCode, ThrottleTimeMs
         if code:
             return writer.array([], Writer.string).getvalue()
         answers: dict[str, list[tuple[int, int]]] = {}
         for topic, partition in asked:
             if topic in self.subscribed.get(group_id, set()):
-                error = m.GROUP_SUBSCRIBED_TO_TOPIC
+                error = GROUP_SUBSCRIBED_TO_TOPIC
             elif not 0 <= partition < self.topics.get(topic, 0):
-                error = m.UNKNOWN_TOPIC_OR_PARTITION
+                error = UNKNOWN_TOPIC_OR_PARTITION
             else:
-                error = m.NONE
+                error = NONE
                 self.offsets.get(group_id, {}).pop((topic, partition), None)
             answers.setdefault(topic, []).append((partition, error))
 
@@ -255,7 +262,7 @@ class GroupsCluster:
 
         def entry(w: Writer, group_id: str) -> None:
             if group_id in self.consumer_groups and self.describe_groups_answer == "not_found":
-                code, state, protocol_type = m.GROUP_ID_NOT_FOUND, "Dead", ""
+                code, state, protocol_type = GROUP_ID_NOT_FOUND, "Dead", ""
             elif group_id in self.offsets and group_id not in self.consumer_groups:
                 code, state, protocol_type = 0, "Empty", "consumer"
             else:
@@ -299,7 +306,7 @@ class GroupsCluster:
         def entry(w: Writer, group_id: str) -> None:
             cg = self.consumer_groups.get(group_id)
             if cg is None:
-                w.int16(m.GROUP_ID_NOT_FOUND).nullable_string(
+                w.int16(GROUP_ID_NOT_FOUND).nullable_string(
                     f"Group {group_id} is not a consumer group."
                 )
                 w.string(group_id).string("").int32(-1).int32(-1).string("")

@@ -20,7 +20,13 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.results import (
+    GROUP_ID_NOT_FOUND,
+    NON_EMPTY_GROUP,
+    UNKNOWN_MEMBER_ID,
+    UNKNOWN_TOPIC_OR_PARTITION,
+)
+from kgroup.protocol import messages as api_table
 from kgroup.protocol.messages.share_groups import (
     ALTER_SHARE_GROUP_OFFSETS,
     DELETE_GROUPS,
@@ -143,7 +149,7 @@ class ShareCluster(GroupsCluster):
             versions.update(SHARE_VERSIONS)
         if self.streams_api:
             versions[STREAMS_GROUP_DESCRIBE.key] = (0, 0)
-        versions[m.OFFSET_COMMIT.key] = (8, 8)
+        versions[api_table.OFFSET_COMMIT.key] = (8, 8)
         if self.delete_topics_versions is not None:
             versions[DELETE_TOPICS_KEY] = self.delete_topics_versions
         self._swap = threading.Lock()
@@ -167,11 +173,11 @@ class ShareCluster(GroupsCluster):
             return response
         if api == DELETE_TOPICS_KEY:
             return self._delete_topics(version, body)
-        if api == m.LIST_GROUPS.key:
+        if api == api_table.LIST_GROUPS.key:
             return self._list_with_share(version, body)
-        if api == m.OFFSET_COMMIT.key:
+        if api == api_table.OFFSET_COMMIT.key:
             return self._offset_commit(version, body)
-        if api == m.DESCRIBE_GROUPS.key:  # streams groups are not classic groups: Dead
+        if api == api_table.DESCRIBE_GROUPS.key:  # streams groups are not classic groups: Dead
             with self._swap:
                 kept = self.offsets
                 self.offsets = {g: o for g, o in kept.items() if g not in self.streams_groups}
@@ -226,7 +232,7 @@ class ShareCluster(GroupsCluster):
             if sg is None:
                 groups.append(
                     {
-                        "error_code": m.GROUP_ID_NOT_FOUND,
+                        "error_code": GROUP_ID_NOT_FOUND,
                         "error_message": f"Group {group_id} not found.",
                         "group_id": group_id,
                         "group_state": "",
@@ -281,7 +287,7 @@ class ShareCluster(GroupsCluster):
                     {
                         "group_id": group_id,
                         "topics": [],
-                        "error_code": m.GROUP_ID_NOT_FOUND,
+                        "error_code": GROUP_ID_NOT_FOUND,
                         "error_message": f"Group {group_id} not found.",
                     }
                 )
@@ -309,7 +315,7 @@ class ShareCluster(GroupsCluster):
         if sg is None or sg.members:
             # Kafka 4.1 (GroupCoordinatorService.alterShareGroupOffsets): a group error is the
             # top-level ErrorCode, with no topic listed
-            code = m.GROUP_ID_NOT_FOUND if sg is None else m.NON_EMPTY_GROUP
+            code = GROUP_ID_NOT_FOUND if sg is None else NON_EMPTY_GROUP
             return {"throttle_time_ms": 0, "error_code": code, "responses": []}
         responses = []
         for topic in request["topics"]:
@@ -326,7 +332,7 @@ class ShareCluster(GroupsCluster):
         group_id = request["group_id"]
         sg = self.share_groups.get(group_id)
         if sg is None or sg.members:
-            code = m.GROUP_ID_NOT_FOUND if sg is None else m.NON_EMPTY_GROUP
+            code = GROUP_ID_NOT_FOUND if sg is None else NON_EMPTY_GROUP
             return {"throttle_time_ms": 0, "error_code": code, "responses": []}
         responses = []
         for topic in request["topics"]:
@@ -334,7 +340,7 @@ class ShareCluster(GroupsCluster):
             held = sorted(p for (t, p) in sg.start_offsets if t == name)
             for p in held:
                 del sg.start_offsets[(name, p)]
-            code = 0 if name in self.topics else m.UNKNOWN_TOPIC_OR_PARTITION
+            code = 0 if name in self.topics else UNKNOWN_TOPIC_OR_PARTITION
             # Kafka 4.1 answers per topic (no partitions)
             responses.append({"topic_name": name, "topic_id": TOPIC_ID, "error_code": code})
         return {"throttle_time_ms": 0, "error_code": 0, "responses": responses}
@@ -352,9 +358,9 @@ class ShareCluster(GroupsCluster):
                 continue
             sg = self.share_groups.get(group_id)
             if sg is None:
-                code = m.GROUP_ID_NOT_FOUND
+                code = GROUP_ID_NOT_FOUND
             elif sg.members:
-                code = m.NON_EMPTY_GROUP
+                code = NON_EMPTY_GROUP
             else:
                 code = 0
                 del self.share_groups[group_id]
@@ -368,7 +374,7 @@ class ShareCluster(GroupsCluster):
             if sg is None:
                 groups.append(
                     {
-                        "error_code": m.GROUP_ID_NOT_FOUND,
+                        "error_code": GROUP_ID_NOT_FOUND,
                         "error_message": f"Group {group_id} not found.",
                         "group_id": group_id,
                         "group_state": "",
@@ -455,7 +461,7 @@ class ShareCluster(GroupsCluster):
             queued = self.delete_topic_answers.get(name)
             code = queued.pop(0) if queued else self.delete_topic_errors.get(name, 0)
             if not code and name not in self.topics:
-                code = m.UNKNOWN_TOPIC_OR_PARTITION
+                code = UNKNOWN_TOPIC_OR_PARTITION
             if not code:
                 del self.topics[name]
                 for offsets in self.offsets.values():
@@ -470,11 +476,11 @@ class ShareCluster(GroupsCluster):
         """OffsetCommit v8, an administrative commit (generation -1): Kafka takes it for an
         empty group only (NON_EMPTY_GROUP... as UNKNOWN_MEMBER_ID for a streams group with
         members, StreamsGroup.validateOffsetCommit)."""
-        request = read_request(m.OFFSET_COMMIT, version, body)
-        self.requests.append((m.OFFSET_COMMIT.key, request))
+        request = read_request(api_table.OFFSET_COMMIT, version, body)
+        self.requests.append((api_table.OFFSET_COMMIT.key, request))
         group_id = request["group_id"]
         sg = self.streams_groups.get(group_id)
-        code = m.UNKNOWN_MEMBER_ID if sg is not None and sg.members else 0
+        code = UNKNOWN_MEMBER_ID if sg is not None and sg.members else 0
         topics = []
         for topic in request["topics"]:
             partitions = []
@@ -485,4 +491,4 @@ class ShareCluster(GroupsCluster):
                     )
                 partitions.append({"partition_index": p["partition_index"], "error_code": code})
             topics.append({"name": topic["name"], "partitions": partitions})
-        return write_response(m.OFFSET_COMMIT, version, {"topics": topics})
+        return write_response(api_table.OFFSET_COMMIT, version, {"topics": topics})

@@ -12,7 +12,8 @@ import pytest
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.config import ClusterConfig
 from kgroup.core.models import TopicPartition
-from kgroup.core.wire import messages as m
+from kgroup.protocol import messages as api_table
+from kgroup.protocol.model import Api
 from tests.unit.wire.fakegroups import FakeConsumerGroup, FakeMember, GroupsCluster
 
 MEMBER = FakeMember(
@@ -36,7 +37,7 @@ def cluster() -> Iterator[GroupsCluster]:
     made.close()
 
 
-def sent(cluster: GroupsCluster, api: m.Api) -> list[int]:
+def sent(cluster: GroupsCluster, api: Api) -> list[int]:
     return [version for key, version in cluster.broker.received if key == api.key]
 
 
@@ -45,7 +46,7 @@ def test_listed_consumer_group_is_described_with_consumer_group_describe_only(cl
     try:
         listed = {g.group_id: g.type for g in admin.list_groups()}
         assert listed == {"billing": "classic", "shipping2": "consumer"}
-        assert sent(cluster, m.LIST_GROUPS) == [5]
+        assert sent(cluster, api_table.LIST_GROUPS) == [5]
         described = admin.describe_groups(["shipping2", "billing"])
     finally:
         admin.close()
@@ -63,8 +64,8 @@ def test_listed_consumer_group_is_described_with_consumer_group_describe_only(cl
     assert member.assignment == (TopicPartition("orders", 0),)
     assert member.target_assignment == (TopicPartition("orders", 0), TopicPartition("orders", 1))
     assert described["billing"].state == "Empty" and described["billing"].type == "classic"
-    assert sent(cluster, m.CONSUMER_GROUP_DESCRIBE) == [1]  # v1, one request
-    assert len(sent(cluster, m.DESCRIBE_GROUPS)) == 1  # for billing only
+    assert sent(cluster, api_table.CONSUMER_GROUP_DESCRIBE) == [1]  # v1, one request
+    assert len(sent(cluster, api_table.DESCRIBE_GROUPS)) == 1  # for billing only
 
 
 def test_unlisted_consumer_group_dead_in_describe_groups_is_asked_again(cluster) -> None:

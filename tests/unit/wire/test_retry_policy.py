@@ -10,18 +10,31 @@ import pytest
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import KafkaOperationError, SafetyRefusal, UnreachableError
 from kgroup.core.models import CommittedOffset, TopicPartition
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient
 from kgroup.core.wire.connection import BrokerConnection, BrokerTimeout, ConnectionLost, Security
+from kgroup.core.wire.group_calls import encode_describe_groups_request
+from kgroup.core.wire.results import (
+    COORDINATOR_LOAD_IN_PROGRESS,
+    COORDINATOR_NOT_AVAILABLE,
+    GROUP_AUTHORIZATION_FAILED,
+    GROUP_ID_NOT_FOUND,
+    ILLEGAL_GENERATION,
+    NON_EMPTY_GROUP,
+    NOT_COORDINATOR,
+    REBALANCE_IN_PROGRESS,
+    UNKNOWN_MEMBER_ID,
+    UNSTABLE_OFFSET_COMMIT,
+)
 from kgroup.core.wire.retry_policy import RULES, Action, Retries, action, failure_action
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import FakeBroker
 from tests.unit.wire.fakecluster import FakeCluster
 
 NEW, IN_PLACE, FATAL = Action.NEW_COORDINATOR, Action.IN_PLACE, Action.FATAL
 LOAD, NOT_AVAILABLE, NOT_COORD = (
-    m.COORDINATOR_LOAD_IN_PROGRESS,
-    m.COORDINATOR_NOT_AVAILABLE,
-    m.NOT_COORDINATOR,
+    COORDINATOR_LOAD_IN_PROGRESS,
+    COORDINATOR_NOT_AVAILABLE,
+    NOT_COORDINATOR,
 )
 
 # Each group API kgroup sends, with what Kafka's client class does per code (read from
@@ -34,34 +47,34 @@ KAFKA = {
         LOAD: IN_PLACE,
         NOT_AVAILABLE: NEW,
         NOT_COORD: NEW,
-        m.UNSTABLE_OFFSET_COMMIT: IN_PLACE,
-        m.GROUP_AUTHORIZATION_FAILED: FATAL,
+        UNSTABLE_OFFSET_COMMIT: IN_PLACE,
+        GROUP_AUTHORIZATION_FAILED: FATAL,
     },
     "OffsetCommit": {
         LOAD: IN_PLACE,
-        m.REBALANCE_IN_PROGRESS: IN_PLACE,
+        REBALANCE_IN_PROGRESS: IN_PLACE,
         NOT_AVAILABLE: NEW,
         NOT_COORD: NEW,
-        m.UNKNOWN_MEMBER_ID: FATAL,
-        m.GROUP_AUTHORIZATION_FAILED: FATAL,
+        UNKNOWN_MEMBER_ID: FATAL,
+        GROUP_AUTHORIZATION_FAILED: FATAL,
     },
     "OffsetCommit (member)": {
         LOAD: IN_PLACE,
         NOT_COORD: NEW,
-        m.REBALANCE_IN_PROGRESS: FATAL,
-        m.ILLEGAL_GENERATION: FATAL,
+        REBALANCE_IN_PROGRESS: FATAL,
+        ILLEGAL_GENERATION: FATAL,
     },
     "DescribeGroups": {
         LOAD: IN_PLACE,
         NOT_AVAILABLE: NEW,
         NOT_COORD: NEW,
-        m.GROUP_ID_NOT_FOUND: FATAL,
+        GROUP_ID_NOT_FOUND: FATAL,
     },
-    "ConsumerGroupDescribe": {LOAD: IN_PLACE, NOT_COORD: NEW, m.GROUP_ID_NOT_FOUND: FATAL},
-    "OffsetDelete": {LOAD: IN_PLACE, NOT_COORD: NEW, m.NON_EMPTY_GROUP: FATAL},
-    "DeleteGroups": {LOAD: IN_PLACE, NOT_COORD: NEW, m.NON_EMPTY_GROUP: FATAL},
+    "ConsumerGroupDescribe": {LOAD: IN_PLACE, NOT_COORD: NEW, GROUP_ID_NOT_FOUND: FATAL},
+    "OffsetDelete": {LOAD: IN_PLACE, NOT_COORD: NEW, NON_EMPTY_GROUP: FATAL},
+    "DeleteGroups": {LOAD: IN_PLACE, NOT_COORD: NEW, NON_EMPTY_GROUP: FATAL},
     "JoinGroup": {LOAD: IN_PLACE, NOT_AVAILABLE: NEW, NOT_COORD: NEW},
-    "SyncGroup": {NOT_COORD: NEW, m.REBALANCE_IN_PROGRESS: FATAL},
+    "SyncGroup": {NOT_COORD: NEW, REBALANCE_IN_PROGRESS: FATAL},
     "Heartbeat": {NOT_COORD: NEW, NOT_AVAILABLE: NEW},
     "LeaveGroup": {NOT_COORD: FATAL, LOAD: FATAL},
 }
@@ -122,7 +135,7 @@ def test_retries_end_at_the_deadline_with_the_last_error_saying_so() -> None:
 
 def lost_on(offered: tuple[int, int], version: int) -> ConnectionLost:
     broker = FakeBroker(lambda api, v, body: b"DROP")
-    broker.versions[m.DESCRIBE_GROUPS.key] = offered
+    broker.versions[api_table.DESCRIBE_GROUPS.key] = offered
     try:
         connection = BrokerConnection(
             "127.0.0.1", broker.port, security=Security(), ssl_context=None,
@@ -130,7 +143,7 @@ def lost_on(offered: tuple[int, int], version: int) -> ConnectionLost:
         ).open()  # fmt: skip
         with pytest.raises(ConnectionLost) as caught:
             connection.call(
-                m.DESCRIBE_GROUPS, version, m.encode_describe_groups_request(version, ["g"])
+                api_table.DESCRIBE_GROUPS, version, encode_describe_groups_request(version, ["g"])
             )
         connection.close()
         return caught.value
@@ -163,7 +176,7 @@ def test_seed_commits_through_not_coordinator_on_a_just_started_broker(monkeypat
     from kgroup.sandbox import seed
 
     cluster = FakeCluster(topics={"orders": 3, "payments": 2}, log_end=0)
-    cluster.script[(m.OFFSET_COMMIT.key, seed.EMPTY_GROUP)] = [NOT_COORD, NOT_COORD, LOAD]
+    cluster.script[(api_table.OFFSET_COMMIT.key, seed.EMPTY_GROUP)] = [NOT_COORD, NOT_COORD, LOAD]
     monkeypatch.setattr(clients, "create_topics", lambda admin, topics: [])
     monkeypatch.setattr(clients, "produce_one_per_request", lambda admin, records: 0)
     try:
@@ -175,14 +188,14 @@ def test_seed_commits_through_not_coordinator_on_a_just_started_broker(monkeypat
     assert cluster.committed(seed.EMPTY_GROUP) == {
         (tp.topic, tp.partition): offset for tp, offset in seed.EMPTY_GROUP_OFFSETS.items()
     }
-    assert cluster.script[(m.OFFSET_COMMIT.key, seed.EMPTY_GROUP)] == []
+    assert cluster.script[(api_table.OFFSET_COMMIT.key, seed.EMPTY_GROUP)] == []
 
 
 def test_commit_after_a_lost_connection_is_sent_again_to_the_new_coordinator() -> None:
     """AdminApiDriver.onFailure: a disconnect unmaps the group; the same absolute offsets are
     committed on the coordinator it moved to."""
     cluster = FakeCluster(topics={"t": 1}, coordinators={"g": 2}, move_after_s=0.3)
-    cluster.kill_on[(m.OFFSET_COMMIT.key, "g")] = (3, 0)
+    cluster.kill_on[(api_table.OFFSET_COMMIT.key, "g")] = (3, 0)
     try:
         with WireClient(ClusterConfig(cluster.address, timeout_s=10)) as client:
             client.commit_offsets("g", {TopicPartition("t", 0): CommittedOffset(7)})
@@ -212,6 +225,6 @@ def test_live_coordinators_are_asked_once_while_a_dead_ones_groups_wait_for_the_
         o == {TopicPartition("t", 0): CommittedOffset(1, None, "")} for o in offsets.values()
     )
     assert 0.6 <= elapsed < 3
-    fetches = {n.node_id: n.received.count((m.OFFSET_FETCH.key, 8)) for n in cluster.nodes}
+    fetches = {n.node_id: n.received.count((api_table.OFFSET_FETCH.key, 8)) for n in cluster.nodes}
     assert fetches[1] == 1  # a: answered in the first round, never asked again
     assert fetches[3] == 2  # c in the first round; b once it moved there

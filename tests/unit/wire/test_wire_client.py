@@ -18,16 +18,28 @@ from kgroup.core.errors import (
     UnreachableError,
 )
 from kgroup.core.models import CommittedOffset, TopicPartition
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient, kafka_error_of
-from kgroup.core.wire.member_protocol import assignment, subscription
+from kgroup.core.wire.member_protocol import (
+    Versioned,
+    assignment,
+    encode_assignment,
+    encode_subscription,
+    subscription,
+)
+from kgroup.core.wire.results import (
+    COORDINATOR_NOT_AVAILABLE,
+    GROUP_AUTHORIZATION_FAILED,
+    GROUP_ID_NOT_FOUND,
+    INVALID_GROUP_ID,
+    NOT_COORDINATOR,
+    SASL_AUTHENTICATION_FAILED,
+)
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import FULL_VERSIONS, FakeBroker, metadata_body
 from tests.unit.wire.wirecodec import Reader, Writer
 
-SUBSCRIPTION = m.encode_subscription(
-    m.Versioned(3, subscription(["orders"], None, [], 4, "rack-a"))
-)
-ASSIGNMENT = m.encode_assignment(m.Versioned(0, assignment([("orders", 1), ("orders", 0)])))
+SUBSCRIPTION = encode_subscription(Versioned(3, subscription(["orders"], None, [], 4, "rack-a")))
+ASSIGNMENT = encode_assignment(Versioned(0, assignment([("orders", 1), ("orders", 0)])))
 
 
 # --- a scripted cluster --------------------------------------------------------------------------
@@ -64,15 +76,15 @@ class Cluster:
         return self.fail_once.pop((api, group), 0)
 
     def handler(self, api: int, version: int, body: bytes) -> bytes:
-        if api == m.METADATA.key:
+        if api == api_table.METADATA.key:
             return metadata_body([(b.node_id, "127.0.0.1", b.port) for b in self.brokers], version)
-        if api == m.FIND_COORDINATOR.key:
+        if api == api_table.FIND_COORDINATOR.key:
             return self.find_coordinator(version, body)
-        if api == m.DESCRIBE_GROUPS.key:
+        if api == api_table.DESCRIBE_GROUPS.key:
             return self.describe(version, body)
-        if api == m.OFFSET_FETCH.key:
+        if api == api_table.OFFSET_FETCH.key:
             return self.offset_fetch(version, body)
-        if api == m.LIST_GROUPS.key:
+        if api == api_table.LIST_GROUPS.key:
             return self.list_groups(version, body)
         raise AssertionError(f"unexpected api {api}")
 
@@ -83,7 +95,7 @@ class Cluster:
             keys = reader.array(lambda r: r.string())
         else:
             keys = [reader.string()]
-        self.received_groups.append((m.FIND_COORDINATOR.key, keys))
+        self.received_groups.append((api_table.FIND_COORDINATOR.key, keys))
         writer = Writer(flexible=version >= 3).int32(0)
 
         def entry(w: Writer, key: str) -> None:
@@ -108,11 +120,13 @@ class Cluster:
     def describe(self, version: int, body: bytes) -> bytes:
         reader = Reader(body, flexible=version >= 5)
         groups = reader.array(lambda r: r.string())
-        self.received_groups.append((m.DESCRIBE_GROUPS.key, groups))
+        self.received_groups.append((api_table.DESCRIBE_GROUPS.key, groups))
         writer = Writer(flexible=version >= 5).int32(0)
 
         def group(w: Writer, group_id: str) -> None:
-            code = self._once(m.DESCRIBE_GROUPS.key, group_id) or self.group_errors.get(group_id, 0)
+            code = self._once(api_table.DESCRIBE_GROUPS.key, group_id) or self.group_errors.get(
+                group_id, 0
+            )
             state = self.states.get(group_id, "Dead")
             w.int16(code).string(group_id).string(state)
             members = []
@@ -152,7 +166,7 @@ class Cluster:
         else:
             groups = [reader.string()]
             assert reader.nullable_array(lambda x: x.string()) is None
-        self.received_groups.append((m.OFFSET_FETCH.key, groups))
+        self.received_groups.append((api_table.OFFSET_FETCH.key, groups))
         writer = Writer(flexible=flexible)
         if version >= 3:
             writer.int32(0)
@@ -177,7 +191,9 @@ class Cluster:
             w.array(by_topic.items(), topic)
 
         def code_of(group_id: str) -> int:
-            return self._once(m.OFFSET_FETCH.key, group_id) or self.group_errors.get(group_id, 0)
+            return self._once(api_table.OFFSET_FETCH.key, group_id) or self.group_errors.get(
+                group_id, 0
+            )
 
         if version >= 8:
 
@@ -342,8 +358,8 @@ def test_describe_falls_back_to_v4_and_find_coordinator_v3_one_key_per_request()
     finally:
         cluster.close()
     assert described["a"].members[1].group_instance_id == "static"
-    assert (m.DESCRIBE_GROUPS.key, 4) in received
-    assert (m.FIND_COORDINATOR.key, 3) in received
+    assert (api_table.DESCRIBE_GROUPS.key, 4) in received
+    assert (api_table.FIND_COORDINATOR.key, 3) in received
     assert counts["FindCoordinator"] == 3  # v3 has one key per request
     assert counts["DescribeGroups"] == 1
 
@@ -361,13 +377,13 @@ def test_describe_two_coordinators_one_request_each() -> None:
     assert described["a"].coordinator is not None and described["a"].coordinator.id == 1
     assert counts["DescribeGroups"] == 2
     assert sorted(
-        groups for api, groups in cluster.received_groups if api == m.DESCRIBE_GROUPS.key
+        groups for api, groups in cluster.received_groups if api == api_table.DESCRIBE_GROUPS.key
     ) == [["a", "b"], ["x1", "x2"]]
 
 
 def test_describe_group_errors_are_carried_not_raised(cluster: Cluster) -> None:
     cluster.states.update({"ok": "Empty", "denied": "", "bad": ""})
-    cluster.group_errors.update({"denied": m.GROUP_AUTHORIZATION_FAILED, "bad": m.INVALID_GROUP_ID})
+    cluster.group_errors.update({"denied": GROUP_AUTHORIZATION_FAILED, "bad": INVALID_GROUP_ID})
     with WireClient(cluster.config()) as client:
         described = client.describe_groups(["ok", "denied", "bad"])
     assert described["ok"].error is None
@@ -380,7 +396,7 @@ def test_describe_group_errors_are_carried_not_raised(cluster: Cluster) -> None:
 
 def test_describe_not_coordinator_refinds_and_retries_once(cluster: Cluster) -> None:
     cluster.states["a"] = "Empty"
-    cluster.fail_once[(m.DESCRIBE_GROUPS.key, "a")] = m.NOT_COORDINATOR
+    cluster.fail_once[(api_table.DESCRIBE_GROUPS.key, "a")] = NOT_COORDINATOR
     with WireClient(cluster.config()) as client:
         client.retry_backoff_s = 0.01
         described = client.describe_groups(["a"])
@@ -433,12 +449,12 @@ def test_committed_offsets_fall_back_to_one_group_per_request() -> None:
     assert offsets["a"] == {TopicPartition("t", 0): CommittedOffset(5, 2, "")}
     assert offsets["b"] == {TopicPartition("t", 0): CommittedOffset(6, 2, "")}
     assert counts["OffsetFetch"] == 2
-    assert (m.OFFSET_FETCH.key, 5) in received
+    assert (api_table.OFFSET_FETCH.key, 5) in received
 
 
 def test_committed_offsets_errors_map_to_kgroup_errors(cluster: Cluster) -> None:
     cluster.group_errors.update(
-        {"denied": m.GROUP_AUTHORIZATION_FAILED, "missing": m.GROUP_ID_NOT_FOUND}
+        {"denied": GROUP_AUTHORIZATION_FAILED, "missing": GROUP_ID_NOT_FOUND}
     )
     with WireClient(cluster.config()) as client:
         offsets = client.committed_offsets(["denied", "missing"])
@@ -451,14 +467,14 @@ def test_committed_offsets_errors_map_to_kgroup_errors(cluster: Cluster) -> None
 
 def test_committed_offsets_not_coordinator_refinds_once(cluster: Cluster) -> None:
     cluster.offsets["a"] = [("t", 0, 1, -1)]
-    cluster.fail_once[(m.OFFSET_FETCH.key, "a")] = m.NOT_COORDINATOR
+    cluster.fail_once[(api_table.OFFSET_FETCH.key, "a")] = NOT_COORDINATOR
     with WireClient(cluster.config()) as client:
         client.retry_backoff_s = 0.01
         offsets = client.committed_offsets(["a", "b"])
         counts = dict(client.request_counts)
     assert offsets["a"] == {TopicPartition("t", 0): CommittedOffset(1, None, "")}
     assert counts["OffsetFetch"] == 2
-    assert cluster.received_groups[-1] == (m.OFFSET_FETCH.key, ["a"])  # only the failed one
+    assert cluster.received_groups[-1] == (api_table.OFFSET_FETCH.key, ["a"])  # only the failed one
 
 
 def test_committed_offsets_persistent_not_coordinator_is_an_error_at_the_timeout(
@@ -466,7 +482,7 @@ def test_committed_offsets_persistent_not_coordinator_is_an_error_at_the_timeout
 ) -> None:
     """NOT_COORDINATOR: the coordinator is looked up again before every retry (ListConsumer-
     GroupOffsetsHandler unmaps the group), until --timeout; then the last error, saying so."""
-    cluster.group_errors["a"] = m.NOT_COORDINATOR
+    cluster.group_errors["a"] = NOT_COORDINATOR
     started = time.monotonic()
     with WireClient(cluster.config(timeout_s=1.0)) as client:
         client.retry_backoff_s = 0.01
@@ -483,7 +499,7 @@ def test_committed_offsets_persistent_not_coordinator_is_an_error_at_the_timeout
 
 
 def test_find_coordinators_retries_coordinator_not_available_once(cluster: Cluster) -> None:
-    cluster.fc_errors["a"] = m.COORDINATOR_NOT_AVAILABLE
+    cluster.fc_errors["a"] = COORDINATOR_NOT_AVAILABLE
     with WireClient(cluster.config()) as client:
         client.retry_backoff_s = 0.01
         found = client.find_coordinators(["a", "b"])
@@ -494,7 +510,7 @@ def test_find_coordinators_retries_coordinator_not_available_once(cluster: Clust
 
 
 def test_find_coordinators_authorization_error_is_returned(cluster: Cluster) -> None:
-    cluster.fc_errors["a"] = m.GROUP_AUTHORIZATION_FAILED
+    cluster.fc_errors["a"] = GROUP_AUTHORIZATION_FAILED
     with WireClient(cluster.config()) as client:
         found = client.find_coordinators(["a"])
     assert isinstance(found["a"], AuthorizationError)
@@ -565,7 +581,7 @@ def test_a_dropped_connection_is_retried_once_on_a_fresh_one(cluster: Cluster) -
     inner: Callable[[int, int, bytes], bytes] = cluster.handler
 
     def flaky(api: int, version: int, body: bytes) -> bytes:
-        if api == m.METADATA.key and drops["left"]:
+        if api == api_table.METADATA.key and drops["left"]:
             drops["left"] -= 1
             return b"DROP"
         return inner(api, version, body)
@@ -587,20 +603,20 @@ def test_client_id_is_sent(cluster: Cluster) -> None:
 
 def sasl_broker(password: str, seen: list[bytes]) -> FakeBroker:
     def handler(api: int, version: int, body: bytes) -> bytes:
-        if api == m.SASL_HANDSHAKE.key:
+        if api == api_table.SASL_HANDSHAKE.key:
             assert Reader(body).string() == "PLAIN"
             return Writer().int16(0).array(["PLAIN"], Writer.string).getvalue()
-        if api == m.SASL_AUTHENTICATE.key:
+        if api == api_table.SASL_AUTHENTICATE.key:
             token = Reader(body, flexible=version >= 2).bytes_()
             seen.append(token)
             ok = token == b"\x00alice\x00" + password.encode()
-            writer = Writer(flexible=version >= 2).int16(0 if ok else m.SASL_AUTHENTICATION_FAILED)
+            writer = Writer(flexible=version >= 2).int16(0 if ok else SASL_AUTHENTICATION_FAILED)
             writer.nullable_string(None if ok else "Authentication failed: invalid credentials")
             writer.bytes_(b"")
             if version >= 1:
                 writer.int64(0)
             return writer.tagged_fields().getvalue()
-        if api == m.METADATA.key:
+        if api == api_table.METADATA.key:
             return metadata_body([(1, "127.0.0.1", broker.port)], version)
         raise AssertionError(api)
 
@@ -634,7 +650,7 @@ def test_sasl_plain(sent: str) -> None:
     finally:
         broker.close()
     assert seen == [b"\x00alice\x00" + sent.encode()]
-    assert (m.SASL_AUTHENTICATE.key, 2) in broker.received
+    assert (api_table.SASL_AUTHENTICATE.key, 2) in broker.received
 
 
 def test_a_listener_that_is_not_kafka_is_named_as_such() -> None:
@@ -697,10 +713,10 @@ def test_sasl_scram_sha256_exchange_with_rfc7677_messages(monkeypatch) -> None:
     tokens: list[bytes] = []
 
     def handler(api: int, version: int, body: bytes) -> bytes:
-        if api == m.SASL_HANDSHAKE.key:
+        if api == api_table.SASL_HANDSHAKE.key:
             assert Reader(body).string() == "SCRAM-SHA-256"
             return Writer().int16(0).array(["SCRAM-SHA-256"], Writer.string).getvalue()
-        if api == m.SASL_AUTHENTICATE.key:
+        if api == api_table.SASL_AUTHENTICATE.key:
             tokens.append(Reader(body, flexible=version >= 2).bytes_())
             reply = RFC7677_SERVER_FIRST if len(tokens) == 1 else RFC7677_SERVER_FINAL
             writer = Writer(flexible=version >= 2).int16(0).nullable_string(None).bytes_(reply)
@@ -743,16 +759,16 @@ def test_a_call_may_wait_longer_than_the_connection_timeout() -> None:
         with WireClient(ClusterConfig(broker.address, timeout_s=0.3)) as client:
             connection = client.new_connection("127.0.0.1", broker.port).open()
             try:
-                assert connection.call(m.METADATA, 1, b"", timeout_s=3) == b"answer"
+                assert connection.call(api_table.METADATA, 1, b"", timeout_s=3) == b"answer"
                 with pytest.raises(
                     UnreachableError, match=r"did not answer Metadata within 0\.3 s"
                 ):
-                    connection.call(m.METADATA, 1, b"")
+                    connection.call(api_table.METADATA, 1, b"")
                 connection = client.new_connection("127.0.0.1", broker.port).open()
                 with pytest.raises(
                     UnreachableError, match=r"did not answer Metadata within 0\.5 s"
                 ):
-                    connection.call(m.METADATA, 1, b"hang", timeout_s=0.5)
+                    connection.call(api_table.METADATA, 1, b"hang", timeout_s=0.5)
             finally:
                 connection.close()
     finally:

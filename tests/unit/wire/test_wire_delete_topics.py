@@ -8,9 +8,9 @@ import pytest
 
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import AuthorizationError, NotFoundError
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient
 from kgroup.core.wire.delete_topics import delete_topics, encode_delete_topics_request
+from kgroup.core.wire.results import TOPIC_AUTHORIZATION_FAILED
 from tests.unit.wire.fakeshare import DELETE_TOPICS_KEY, ShareCluster
 from tests.unit.wire.wirecodec import Reader
 
@@ -49,7 +49,7 @@ def test_answers_per_topic_at_each_version_the_broker_offers(offered) -> None:
     made = ShareCluster(
         topics={"gone-soon": 1, "locked": 1},
         delete_topics_versions=offered,
-        delete_topic_errors={"locked": m.TOPIC_AUTHORIZATION_FAILED},
+        delete_topic_errors={"locked": TOPIC_AUTHORIZATION_FAILED},
     )
     client = WireClient(ClusterConfig(made.address, timeout_s=5))
     try:

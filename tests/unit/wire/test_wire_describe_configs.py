@@ -9,8 +9,13 @@ import pytest
 
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import AuthorizationError
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient
+from kgroup.core.wire.cluster_calls import (
+    decode_describe_configs_response,
+    encode_describe_configs_request,
+)
+from kgroup.core.wire.results import TOPIC_AUTHORIZATION_FAILED, DescribedConfig
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import FULL_VERSIONS, FakeBroker
 
 
@@ -28,7 +33,7 @@ def test_request_v1_all_keys_of_one_topic() -> None:
         + struct.pack(">i", -1)  # ConfigurationKeys: null = all
         + b"\x00"  # IncludeSynonyms false (v1+)
     )
-    assert m.encode_describe_configs_request(1, [(2, "orders", None)]) == expected
+    assert encode_describe_configs_request(1, [(2, "orders", None)]) == expected
 
 
 def test_request_v2_named_keys() -> None:
@@ -41,14 +46,14 @@ def test_request_v2_named_keys() -> None:
         + s("cleanup.policy")
         + b"\x00"
     )
-    assert m.encode_describe_configs_request(2, [(2, "t", ["retention.ms", "cleanup.policy"])]) == (
+    assert encode_describe_configs_request(2, [(2, "t", ["retention.ms", "cleanup.policy"])]) == (
         expected
     )
 
 
 def test_request_refuses_versions_kgroup_does_not_speak() -> None:
     with pytest.raises(ValueError, match="v1-v2"):
-        m.encode_describe_configs_request(0, [(2, "t", None)])
+        encode_describe_configs_request(0, [(2, "t", None)])
 
 
 def config_entry(name: str, value: str | None, source: int, synonyms: int = 0) -> bytes:
@@ -83,11 +88,11 @@ def test_response_v1_entries_synonyms_and_sensitive_values() -> None:
             ],
         )
     )
-    (described,) = m.decode_describe_configs_response(body, 1)
+    (described,) = decode_describe_configs_response(body, 1)
     assert (described.error_code, described.resource_type, described.resource_name) == (0, 2, "t")
     assert described.configs == (
-        m.DescribedConfig("retention.ms", "3600000", False, 1, False),
-        m.DescribedConfig("secret.thing", None, False, 5, True),
+        DescribedConfig("retention.ms", "3600000", False, 1, False),
+        DescribedConfig("secret.thing", None, False, 5, True),
     )
 
 
@@ -95,19 +100,19 @@ def test_response_with_trailing_bytes_is_refused() -> None:
     from kgroup.core.wire.frames import ProtocolError
 
     with pytest.raises(ProtocolError):
-        m.decode_describe_configs_response(response_body() + b"\x00", 1)
+        decode_describe_configs_response(response_body() + b"\x00", 1)
 
 
 def broker_answering(body: bytes) -> FakeBroker:
     versions = dict(FULL_VERSIONS)
-    versions[m.DESCRIBE_CONFIGS.key] = (0, 4)
+    versions[api_table.DESCRIBE_CONFIGS.key] = (0, 4)
     return FakeBroker(handler=lambda key, version, request: body, versions=versions)
 
 
 def test_client_maps_entries_and_per_topic_errors() -> None:
     body = response_body(
         result("t", [config_entry("retention.ms", "600000", 1)]),
-        result("secret", [], error=m.TOPIC_AUTHORIZATION_FAILED, message="denied"),
+        result("secret", [], error=TOPIC_AUTHORIZATION_FAILED, message="denied"),
     )
     broker = broker_answering(body)
     try:
@@ -121,5 +126,5 @@ def test_client_maps_entries_and_per_topic_errors() -> None:
     assert isinstance(out["secret"], AuthorizationError)
     assert "DescribeConfigs on Topic:secret" in out["secret"].one_line()
     # the highest version both speak is v2; one request for both topics
-    assert (m.DESCRIBE_CONFIGS.key, 2) in broker.received
+    assert (api_table.DESCRIBE_CONFIGS.key, 2) in broker.received
     assert counts == {"ApiVersions": 1, "DescribeConfigs": 1}

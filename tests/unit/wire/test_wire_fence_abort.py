@@ -7,15 +7,16 @@ import threading
 
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import KgroupError
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient
 from kgroup.core.wire.fence import FenceCancelled, GroupFence
+from kgroup.core.wire.results import COORDINATOR_LOAD_IN_PROGRESS
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakecluster import FakeCluster
 
 
 def test_a_fence_aborted_during_its_join_backoff_does_not_join_again() -> None:
     cluster = FakeCluster(topics={"t": 1}, offsets={"g": {("t", 0): 1}}, coordinators={"g": 2})
-    cluster.script[(m.JOIN_GROUP.key, "g")] = [m.COORDINATOR_LOAD_IN_PROGRESS]
+    cluster.script[(api_table.JOIN_GROUP.key, "g")] = [COORDINATOR_LOAD_IN_PROGRESS]
     try:
         with WireClient(ClusterConfig(cluster.address, timeout_s=10)) as client:
             client.retry_backoff_s = 1.0  # the first backoff: about 1 s
@@ -24,7 +25,7 @@ def test_a_fence_aborted_during_its_join_backoff_does_not_join_again() -> None:
             worker = threading.Thread(target=lambda: outcome.append(_acquire(fence)), daemon=True)
             worker.start()
             for _ in range(100):  # until the scripted answer was used: now backing off
-                if not cluster.script[(m.JOIN_GROUP.key, "g")]:
+                if not cluster.script[(api_table.JOIN_GROUP.key, "g")]:
                     break
                 threading.Event().wait(0.02)
             fence.abort()

@@ -19,9 +19,16 @@ import pytest
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import AuthorizationError, KafkaOperationError
 from kgroup.core.models import NextRecord, TopicPartition
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient
+from kgroup.core.wire.results import (
+    EARLIEST_TIMESTAMP,
+    NOT_LEADER_OR_FOLLOWER,
+    OFFSET_OUT_OF_RANGE,
+    READ_COMMITTED,
+    TOPIC_AUTHORIZATION_FAILED,
+)
 from kgroup.offsets.encode import encode_batch, encode_control_batch
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import (
     FakeBroker,
     FakePartition,
@@ -92,7 +99,7 @@ class Cluster:
 
     def handler_for(self, node: int):
         def handler(api: int, version: int, body: bytes) -> bytes:
-            if api == m.METADATA.key:
+            if api == api_table.METADATA.key:
                 self.metadata_requests += 1
                 brokers = [
                     (n, "127.0.0.1", b.port) for n, b in zip((1, 2), self.brokers, strict=True)
@@ -104,15 +111,15 @@ class Cluster:
                     )
                 topics = [FakeTopic(name, tuple(parts)) for name, parts in by_topic.items()]
                 return metadata_body(brokers, version, topics)
-            if api == m.LIST_OFFSETS.key:
+            if api == api_table.LIST_OFFSETS.key:
                 _isolation, items = read_list_offsets_request(body, version)
-                assert all(timestamp == m.EARLIEST_TIMESTAMP for _, _, timestamp in items)
+                assert all(timestamp == EARLIEST_TIMESTAMP for _, _, timestamp in items)
                 answers = [
                     (topic, p, 0, -1, self.logs[TopicPartition(topic, p)].log_start)
                     for topic, p, _ in items
                 ]
                 return list_offsets_body(version, answers)
-            if api == m.FETCH.key:
+            if api == api_table.FETCH.key:
                 return self.fetch(node, version, body)
             raise AssertionError(f"unexpected api {api}")
 
@@ -133,15 +140,15 @@ class Cluster:
                 continue
             if self.leaders[tp] != node:
                 answers.append(
-                    FetchAnswer(item.topic, item.partition, error=m.NOT_LEADER_OR_FOLLOWER)
+                    FetchAnswer(item.topic, item.partition, error=NOT_LEADER_OR_FOLLOWER)
                 )
                 continue
             end = log.high_watermark
             stable = log.last_stable if log.last_stable is not None else end
             if item.offset < log.log_start or item.offset > end:
-                answers.append(FetchAnswer(item.topic, item.partition, error=m.OFFSET_OUT_OF_RANGE))
+                answers.append(FetchAnswer(item.topic, item.partition, error=OFFSET_OUT_OF_RANGE))
                 continue
-            upper = stable if isolation == m.READ_COMMITTED else end
+            upper = stable if isolation == READ_COMMITTED else end
             data = b""
             if self.skip.get(tp, 0) > 0:
                 self.skip[tp] -= 1
@@ -166,7 +173,7 @@ class Cluster:
                     high_watermark=end,
                     last_stable=stable,
                     log_start=log.log_start,
-                    aborted=log.aborted if isolation == m.READ_COMMITTED else None,
+                    aborted=log.aborted if isolation == READ_COMMITTED else None,
                 )
             )
         return fetch_body(version, answers)
@@ -347,7 +354,7 @@ def test_nothing_within_the_limits_is_left_out(cluster: Cluster) -> None:
 
 
 def test_not_authorized_to_read_names_the_acl(cluster: Cluster) -> None:
-    cluster.errors[(1, T0)] = [m.TOPIC_AUTHORIZATION_FAILED]
+    cluster.errors[(1, T0)] = [TOPIC_AUTHORIZATION_FAILED]
     with cluster.client() as client, pytest.raises(AuthorizationError) as raised:
         client.next_records([(T0, 0)])
     assert "not authorized to read a record of t:0" in raised.value.message

@@ -7,8 +7,15 @@ import struct
 
 import pytest
 
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.frames import ProtocolError
+from kgroup.core.wire.offset_calls import decode_fetch_response, encode_fetch_request
+from kgroup.core.wire.results import (
+    OFFSET_OUT_OF_RANGE,
+    READ_COMMITTED,
+    UNSUPPORTED_VERSION,
+    FetchedPartition,
+    FetchPosition,
+)
 
 
 def i8(v: int) -> bytes:
@@ -32,9 +39,9 @@ def s(text: str) -> bytes:
 
 
 POSITIONS = [
-    m.FetchPosition("orders", 0, 42, 65536),
-    m.FetchPosition("orders", 3, 7, 65536),
-    m.FetchPosition("audit", 1, 0, 1024),
+    FetchPosition("orders", 0, 42, 65536),
+    FetchPosition("orders", 3, 7, 65536),
+    FetchPosition("audit", 1, 0, 1024),
 ]
 
 
@@ -60,7 +67,7 @@ def test_fetch_v4_request_bytes() -> None:
         + i64(0)
         + i32(1024)
     )
-    assert m.encode_fetch_request(4, POSITIONS, isolation_level=m.READ_COMMITTED) == expected
+    assert encode_fetch_request(4, POSITIONS, isolation_level=READ_COMMITTED) == expected
 
 
 def test_fetch_v11_request_bytes_have_no_session_epochs_or_rack() -> None:
@@ -83,11 +90,11 @@ def test_fetch_v11_request_bytes_have_no_session_epochs_or_rack() -> None:
         + i32(0)  # Forgotten 7+
         + s("")  # RackId 11+
     )
-    assert m.encode_fetch_request(11, POSITIONS[2:]) == expected
+    assert encode_fetch_request(11, POSITIONS[2:]) == expected
 
 
 def test_fetch_v5_request_has_log_start_but_no_session() -> None:
-    body = m.encode_fetch_request(5, POSITIONS[2:])
+    body = encode_fetch_request(5, POSITIONS[2:])
     assert body == (
         i32(-1)
         + i32(500)
@@ -107,7 +114,7 @@ def test_fetch_v5_request_has_log_start_but_no_session() -> None:
 @pytest.mark.parametrize("version", [3, 12, 13])
 def test_fetch_versions_kgroup_does_not_speak_are_refused(version: int) -> None:
     with pytest.raises(ValueError, match="v4-v11"):
-        m.encode_fetch_request(version, POSITIONS)
+        encode_fetch_request(version, POSITIONS)
 
 
 def test_fetch_v4_response_bytes() -> None:
@@ -135,11 +142,11 @@ def test_fetch_v4_response_bytes() -> None:
         + i32(-1)  # AbortedTransactions: null
         + i32(-1)  # RecordSet: null
     )
-    code, partitions = m.decode_fetch_response(body, 4)
+    code, partitions = decode_fetch_response(body, 4)
     assert code == 0
     assert partitions == [
-        m.FetchedPartition("orders", 0, 0, 50, 48, -1, ((9001, 40), (9002, 44)), records),
-        m.FetchedPartition("orders", 3, m.OFFSET_OUT_OF_RANGE, -1, -1, -1, None, b""),
+        FetchedPartition("orders", 0, 0, 50, 48, -1, ((9001, 40), (9002, 44)), records),
+        FetchedPartition("orders", 3, OFFSET_OUT_OF_RANGE, -1, -1, -1, None, b""),
     ]
 
 
@@ -161,15 +168,15 @@ def test_fetch_v11_response_bytes() -> None:
         + i32(2)
         + b"\x01\x02"
     )
-    code, partitions = m.decode_fetch_response(body, 11)
+    code, partitions = decode_fetch_response(body, 11)
     assert (code, partitions) == (
         0,
-        [m.FetchedPartition("audit", 1, 0, 10, 10, 3, (), b"\x01\x02")],
+        [FetchedPartition("audit", 1, 0, 10, 10, 3, (), b"\x01\x02")],
     )
 
 
 def test_fetch_response_top_level_error_and_truncation() -> None:
-    body = i32(0) + i16(m.UNSUPPORTED_VERSION) + i32(0) + i32(0)
-    assert m.decode_fetch_response(body, 7) == (m.UNSUPPORTED_VERSION, [])
+    body = i32(0) + i16(UNSUPPORTED_VERSION) + i32(0) + i32(0)
+    assert decode_fetch_response(body, 7) == (UNSUPPORTED_VERSION, [])
     with pytest.raises(ProtocolError):
-        m.decode_fetch_response(body[:-2], 7)
+        decode_fetch_response(body[:-2], 7)

@@ -15,9 +15,9 @@ import pytest
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.config import build_cluster_config
 from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient
 from kgroup.core.wire.connection import private_pem_file
+from kgroup.protocol import messages as api_table
 from tests.storegen import Pki, jks_store, make_pki, pkcs12_keystore, pkcs12_truststore, write
 from tests.unit.wire.fakebroker import FakeBroker, metadata_body
 
@@ -39,7 +39,7 @@ def server_context(pki: Pki, directory: Path) -> ssl.SSLContext:
 @pytest.fixture()
 def mtls_broker(pki: Pki, tmp_path: Path) -> Iterator[FakeBroker]:
     def handler(api: int, version: int, body: bytes) -> bytes:
-        assert api == m.METADATA.key
+        assert api == api_table.METADATA.key
         return metadata_body([(1, "localhost", broker.port)], version)
 
     broker = FakeBroker(handler, tls=server_context(pki, tmp_path))
@@ -103,7 +103,7 @@ def test_librdkafka_connects_with_java_stores(kind, pki, mtls_broker, tmp_path) 
         assert [(b.id, b.host) for b in admin.ping()] == [(1, "localhost")]
     finally:
         admin.close()
-    assert any(api == m.METADATA.key for api, _ in mtls_broker.received)
+    assert any(api == api_table.METADATA.key for api, _ in mtls_broker.received)
 
 
 def test_without_a_client_certificate_the_broker_refuses(pki, mtls_broker, tmp_path) -> None:

@@ -7,16 +7,20 @@ KIP-848 group with classic members (a mixed group) says which member speaks whic
 
 from __future__ import annotations
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.group_calls import (
+    decode_consumer_group_describe_response,
+    encode_consumer_group_describe_request,
+)
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.test_wire_messages import cs, h
 
 
 def test_consumer_group_describe_is_offered_in_v0_and_v1() -> None:
-    assert m.CONSUMER_GROUP_DESCRIBE.versions == (0, 1)
+    assert api_table.CONSUMER_GROUP_DESCRIBE.versions == (0, 1)
 
 
 def test_consumer_group_describe_v1_request_is_v0s() -> None:
-    assert m.encode_consumer_group_describe_request(1, ["g"]) == h(
+    assert encode_consumer_group_describe_request(1, ["g"]) == h(
         "02",
         cs("g"),  # GroupIds: compact array of 1
         "00",  # IncludeAuthorizedOperations: false
@@ -62,7 +66,7 @@ def test_consumer_group_describe_v1_response_with_a_classic_and_a_consumer_membe
         "00",  # group tags
         "00",  # top-level tags
     )
-    (group,) = m.decode_consumer_group_describe_response(body, 1)
+    (group,) = decode_consumer_group_describe_response(body, 1)
     assert [(x.member_id, x.member_type) for x in group.members] == [
         ("m-classic", 0),
         ("m-new", 1),
@@ -97,5 +101,5 @@ def test_consumer_group_describe_v0_member_type_is_unknown() -> None:
         "00",  # group tags
         "00",  # top-level tags
     )
-    (group,) = m.decode_consumer_group_describe_response(body, 0)
+    (group,) = decode_consumer_group_describe_response(body, 0)
     assert group.members[0].member_type == -1

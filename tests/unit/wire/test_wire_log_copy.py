@@ -24,10 +24,11 @@ from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import KgroupError, UnreachableError
 from kgroup.core.models import TopicPartition
 from kgroup.core.wire import log_copy
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient
 from kgroup.core.wire.log_copy import copy_partition_log
+from kgroup.core.wire.results import EARLIEST_TIMESTAMP, OFFSET_OUT_OF_RANGE
 from kgroup.offsets.encode import encode_batch
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import (
     FakeBroker,
     FakePartition,
@@ -83,18 +84,18 @@ class Leader:
         self.batches = [b for b in self.batches if b[1] < end]
 
     def handle(self, api: int, version: int, body: bytes) -> bytes:
-        if api == m.METADATA.key:
+        if api == api_table.METADATA.key:
             brokers = [(1, "127.0.0.1", self.broker.port)]
             topics = [FakeTopic(TP.topic, (FakePartition(TP.partition, 1),))]
             return metadata_body(brokers, version, topics)
-        if api == m.LIST_OFFSETS.key:
+        if api == api_table.LIST_OFFSETS.key:
             _isolation, items = read_list_offsets_request(body, version)
             answers = [
-                (t, p, 0, -1, self.log_start if ts == m.EARLIEST_TIMESTAMP else self.log_end)
+                (t, p, 0, -1, self.log_start if ts == EARLIEST_TIMESTAMP else self.log_end)
                 for t, p, ts in items
             ]
             return list_offsets_body(version, answers)
-        if api == m.FETCH.key:
+        if api == api_table.FETCH.key:
             return self.fetch(version, body)
         raise AssertionError(f"unexpected api {api}")
 
@@ -103,7 +104,7 @@ class Leader:
         self.before_fetch(self, len(self.asked))
         self.asked.append(item)
         if not self.log_start <= item.offset <= self.log_end:
-            answer = FetchAnswer(TP.topic, TP.partition, error=m.OFFSET_OUT_OF_RANGE)
+            answer = FetchAnswer(TP.topic, TP.partition, error=OFFSET_OUT_OF_RANGE)
             return fetch_body(version, [answer])
         data = b"".join(b for _base, last, b in self.batches if last >= item.offset)
         whole_first = next((b for _base, last, b in self.batches if last >= item.offset), b"")

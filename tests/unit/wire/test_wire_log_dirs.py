@@ -10,7 +10,6 @@ import pytest
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import AuthorizationError, KafkaOperationError
 from kgroup.core.models import TopicPartition
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient
 from kgroup.core.wire.log_dirs import (
     WIRE_API,
@@ -18,6 +17,8 @@ from kgroup.core.wire.log_dirs import (
     encode_describe_log_dirs_request,
     partition_sizes,
 )
+from kgroup.core.wire.results import CLUSTER_AUTHORIZATION_FAILED
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import FULL_VERSIONS, FakeBroker, FakePartition, FakeTopic
 from tests.unit.wire.fakebroker import metadata_body as fake_metadata
 
@@ -176,7 +177,7 @@ def test_response_v3_layout_has_no_disk_totals() -> None:
 def _fake_brokers_know_the_api(monkeypatch: pytest.MonkeyPatch) -> None:
     """FakeBroker picks header layouts from the wire client's API table, which does not list
     DescribeLogDirs (sent by kgroup.core.wire.log_dirs): show it for these tests."""
-    monkeypatch.setitem(m.APIS, WIRE_API.key, WIRE_API)
+    monkeypatch.setitem(api_table.APIS, WIRE_API.key, WIRE_API)
 
 
 class Cluster:
@@ -194,7 +195,7 @@ class Cluster:
 
     def handler(self, node: int, answers: dict[int, bytes]):
         def handle(key: int, version: int, body: bytes) -> bytes:
-            if key == m.METADATA.key:
+            if key == api_table.METADATA.key:
                 topics = [
                     FakeTopic("orders", (FakePartition(0, 1), FakePartition(1, 2))),
                     FakeTopic("audit", (FakePartition(0, 2),)),
@@ -246,7 +247,7 @@ def test_one_request_per_leader_and_sizes_from_each() -> None:
 
 
 def test_highest_common_version_and_per_broker_failures() -> None:
-    denied = i32(0) + i16(m.CLUSTER_AUTHORIZATION_FAILED) + b"\x01" + b"\x00"  # v3, no results
+    denied = i32(0) + i16(CLUSTER_AUTHORIZATION_FAILED) + b"\x01" + b"\x00"  # v3, no results
     cluster = Cluster({1: b"", 2: denied}, {2: (0, 3)})  # broker 1 lacks the API
     try:
         got = sizes(cluster, [TP("orders", 0), TP("orders", 1)])

@@ -3,11 +3,25 @@ JoinGroup/SyncGroup/LeaveGroup{Request,Response}.json, and a member's OffsetComm
 
 from __future__ import annotations
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire.group_calls import (
+    decode_join_group_response,
+    decode_leave_group_response,
+    decode_sync_group_response,
+    encode_join_group_request,
+    encode_leave_group_request,
+    encode_sync_group_request,
+)
+from kgroup.core.wire.offset_calls import encode_offset_commit_request
+from kgroup.core.wire.results import (
+    MEMBER_ID_REQUIRED,
+    REBALANCE_IN_PROGRESS,
+    UNKNOWN_MEMBER_ID,
+    JoinResult,
+)
 
 
 def test_join_group_request_v5_by_hand() -> None:
-    body = m.encode_join_group_request(
+    body = encode_join_group_request(
         5,
         "g",
         "",
@@ -36,7 +50,7 @@ def test_join_group_request_v5_by_hand() -> None:
 
 
 def test_join_group_request_v9_by_hand() -> None:
-    body = m.encode_join_group_request(
+    body = encode_join_group_request(
         9,
         "g",
         "m1",
@@ -95,8 +109,8 @@ def test_join_group_response_v9_leader_by_hand() -> None:
         "00"  # m2, empty metadata
         "00"  # tags
     )
-    joined = m.decode_join_group_response(body, 9)
-    assert joined == m.JoinResult(0, 3, "range", "m1", "m1", (("m1", b"\xaa"), ("m2", b"")))
+    joined = decode_join_group_response(body, 9)
+    assert joined == JoinResult(0, 3, "range", "m1", "m1", (("m1", b"\xaa"), ("m2", b"")))
 
 
 def test_join_group_response_v4_member_id_required() -> None:
@@ -110,12 +124,12 @@ def test_join_group_response_v4_member_id_required() -> None:
         "6d31"  # MemberId "m1": join again with it
         "00000000"  # Members: 0
     )
-    joined = m.decode_join_group_response(body, 4)
-    assert (joined.error_code, joined.member_id, joined.members) == (m.MEMBER_ID_REQUIRED, "m1", ())
+    joined = decode_join_group_response(body, 4)
+    assert (joined.error_code, joined.member_id, joined.members) == (MEMBER_ID_REQUIRED, "m1", ())
 
 
 def test_sync_group_request_v5_by_hand() -> None:
-    body = m.encode_sync_group_request(
+    body = encode_sync_group_request(
         5,
         "g",
         3,
@@ -146,25 +160,23 @@ def test_sync_group_request_v5_by_hand() -> None:
 
 
 def test_sync_group_request_v3_and_response_v3_by_hand() -> None:
-    body = m.encode_sync_group_request(
+    body = encode_sync_group_request(
         3, "g", 1, "m", protocol_type="consumer", protocol_name="range", assignments=[]
     )
     assert body == bytes.fromhex("0001670000000100016dffff00000000")
     response = bytes.fromhex("00000000001b000000020000")  # REBALANCE_IN_PROGRESS
-    assert m.decode_sync_group_response(response, 3) == (m.REBALANCE_IN_PROGRESS, b"\x00\x00")
+    assert decode_sync_group_response(response, 3) == (REBALANCE_IN_PROGRESS, b"\x00\x00")
 
 
 def test_leave_group_v1_and_v5_by_hand() -> None:
-    assert m.encode_leave_group_request(1, "g", "m1") == bytes.fromhex("00016700026d31")
-    assert m.encode_leave_group_request(5, "g", "m1", "done") == bytes.fromhex(
+    assert encode_leave_group_request(1, "g", "m1") == bytes.fromhex("00016700026d31")
+    assert encode_leave_group_request(5, "g", "m1", "done") == bytes.fromhex(
         "026702036d310005646f6e650000"
     )
     response = bytes.fromhex("00000000000002036d310000190000")
-    assert m.decode_leave_group_response(response, 5) == m.UNKNOWN_MEMBER_ID
+    assert decode_leave_group_response(response, 5) == UNKNOWN_MEMBER_ID
 
 
 def test_member_offset_commit_carries_generation_and_member_id() -> None:
-    body = m.encode_offset_commit_request(
-        7, "g", [("t", 0, 5, -1, "")], generation=3, member_id="m1"
-    )
+    body = encode_offset_commit_request(7, "g", [("t", 0, 5, -1, "")], generation=3, member_id="m1")
     assert body[:13] == bytes.fromhex("0001670000000300026d31ffff")

@@ -8,10 +8,33 @@ from __future__ import annotations
 
 import pytest
 
-from kgroup.core.wire import messages as m
+from kgroup.core.wire import cluster_calls, group_calls, offset_calls
 from kgroup.core.wire.frames import ProtocolError
+from kgroup.core.wire.member_protocol import (
+    Versioned,
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+    subscription,
+)
 from kgroup.core.wire.member_protocol import assignment as member_assignment
-from kgroup.core.wire.member_protocol import subscription
+from kgroup.core.wire.results import (
+    NOT_COORDINATOR,
+    READ_COMMITTED,
+    CoordinatorResult,
+    FetchedOffset,
+    ListedGroup,
+    ListedOffset,
+    ListGroupsResult,
+    MetadataBroker,
+    MetadataPartition,
+    MetadataTopic,
+    SaslAuthenticateResult,
+    error_name,
+)
+from kgroup.core.wire.versions import choose_version
+from kgroup.protocol import messages as api_table
 
 
 def h(*parts: str) -> bytes:
@@ -61,7 +84,7 @@ def test_describe_groups_v5_response_with_one_consumer_member() -> None:
         "00",  # group tags
         "00",  # top-level tags
     )
-    (group,) = m.decode_describe_groups_response(body, 5)
+    (group,) = group_calls.decode_describe_groups_response(body, 5)
     assert group.error_code == 0
     assert (group.group_id, group.state, group.protocol_type, group.protocol_data) == (
         "g1",
@@ -95,10 +118,10 @@ def test_describe_groups_v1_response_classic_encoding_and_dead_group() -> None:
         s16(""),
         "00000000",  # GROUP_AUTHORIZATION_FAILED
     )
-    dead, denied = m.decode_describe_groups_response(body, 1)
+    dead, denied = group_calls.decode_describe_groups_response(body, 1)
     assert (dead.group_id, dead.state, dead.members) == ("gone", "Dead", [])
     assert dead.authorized_operations is None
-    assert (denied.group_id, m.error_name(denied.error_code)) == (
+    assert (denied.group_id, error_name(denied.error_code)) == (
         "secret",
         "GROUP_AUTHORIZATION_FAILED",
     )
@@ -122,17 +145,19 @@ def test_describe_groups_v4_member_has_instance_id() -> None:
         "00000000",
         "80000000",  # AuthorizedOperations (3+)
     )
-    (group,) = m.decode_describe_groups_response(body, 4)
+    (group,) = group_calls.decode_describe_groups_response(body, 4)
     assert group.members[0].group_instance_id == "static-1"
     assert group.members[0].metadata == b""
 
 
 def test_describe_groups_requests() -> None:
     # v5: Groups compact ["a", "b"], IncludeAuthorizedOperations false, tags.
-    assert m.encode_describe_groups_request(5, ["a", "b"]) == h("03", cs("a"), cs("b"), "00", "00")
+    assert group_calls.encode_describe_groups_request(5, ["a", "b"]) == h(
+        "03", cs("a"), cs("b"), "00", "00"
+    )
     # v1: Groups classic, no IncludeAuthorizedOperations (3+).
-    assert m.encode_describe_groups_request(1, ["a"]) == h("00000001", s16("a"))
-    assert m.encode_describe_groups_request(3, ["a"]) == h("00000001", s16("a"), "00")
+    assert group_calls.encode_describe_groups_request(1, ["a"]) == h("00000001", s16("a"))
+    assert group_calls.encode_describe_groups_request(3, ["a"]) == h("00000001", s16("a"), "00")
 
 
 def test_offset_fetch_v8_response_with_two_groups() -> None:
@@ -164,11 +189,11 @@ def test_offset_fetch_v8_response_with_two_groups() -> None:
         "00",
         "00",  # top-level tags
     )
-    a, b = m.decode_offset_fetch_response(body, 8, ["a", "b"])
+    a, b = offset_calls.decode_offset_fetch_response(body, 8, ["a", "b"])
     assert a.group_id == "a" and a.error_code == 0
     assert a.partitions == [
-        m.FetchedOffset("t", 0, 42, 3, "", 0),
-        m.FetchedOffset("t", 1, -1, -1, None, 0),
+        FetchedOffset("t", 0, 42, 3, "", 0),
+        FetchedOffset("t", 1, -1, -1, None, 0),
     ]
     assert (b.group_id, b.error_code, b.partitions) == ("b", 30, [])
 
@@ -186,35 +211,37 @@ def test_offset_fetch_v5_response_is_for_the_one_group_asked() -> None:
         "0000",
         "0000",  # ErrorCode (2+)
     )
-    (group,) = m.decode_offset_fetch_response(body, 5, ["g"])
+    (group,) = offset_calls.decode_offset_fetch_response(body, 5, ["g"])
     assert group.group_id == "g"
-    assert group.partitions == [m.FetchedOffset("t", 2, 7, 1, "meta", 0)]
+    assert group.partitions == [FetchedOffset("t", 2, 7, 1, "meta", 0)]
 
 
 def test_offset_fetch_v2_response_has_no_epoch_nor_throttle() -> None:
     body = h(
         "00000001", s16("t"), "00000001", "00000000", "0000000000000005", s16(""), "0000", "0010"
     )  # top-level NOT_COORDINATOR
-    (group,) = m.decode_offset_fetch_response(body, 2, ["g"])
-    assert group.error_code == m.NOT_COORDINATOR
-    assert group.partitions == [m.FetchedOffset("t", 0, 5, -1, "", 0)]
+    (group,) = offset_calls.decode_offset_fetch_response(body, 2, ["g"])
+    assert group.error_code == NOT_COORDINATOR
+    assert group.partitions == [FetchedOffset("t", 0, 5, -1, "", 0)]
 
 
 def test_offset_fetch_requests() -> None:
     # v8: Groups [{groupId "a", Topics null}, {groupId "b", Topics null}], RequireStable false.
-    assert m.encode_offset_fetch_request(8, ["a", "b"]) == h(
+    assert offset_calls.encode_offset_fetch_request(8, ["a", "b"]) == h(
         "03", cs("a"), "00", "00", cs("b"), "00", "00", "00", "00"
     )
     # v5: GroupId, Topics null (int32 -1).
-    assert m.encode_offset_fetch_request(5, ["g"]) == h(s16("g"), "ffffffff")
+    assert offset_calls.encode_offset_fetch_request(5, ["g"]) == h(s16("g"), "ffffffff")
     # v7: flexible, RequireStable (7+).
-    assert m.encode_offset_fetch_request(7, ["g"]) == h(cs("g"), "00", "00", "00")
+    assert offset_calls.encode_offset_fetch_request(7, ["g"]) == h(cs("g"), "00", "00", "00")
     with pytest.raises(ValueError):
-        m.encode_offset_fetch_request(5, ["a", "b"])
+        offset_calls.encode_offset_fetch_request(5, ["a", "b"])
 
 
 def test_find_coordinator_v4_request_and_response_with_unknown_tag() -> None:
-    assert m.encode_find_coordinator_request(4, ["a", "b"]) == h("00", "03", cs("a"), cs("b"), "00")
+    assert group_calls.encode_find_coordinator_request(4, ["a", "b"]) == h(
+        "00", "03", cs("a"), cs("b"), "00"
+    )
     body = h(
         "00000000",  # ThrottleTimeMs
         "03",  # Coordinators: 2
@@ -237,9 +264,9 @@ def test_find_coordinator_v4_request_and_response_with_unknown_tag() -> None:
         "00",
         "00",
     )
-    a, b = m.decode_find_coordinator_response(body, 4, ["a", "b"])
-    assert a == m.CoordinatorResult("a", 1, "b1", 9092, 0, None)
-    assert (b.key, m.error_name(b.error_code), b.error_message) == (
+    a, b = group_calls.decode_find_coordinator_response(body, 4, ["a", "b"])
+    assert a == CoordinatorResult("a", 1, "b1", 9092, 0, None)
+    assert (b.key, error_name(b.error_code), b.error_message) == (
         "b",
         "COORDINATOR_NOT_AVAILABLE",
         "not yet",
@@ -247,19 +274,21 @@ def test_find_coordinator_v4_request_and_response_with_unknown_tag() -> None:
 
 
 def test_find_coordinator_v1_request_and_response() -> None:
-    assert m.encode_find_coordinator_request(1, ["g"]) == h(s16("g"), "00")
-    assert m.encode_find_coordinator_request(3, ["g"]) == h(cs("g"), "00", "00")
+    assert group_calls.encode_find_coordinator_request(1, ["g"]) == h(s16("g"), "00")
+    assert group_calls.encode_find_coordinator_request(3, ["g"]) == h(cs("g"), "00", "00")
     body = h("00000000", "0000", "ffff", "00000002", s16("b2"), "00002385")
-    assert m.decode_find_coordinator_response(body, 1, ["g"]) == [
-        m.CoordinatorResult("g", 2, "b2", 9093, 0, None)
+    assert group_calls.decode_find_coordinator_response(body, 1, ["g"]) == [
+        CoordinatorResult("g", 2, "b2", 9093, 0, None)
     ]
 
 
 def test_list_groups_requests_carry_filters_from_their_versions() -> None:
-    assert m.encode_list_groups_request(0, {"Stable"}) == b""
-    assert m.encode_list_groups_request(3, {"Stable"}) == h("00")
-    assert m.encode_list_groups_request(4, {"Stable"}, {"classic"}) == h("02", cs("Stable"), "00")
-    assert m.encode_list_groups_request(5, {"Stable"}, {"classic"}) == h(
+    assert group_calls.encode_list_groups_request(0, {"Stable"}) == b""
+    assert group_calls.encode_list_groups_request(3, {"Stable"}) == h("00")
+    assert group_calls.encode_list_groups_request(4, {"Stable"}, {"classic"}) == h(
+        "02", cs("Stable"), "00"
+    )
+    assert group_calls.encode_list_groups_request(5, {"Stable"}, {"classic"}) == h(
         "02", cs("Stable"), "02", cs("classic"), "00"
     )
 
@@ -268,24 +297,24 @@ def test_list_groups_v5_and_v0_responses() -> None:
     v5 = h(
         "00000000", "0000", "02", cs("g"), cs("consumer"), cs("Stable"), cs("classic"), "00", "00"
     )
-    assert m.decode_list_groups_response(v5, 5) == m.ListGroupsResult(
-        0, [m.ListedGroup("g", "consumer", "Stable", "classic")]
+    assert group_calls.decode_list_groups_response(v5, 5) == ListGroupsResult(
+        0, [ListedGroup("g", "consumer", "Stable", "classic")]
     )
     v0 = h("0000", "00000001", s16("g"), s16(""))
-    assert m.decode_list_groups_response(v0, 0) == m.ListGroupsResult(
-        0, [m.ListedGroup("g", "", None, None)]
+    assert group_calls.decode_list_groups_response(v0, 0) == ListGroupsResult(
+        0, [ListedGroup("g", "", None, None)]
     )
 
 
 def test_api_versions_and_metadata() -> None:
     body = h("0000", "00000002", "000a", "0000", "0004", "0009", "0001", "0008")
-    result = m.decode_api_versions_response(body, 0)
+    result = cluster_calls.decode_api_versions_response(body, 0)
     assert result.versions == {10: (0, 4), 9: (1, 8)}
-    assert m.choose_version(m.FIND_COORDINATOR, result.versions) == 4
-    assert m.choose_version(m.OFFSET_FETCH, result.versions) == 8
-    assert m.choose_version(m.OFFSET_FETCH, {9: (0, 1)}) is None  # no null-topics version
-    assert m.choose_version(m.DESCRIBE_GROUPS, result.versions) is None  # API absent
-    assert m.encode_metadata_request(1) == h("00000000")
+    assert choose_version(api_table.FIND_COORDINATOR, result.versions) == 4
+    assert choose_version(api_table.OFFSET_FETCH, result.versions) == 8
+    assert choose_version(api_table.OFFSET_FETCH, {9: (0, 1)}) is None  # no null-topics version
+    assert choose_version(api_table.DESCRIBE_GROUPS, result.versions) is None  # API absent
+    assert cluster_calls.encode_metadata_request(1) == h("00000000")
     metadata = h(
         "00000002",  # Brokers: 2
         "00000001",
@@ -310,23 +339,27 @@ def test_api_versions_and_metadata() -> None:
         "00000001",
         "00000001",
     )
-    result_md = m.decode_metadata_response(metadata, 1)
+    result_md = cluster_calls.decode_metadata_response(metadata, 1)
     assert result_md.brokers == [
-        m.MetadataBroker(1, "b1", 9092, "r1"),
-        m.MetadataBroker(2, "b2", 9093, None),
+        MetadataBroker(1, "b1", 9092, "r1"),
+        MetadataBroker(2, "b2", 9093, None),
     ]
 
 
 def test_sasl_messages() -> None:
-    assert m.encode_sasl_handshake_request("PLAIN") == h(s16("PLAIN"))
-    assert m.decode_sasl_handshake_response(h("0021", "00000001", s16("SCRAM-SHA-512"))) == (
+    assert cluster_calls.encode_sasl_handshake_request("PLAIN") == h(s16("PLAIN"))
+    assert cluster_calls.decode_sasl_handshake_response(
+        h("0021", "00000001", s16("SCRAM-SHA-512"))
+    ) == (
         33,
         ["SCRAM-SHA-512"],
     )
-    assert m.encode_sasl_authenticate_request(0, b"xy") == h("00000002", "7879")
-    assert m.encode_sasl_authenticate_request(2, b"xy") == h("03", "7879", "00")
+    assert cluster_calls.encode_sasl_authenticate_request(0, b"xy") == h("00000002", "7879")
+    assert cluster_calls.encode_sasl_authenticate_request(2, b"xy") == h("03", "7879", "00")
     v1 = h("003a", s16("bad"), "00000000", "0000000000000000")
-    assert m.decode_sasl_authenticate_response(v1, 1) == m.SaslAuthenticateResult(58, "bad", b"")
+    assert cluster_calls.decode_sasl_authenticate_response(v1, 1) == SaslAuthenticateResult(
+        58, "bad", b""
+    )
 
 
 def test_subscription_v1_with_owned_partitions() -> None:
@@ -342,9 +375,9 @@ def test_subscription_v1_with_owned_partitions() -> None:
         "00000000",
         "00000001",  # OwnedPartitions (1+)
     )
-    sub = m.decode_subscription(data)
-    assert sub == m.Versioned(1, subscription(["a", "b"], None, [("a", 0), ("a", 1)]))
-    assert m.encode_subscription(sub) == data
+    sub = decode_subscription(data)
+    assert sub == Versioned(1, subscription(["a", "b"], None, [("a", 0), ("a", 1)]))
+    assert encode_subscription(sub) == data
 
 
 def test_subscription_v3_with_generation_and_rack() -> None:
@@ -358,50 +391,50 @@ def test_subscription_v3_with_generation_and_rack() -> None:
         "00000005",  # GenerationId (2+)
         s16("rack-1"),  # RackId (3+)
     )
-    sub = m.decode_subscription(data)
+    sub = decode_subscription(data)
     assert (sub.message.topics, sub.message.user_data, sub.message.generation_id) == (
         ("t",),
         b"\x01\x02",
         5,
     )
     assert sub.message.rack_id == "rack-1"
-    assert m.encode_subscription(sub) == data
+    assert encode_subscription(sub) == data
 
 
 def test_newer_subscription_version_decodes_the_known_prefix() -> None:
     data = h("0009", "00000001", s16("t"), "ffffffff", "00000000", "00000002", "ffff", "cafe")
-    sub = m.decode_subscription(data)
+    sub = decode_subscription(data)
     assert (sub.version, sub.message.topics, sub.message.generation_id) == (9, ("t",), 2)
 
 
 def test_assignment_v0_and_round_trip() -> None:
-    assignment = m.decode_assignment(ASSIGNMENT_V0)
-    assert assignment == m.Versioned(0, member_assignment([("t", 0), ("t", 1)]))
-    assert m.encode_assignment(assignment) == ASSIGNMENT_V0
+    assignment = decode_assignment(ASSIGNMENT_V0)
+    assert assignment == Versioned(0, member_assignment([("t", 0), ("t", 1)]))
+    assert encode_assignment(assignment) == ASSIGNMENT_V0
 
 
 def test_truncated_member_metadata_is_a_protocol_error() -> None:
     with pytest.raises(ProtocolError):
-        m.decode_subscription(SUBSCRIPTION_V0[:-2])
+        decode_subscription(SUBSCRIPTION_V0[:-2])
 
 
 def test_error_names() -> None:
-    assert m.error_name(0) == "NONE"
-    assert m.error_name(14) == "COORDINATOR_LOAD_IN_PROGRESS"
-    assert m.error_name(15) == "COORDINATOR_NOT_AVAILABLE"
-    assert m.error_name(16) == "NOT_COORDINATOR"
-    assert m.error_name(24) == "INVALID_GROUP_ID"
-    assert m.error_name(29) == "TOPIC_AUTHORIZATION_FAILED"
-    assert m.error_name(30) == "GROUP_AUTHORIZATION_FAILED"
-    assert m.error_name(31) == "CLUSTER_AUTHORIZATION_FAILED"
-    assert m.error_name(35) == "UNSUPPORTED_VERSION"
-    assert m.error_name(69) == "GROUP_ID_NOT_FOUND"
-    assert m.error_name(88) == "UNSTABLE_OFFSET_COMMIT"
-    assert m.error_name(3) == "UNKNOWN_TOPIC_OR_PARTITION"
-    assert m.error_name(5) == "LEADER_NOT_AVAILABLE"
-    assert m.error_name(6) == "NOT_LEADER_OR_FOLLOWER"
-    assert m.error_name(78) == "OFFSET_NOT_AVAILABLE"
-    assert m.error_name(999) == "UNKNOWN_ERROR_CODE_999"
+    assert error_name(0) == "NONE"
+    assert error_name(14) == "COORDINATOR_LOAD_IN_PROGRESS"
+    assert error_name(15) == "COORDINATOR_NOT_AVAILABLE"
+    assert error_name(16) == "NOT_COORDINATOR"
+    assert error_name(24) == "INVALID_GROUP_ID"
+    assert error_name(29) == "TOPIC_AUTHORIZATION_FAILED"
+    assert error_name(30) == "GROUP_AUTHORIZATION_FAILED"
+    assert error_name(31) == "CLUSTER_AUTHORIZATION_FAILED"
+    assert error_name(35) == "UNSUPPORTED_VERSION"
+    assert error_name(69) == "GROUP_ID_NOT_FOUND"
+    assert error_name(88) == "UNSTABLE_OFFSET_COMMIT"
+    assert error_name(3) == "UNKNOWN_TOPIC_OR_PARTITION"
+    assert error_name(5) == "LEADER_NOT_AVAILABLE"
+    assert error_name(6) == "NOT_LEADER_OR_FOLLOWER"
+    assert error_name(78) == "OFFSET_NOT_AVAILABLE"
+    assert error_name(999) == "UNKNOWN_ERROR_CODE_999"
 
 
 # --- Metadata with topics and ListOffsets --------------------------------------------------------
@@ -411,19 +444,25 @@ TOPIC_ID = "0123456789abcdef0123456789abcdef"  # 16 bytes
 
 def test_metadata_requests_ask_for_all_topics_or_none_and_never_create() -> None:
     # v1-v3: Topics null (int32 -1) = all topics; [] (int32 0) = none.
-    assert m.encode_metadata_request(1, all_topics=True) == h("ffffffff")
-    assert m.encode_metadata_request(3, all_topics=False) == h("00000000")
+    assert cluster_calls.encode_metadata_request(1, all_topics=True) == h("ffffffff")
+    assert cluster_calls.encode_metadata_request(3, all_topics=False) == h("00000000")
     # v4: AllowAutoTopicCreation false.
-    assert m.encode_metadata_request(4, all_topics=True) == h("ffffffff", "00")
+    assert cluster_calls.encode_metadata_request(4, all_topics=True) == h("ffffffff", "00")
     # v8: IncludeClusterAuthorizedOperations (8-10), IncludeTopicAuthorizedOperations (8+).
-    assert m.encode_metadata_request(8, all_topics=True) == h("ffffffff", "00", "00", "00")
+    assert cluster_calls.encode_metadata_request(8, all_topics=True) == h(
+        "ffffffff", "00", "00", "00"
+    )
     # v9 flexible: compact null is 0x00; then both flags and the tag section.
-    assert m.encode_metadata_request(9, all_topics=True) == h("00", "00", "00", "00", "00")
-    assert m.encode_metadata_request(10, all_topics=False) == h("01", "00", "00", "00", "00")
+    assert cluster_calls.encode_metadata_request(9, all_topics=True) == h(
+        "00", "00", "00", "00", "00"
+    )
+    assert cluster_calls.encode_metadata_request(10, all_topics=False) == h(
+        "01", "00", "00", "00", "00"
+    )
     # v11+: no IncludeClusterAuthorizedOperations.
-    assert m.encode_metadata_request(12, all_topics=True) == h("00", "00", "00", "00")
+    assert cluster_calls.encode_metadata_request(12, all_topics=True) == h("00", "00", "00", "00")
     with pytest.raises(ValueError):
-        m.encode_metadata_request(13)
+        cluster_calls.encode_metadata_request(13)
 
 
 def test_metadata_v12_response_with_topic_ids_racks_and_leaders() -> None:
@@ -472,18 +511,18 @@ def test_metadata_v12_response_with_topic_ids_racks_and_leaders() -> None:
         "00",  # topic tags
         "00",  # top-level tags
     )
-    result = m.decode_metadata_response(body, 12)
+    result = cluster_calls.decode_metadata_response(body, 12)
     assert result.brokers == [
-        m.MetadataBroker(1, "b1", 9092, "r1"),
-        m.MetadataBroker(2, "b2", 9093, None),
+        MetadataBroker(1, "b1", 9092, "r1"),
+        MetadataBroker(2, "b2", 9093, None),
     ]
     assert (result.cluster_id, result.controller_id) == ("c-1", 1)
     (topic,) = result.topics
     assert (topic.name, topic.error_code, topic.is_internal) == ("orders", 0, False)
     assert topic.topic_id == bytes.fromhex(TOPIC_ID)
     assert topic.partitions == [
-        m.MetadataPartition(0, 0, 1, 7, (1, 2), (1,), ()),
-        m.MetadataPartition(5, 1, -1, -1, (2,), (), ()),
+        MetadataPartition(0, 0, 1, 7, (1, 2), (1,), ()),
+        MetadataPartition(5, 1, -1, -1, (2,), (), ()),
     ]
 
 
@@ -508,9 +547,9 @@ def test_metadata_v9_response_has_cluster_operations_and_no_topic_id() -> None:
         "80000000",  # ClusterAuthorizedOperations (8-10)
         "00",
     )
-    result = m.decode_metadata_response(body, 9)
+    result = cluster_calls.decode_metadata_response(body, 9)
     assert result.cluster_id is None
-    assert result.topics == [m.MetadataTopic(3, "gone", None, False, [])]
+    assert result.topics == [MetadataTopic(3, "gone", None, False, [])]
 
 
 def test_metadata_v5_response_classic_with_offline_replicas() -> None:
@@ -539,21 +578,21 @@ def test_metadata_v5_response_classic_with_offline_replicas() -> None:
         "00000001",
         "00000003",  # OfflineReplicas [3] (5+)
     )
-    (topic,) = m.decode_metadata_response(body, 5).topics
+    (topic,) = cluster_calls.decode_metadata_response(body, 5).topics
     assert topic.is_internal
-    assert topic.partitions == [m.MetadataPartition(0, 0, 1, -1, (1, 3), (1,), (3,))]
+    assert topic.partitions == [MetadataPartition(0, 0, 1, -1, (1, 3), (1,), (3,))]
 
 
 def test_metadata_null_topic_name_before_v12_is_a_protocol_error() -> None:
     body = h("00000000", "01", "00", "00000001", "02", "0000", "00", TOPIC_ID, "00", "01")
     with pytest.raises(ProtocolError, match=r"Topics\.Name"):
-        m.decode_metadata_response(body + h("80000000", "00", "00"), 11)
+        cluster_calls.decode_metadata_response(body + h("80000000", "00", "00"), 11)
 
 
 def test_list_offsets_requests() -> None:
     topics = [("t", [(0, -2), (1, -1)])]
     # v7 flexible: ReplicaId -1, IsolationLevel 1, CurrentLeaderEpoch -1 (4+), tags everywhere.
-    assert m.encode_list_offsets_request(7, topics, m.READ_COMMITTED) == h(
+    assert offset_calls.encode_list_offsets_request(7, topics, READ_COMMITTED) == h(
         "ffffffff",  # ReplicaId
         "01",  # IsolationLevel (2+): READ_COMMITTED
         "02",  # Topics: 1
@@ -571,17 +610,17 @@ def test_list_offsets_requests() -> None:
         "00",  # top-level tags
     )
     # v3 classic: no CurrentLeaderEpoch (4+).
-    assert m.encode_list_offsets_request(3, [("t", [(2, 1000)])]) == h(
+    assert offset_calls.encode_list_offsets_request(3, [("t", [(2, 1000)])]) == h(
         "ffffffff", "00", "00000001", s16("t"), "00000001", "00000002", "00000000000003e8"
     )
     # v1: no IsolationLevel, which therefore cannot be read_committed.
-    assert m.encode_list_offsets_request(1, [("t", [(0, -1)])]) == h(
+    assert offset_calls.encode_list_offsets_request(1, [("t", [(0, -1)])]) == h(
         "ffffffff", "00000001", s16("t"), "00000001", "00000000", "ffffffffffffffff"
     )
     with pytest.raises(ValueError):
-        m.encode_list_offsets_request(1, topics, m.READ_COMMITTED)
+        offset_calls.encode_list_offsets_request(1, topics, READ_COMMITTED)
     with pytest.raises(ValueError):
-        m.encode_list_offsets_request(0, topics)
+        offset_calls.encode_list_offsets_request(0, topics)
 
 
 def test_list_offsets_v6_response_with_an_offset_and_an_error() -> None:
@@ -605,9 +644,9 @@ def test_list_offsets_v6_response_with_an_offset_and_an_error() -> None:
         "00",
         "00",
     )
-    assert m.decode_list_offsets_response(body, 6) == [
-        m.ListedOffset("t", 0, 0, -1, 5, 3),
-        m.ListedOffset("t", 1, 29, -1, -1, -1),
+    assert offset_calls.decode_list_offsets_response(body, 6) == [
+        ListedOffset("t", 0, 0, -1, 5, 3),
+        ListedOffset("t", 1, 29, -1, -1, -1),
     ]
 
 
@@ -621,13 +660,15 @@ def test_list_offsets_v1_response() -> None:
         "00000000000003e8",  # Timestamp 1000 (1+)
         "0000000000000007",  # Offset 7 (1+)
     )
-    assert m.decode_list_offsets_response(body, 1) == [m.ListedOffset("t", 2, 0, 1000, 7, -1)]
+    assert offset_calls.decode_list_offsets_response(body, 1) == [
+        ListedOffset("t", 2, 0, 1000, 7, -1)
+    ]
 
 
 def test_consumer_group_describe_v0_request_and_response() -> None:
     """ConsumerGroupDescribe v0 (KIP-848): one consumer group with one member whose current
     assignment is orders:0,1 and whose target assignment adds orders:2."""
-    assert m.encode_consumer_group_describe_request(0, ["g"]) == h(
+    assert group_calls.encode_consumer_group_describe_request(0, ["g"]) == h(
         "02",
         cs("g"),  # GroupIds: compact array of 1
         "00",  # IncludeAuthorizedOperations: false
@@ -673,7 +714,7 @@ def test_consumer_group_describe_v0_request_and_response() -> None:
         "00",  # group tags
         "00",  # top-level tags
     )
-    (group,) = m.decode_consumer_group_describe_response(body, 0)
+    (group,) = group_calls.decode_consumer_group_describe_response(body, 0)
     assert (
         group.group_id,
         group.state,
@@ -700,7 +741,7 @@ def test_consumer_group_describe_v0_request_and_response() -> None:
 
 def test_offset_commit_request_v2_by_hand() -> None:
     # OffsetCommitRequest.json v2: GroupId, GenerationId, MemberId, RetentionTimeMs, Topics
-    body = m.encode_offset_commit_request(2, "g", [("t", 0, 5, 7, "")])
+    body = offset_calls.encode_offset_commit_request(2, "g", [("t", 0, 5, 7, "")])
     assert body == bytes.fromhex(
         "0001"
         "67"  # GroupId "g"
@@ -718,7 +759,9 @@ def test_offset_commit_request_v2_by_hand() -> None:
 
 
 def test_offset_commit_request_v8_by_hand() -> None:
-    body = m.encode_offset_commit_request(8, "g", [("t", 0, 5, 3, "m"), ("t", 1, 6, -1, None)])
+    body = offset_calls.encode_offset_commit_request(
+        8, "g", [("t", 0, 5, 3, "m"), ("t", 1, 6, -1, None)]
+    )
     assert body == bytes.fromhex(
         "02"
         "67"  # GroupId (compact)
@@ -761,9 +804,9 @@ def test_offset_commit_response_v8_by_hand() -> None:
         "00"
         "00"
     )
-    assert m.decode_offset_commit_response(body, 8) == [("t", 0, 0), ("t", 1, 25)]
+    assert offset_calls.decode_offset_commit_response(body, 8) == [("t", 0, 0), ("t", 1, 25)]
     v2 = bytes.fromhex("0000000100017400000001000000030010")
-    assert m.decode_offset_commit_response(v2, 2) == [("t", 3, 16)]
+    assert offset_calls.decode_offset_commit_response(v2, 2) == [("t", 3, 16)]
 
 
 def test_commit_refused_because_the_group_has_members_is_a_safety_refusal() -> None:
@@ -785,15 +828,15 @@ def test_commit_refused_because_the_group_has_members_is_a_safety_refusal() -> N
 
 def test_offset_delete_api_is_v0_classic() -> None:
     # validVersions "0", no flexibleVersions: classic encoding and request header v1.
-    assert m.OFFSET_DELETE.key == 47 and m.OFFSET_DELETE.versions == (0,)
-    assert not m.OFFSET_DELETE.flexible(0)
-    assert m.APIS[47] is m.OFFSET_DELETE
-    assert m.choose_version(m.OFFSET_DELETE, {47: (0, 0)}) == 0
-    assert m.choose_version(m.OFFSET_DELETE, {}) is None  # a broker without it (tansu)
+    assert api_table.OFFSET_DELETE.key == 47 and api_table.OFFSET_DELETE.versions == (0,)
+    assert not api_table.OFFSET_DELETE.flexible(0)
+    assert api_table.APIS[47] is api_table.OFFSET_DELETE
+    assert choose_version(api_table.OFFSET_DELETE, {47: (0, 0)}) == 0
+    assert choose_version(api_table.OFFSET_DELETE, {}) is None  # a broker without it (tansu)
 
 
 def test_offset_delete_request_v0_by_hand() -> None:
-    body = m.encode_offset_delete_request(0, "g", [("t", 0), ("u", 2), ("t", 1)])
+    body = offset_calls.encode_offset_delete_request(0, "g", [("t", 0), ("u", 2), ("t", 1)])
     assert body == h(
         s16("g"),  # GroupId
         "00000002",  # Topics: 2, in first-seen order
@@ -806,7 +849,7 @@ def test_offset_delete_request_v0_by_hand() -> None:
         "00000002",  # PartitionIndex 2
     )
     with pytest.raises(ValueError, match="v0"):
-        m.encode_offset_delete_request(1, "g", [("t", 0)])
+        offset_calls.encode_offset_delete_request(1, "g", [("t", 0)])
 
 
 def test_offset_delete_response_v0_by_hand() -> None:
@@ -825,7 +868,7 @@ def test_offset_delete_response_v0_by_hand() -> None:
         "00000002",
         "001d",  # PartitionIndex 2, ErrorCode 29 TOPIC_AUTHORIZATION_FAILED
     )
-    result = m.decode_offset_delete_response(body, 0)
+    result = offset_calls.decode_offset_delete_response(body, 0)
     assert result.error_code == 0
     assert result.partitions == [("t", 0, 0), ("t", 1, 86), ("u", 2, 29)]
 
@@ -833,16 +876,16 @@ def test_offset_delete_response_v0_by_hand() -> None:
 def test_offset_delete_response_v0_group_error_has_no_topics() -> None:
     # What Kafka sends for a group-level error (OffsetDeleteRequest.getErrorResponse).
     body = h("0044", "00000000", "00000000")  # NON_EMPTY_GROUP (68), throttle 0, Topics: 0
-    result = m.decode_offset_delete_response(body, 0)
+    result = offset_calls.decode_offset_delete_response(body, 0)
     assert (result.error_code, result.partitions) == (68, [])
     with pytest.raises(ProtocolError):
-        m.decode_offset_delete_response(body[:-1], 0)
+        offset_calls.decode_offset_delete_response(body[:-1], 0)
 
 
 def test_offset_delete_error_names() -> None:
-    assert m.error_name(68) == "NON_EMPTY_GROUP"
-    assert m.error_name(69) == "GROUP_ID_NOT_FOUND"
-    assert m.error_name(86) == "GROUP_SUBSCRIBED_TO_TOPIC"
+    assert error_name(68) == "NON_EMPTY_GROUP"
+    assert error_name(69) == "GROUP_ID_NOT_FOUND"
+    assert error_name(86) == "GROUP_SUBSCRIBED_TO_TOPIC"
 
 
 def test_offset_delete_errors_map_to_exit_codes() -> None:

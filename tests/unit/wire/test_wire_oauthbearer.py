@@ -19,9 +19,10 @@ import pytest
 
 from kgroup.core.config import ClusterConfig, build_cluster_config
 from kgroup.core.errors import ConfigError, KafkaOperationError
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient
+from kgroup.core.wire.results import SASL_AUTHENTICATION_FAILED
 from kgroup.core.wire.sasl_oauth import Token, TokenSource, initial_response
+from kgroup.protocol import messages as api_table
 from tests.helpers import run_kgroup
 from tests.unit.wire.fakebroker import FakeBroker
 from tests.unit.wire.fakegroups import VERSIONS, GroupsCluster
@@ -91,19 +92,23 @@ class OAuthCluster(GroupsCluster):
     responses: list[bytes] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        versions = {**VERSIONS, m.SASL_HANDSHAKE.key: (0, 1), m.SASL_AUTHENTICATE.key: (0, 2)}
+        versions = {
+            **VERSIONS,
+            api_table.SASL_HANDSHAKE.key: (0, 1),
+            api_table.SASL_AUTHENTICATE.key: (0, 2),
+        }
         self.broker = FakeBroker(self.handler, versions=versions)
         self._refused = False
 
     def handler(self, api: int, version: int, body: bytes) -> bytes:
-        if api == m.SASL_HANDSHAKE.key:
+        if api == api_table.SASL_HANDSHAKE.key:
             assert Reader(body).string() == "OAUTHBEARER"
             return Writer().int16(0).array(["OAUTHBEARER"], Writer.string).getvalue()
-        if api == m.SASL_AUTHENTICATE.key:
+        if api == api_table.SASL_AUTHENTICATE.key:
             payload = Reader(body, flexible=version >= 2).bytes_()
             self.responses.append(payload)
             if payload == b"\x01":  # the client's answer to our error challenge
-                return self._auth(version, m.SASL_AUTHENTICATION_FAILED, "invalid_token", b"")
+                return self._auth(version, SASL_AUTHENTICATION_FAILED, "invalid_token", b"")
             prefix, suffix = b"n,,\x01auth=Bearer ", b"\x01\x01"
             assert payload.startswith(prefix) and payload.endswith(suffix), payload
             token = payload[len(prefix) : -len(suffix)].decode()

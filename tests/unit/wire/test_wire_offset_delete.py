@@ -16,8 +16,16 @@ from kgroup.core.errors import (
     UnreachableError,
 )
 from kgroup.core.models import TopicPartition
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient, kafka_error_of
+from kgroup.core.wire.results import (
+    COORDINATOR_LOAD_IN_PROGRESS,
+    GROUP_AUTHORIZATION_FAILED,
+    GROUP_ID_NOT_FOUND,
+    INVALID_GROUP_ID,
+    NON_EMPTY_GROUP,
+    NOT_COORDINATOR,
+)
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakegroups import GroupsCluster
 
 T0, T1, U0 = TopicPartition("t", 0), TopicPartition("t", 1), TopicPartition("u", 0)
@@ -58,7 +66,7 @@ def test_no_partitions_sends_nothing(cluster: GroupsCluster) -> None:
 def test_not_coordinator_finds_the_coordinator_again_and_retries_once(
     cluster: GroupsCluster,
 ) -> None:
-    cluster.fail_once["g"] = m.NOT_COORDINATOR
+    cluster.fail_once["g"] = NOT_COORDINATOR
     with client_for(cluster) as client:
         outcome = client.delete_offsets("g", [T0])
         counts = dict(client.request_counts)
@@ -71,7 +79,7 @@ def test_a_persistent_coordinator_error_is_retried_in_place_until_the_timeout(
 ) -> None:
     """COORDINATOR_LOAD_IN_PROGRESS: retried on the same coordinator (no new FindCoordinator),
     as DeleteConsumerGroupOffsetsHandler does, until --timeout; then the last error, saying so."""
-    cluster.group_errors["g"] = m.COORDINATOR_LOAD_IN_PROGRESS
+    cluster.group_errors["g"] = COORDINATOR_LOAD_IN_PROGRESS
     client = WireClient(ClusterConfig(cluster.address, timeout_s=1))
     client.retry_backoff_s = 0.01
     started = time.monotonic()
@@ -104,10 +112,10 @@ def test_subscribed_topic_is_refused_per_partition_the_others_deleted(
 @pytest.mark.parametrize(
     ("code", "kind", "exit_code", "text"),
     [
-        (m.GROUP_ID_NOT_FOUND, NotFoundError, 3, "group g does not exist"),
-        (m.NON_EMPTY_GROUP, SafetyRefusal, 4, "NON_EMPTY_GROUP"),
-        (m.GROUP_AUTHORIZATION_FAILED, AuthorizationError, 1, "GROUP_AUTHORIZATION_FAILED"),
-        (m.INVALID_GROUP_ID, KafkaOperationError, 1, "INVALID_GROUP_ID"),
+        (GROUP_ID_NOT_FOUND, NotFoundError, 3, "group g does not exist"),
+        (NON_EMPTY_GROUP, SafetyRefusal, 4, "NON_EMPTY_GROUP"),
+        (GROUP_AUTHORIZATION_FAILED, AuthorizationError, 1, "GROUP_AUTHORIZATION_FAILED"),
+        (INVALID_GROUP_ID, KafkaOperationError, 1, "INVALID_GROUP_ID"),
     ],
 )
 def test_group_level_errors_are_raised(
@@ -144,7 +152,9 @@ def test_a_broker_that_drops_offset_delete_on_a_fresh_connection_too_is_not_retr
     finally:
         cluster.close()
     assert "OffsetDelete" in caught.value.message
-    assert cluster.broker.received.count((m.OFFSET_DELETE.key, 0)) == 2  # a fresh connection
+    assert (
+        cluster.broker.received.count((api_table.OFFSET_DELETE.key, 0)) == 2
+    )  # a fresh connection
     # the hint says what happened, not a guess about versions (ApiVersions offers v0)
     assert caught.value.hint is not None and "closed it again" in caught.value.hint
     assert "version" not in caught.value.hint

@@ -15,7 +15,6 @@ import pytest
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import AuthorizationError, KafkaOperationError, NotFoundError
 from kgroup.core.models import OffsetAtTime, TopicPartition
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import (
     EARLIEST,
     LAST_STABLE,
@@ -24,6 +23,13 @@ from kgroup.core.wire.client import (
     WireClient,
     kafka_error_of,
 )
+from kgroup.core.wire.results import (
+    LEADER_NOT_AVAILABLE,
+    NOT_LEADER_OR_FOLLOWER,
+    TOPIC_AUTHORIZATION_FAILED,
+    UNKNOWN_TOPIC_OR_PARTITION,
+)
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import (
     FULL_VERSIONS,
     FakeBroker,
@@ -71,14 +77,14 @@ class Cluster:
 
     def handler_for(self, node: int):
         def handler(api: int, version: int, body: bytes) -> bytes:
-            if api == m.METADATA.key:
+            if api == api_table.METADATA.key:
                 self.metadata_requests.append((version, body))
                 brokers = [
                     (1, "127.0.0.1", self.brokers[0].port, "r1"),
                     (2, "127.0.0.1", self.brokers[1].port, None),
                 ]
                 return metadata_body(brokers, version, self.topics())
-            if api == m.LIST_OFFSETS.key:
+            if api == api_table.LIST_OFFSETS.key:
                 return self.list_offsets(node, version, body)
             raise AssertionError(f"unexpected api {api}")
 
@@ -94,7 +100,7 @@ class Cluster:
             if pending:
                 answers.append((topic, partition, pending.pop(0), -1, -1))
             elif self.leaders[tp] != node:
-                answers.append((topic, partition, m.NOT_LEADER_OR_FOLLOWER, -1, -1))
+                answers.append((topic, partition, NOT_LEADER_OR_FOLLOWER, -1, -1))
             elif timestamp == -2:
                 answers.append((topic, partition, 0, -1, 10))
             elif timestamp == -1:
@@ -143,7 +149,7 @@ def test_topics_skip_topics_the_broker_reports_with_an_error(cluster: Cluster) -
     original = cluster.topics
 
     def with_broken() -> list[FakeTopic]:
-        return [*original(), FakeTopic("broken", (), error=m.LEADER_NOT_AVAILABLE)]
+        return [*original(), FakeTopic("broken", (), error=LEADER_NOT_AVAILABLE)]
 
     cluster.topics = with_broken  # type: ignore[method-assign]
     with WireClient(cluster.config()) as client:
@@ -191,7 +197,7 @@ def test_a_moved_leader_is_found_again_after_one_metadata_refresh(cluster: Clust
 
 
 def test_leader_not_available_is_asked_again_until_a_leader_answers(cluster: Cluster) -> None:
-    cluster.errors[(1, T0)] = [m.LEADER_NOT_AVAILABLE, m.LEADER_NOT_AVAILABLE]
+    cluster.errors[(1, T0)] = [LEADER_NOT_AVAILABLE, LEADER_NOT_AVAILABLE]
     with WireClient(cluster.config()) as client:
         client.retry_backoff_s = 0.01
         (latest,) = client.list_offsets([T0], [LATEST])
@@ -200,7 +206,7 @@ def test_leader_not_available_is_asked_again_until_a_leader_answers(cluster: Clu
 
 
 def test_leader_not_available_until_the_timeout_fails_naming_the_error(cluster: Cluster) -> None:
-    cluster.errors[(1, T0)] = [m.LEADER_NOT_AVAILABLE] * 1000
+    cluster.errors[(1, T0)] = [LEADER_NOT_AVAILABLE] * 1000
     config = cluster.config()
     config = ClusterConfig(config.bootstrap_servers, timeout_s=0.5)
     with WireClient(config) as client:
@@ -212,7 +218,7 @@ def test_leader_not_available_until_the_timeout_fails_naming_the_error(cluster: 
 
 
 def test_unknown_partition_is_not_found(cluster: Cluster) -> None:
-    cluster.errors[(1, T0)] = [m.UNKNOWN_TOPIC_OR_PARTITION]
+    cluster.errors[(1, T0)] = [UNKNOWN_TOPIC_OR_PARTITION]
     with WireClient(cluster.config()) as client, pytest.raises(NotFoundError) as caught:
         client.list_offsets([T0], [EARLIEST])
     assert kafka_error_of(caught.value) == "UNKNOWN_TOPIC_OR_PARTITION"
@@ -234,7 +240,7 @@ def test_a_topic_missing_from_cached_metadata_is_looked_up_once_more(cluster: Cl
 
 
 def test_topic_authorization_failure_names_the_acl(cluster: Cluster) -> None:
-    cluster.errors[(2, U0)] = [m.TOPIC_AUTHORIZATION_FAILED]
+    cluster.errors[(2, U0)] = [TOPIC_AUTHORIZATION_FAILED]
     with WireClient(cluster.config()) as client, pytest.raises(AuthorizationError) as caught:
         client.list_offsets([T0, U0], [LATEST])
     assert "Describe on Topic:u" in (caught.value.hint or "")
@@ -248,8 +254,8 @@ def test_older_versions_classic_and_flexible(
     metadata: tuple[int, int], list_offsets: tuple[int, int]
 ) -> None:
     versions = dict(FULL_VERSIONS)
-    versions[m.METADATA.key] = metadata
-    versions[m.LIST_OFFSETS.key] = list_offsets
+    versions[api_table.METADATA.key] = metadata
+    versions[api_table.LIST_OFFSETS.key] = list_offsets
     cluster = Cluster(versions)
     try:
         with WireClient(cluster.config()) as client:
@@ -260,14 +266,14 @@ def test_older_versions_classic_and_flexible(
     assert earliest == {T0: OffsetAtTime(10, None), U0: OffsetAtTime(10, None)}
     assert stable == {T0: OffsetAtTime(15, None), U0: OffsetAtTime(15, None)}
     assert cluster.metadata_requests[0][0] == metadata[1]
-    assert {v for api, v in cluster.brokers[0].received if api == m.LIST_OFFSETS.key} == {
+    assert {v for api, v in cluster.brokers[0].received if api == api_table.LIST_OFFSETS.key} == {
         list_offsets[1]
     }
 
 
 def test_list_offsets_v1_cannot_read_the_last_stable_offset() -> None:
     versions = dict(FULL_VERSIONS)
-    versions[m.LIST_OFFSETS.key] = (0, 1)
+    versions[api_table.LIST_OFFSETS.key] = (0, 1)
     cluster = Cluster(versions)
     try:
         with WireClient(cluster.config()) as client:

@@ -12,8 +12,8 @@ import pytest
 
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import ConfigError, KafkaOperationError
-from kgroup.core.wire import messages as m
 from kgroup.core.wire.client import WireClient
+from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import FakeBroker, metadata_body
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl CLI")
@@ -56,7 +56,7 @@ def tls_broker(certificate: tuple[Path, Path]) -> Iterator[FakeBroker]:
     context.load_cert_chain(str(cert), str(key))
 
     def handler(api: int, version: int, body: bytes) -> bytes:
-        assert api == m.METADATA.key
+        assert api == api_table.METADATA.key
         return metadata_body([(1, "localhost", broker.port)], version)
 
     broker = FakeBroker(handler, tls=context)
