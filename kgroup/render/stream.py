@@ -27,6 +27,7 @@ import json
 import textwrap
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, TextIO
 
 from kgroup.render.model import ELLIPSIS, SCHEMA_VERSION, TEXT, Column, Output
@@ -158,7 +159,6 @@ def write_json(stream: Stream, out: TextIO) -> None:
 
 
 _string = json.encoder.encode_basestring  # type: ignore[attr-defined]  # C, ensure_ascii=False
-_FLOAT = json.JSONEncoder(ensure_ascii=False)
 _INDENTS = ["\n" + "  " * level for level in range(64)]
 _KEYS: dict[str, str] = {}  # key -> its JSON text and ": " (keys repeat in every element)
 
@@ -181,27 +181,15 @@ def indented(value: Any, level: int) -> str:
 def _other(value: Any, level: int) -> str:
     """`indented` for what is not a string, an int or None."""
     kind = type(value)
-    if kind is bool:
-        return "true" if value else "false"
     if kind is dict and level < 62:
         if not value:
             return "{}"
-        if set(map(type, value.values())) <= _SCALARS:  # a row: one call of the C encoder
-            return (
-                "{"
-                + _INDENTS[level + 1]
-                + "".join(_flat(level)(value, 0))[1:-1]
-                + _INDENTS[level]
-                + "}"
-            )
-        parts = []
-        for key, item in value.items():
-            name = _KEYS.get(key) if type(key) is str else None
-            if name is None:
-                if type(key) is not str:
-                    return _standard(value, level)
-                name = _KEYS[key] = _string(key) + ": "
-            parts.append(name + indented(item, level + 1))
+        plain = list(map(_SCALARS.__contains__, map(type, value.values())))
+        if all(plain):  # a row: one call of the C encoder
+            return "{" + _INDENTS[level + 1] + _flat_items(value, level) + _INDENTS[level] + "}"
+        parts = _dict_items(value, plain, level)
+        if parts is None:
+            return _standard(value, level)
         inner = _INDENTS[level + 1]
         return "{" + inner + ("," + inner).join(parts) + _INDENTS[level] + "}"
     if kind is list or kind is tuple:
@@ -210,25 +198,83 @@ def _other(value: Any, level: int) -> str:
         if not value:
             return "[]"
         if set(map(type, value)) <= _SCALARS:
-            return (
-                "["
-                + _INDENTS[level + 1]
-                + "".join(_flat(level)(value, 0))[1:-1]
-                + _INDENTS[level]
-                + "]"
-            )
+            return "[" + _INDENTS[level + 1] + _flat_items(value, level) + _INDENTS[level] + "]"
+        if _rows_only(value):
+            return _row_list(value, level)
         inner = _INDENTS[level + 1]
         items = [indented(item, level + 1) for item in value]
         return "[" + inner + ("," + inner).join(items) + _INDENTS[level] + "]"
     if kind is float:
-        return _FLOAT.encode(value)
+        if value - value == 0.0:  # finite: the C encoder's and json.dumps' text
+            return float.__repr__(value)
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    if kind is bool:
+        return "true" if value else "false"
     return _standard(value, level)
+
+
+def _dict_items(value: dict[Any, Any], plain: list[bool], level: int) -> list[str] | None:
+    """The items of a dict holding containers, as `"key": value` texts nested `level` deep:
+    each run of consecutive plain items (`plain[i]`: the i-th value is a scalar) in one call
+    of the C encoder, each container by `indented`. None when a container's key is not a
+    string (the standard library's rules then)."""
+    items = list(value.items())
+    parts = []
+    start = 0
+    end = len(items)
+    while start < end:
+        try:
+            nested = plain.index(False, start)
+        except ValueError:
+            nested = end
+        if nested > start:
+            parts.append(_flat_items(dict(items[start:nested]), level))
+        if nested == end:
+            break
+        key, item = items[nested]
+        name = _KEYS.get(key) if type(key) is str else None
+        if name is None:
+            if type(key) is not str:
+                return None
+            name = _KEYS[key] = _string(key) + ": "
+        parts.append(name + indented(item, level + 1))
+        start = nested + 1
+    return parts
+
+
+def _rows_only(value: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether every item is a non-empty dict of scalars (a row); the loops all in C."""
+    return (
+        set(map(type, value)) == _DICT
+        and all(value)
+        and all(map(_SCALARS.issuperset, map(map, repeat(type), map(dict.values, value))))
+    )
+
+
+def _row_list(value: list[Any] | tuple[Any, ...], level: int) -> str:
+    """A list of rows (`_rows_only`) nested `level` deep, in one call of the C encoder: it
+    writes each row's items on lines of the rows' indent (level + 2) and the rows between
+    them too, as `},<line>{` (a row's item ends with a scalar, never `}`; a JSON string holds
+    no raw line break): those become the list's own separator, the rows' brackets on lines of
+    their own."""
+    row = _INDENTS[level + 2]
+    outer = _INDENTS[level + 1]
+    text = "".join(_flat(level + 1)(value, 0))[2:-2]
+    text = text.replace("}," + row + "{", outer + "}," + outer + "{" + row)
+    return "[" + outer + "{" + row + text + outer + "}" + _INDENTS[level] + "]"
+
+
+def _flat_items(value: Any, level: int) -> str:
+    """The items of a dict or list of scalars nested `level` deep, without its brackets: one
+    call of the C encoder (`_flat`)."""
+    return "".join(_flat(level)(value, 0))[1:-1]
 
 
 # the types whose JSON text the C encoder writes as json.dumps(indent=2) does (exact types:
 # a subclass, e.g. an IntEnum, takes the standard library's way)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _FLATS: dict[int, Callable[[Any, int], tuple[str, ...]]] = {}
+_DICT = {dict}
 
 
 def _flat(level: int) -> Callable[[Any, int], tuple[str, ...]]:

@@ -134,3 +134,67 @@ def test_lazy_parts_make_only_what_the_mode_writes_and_once() -> None:
         )
         write_stream(Stream(parts, COLUMNS), mode, eager)
         assert out.getvalue() == eager.getvalue(), mode
+
+
+class _Row(dict):  # type: ignore[type-arg]
+    pass
+
+
+def test_indented_json_fast_paths_have_the_standard_library_bytes() -> None:
+    """The fast paths for dicts mixing scalars and containers (runs of scalar items in one
+    call of the C encoder), floats beside containers, and lists of rows (one C call, its
+    separators rewritten): their bytes are json.dumps's, also where text looks like JSON."""
+    from kgroup.render.stream import indented
+
+    floats = [0.0, -0.0, 0.1, 1e16, 1e-7, 5e-324, 1.7976931348623157e308, 2.5]
+    tricky = ["a},\n{b", "}", "{", '"}', "\\", "},", "]", "[{", ' },\n      {"x": 1']
+    values = [
+        # check's partition: scalar items (floats among them), then one container
+        {
+            "topic": "t",
+            "partition": 0,
+            "complete": 0.5,
+            "rate": 12.345,
+            "nan": float("nan"),
+            "inf": float("inf"),
+            "ninf": float("-inf"),
+            "none": None,
+            "evidence": {
+                "commits": [{"timestamp_ms": 1, "offset": 0, "lag": 10}],
+                "log_ends": [{"timestamp_ms": 1, "offset": 10}, {"timestamp_ms": 2, "offset": 11}],
+            },
+        },
+        # containers first, between, consecutive and last
+        {"l": [1], "a": 1, "d": {"x": [2]}, "e": [], "f": {}, "b": "}", "c": [{"r": 1}]},
+        {"x": [{"t": t} for t in tricky], "y": [{"t": t, "n": i} for i, t in enumerate(tricky)]},
+        {
+            "f": floats,
+            "g": [{"v": f} for f in floats],
+            **{f"k{i}": f for i, f in enumerate(floats)},
+            "z": [],
+        },
+        # keys that are not strings: in a run of scalars (the C encoder's way), on a container
+        {1: "one", 2.5: [1], "s": 1},
+        {1: "one", None: 2, "c": [1]},
+        # lists that are not lists of rows: an empty dict, a nested value, a subclass, mixed
+        [{"a": 1}, {}],
+        [{}, {"a": 1}],
+        [{"a": 1}, {"b": [1]}],
+        [{"a": 1}, {"b": {}}],
+        [{"a": 1}, _Row(b=2)],
+        [{"a": 1}, 1],
+        [{"a": _Level.HIGH}],
+        ({"a": 1}, {"b": 2}),
+        [{"only": "one"}],
+        [{"a": t} for t in tricky] + [{"b": float("nan")}],
+        {"d": {"rows": [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]}, "s": "z"},
+        # floats one by one (beside a container in a list, and alone)
+        [*floats, float("nan"), float("inf"), float("-inf"), [1]],
+        *floats,
+        float("nan"),
+        float("-inf"),
+    ]
+    for value in values:
+        expected = json.dumps(value, indent=2, ensure_ascii=False)
+        for level in (0, 1, 3):
+            assert indented(value, level) == expected.replace("\n", "\n" + "  " * level), value
