@@ -38,11 +38,10 @@ def drain_text(p: PartitionVerdict) -> str | None:
     return None
 
 
-def _rate(value: float | None) -> float | None:
-    return None if value is None else round(value, 3)
-
-
 def partition_json(p: PartitionVerdict) -> dict[str, Any]:
+    d = p.drain
+    owner = p.owner
+    consume, produce, behind = d.consume_rate, d.produce_rate, d.behind_per_s
     return {
         "topic": p.topic,
         "partition": p.partition,
@@ -55,18 +54,18 @@ def partition_json(p: PartitionVerdict) -> dict[str, Any]:
         "lag": p.lag,
         "lag_ms": p.lag_ms,
         "complete": round(p.complete, 3),
-        "consume_rate": _rate(p.drain.consume_rate),
-        "produce_rate": _rate(p.drain.produce_rate),
-        "drain_eta_ms": p.drain.eta_ms,
-        "falling_behind_per_s": _rate(p.drain.behind_per_s),
+        "consume_rate": None if consume is None else round(consume, 3),
+        "produce_rate": None if produce is None else round(produce, 3),
+        "drain_eta_ms": d.eta_ms,
+        "falling_behind_per_s": None if behind is None else round(behind, 3),
         "headroom_ms": p.headroom_ms,
         "headroom_by": p.headroom_by,
         "headroom_time_ms": p.headroom_time_ms,
         "headroom_size_ms": p.headroom_size_ms,
         "partition_size_bytes": p.size_bytes,
-        "consumer_id": p.owner.consumer_id if p.owner else None,
-        "client_id": p.owner.client_id if p.owner else None,
-        "host": p.owner.host if p.owner else None,
+        "consumer_id": owner.consumer_id if owner else None,
+        "client_id": owner.client_id if owner else None,
+        "host": owner.host if owner else None,
         "evidence": {
             "commits": [
                 {"timestamp_ms": o.timestamp_ms, "offset": o.offset, "lag": o.lag}
