@@ -159,6 +159,7 @@ class Module:
         self.notes: dict[str, str] = {}
         self._collect(msg.struct, "", msg.note)
         self.flex = {v for v in self.valid if msg.flexible(v)}
+        self.run_constants: list[str] = []  # `_RUN_n = Run(...)` of the readers written
 
     def _collect(self, st: Struct, prefix: str, note: str) -> None:
         if st.name in self.structs:
@@ -287,14 +288,19 @@ class Module:
         lines = ["", "", f"def _read_{st.name}(r: Readable, version: int) -> {st.name}:"]
         body: list[str] = []
         tagged_fields: list[tuple[Field, set[int]]] = []
-        for fd in st.fields:
+        runs = self._runs(st)
+        for i, fd in enumerate(st.fields):
             plain, tagged, compact, nullable = self.sets(fd)
             var = local(fd.key)
             default = self.default(fd)
             if tagged:
                 tagged_fields.append((fd, tagged))
             c = cond(plain, self.valid)
-            if c == "True":
+            if i in runs:
+                self._read_run(body, st, runs[i], c)
+            elif any(i in range(start + 1, start + len(run)) for start, run in runs.items()):
+                pass  # read with the run before it
+            elif c == "True":
                 self._read_value(
                     body, st, fd, var, fd.type, "    ", plain, compact, nullable, False
                 )
@@ -313,6 +319,13 @@ class Module:
         args = [local(fd.key) for fd in st.fields]
         if self.flex:
             label = self.labels[st.name] + "_tagged_fields"
+            if not tagged_fields:  # only unknown tags: the runtime's fast empty-section path
+                flex = cond(self.flex, self.valid)
+                read = f"r.tags({label!r})" + ("" if flex == "True" else f" if {flex} else ()")
+                body.append(f"    unknown_tags = {read}")
+                args.append("unknown_tags")
+                body.append(f"    return {st.name}({', '.join(args)})")
+                return lines + body
             body.append("    unknown_tags: tuple[tuple[int, bytes], ...] = ()")
             body.append(f"    if {cond(self.flex, self.valid)}:")
             body.append("        unknown: list[tuple[int, bytes]] = []")
@@ -349,6 +362,47 @@ class Module:
             args.append("unknown_tags")
         body.append(f"    return {st.name}({', '.join(args)})")
         return lines + body
+
+    def _fixed_code(self, fd: Field) -> str | None:
+        """The struct code of a fixed-width field, None for any other."""
+        typ = fd.type
+        if isinstance(typ, str):
+            if typ in _FIXED:
+                return _FIXED[typ][2]
+            return {"bool": "?", "uuid": "16s"}.get(typ)
+        return None
+
+    def _runs(self, st: Struct) -> dict[int, list[Field]]:
+        """Runs of two or more consecutive fixed-width fields present in the same versions
+        (read with one `struct.Struct`), by the index of their first field."""
+        runs: dict[int, list[Field]] = {}
+        start, run, key = 0, [], None
+        for i, fd in enumerate([*st.fields, None]):
+            plain = self.sets(fd)[0] & self.valid if fd is not None else set()
+            code = self._fixed_code(fd) if fd is not None else None
+            this = (frozenset(plain),) if code is not None and plain else None
+            if this is not None and this == key:
+                run.append(fd)
+                continue
+            if len(run) >= 2:
+                runs[start] = run
+            start, run, key = i, [fd] if this is not None else [], this
+        return runs
+
+    def _read_run(self, body: list[str], st: Struct, run: list[Field], c: str) -> None:
+        """One `r.run` reading the fields of `run` (defaults in the versions without them)."""
+        name = f"_RUN_{len(self.run_constants)}"
+        fmt = "".join(self._fixed_code(fd) or "" for fd in run)
+        labels = tuple(self.label(st, fd) for fd in run)
+        self.run_constants.append(f"{name} = Run({fmt!r}, {labels!r})")
+        names = ", ".join(local(fd.key) for fd in run)
+        if c == "True":
+            body.append(f"    {names} = r.run({name})")
+            return
+        body.append(f"    if {c}:")
+        body.append(f"        {names} = r.run({name})")
+        body.append("    else:")
+        body.append(f"        {names} = {', '.join(self.default(fd) for fd in run)}")
 
     def _read_value(
         self,
@@ -548,7 +602,7 @@ class Module:
             "",
             "from kgroup.protocol.errors import ProtocolError, ProtocolWriteError",
             "from kgroup.protocol.runtime import (",
-            "    F64, I8, I16, I32, I64, U16, ZERO_UUID, Readable, Struct, _set, absent,",
+            "    F64, I8, I16, I32, I64, U16, ZERO_UUID, Readable, Run, Struct, _set, absent,",
             "    w_bytes, w_count, w_fixed_array, w_string, w_tags, w_uuid,",
             ")",
             "",
@@ -560,9 +614,14 @@ class Module:
         names = list(self.structs)
         for name in names:
             lines += self.dataclass(self.structs[name], name == msg.name)
+        code: list[str] = []
         for name in names:
-            lines += self.reader(self.structs[name])
-            lines += self.writer(self.structs[name])
+            code += self.reader(self.structs[name])
+            code += self.writer(self.structs[name])
+        if self.run_constants:
+            lines += ["", "", "# consecutive fixed-width fields, each read with one unpack"]
+            lines += self.run_constants
+        lines += code
         top = msg.name
         lines += [
             "",

@@ -12,6 +12,7 @@ Imports nothing of kgroup but `kgroup.protocol.errors`: the protocol package is 
 
 from __future__ import annotations
 
+import re as _re
 import struct as _struct
 from collections.abc import Sequence
 from typing import Any
@@ -33,6 +34,7 @@ I32 = _I32.pack
 I64 = _I64.pack
 F64 = _F64.pack
 ZERO_UUID = bytes(16)
+_RUN_CODES = _re.compile(r"\d*[a-zA-Z?]")
 ALLOCATE = "Tried to allocate a collection of size %d, but there are only %d bytes remaining."
 
 
@@ -68,6 +70,22 @@ class Struct:
         return f"{type(self).__name__}({inner})"
 
 
+class Run:
+    """Consecutive fixed-width fields read with one precompiled `struct.Struct`: its format
+    (without the byte order) and each field's label, in order."""
+
+    __slots__ = ("fields", "size", "unpack_from")
+
+    def __init__(self, fmt: str, labels: tuple[str, ...]) -> None:
+        st = _struct.Struct(">" + fmt)
+        self.size = st.size
+        self.unpack_from = st.unpack_from
+        self.fields = tuple(
+            (_struct.calcsize(">" + code), label)
+            for code, label in zip(_RUN_CODES.findall(fmt), labels, strict=True)
+        )
+
+
 def java_name(label: str) -> str:
     """The last name of a field path as Kafka's generated code spells it (`memberId`)."""
     name = label.rsplit(".", 1)[-1]
@@ -95,6 +113,19 @@ class Readable:
             raise self._short(st.size, label)
         self.p = p + st.size
         return st.unpack_from(self.b, p)[0]
+
+    def run(self, run: Run) -> tuple:
+        """The values of `run`'s fields at once; running short names the field that does."""
+        p = self.p
+        end = p + run.size
+        if end > self.e:
+            for size, label in run.fields:
+                if p + size > self.e:
+                    self.p = p
+                    raise self._short(size, label)
+                p += size
+        self.p = end
+        return run.unpack_from(self.b, p)
 
     def int8(self, label: str) -> int:
         return self._fixed(_I8, label)  # type: ignore[return-value]
@@ -159,6 +190,17 @@ class Readable:
 
     def string(self, label: str, compact: bool, nullable: bool = False) -> str | None:
         start = self.p
+        if compact and start < self.e and 0 < self.b[start] < 0x80:  # one-byte length
+            p = start + 1
+            end = p + self.b[start] - 1
+            if end <= self.e:
+                self.p = end
+                try:
+                    return self.b[p:end].decode()
+                except UnicodeDecodeError:
+                    raise ProtocolError(
+                        "string is not UTF-8", position=start, field=label
+                    ) from None
         n = self._length(label, compact, False)
         if n < 0:
             self._null(label, start, nullable)
@@ -215,6 +257,18 @@ class Readable:
         if tagged:
             return self.uvarint(label) != 0
         return self._fixed(_I8, label) >= 0  # type: ignore[operator]
+
+    def tags(self, label: str) -> tuple[tuple[int, bytes], ...]:
+        """A tag section of tags kgroup does not know: (tag, raw bytes) in order."""
+        p = self.p
+        if p < self.e and self.b[p] == 0:  # the usual empty section
+            self.p = p + 1
+            return ()
+        unknown = []
+        for _ in range(self.tag_count(label)):
+            tag, end = self.tag(label)
+            unknown.append((tag, self.raw(end)))
+        return tuple(unknown)
 
     def tag_count(self, label: str) -> int:
         value = self.uvarint(label) & 0xFFFFFFFF

@@ -246,3 +246,48 @@ def test_the_request_header_keeps_a_classic_client_id_in_v2() -> None:
         {"request_api_key": 18, "request_api_version": 3, "correlation_id": 7, "client_id": "k"},
     )
     assert raw == h("0012 0003 00000007 0001 6b 00")
+
+
+# OffsetFetchResponse v8, laid out from OffsetFetchResponse.json: group "g", topic "t",
+# partition 3 at offset 42 (leader epoch 7); its PartitionIndex, CommittedOffset and
+# CommittedLeaderEpoch are read with one unpack (issue #29).
+OFFSET_FETCH_V8 = h(
+    "00000000"  # ThrottleTimeMs
+    "02"  # Groups: 1
+    + cs("g")
+    + "02"  # Topics: 1
+    + cs("t")
+    + "02"  # Partitions: 1
+    + "00000003"  # PartitionIndex
+    + "000000000000002a"  # CommittedOffset
+    + "00000007"  # CommittedLeaderEpoch
+    + "00"  # Metadata: null
+    + "0000"  # ErrorCode
+    + "00"  # partition tags
+    + "00"  # topic tags
+    + "0000"  # group ErrorCode
+    + "00"  # group tags
+    + "00"  # tags
+)
+
+
+def test_fixed_fields_read_at_once_and_a_cut_names_the_field_it_falls_in() -> None:
+    from kgroup.protocol.generated.wire import offset_fetch_response as gen
+
+    (group,) = gen.read(OFFSET_FETCH_V8, 8).groups
+    (part,) = group.topics[0].partitions
+    assert (part.partition_index, part.committed_offset, part.committed_leader_epoch) == (3, 42, 7)
+    assert part.metadata is None
+    start = OFFSET_FETCH_V8.index(h("00000003"))
+    for cut, field, reason in (
+        (start + 2, "PartitionIndex", "needs 4 bytes, 2 left"),
+        (start + 4 + 5, "CommittedOffset", "needs 8 bytes, 5 left"),
+        (start + 12 + 3, "CommittedLeaderEpoch", "needs 4 bytes, 3 left"),
+    ):
+        with pytest.raises(ProtocolError) as caught:
+            gen.read(OFFSET_FETCH_V8[:cut], 8)
+        assert caught.value.field == f"Groups.Topics.Partitions.{field}"
+        assert caught.value.position == start + {"PartitionIndex": 0, "CommittedOffset": 4}.get(
+            field, 12
+        )
+        assert reason in caught.value.reason

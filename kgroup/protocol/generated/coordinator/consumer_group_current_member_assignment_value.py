@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     I32,
     ZERO_UUID,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -107,6 +108,10 @@ class ConsumerGroupCurrentMemberAssignmentValue(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("iib", ("MemberEpoch", "PreviousMemberEpoch", "State"))
+
+
 def _read_TopicPartitions(r: Readable, version: int) -> TopicPartitions:
     topic_id = r.uuid("TopicPartitions.TopicId")
     n = r.count("TopicPartitions.Partitions", True)
@@ -148,20 +153,12 @@ def _write_TopicPartitions(out: bytearray, obj: TopicPartitions, version: int) -
 def _read_ConsumerGroupCurrentMemberAssignmentValue(
     r: Readable, version: int
 ) -> ConsumerGroupCurrentMemberAssignmentValue:
-    member_epoch = r.int32("MemberEpoch")
-    previous_member_epoch = r.int32("PreviousMemberEpoch")
-    state = r.int8("State")
+    member_epoch, previous_member_epoch, state = r.run(_RUN_0)
     n = r.count("AssignedPartitions", True)
     assigned_partitions = tuple([_read_TopicPartitions(r, version) for _ in range(n)])
     n = r.count("PartitionsPendingRevocation", True)
     partitions_pending_revocation = tuple([_read_TopicPartitions(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return ConsumerGroupCurrentMemberAssignmentValue(
         member_epoch,
         previous_member_epoch,

@@ -152,13 +152,7 @@ class ConsumerGroupMemberMetadataValue(Struct):
 def _read_ClassicProtocol(r: Readable, version: int) -> ClassicProtocol:
     name = r.string("ClassicMemberMetadata.SupportedProtocols.Name", True)
     metadata = r.bytes("ClassicMemberMetadata.SupportedProtocols.Metadata", True)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("ClassicMemberMetadata.SupportedProtocols._tagged_fields")):
-            tag, end = r.tag("ClassicMemberMetadata.SupportedProtocols._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("ClassicMemberMetadata.SupportedProtocols._tagged_fields")
     return ClassicProtocol(name, metadata, unknown_tags)
 
 
@@ -174,13 +168,7 @@ def _read_ClassicMemberMetadata(r: Readable, version: int) -> ClassicMemberMetad
     session_timeout_ms = r.int32("ClassicMemberMetadata.SessionTimeoutMs")
     n = r.count("ClassicMemberMetadata.SupportedProtocols", True)
     supported_protocols = tuple([_read_ClassicProtocol(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("ClassicMemberMetadata._tagged_fields")):
-            tag, end = r.tag("ClassicMemberMetadata._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("ClassicMemberMetadata._tagged_fields")
     return ClassicMemberMetadata(session_timeout_ms, supported_protocols, unknown_tags)
 
 

@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     I64,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -53,20 +54,17 @@ class ConsumerGroupRegularExpressionValue(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("qq", ("Version", "Timestamp"))
+
+
 def _read_ConsumerGroupRegularExpressionValue(
     r: Readable, version: int
 ) -> ConsumerGroupRegularExpressionValue:
     n = r.count("Topics", True)
     topics = tuple([r.string("Topics", True) for _ in range(n)])
-    version_ = r.int64("Version")
-    timestamp = r.int64("Timestamp")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    version_, timestamp = r.run(_RUN_0)
+    unknown_tags = r.tags("_tagged_fields")
     return ConsumerGroupRegularExpressionValue(topics, version_, timestamp, unknown_tags)
 
 

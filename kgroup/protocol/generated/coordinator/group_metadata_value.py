@@ -163,13 +163,7 @@ def _read_MemberMetadata(r: Readable, version: int) -> MemberMetadata:
     session_timeout = r.int32("members.sessionTimeout")
     subscription = r.bytes("members.subscription", version >= 4)
     assignment = r.bytes("members.assignment", version >= 4)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("members._tagged_fields")):
-            tag, end = r.tag("members._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("members._tagged_fields") if version >= 4 else ()
     return MemberMetadata(
         member_id,
         group_instance_id,
@@ -211,13 +205,7 @@ def _read_GroupMetadataValue(r: Readable, version: int) -> GroupMetadataValue:
     current_state_timestamp = r.int64("currentStateTimestamp") if version >= 2 else -1
     n = r.count("members", version >= 4)
     members = tuple([_read_MemberMetadata(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
     return GroupMetadataValue(
         protocol_type, generation, protocol, leader, current_state_timestamp, members, unknown_tags
     )

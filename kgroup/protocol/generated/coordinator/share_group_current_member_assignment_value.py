@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     ZERO_UUID,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -96,17 +97,15 @@ class ShareGroupCurrentMemberAssignmentValue(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("iib", ("MemberEpoch", "PreviousMemberEpoch", "State"))
+
+
 def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:
     topic_id = r.uuid("AssignedPartitions.TopicId")
     n = r.count("AssignedPartitions.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "AssignedPartitions.Partitions")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("AssignedPartitions._tagged_fields")):
-            tag, end = r.tag("AssignedPartitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("AssignedPartitions._tagged_fields")
     return TopicPartition(topic_id, partitions, unknown_tags)
 
 
@@ -121,18 +120,10 @@ def _write_TopicPartition(out: bytearray, obj: TopicPartition, version: int) -> 
 def _read_ShareGroupCurrentMemberAssignmentValue(
     r: Readable, version: int
 ) -> ShareGroupCurrentMemberAssignmentValue:
-    member_epoch = r.int32("MemberEpoch")
-    previous_member_epoch = r.int32("PreviousMemberEpoch")
-    state = r.int8("State")
+    member_epoch, previous_member_epoch, state = r.run(_RUN_0)
     n = r.count("AssignedPartitions", True)
     assigned_partitions = tuple([_read_TopicPartition(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return ShareGroupCurrentMemberAssignmentValue(
         member_epoch, previous_member_epoch, state, assigned_partitions, unknown_tags
     )

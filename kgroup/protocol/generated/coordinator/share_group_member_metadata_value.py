@@ -62,13 +62,7 @@ def _read_ShareGroupMemberMetadataValue(r: Readable, version: int) -> ShareGroup
     client_host = r.string("ClientHost", True)
     n = r.count("SubscribedTopicNames", True)
     subscribed_topic_names = tuple([r.string("SubscribedTopicNames", True) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return ShareGroupMemberMetadataValue(
         rack_id, client_id, client_host, subscribed_topic_names, unknown_tags
     )

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Run,
     Struct,
     _set,
     w_tags,
@@ -48,16 +49,13 @@ class ShareGroupMetadataValue(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("iq", ("Epoch", "MetadataHash"))
+
+
 def _read_ShareGroupMetadataValue(r: Readable, version: int) -> ShareGroupMetadataValue:
-    epoch = r.int32("Epoch")
-    metadata_hash = r.int64("MetadataHash")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    epoch, metadata_hash = r.run(_RUN_0)
+    unknown_tags = r.tags("_tagged_fields")
     return ShareGroupMetadataValue(epoch, metadata_hash, unknown_tags)
 
 

@@ -74,13 +74,7 @@ def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:
     topic_id = r.uuid("TopicPartitions.TopicId")
     n = r.count("TopicPartitions.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "TopicPartitions.Partitions")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("TopicPartitions._tagged_fields")):
-            tag, end = r.tag("TopicPartitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("TopicPartitions._tagged_fields")
     return TopicPartition(topic_id, partitions, unknown_tags)
 
 
@@ -97,13 +91,7 @@ def _read_ShareGroupTargetAssignmentMemberValue(
 ) -> ShareGroupTargetAssignmentMemberValue:
     n = r.count("TopicPartitions", True)
     topic_partitions = tuple([_read_TopicPartition(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return ShareGroupTargetAssignmentMemberValue(topic_partitions, unknown_tags)
 
 

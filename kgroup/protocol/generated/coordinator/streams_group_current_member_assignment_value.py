@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I8,
     I32,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -130,6 +131,10 @@ class StreamsGroupCurrentMemberAssignmentValue(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("iib", ("MemberEpoch", "PreviousMemberEpoch", "State"))
+
+
 def _read_TaskIds(r: Readable, version: int) -> TaskIds:
     subtopology_id = r.string("TaskIds.SubtopologyId", True)
     n = r.count("TaskIds.Partitions", True)
@@ -169,9 +174,7 @@ def _write_TaskIds(out: bytearray, obj: TaskIds, version: int) -> None:
 def _read_StreamsGroupCurrentMemberAssignmentValue(
     r: Readable, version: int
 ) -> StreamsGroupCurrentMemberAssignmentValue:
-    member_epoch = r.int32("MemberEpoch")
-    previous_member_epoch = r.int32("PreviousMemberEpoch")
-    state = r.int8("State")
+    member_epoch, previous_member_epoch, state = r.run(_RUN_0)
     n = r.count("ActiveTasks", True)
     active_tasks = tuple([_read_TaskIds(r, version) for _ in range(n)])
     n = r.count("StandbyTasks", True)
@@ -184,13 +187,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue(
     standby_tasks_pending_revocation = tuple([_read_TaskIds(r, version) for _ in range(n)])
     n = r.count("WarmupTasksPendingRevocation", True)
     warmup_tasks_pending_revocation = tuple([_read_TaskIds(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return StreamsGroupCurrentMemberAssignmentValue(
         member_epoch,
         previous_member_epoch,

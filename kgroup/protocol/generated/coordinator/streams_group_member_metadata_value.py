@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     U16,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -142,16 +143,14 @@ class StreamsGroupMemberMetadataValue(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("ii", ("RebalanceTimeoutMs", "TopologyEpoch"))
+
+
 def _read_Endpoint(r: Readable, version: int) -> Endpoint:
     host = r.string("UserEndpoint.Host", True)
     port = r.uint16("UserEndpoint.Port")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("UserEndpoint._tagged_fields")):
-            tag, end = r.tag("UserEndpoint._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("UserEndpoint._tagged_fields")
     return Endpoint(host, port, unknown_tags)
 
 
@@ -166,13 +165,7 @@ def _write_Endpoint(out: bytearray, obj: Endpoint, version: int) -> None:
 def _read_KeyValue(r: Readable, version: int) -> KeyValue:
     key = r.string("ClientTags.Key", True)
     value = r.string("ClientTags.Value", True)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("ClientTags._tagged_fields")):
-            tag, end = r.tag("ClientTags._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("ClientTags._tagged_fields")
     return KeyValue(key, value, unknown_tags)
 
 
@@ -191,19 +184,12 @@ def _read_StreamsGroupMemberMetadataValue(
     rack_id = r.string("RackId", True, True)
     client_id = r.string("ClientId", True)
     client_host = r.string("ClientHost", True)
-    rebalance_timeout_ms = r.int32("RebalanceTimeoutMs")
-    topology_epoch = r.int32("TopologyEpoch")
+    rebalance_timeout_ms, topology_epoch = r.run(_RUN_0)
     process_id = r.string("ProcessId", True)
     user_endpoint = _read_Endpoint(r, version) if r.present("UserEndpoint", False) else None
     n = r.count("ClientTags", True)
     client_tags = tuple([_read_KeyValue(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return StreamsGroupMemberMetadataValue(
         instance_id,
         rack_id,

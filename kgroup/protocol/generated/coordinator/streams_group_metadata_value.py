@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -103,16 +104,14 @@ class StreamsGroupMetadataValue(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("iq", ("Epoch", "MetadataHash"))
+
+
 def _read_KeyValue(r: Readable, version: int) -> KeyValue:
     key = r.string("LastAssignmentConfigs.Key", True)
     value = r.string("LastAssignmentConfigs.Value", True)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("LastAssignmentConfigs._tagged_fields")):
-            tag, end = r.tag("LastAssignmentConfigs._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("LastAssignmentConfigs._tagged_fields")
     return KeyValue(key, value, unknown_tags)
 
 
@@ -125,8 +124,7 @@ def _write_KeyValue(out: bytearray, obj: KeyValue, version: int) -> None:
 
 
 def _read_StreamsGroupMetadataValue(r: Readable, version: int) -> StreamsGroupMetadataValue:
-    epoch = r.int32("Epoch")
-    metadata_hash = r.int64("MetadataHash")
+    epoch, metadata_hash = r.run(_RUN_0)
     validated_topology_epoch = -1
     last_assignment_configs = None
     stored_description_topology_epoch = -1

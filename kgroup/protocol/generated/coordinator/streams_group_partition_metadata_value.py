@@ -107,13 +107,7 @@ def _read_PartitionMetadata(r: Readable, version: int) -> PartitionMetadata:
     partition = r.int32("Topics.PartitionMetadata.Partition")
     n = r.count("Topics.PartitionMetadata.Racks", True)
     racks = tuple([r.string("Topics.PartitionMetadata.Racks", True) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics.PartitionMetadata._tagged_fields")):
-            tag, end = r.tag("Topics.PartitionMetadata._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics.PartitionMetadata._tagged_fields")
     return PartitionMetadata(partition, racks, unknown_tags)
 
 
@@ -132,13 +126,7 @@ def _read_TopicMetadata(r: Readable, version: int) -> TopicMetadata:
     num_partitions = r.int32("Topics.NumPartitions")
     n = r.count("Topics.PartitionMetadata", True)
     partition_metadata = tuple([_read_PartitionMetadata(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields")
     return TopicMetadata(topic_id, topic_name, num_partitions, partition_metadata, unknown_tags)
 
 
@@ -158,13 +146,7 @@ def _read_StreamsGroupPartitionMetadataValue(
 ) -> StreamsGroupPartitionMetadataValue:
     n = r.count("Topics", True)
     topics = tuple([_read_TopicMetadata(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return StreamsGroupPartitionMetadataValue(topics, unknown_tags)
 
 

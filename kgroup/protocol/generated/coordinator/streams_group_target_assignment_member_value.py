@@ -82,13 +82,7 @@ def _read_TaskIds(r: Readable, version: int) -> TaskIds:
     subtopology_id = r.string("TaskIds.SubtopologyId", True)
     n = r.count("TaskIds.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "TaskIds.Partitions")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("TaskIds._tagged_fields")):
-            tag, end = r.tag("TaskIds._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("TaskIds._tagged_fields")
     return TaskIds(subtopology_id, partitions, unknown_tags)
 
 
@@ -109,13 +103,7 @@ def _read_StreamsGroupTargetAssignmentMemberValue(
     standby_tasks = tuple([_read_TaskIds(r, version) for _ in range(n)])
     n = r.count("WarmupTasks", True)
     warmup_tasks = tuple([_read_TaskIds(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return StreamsGroupTargetAssignmentMemberValue(
         active_tasks, standby_tasks, warmup_tasks, unknown_tags
     )

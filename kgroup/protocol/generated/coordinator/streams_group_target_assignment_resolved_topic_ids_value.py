@@ -79,13 +79,7 @@ def _read_ResolvedTopicIds(r: Readable, version: int) -> ResolvedTopicIds:
     subtopology_id = r.string("ResolvedTopicIdsBySubtopology.SubtopologyId", True)
     n = r.count("ResolvedTopicIdsBySubtopology.TopicIds", True)
     topic_ids = tuple([r.uuid("ResolvedTopicIdsBySubtopology.TopicIds") for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("ResolvedTopicIdsBySubtopology._tagged_fields")):
-            tag, end = r.tag("ResolvedTopicIdsBySubtopology._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("ResolvedTopicIdsBySubtopology._tagged_fields")
     return ResolvedTopicIds(subtopology_id, topic_ids, unknown_tags)
 
 
@@ -106,13 +100,7 @@ def _read_StreamsGroupTargetAssignmentResolvedTopicIdsValue(
     resolved_topic_ids_by_subtopology = tuple(
         [_read_ResolvedTopicIds(r, version) for _ in range(n)]
     )
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return StreamsGroupTargetAssignmentResolvedTopicIdsValue(
         assignment_epoch, resolved_topic_ids_by_subtopology, unknown_tags
     )

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -194,18 +195,14 @@ class StreamsGroupTopologyValue(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("ih", ("TopicInfo.Partitions", "TopicInfo.ReplicationFactor"))
+
+
 def _read_TopicConfig(r: Readable, version: int) -> TopicConfig:
     key = r.string("Subtopologies.StateChangelogTopics.TopicConfigs.key", True)
     value = r.string("Subtopologies.StateChangelogTopics.TopicConfigs.value", True)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(
-            r.tag_count("Subtopologies.StateChangelogTopics.TopicConfigs._tagged_fields")
-        ):
-            tag, end = r.tag("Subtopologies.StateChangelogTopics.TopicConfigs._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Subtopologies.StateChangelogTopics.TopicConfigs._tagged_fields")
     return TopicConfig(key, value, unknown_tags)
 
 
@@ -219,17 +216,10 @@ def _write_TopicConfig(out: bytearray, obj: TopicConfig, version: int) -> None:
 
 def _read_TopicInfo(r: Readable, version: int) -> TopicInfo:
     name = r.string("TopicInfo.Name", True)
-    partitions = r.int32("TopicInfo.Partitions")
-    replication_factor = r.int16("TopicInfo.ReplicationFactor")
+    partitions, replication_factor = r.run(_RUN_0)
     n = r.count("TopicInfo.TopicConfigs", True)
     topic_configs = tuple([_read_TopicConfig(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("TopicInfo._tagged_fields")):
-            tag, end = r.tag("TopicInfo._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("TopicInfo._tagged_fields")
     return TopicInfo(name, partitions, replication_factor, topic_configs, unknown_tags)
 
 
@@ -255,13 +245,7 @@ def _read_CopartitionGroup(r: Readable, version: int) -> CopartitionGroup:
     repartition_source_topics = r.fixed_array(
         "h", 2, n, "Subtopologies.CopartitionGroups.RepartitionSourceTopics"
     )
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Subtopologies.CopartitionGroups._tagged_fields")):
-            tag, end = r.tag("Subtopologies.CopartitionGroups._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Subtopologies.CopartitionGroups._tagged_fields")
     return CopartitionGroup(
         source_topics, source_topic_regex, repartition_source_topics, unknown_tags
     )
@@ -308,13 +292,7 @@ def _read_Subtopology(r: Readable, version: int) -> Subtopology:
     repartition_source_topics = tuple([_read_TopicInfo(r, version) for _ in range(n)])
     n = r.count("Subtopologies.CopartitionGroups", True)
     copartition_groups = tuple([_read_CopartitionGroup(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Subtopologies._tagged_fields")):
-            tag, end = r.tag("Subtopologies._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Subtopologies._tagged_fields")
     return Subtopology(
         subtopology_id,
         source_topics,
@@ -356,13 +334,7 @@ def _read_StreamsGroupTopologyValue(r: Readable, version: int) -> StreamsGroupTo
     epoch = r.int32("Epoch")
     n = r.count("Subtopologies", True)
     subtopologies = tuple([_read_Subtopology(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return StreamsGroupTopologyValue(epoch, subtopologies, unknown_tags)
 
 

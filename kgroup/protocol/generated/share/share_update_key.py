@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     I32,
     ZERO_UUID,
     Readable,
+    Run,
     Struct,
     _set,
     w_string,
@@ -46,10 +47,13 @@ class ShareUpdateKey(Struct):
         _set(self, "partition", partition)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("16si", ("TopicId", "Partition"))
+
+
 def _read_ShareUpdateKey(r: Readable, version: int) -> ShareUpdateKey:
     group_id = r.string("GroupId", False)
-    topic_id = r.uuid("TopicId")
-    partition = r.int32("Partition")
+    topic_id, partition = r.run(_RUN_0)
     return ShareUpdateKey(group_id, topic_id, partition)
 
 

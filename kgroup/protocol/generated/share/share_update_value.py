@@ -18,6 +18,7 @@ from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -95,18 +96,22 @@ class ShareUpdateValue(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run(
+    "qqbh",
+    (
+        "StateBatches.FirstOffset",
+        "StateBatches.LastOffset",
+        "StateBatches.DeliveryState",
+        "StateBatches.DeliveryCount",
+    ),
+)
+_RUN_1 = Run("iiq", ("SnapshotEpoch", "LeaderEpoch", "StartOffset"))
+
+
 def _read_StateBatch(r: Readable, version: int) -> StateBatch:
-    first_offset = r.int64("StateBatches.FirstOffset")
-    last_offset = r.int64("StateBatches.LastOffset")
-    delivery_state = r.int8("StateBatches.DeliveryState")
-    delivery_count = r.int16("StateBatches.DeliveryCount")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("StateBatches._tagged_fields")):
-            tag, end = r.tag("StateBatches._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    first_offset, last_offset, delivery_state, delivery_count = r.run(_RUN_0)
+    unknown_tags = r.tags("StateBatches._tagged_fields")
     return StateBatch(first_offset, last_offset, delivery_state, delivery_count, unknown_tags)
 
 
@@ -121,18 +126,10 @@ def _write_StateBatch(out: bytearray, obj: StateBatch, version: int) -> None:
 
 
 def _read_ShareUpdateValue(r: Readable, version: int) -> ShareUpdateValue:
-    snapshot_epoch = r.int32("SnapshotEpoch")
-    leader_epoch = r.int32("LeaderEpoch")
-    start_offset = r.int64("StartOffset")
+    snapshot_epoch, leader_epoch, start_offset = r.run(_RUN_1)
     n = r.count("StateBatches", True)
     state_batches = tuple([_read_StateBatch(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return ShareUpdateValue(snapshot_epoch, leader_epoch, start_offset, state_batches, unknown_tags)
 
 

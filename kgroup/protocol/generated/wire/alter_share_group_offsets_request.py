@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -100,18 +101,15 @@ class AlterShareGroupOffsetsRequest(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("iq", ("Topics.Partitions.PartitionIndex", "Topics.Partitions.StartOffset"))
+
+
 def _read_AlterShareGroupOffsetsRequestPartition(
     r: Readable, version: int
 ) -> AlterShareGroupOffsetsRequestPartition:
-    partition_index = r.int32("Topics.Partitions.PartitionIndex")
-    start_offset = r.int64("Topics.Partitions.StartOffset")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics.Partitions._tagged_fields")):
-            tag, end = r.tag("Topics.Partitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    partition_index, start_offset = r.run(_RUN_0)
+    unknown_tags = r.tags("Topics.Partitions._tagged_fields")
     return AlterShareGroupOffsetsRequestPartition(partition_index, start_offset, unknown_tags)
 
 
@@ -131,13 +129,7 @@ def _read_AlterShareGroupOffsetsRequestTopic(
     topic_name = r.string("Topics.TopicName", True)
     n = r.count("Topics.Partitions", True)
     partitions = tuple([_read_AlterShareGroupOffsetsRequestPartition(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields")
     return AlterShareGroupOffsetsRequestTopic(topic_name, partitions, unknown_tags)
 
 
@@ -156,13 +148,7 @@ def _read_AlterShareGroupOffsetsRequest(r: Readable, version: int) -> AlterShare
     group_id = r.string("GroupId", True)
     n = r.count("Topics", True)
     topics = tuple([_read_AlterShareGroupOffsetsRequestTopic(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return AlterShareGroupOffsetsRequest(group_id, topics, unknown_tags)
 
 

@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     I32,
     ZERO_UUID,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -121,19 +122,17 @@ class AlterShareGroupOffsetsResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("ih", ("Responses.Partitions.PartitionIndex", "Responses.Partitions.ErrorCode"))
+_RUN_1 = Run("ih", ("ThrottleTimeMs", "ErrorCode"))
+
+
 def _read_AlterShareGroupOffsetsResponsePartition(
     r: Readable, version: int
 ) -> AlterShareGroupOffsetsResponsePartition:
-    partition_index = r.int32("Responses.Partitions.PartitionIndex")
-    error_code = r.int16("Responses.Partitions.ErrorCode")
+    partition_index, error_code = r.run(_RUN_0)
     error_message = r.string("Responses.Partitions.ErrorMessage", True, True)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Responses.Partitions._tagged_fields")):
-            tag, end = r.tag("Responses.Partitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Responses.Partitions._tagged_fields")
     return AlterShareGroupOffsetsResponsePartition(
         partition_index, error_code, error_message, unknown_tags
     )
@@ -159,13 +158,7 @@ def _read_AlterShareGroupOffsetsResponseTopic(
     partitions = tuple(
         [_read_AlterShareGroupOffsetsResponsePartition(r, version) for _ in range(n)]
     )
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Responses._tagged_fields")):
-            tag, end = r.tag("Responses._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Responses._tagged_fields")
     return AlterShareGroupOffsetsResponseTopic(topic_name, topic_id, partitions, unknown_tags)
 
 
@@ -184,18 +177,11 @@ def _write_AlterShareGroupOffsetsResponseTopic(
 def _read_AlterShareGroupOffsetsResponse(
     r: Readable, version: int
 ) -> AlterShareGroupOffsetsResponse:
-    throttle_time_ms = r.int32("ThrottleTimeMs")
-    error_code = r.int16("ErrorCode")
+    throttle_time_ms, error_code = r.run(_RUN_1)
     error_message = r.string("ErrorMessage", True, True)
     n = r.count("Responses", True)
     responses = tuple([_read_AlterShareGroupOffsetsResponseTopic(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return AlterShareGroupOffsetsResponse(
         throttle_time_ms, error_code, error_message, responses, unknown_tags
     )

@@ -50,13 +50,7 @@ class ApiVersionsRequest(Struct):
 def _read_ApiVersionsRequest(r: Readable, version: int) -> ApiVersionsRequest:
     client_software_name = r.string("ClientSoftwareName", True) if version >= 3 else ""
     client_software_version = r.string("ClientSoftwareVersion", True) if version >= 3 else ""
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 3:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 3 else ()
     return ApiVersionsRequest(client_software_name, client_software_version, unknown_tags)
 
 

@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Run,
     Struct,
     _set,
     absent,
@@ -174,17 +175,15 @@ class ApiVersionsResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("hhh", ("ApiKeys.ApiKey", "ApiKeys.MinVersion", "ApiKeys.MaxVersion"))
+_RUN_1 = Run("hh", ("SupportedFeatures.MinVersion", "SupportedFeatures.MaxVersion"))
+_RUN_2 = Run("hh", ("FinalizedFeatures.MaxVersionLevel", "FinalizedFeatures.MinVersionLevel"))
+
+
 def _read_ApiVersion(r: Readable, version: int) -> ApiVersion:
-    api_key = r.int16("ApiKeys.ApiKey")
-    min_version = r.int16("ApiKeys.MinVersion")
-    max_version = r.int16("ApiKeys.MaxVersion")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 3:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("ApiKeys._tagged_fields")):
-            tag, end = r.tag("ApiKeys._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    api_key, min_version, max_version = r.run(_RUN_0)
+    unknown_tags = r.tags("ApiKeys._tagged_fields") if version >= 3 else ()
     return ApiVersion(api_key, min_version, max_version, unknown_tags)
 
 
@@ -199,15 +198,11 @@ def _write_ApiVersion(out: bytearray, obj: ApiVersion, version: int) -> None:
 
 def _read_SupportedFeatureKey(r: Readable, version: int) -> SupportedFeatureKey:
     name = r.string("SupportedFeatures.Name", True) if version >= 3 else ""
-    min_version = r.int16("SupportedFeatures.MinVersion") if version >= 3 else 0
-    max_version = r.int16("SupportedFeatures.MaxVersion") if version >= 3 else 0
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
     if version >= 3:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("SupportedFeatures._tagged_fields")):
-            tag, end = r.tag("SupportedFeatures._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+        min_version, max_version = r.run(_RUN_1)
+    else:
+        min_version, max_version = 0, 0
+    unknown_tags = r.tags("SupportedFeatures._tagged_fields") if version >= 3 else ()
     return SupportedFeatureKey(name, min_version, max_version, unknown_tags)
 
 
@@ -231,15 +226,11 @@ def _write_SupportedFeatureKey(out: bytearray, obj: SupportedFeatureKey, version
 
 def _read_FinalizedFeatureKey(r: Readable, version: int) -> FinalizedFeatureKey:
     name = r.string("FinalizedFeatures.Name", True) if version >= 3 else ""
-    max_version_level = r.int16("FinalizedFeatures.MaxVersionLevel") if version >= 3 else 0
-    min_version_level = r.int16("FinalizedFeatures.MinVersionLevel") if version >= 3 else 0
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
     if version >= 3:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("FinalizedFeatures._tagged_fields")):
-            tag, end = r.tag("FinalizedFeatures._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+        max_version_level, min_version_level = r.run(_RUN_2)
+    else:
+        max_version_level, min_version_level = 0, 0
+    unknown_tags = r.tags("FinalizedFeatures._tagged_fields") if version >= 3 else ()
     return FinalizedFeatureKey(name, max_version_level, min_version_level, unknown_tags)
 
 

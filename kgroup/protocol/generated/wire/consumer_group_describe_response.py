@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     I32,
     ZERO_UUID,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -262,18 +263,16 @@ class ConsumerGroupDescribeResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("ii", ("Groups.GroupEpoch", "Groups.AssignmentEpoch"))
+
+
 def _read_TopicPartitions(r: Readable, version: int) -> TopicPartitions:
     topic_id = r.uuid("Groups.Members.Assignment.TopicPartitions.TopicId")
     topic_name = r.string("Groups.Members.Assignment.TopicPartitions.TopicName", True)
     n = r.count("Groups.Members.Assignment.TopicPartitions.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "Groups.Members.Assignment.TopicPartitions.Partitions")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Members.Assignment.TopicPartitions._tagged_fields")):
-            tag, end = r.tag("Groups.Members.Assignment.TopicPartitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Members.Assignment.TopicPartitions._tagged_fields")
     return TopicPartitions(topic_id, topic_name, partitions, unknown_tags)
 
 
@@ -298,13 +297,7 @@ def _write_TopicPartitions(out: bytearray, obj: TopicPartitions, version: int) -
 def _read_Assignment(r: Readable, version: int) -> Assignment:
     n = r.count("Assignment.TopicPartitions", True)
     topic_partitions = tuple([_read_TopicPartitions(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Assignment._tagged_fields")):
-            tag, end = r.tag("Assignment._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Assignment._tagged_fields")
     return Assignment(topic_partitions, unknown_tags)
 
 
@@ -331,13 +324,7 @@ def _read_Member(r: Readable, version: int) -> Member:
     assignment = _read_Assignment(r, version)
     target_assignment = _read_Assignment(r, version)
     member_type = r.int8("Groups.Members.MemberType") if version >= 1 else -1
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Members._tagged_fields")):
-            tag, end = r.tag("Groups.Members._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Members._tagged_fields")
     return Member(
         member_id,
         instance_id,
@@ -380,19 +367,12 @@ def _read_DescribedGroup(r: Readable, version: int) -> DescribedGroup:
     error_message = r.string("Groups.ErrorMessage", True, True)
     group_id = r.string("Groups.GroupId", True)
     group_state = r.string("Groups.GroupState", True)
-    group_epoch = r.int32("Groups.GroupEpoch")
-    assignment_epoch = r.int32("Groups.AssignmentEpoch")
+    group_epoch, assignment_epoch = r.run(_RUN_0)
     assignor_name = r.string("Groups.AssignorName", True)
     n = r.count("Groups.Members", True)
     members = tuple([_read_Member(r, version) for _ in range(n)])
     authorized_operations = r.int32("Groups.AuthorizedOperations")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups._tagged_fields")):
-            tag, end = r.tag("Groups._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups._tagged_fields")
     return DescribedGroup(
         error_code,
         error_message,
@@ -427,13 +407,7 @@ def _read_ConsumerGroupDescribeResponse(r: Readable, version: int) -> ConsumerGr
     throttle_time_ms = r.int32("ThrottleTimeMs")
     n = r.count("Groups", True)
     groups = tuple([_read_DescribedGroup(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return ConsumerGroupDescribeResponse(throttle_time_ms, groups, unknown_tags)
 
 

@@ -46,13 +46,7 @@ class DeleteGroupsRequest(Struct):
 def _read_DeleteGroupsRequest(r: Readable, version: int) -> DeleteGroupsRequest:
     n = r.count("GroupsNames", version >= 2)
     groups_names = tuple([r.string("GroupsNames", version >= 2) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 2:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
     return DeleteGroupsRequest(groups_names, unknown_tags)
 
 

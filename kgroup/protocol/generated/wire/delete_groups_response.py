@@ -84,13 +84,7 @@ def _read_DeletableGroupResult(r: Readable, version: int) -> DeletableGroupResul
     group_id = r.string("Results.GroupId", version >= 2)
     error_code = r.int16("Results.ErrorCode")
     error_message = r.string("Results.ErrorMessage", True, True) if version >= 3 else None
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 2:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Results._tagged_fields")):
-            tag, end = r.tag("Results._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Results._tagged_fields") if version >= 2 else ()
     return DeletableGroupResult(group_id, error_code, error_message, unknown_tags)
 
 
@@ -108,13 +102,7 @@ def _read_DeleteGroupsResponse(r: Readable, version: int) -> DeleteGroupsRespons
     throttle_time_ms = r.int32("ThrottleTimeMs")
     n = r.count("Results", version >= 2)
     results = tuple([_read_DeletableGroupResult(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 2:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
     return DeleteGroupsResponse(throttle_time_ms, results, unknown_tags)
 
 

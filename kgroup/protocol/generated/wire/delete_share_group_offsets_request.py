@@ -71,13 +71,7 @@ def _read_DeleteShareGroupOffsetsRequestTopic(
     r: Readable, version: int
 ) -> DeleteShareGroupOffsetsRequestTopic:
     topic_name = r.string("Topics.TopicName", True)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields")
     return DeleteShareGroupOffsetsRequestTopic(topic_name, unknown_tags)
 
 
@@ -96,13 +90,7 @@ def _read_DeleteShareGroupOffsetsRequest(
     group_id = r.string("GroupId", True)
     n = r.count("Topics", True)
     topics = tuple([_read_DeleteShareGroupOffsetsRequestTopic(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return DeleteShareGroupOffsetsRequest(group_id, topics, unknown_tags)
 
 

@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     I32,
     ZERO_UUID,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -96,20 +97,18 @@ class DeleteShareGroupOffsetsResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("16sh", ("Responses.TopicId", "Responses.ErrorCode"))
+_RUN_1 = Run("ih", ("ThrottleTimeMs", "ErrorCode"))
+
+
 def _read_DeleteShareGroupOffsetsResponseTopic(
     r: Readable, version: int
 ) -> DeleteShareGroupOffsetsResponseTopic:
     topic_name = r.string("Responses.TopicName", True)
-    topic_id = r.uuid("Responses.TopicId")
-    error_code = r.int16("Responses.ErrorCode")
+    topic_id, error_code = r.run(_RUN_0)
     error_message = r.string("Responses.ErrorMessage", True, True)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Responses._tagged_fields")):
-            tag, end = r.tag("Responses._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Responses._tagged_fields")
     return DeleteShareGroupOffsetsResponseTopic(
         topic_name, topic_id, error_code, error_message, unknown_tags
     )
@@ -130,18 +129,11 @@ def _write_DeleteShareGroupOffsetsResponseTopic(
 def _read_DeleteShareGroupOffsetsResponse(
     r: Readable, version: int
 ) -> DeleteShareGroupOffsetsResponse:
-    throttle_time_ms = r.int32("ThrottleTimeMs")
-    error_code = r.int16("ErrorCode")
+    throttle_time_ms, error_code = r.run(_RUN_1)
     error_message = r.string("ErrorMessage", True, True)
     n = r.count("Responses", True)
     responses = tuple([_read_DeleteShareGroupOffsetsResponseTopic(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return DeleteShareGroupOffsetsResponse(
         throttle_time_ms, error_code, error_message, responses, unknown_tags
     )

@@ -85,13 +85,7 @@ class DeleteTopicsRequest(Struct):
 def _read_DeleteTopicState(r: Readable, version: int) -> DeleteTopicState:
     name = r.string("Topics.Name", True, True) if version >= 6 else None
     topic_id = r.uuid("Topics.TopicId") if version >= 6 else ZERO_UUID
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields") if version >= 4 else ()
     return DeleteTopicState(name, topic_id, unknown_tags)
 
 
@@ -121,13 +115,7 @@ def _read_DeleteTopicsRequest(r: Readable, version: int) -> DeleteTopicsRequest:
     else:
         topic_names = ()
     timeout_ms = r.int32("TimeoutMs")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
     return DeleteTopicsRequest(topics, topic_names, timeout_ms, unknown_tags)
 
 

@@ -93,13 +93,7 @@ def _read_DeletableTopicResult(r: Readable, version: int) -> DeletableTopicResul
     topic_id = r.uuid("Responses.TopicId") if version >= 6 else ZERO_UUID
     error_code = r.int16("Responses.ErrorCode")
     error_message = r.string("Responses.ErrorMessage", True, True) if version >= 5 else None
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Responses._tagged_fields")):
-            tag, end = r.tag("Responses._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Responses._tagged_fields") if version >= 4 else ()
     return DeletableTopicResult(name, topic_id, error_code, error_message, unknown_tags)
 
 
@@ -119,13 +113,7 @@ def _read_DeleteTopicsResponse(r: Readable, version: int) -> DeleteTopicsRespons
     throttle_time_ms = r.int32("ThrottleTimeMs")
     n = r.count("Responses", version >= 4)
     responses = tuple([_read_DeletableTopicResult(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
     return DeleteTopicsResponse(throttle_time_ms, responses, unknown_tags)
 
 

@@ -91,13 +91,7 @@ def _read_DescribeConfigsResource(r: Readable, version: int) -> DescribeConfigsR
         if n < 0
         else tuple([r.string("Resources.ConfigurationKeys", version >= 4) for _ in range(n)])
     )
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Resources._tagged_fields")):
-            tag, end = r.tag("Resources._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Resources._tagged_fields") if version >= 4 else ()
     return DescribeConfigsResource(resource_type, resource_name, configuration_keys, unknown_tags)
 
 
@@ -120,13 +114,7 @@ def _read_DescribeConfigsRequest(r: Readable, version: int) -> DescribeConfigsRe
     resources = tuple([_read_DescribeConfigsResource(r, version) for _ in range(n)])
     include_synonyms = r.bool("IncludeSynonyms") if version >= 1 else False
     include_documentation = r.bool("IncludeDocumentation") if version >= 3 else False
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
     return DescribeConfigsRequest(resources, include_synonyms, include_documentation, unknown_tags)
 
 

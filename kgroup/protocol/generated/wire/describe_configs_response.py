@@ -208,13 +208,7 @@ def _read_DescribeConfigsSynonym(r: Readable, version: int) -> DescribeConfigsSy
     name = r.string("Results.Configs.Synonyms.Name", version >= 4) if version >= 1 else ""
     value = r.string("Results.Configs.Synonyms.Value", version >= 4, True) if version >= 1 else ""
     source = r.int8("Results.Configs.Synonyms.Source") if version >= 1 else 0
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Results.Configs.Synonyms._tagged_fields")):
-            tag, end = r.tag("Results.Configs.Synonyms._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Results.Configs.Synonyms._tagged_fields") if version >= 4 else ()
     return DescribeConfigsSynonym(name, value, source, unknown_tags)
 
 
@@ -254,13 +248,7 @@ def _read_DescribeConfigsResourceResult(r: Readable, version: int) -> DescribeCo
     documentation = (
         r.string("Results.Configs.Documentation", version >= 4, True) if version >= 3 else ""
     )
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Results.Configs._tagged_fields")):
-            tag, end = r.tag("Results.Configs._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Results.Configs._tagged_fields") if version >= 4 else ()
     return DescribeConfigsResourceResult(
         name,
         value,
@@ -307,13 +295,7 @@ def _read_DescribeConfigsResult(r: Readable, version: int) -> DescribeConfigsRes
     resource_name = r.string("Results.ResourceName", version >= 4)
     n = r.count("Results.Configs", version >= 4)
     configs = tuple([_read_DescribeConfigsResourceResult(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Results._tagged_fields")):
-            tag, end = r.tag("Results._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Results._tagged_fields") if version >= 4 else ()
     return DescribeConfigsResult(
         error_code, error_message, resource_type, resource_name, configs, unknown_tags
     )
@@ -335,13 +317,7 @@ def _read_DescribeConfigsResponse(r: Readable, version: int) -> DescribeConfigsR
     throttle_time_ms = r.int32("ThrottleTimeMs")
     n = r.count("Results", version >= 4)
     results = tuple([_read_DescribeConfigsResult(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
     return DescribeConfigsResponse(throttle_time_ms, results, unknown_tags)
 
 

@@ -53,13 +53,7 @@ def _read_DescribeGroupsRequest(r: Readable, version: int) -> DescribeGroupsRequ
     n = r.count("Groups", version >= 5)
     groups = tuple([r.string("Groups", version >= 5) for _ in range(n)])
     include_authorized_operations = r.bool("IncludeAuthorizedOperations") if version >= 3 else False
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 5:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 5 else ()
     return DescribeGroupsRequest(groups, include_authorized_operations, unknown_tags)
 
 

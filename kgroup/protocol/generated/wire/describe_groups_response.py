@@ -185,13 +185,7 @@ def _read_DescribedGroupMember(r: Readable, version: int) -> DescribedGroupMembe
     client_host = r.string("Groups.Members.ClientHost", version >= 5)
     member_metadata = r.bytes("Groups.Members.MemberMetadata", version >= 5)
     member_assignment = r.bytes("Groups.Members.MemberAssignment", version >= 5)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 5:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Members._tagged_fields")):
-            tag, end = r.tag("Groups.Members._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Members._tagged_fields") if version >= 5 else ()
     return DescribedGroupMember(
         member_id,
         group_instance_id,
@@ -226,13 +220,7 @@ def _read_DescribedGroup(r: Readable, version: int) -> DescribedGroup:
     n = r.count("Groups.Members", version >= 5)
     members = tuple([_read_DescribedGroupMember(r, version) for _ in range(n)])
     authorized_operations = r.int32("Groups.AuthorizedOperations") if version >= 3 else -2147483648
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 5:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups._tagged_fields")):
-            tag, end = r.tag("Groups._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups._tagged_fields") if version >= 5 else ()
     return DescribedGroup(
         error_code,
         error_message,
@@ -269,13 +257,7 @@ def _read_DescribeGroupsResponse(r: Readable, version: int) -> DescribeGroupsRes
     throttle_time_ms = r.int32("ThrottleTimeMs") if version >= 1 else 0
     n = r.count("Groups", version >= 5)
     groups = tuple([_read_DescribedGroup(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 5:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 5 else ()
     return DescribeGroupsResponse(throttle_time_ms, groups, unknown_tags)
 
 

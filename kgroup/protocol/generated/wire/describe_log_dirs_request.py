@@ -73,13 +73,7 @@ def _read_DescribableLogDirTopic(r: Readable, version: int) -> DescribableLogDir
     topic = r.string("Topics.Topic", version >= 2)
     n = r.count("Topics.Partitions", version >= 2)
     partitions = r.fixed_array("i", 4, n, "Topics.Partitions")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 2:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields") if version >= 2 else ()
     return DescribableLogDirTopic(topic, partitions, unknown_tags)
 
 
@@ -96,13 +90,7 @@ def _write_DescribableLogDirTopic(
 def _read_DescribeLogDirsRequest(r: Readable, version: int) -> DescribeLogDirsRequest:
     n = r.count("Topics", version >= 2, True)
     topics = None if n < 0 else tuple([_read_DescribableLogDirTopic(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 2:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
     return DescribeLogDirsRequest(topics, unknown_tags)
 
 

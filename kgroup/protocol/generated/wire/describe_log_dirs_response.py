@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Run,
     Struct,
     _set,
     absent,
@@ -148,18 +149,22 @@ class DescribeLogDirsResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run(
+    "iqq?",
+    (
+        "Results.Topics.Partitions.PartitionIndex",
+        "Results.Topics.Partitions.PartitionSize",
+        "Results.Topics.Partitions.OffsetLag",
+        "Results.Topics.Partitions.IsFutureKey",
+    ),
+)
+_RUN_1 = Run("qq", ("Results.TotalBytes", "Results.UsableBytes"))
+
+
 def _read_DescribeLogDirsPartition(r: Readable, version: int) -> DescribeLogDirsPartition:
-    partition_index = r.int32("Results.Topics.Partitions.PartitionIndex")
-    partition_size = r.int64("Results.Topics.Partitions.PartitionSize")
-    offset_lag = r.int64("Results.Topics.Partitions.OffsetLag")
-    is_future_key = r.bool("Results.Topics.Partitions.IsFutureKey")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 2:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Results.Topics.Partitions._tagged_fields")):
-            tag, end = r.tag("Results.Topics.Partitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    partition_index, partition_size, offset_lag, is_future_key = r.run(_RUN_0)
+    unknown_tags = r.tags("Results.Topics.Partitions._tagged_fields") if version >= 2 else ()
     return DescribeLogDirsPartition(
         partition_index, partition_size, offset_lag, is_future_key, unknown_tags
     )
@@ -181,13 +186,7 @@ def _read_DescribeLogDirsTopic(r: Readable, version: int) -> DescribeLogDirsTopi
     name = r.string("Results.Topics.Name", version >= 2)
     n = r.count("Results.Topics.Partitions", version >= 2)
     partitions = tuple([_read_DescribeLogDirsPartition(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 2:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Results.Topics._tagged_fields")):
-            tag, end = r.tag("Results.Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Results.Topics._tagged_fields") if version >= 2 else ()
     return DescribeLogDirsTopic(name, partitions, unknown_tags)
 
 
@@ -205,15 +204,11 @@ def _read_DescribeLogDirsResult(r: Readable, version: int) -> DescribeLogDirsRes
     log_dir = r.string("Results.LogDir", version >= 2)
     n = r.count("Results.Topics", version >= 2)
     topics = tuple([_read_DescribeLogDirsTopic(r, version) for _ in range(n)])
-    total_bytes = r.int64("Results.TotalBytes") if version >= 4 else -1
-    usable_bytes = r.int64("Results.UsableBytes") if version >= 4 else -1
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 2:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Results._tagged_fields")):
-            tag, end = r.tag("Results._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    if version >= 4:
+        total_bytes, usable_bytes = r.run(_RUN_1)
+    else:
+        total_bytes, usable_bytes = -1, -1
+    unknown_tags = r.tags("Results._tagged_fields") if version >= 2 else ()
     return DescribeLogDirsResult(
         error_code, log_dir, topics, total_bytes, usable_bytes, unknown_tags
     )
@@ -238,13 +233,7 @@ def _read_DescribeLogDirsResponse(r: Readable, version: int) -> DescribeLogDirsR
     error_code = r.int16("ErrorCode") if version >= 3 else 0
     n = r.count("Results", version >= 2)
     results = tuple([_read_DescribeLogDirsResult(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 2:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
     return DescribeLogDirsResponse(throttle_time_ms, error_code, results, unknown_tags)
 
 

@@ -101,13 +101,7 @@ def _read_DescribeShareGroupOffsetsRequestTopic(
     topic_name = r.string("Groups.Topics.TopicName", True)
     n = r.count("Groups.Topics.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "Groups.Topics.Partitions")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Topics._tagged_fields")):
-            tag, end = r.tag("Groups.Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Topics._tagged_fields")
     return DescribeShareGroupOffsetsRequestTopic(topic_name, partitions, unknown_tags)
 
 
@@ -131,13 +125,7 @@ def _read_DescribeShareGroupOffsetsRequestGroup(
         if n < 0
         else tuple([_read_DescribeShareGroupOffsetsRequestTopic(r, version) for _ in range(n)])
     )
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups._tagged_fields")):
-            tag, end = r.tag("Groups._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups._tagged_fields")
     return DescribeShareGroupOffsetsRequestGroup(group_id, topics, unknown_tags)
 
 
@@ -157,13 +145,7 @@ def _read_DescribeShareGroupOffsetsRequest(
 ) -> DescribeShareGroupOffsetsRequest:
     n = r.count("Groups", True)
     groups = tuple([_read_DescribeShareGroupOffsetsRequestGroup(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return DescribeShareGroupOffsetsRequest(groups, unknown_tags)
 
 

@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     I64,
     ZERO_UUID,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -167,21 +168,24 @@ class DescribeShareGroupOffsetsResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run(
+    "iqih",
+    (
+        "Groups.Topics.Partitions.PartitionIndex",
+        "Groups.Topics.Partitions.StartOffset",
+        "Groups.Topics.Partitions.LeaderEpoch",
+        "Groups.Topics.Partitions.ErrorCode",
+    ),
+)
+
+
 def _read_DescribeShareGroupOffsetsResponsePartition(
     r: Readable, version: int
 ) -> DescribeShareGroupOffsetsResponsePartition:
-    partition_index = r.int32("Groups.Topics.Partitions.PartitionIndex")
-    start_offset = r.int64("Groups.Topics.Partitions.StartOffset")
-    leader_epoch = r.int32("Groups.Topics.Partitions.LeaderEpoch")
-    error_code = r.int16("Groups.Topics.Partitions.ErrorCode")
+    partition_index, start_offset, leader_epoch, error_code = r.run(_RUN_0)
     error_message = r.string("Groups.Topics.Partitions.ErrorMessage", True, True)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Topics.Partitions._tagged_fields")):
-            tag, end = r.tag("Groups.Topics.Partitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Topics.Partitions._tagged_fields")
     return DescribeShareGroupOffsetsResponsePartition(
         partition_index, start_offset, leader_epoch, error_code, error_message, unknown_tags
     )
@@ -209,13 +213,7 @@ def _read_DescribeShareGroupOffsetsResponseTopic(
     partitions = tuple(
         [_read_DescribeShareGroupOffsetsResponsePartition(r, version) for _ in range(n)]
     )
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Topics._tagged_fields")):
-            tag, end = r.tag("Groups.Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Topics._tagged_fields")
     return DescribeShareGroupOffsetsResponseTopic(topic_name, topic_id, partitions, unknown_tags)
 
 
@@ -239,13 +237,7 @@ def _read_DescribeShareGroupOffsetsResponseGroup(
     topics = tuple([_read_DescribeShareGroupOffsetsResponseTopic(r, version) for _ in range(n)])
     error_code = r.int16("Groups.ErrorCode")
     error_message = r.string("Groups.ErrorMessage", True, True)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups._tagged_fields")):
-            tag, end = r.tag("Groups._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups._tagged_fields")
     return DescribeShareGroupOffsetsResponseGroup(
         group_id, topics, error_code, error_message, unknown_tags
     )
@@ -270,13 +262,7 @@ def _read_DescribeShareGroupOffsetsResponse(
     throttle_time_ms = r.int32("ThrottleTimeMs")
     n = r.count("Groups", True)
     groups = tuple([_read_DescribeShareGroupOffsetsResponseGroup(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return DescribeShareGroupOffsetsResponse(throttle_time_ms, groups, unknown_tags)
 
 

@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Run,
     Struct,
     _set,
     absent,
@@ -184,6 +185,11 @@ class FetchRequest(Struct):
         _set(self, "rack_id", rack_id)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("iii", ("ReplicaId", "MaxWaitMs", "MinBytes"))
+_RUN_1 = Run("ii", ("SessionId", "SessionEpoch"))
+
+
 def _read_FetchPartition(r: Readable, version: int) -> FetchPartition:
     partition = r.int32("Topics.Partitions.Partition")
     current_leader_epoch = r.int32("Topics.Partitions.CurrentLeaderEpoch") if version >= 9 else -1
@@ -242,13 +248,13 @@ def _write_ForgottenTopic(out: bytearray, obj: ForgottenTopic, version: int) -> 
 
 
 def _read_FetchRequest(r: Readable, version: int) -> FetchRequest:
-    replica_id = r.int32("ReplicaId")
-    max_wait_ms = r.int32("MaxWaitMs")
-    min_bytes = r.int32("MinBytes")
+    replica_id, max_wait_ms, min_bytes = r.run(_RUN_0)
     max_bytes = r.int32("MaxBytes") if version >= 3 else 2147483647
     isolation_level = r.int8("IsolationLevel") if version >= 4 else 0
-    session_id = r.int32("SessionId") if version >= 7 else 0
-    session_epoch = r.int32("SessionEpoch") if version >= 7 else -1
+    if version >= 7:
+        session_id, session_epoch = r.run(_RUN_1)
+    else:
+        session_id, session_epoch = 0, -1
     n = r.count("Topics", False)
     topics = tuple([_read_FetchTopic(r, version) for _ in range(n)])
     if version >= 7:

@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Run,
     Struct,
     _set,
     absent,
@@ -150,13 +151,30 @@ class FetchResponse(Struct):
         _set(self, "responses", responses)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run(
+    "qq",
+    (
+        "Responses.Partitions.AbortedTransactions.ProducerId",
+        "Responses.Partitions.AbortedTransactions.FirstOffset",
+    ),
+)
+_RUN_1 = Run(
+    "ihq",
+    (
+        "Responses.Partitions.PartitionIndex",
+        "Responses.Partitions.ErrorCode",
+        "Responses.Partitions.HighWatermark",
+    ),
+)
+_RUN_2 = Run("hi", ("ErrorCode", "SessionId"))
+
+
 def _read_AbortedTransaction(r: Readable, version: int) -> AbortedTransaction:
-    producer_id = (
-        r.int64("Responses.Partitions.AbortedTransactions.ProducerId") if version >= 4 else 0
-    )
-    first_offset = (
-        r.int64("Responses.Partitions.AbortedTransactions.FirstOffset") if version >= 4 else 0
-    )
+    if version >= 4:
+        producer_id, first_offset = r.run(_RUN_0)
+    else:
+        producer_id, first_offset = 0, 0
     return AbortedTransaction(producer_id, first_offset)
 
 
@@ -172,9 +190,7 @@ def _write_AbortedTransaction(out: bytearray, obj: AbortedTransaction, version: 
 
 
 def _read_PartitionData(r: Readable, version: int) -> PartitionData:
-    partition_index = r.int32("Responses.Partitions.PartitionIndex")
-    error_code = r.int16("Responses.Partitions.ErrorCode")
-    high_watermark = r.int64("Responses.Partitions.HighWatermark")
+    partition_index, error_code, high_watermark = r.run(_RUN_1)
     last_stable_offset = r.int64("Responses.Partitions.LastStableOffset") if version >= 4 else -1
     log_start_offset = r.int64("Responses.Partitions.LogStartOffset") if version >= 5 else -1
     if version >= 4:
@@ -237,8 +253,10 @@ def _write_FetchableTopicResponse(
 
 def _read_FetchResponse(r: Readable, version: int) -> FetchResponse:
     throttle_time_ms = r.int32("ThrottleTimeMs") if version >= 1 else 0
-    error_code = r.int16("ErrorCode") if version >= 7 else 0
-    session_id = r.int32("SessionId") if version >= 7 else 0
+    if version >= 7:
+        error_code, session_id = r.run(_RUN_2)
+    else:
+        error_code, session_id = 0, 0
     n = r.count("Responses", False)
     responses = tuple([_read_FetchableTopicResponse(r, version) for _ in range(n)])
     return FetchResponse(throttle_time_ms, error_code, session_id, responses)

@@ -62,13 +62,7 @@ def _read_FindCoordinatorRequest(r: Readable, version: int) -> FindCoordinatorRe
         coordinator_keys = tuple([r.string("CoordinatorKeys", True) for _ in range(n)])
     else:
         coordinator_keys = ()
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 3:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 3 else ()
     return FindCoordinatorRequest(key, key_type, coordinator_keys, unknown_tags)
 
 

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Run,
     Struct,
     _set,
     absent,
@@ -129,20 +130,20 @@ class FindCoordinatorResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("ih", ("Coordinators.Port", "Coordinators.ErrorCode"))
+
+
 def _read_Coordinator(r: Readable, version: int) -> Coordinator:
     key = r.string("Coordinators.Key", True) if version >= 4 else ""
     node_id = r.int32("Coordinators.NodeId") if version >= 4 else 0
     host = r.string("Coordinators.Host", True) if version >= 4 else ""
-    port = r.int32("Coordinators.Port") if version >= 4 else 0
-    error_code = r.int16("Coordinators.ErrorCode") if version >= 4 else 0
+    if version >= 4:
+        port, error_code = r.run(_RUN_0)
+    else:
+        port, error_code = 0, 0
     error_message = r.string("Coordinators.ErrorMessage", True, True) if version >= 4 else ""
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 3:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Coordinators._tagged_fields")):
-            tag, end = r.tag("Coordinators._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Coordinators._tagged_fields") if version >= 3 else ()
     return Coordinator(key, node_id, host, port, error_code, error_message, unknown_tags)
 
 
@@ -186,13 +187,7 @@ def _read_FindCoordinatorResponse(r: Readable, version: int) -> FindCoordinatorR
         coordinators = tuple([_read_Coordinator(r, version) for _ in range(n)])
     else:
         coordinators = ()
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 3:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 3 else ()
     return FindCoordinatorResponse(
         throttle_time_ms, error_code, error_message, node_id, host, port, coordinators, unknown_tags
     )

@@ -122,13 +122,7 @@ class JoinGroupRequest(Struct):
 def _read_JoinGroupRequestProtocol(r: Readable, version: int) -> JoinGroupRequestProtocol:
     name = r.string("Protocols.Name", version >= 6)
     metadata = r.bytes("Protocols.Metadata", version >= 6)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Protocols._tagged_fields")):
-            tag, end = r.tag("Protocols._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Protocols._tagged_fields") if version >= 6 else ()
     return JoinGroupRequestProtocol(name, metadata, unknown_tags)
 
 
@@ -152,13 +146,7 @@ def _read_JoinGroupRequest(r: Readable, version: int) -> JoinGroupRequest:
     n = r.count("Protocols", version >= 6)
     protocols = tuple([_read_JoinGroupRequestProtocol(r, version) for _ in range(n)])
     reason = r.string("Reason", True, True) if version >= 8 else None
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 6 else ()
     return JoinGroupRequest(
         group_id,
         session_timeout_ms,

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Run,
     Struct,
     _set,
     absent,
@@ -130,19 +131,17 @@ class JoinGroupResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("hi", ("ErrorCode", "GenerationId"))
+
+
 def _read_JoinGroupResponseMember(r: Readable, version: int) -> JoinGroupResponseMember:
     member_id = r.string("Members.MemberId", version >= 6)
     group_instance_id = (
         r.string("Members.GroupInstanceId", version >= 6, True) if version >= 5 else None
     )
     metadata = r.bytes("Members.Metadata", version >= 6)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Members._tagged_fields")):
-            tag, end = r.tag("Members._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Members._tagged_fields") if version >= 6 else ()
     return JoinGroupResponseMember(member_id, group_instance_id, metadata, unknown_tags)
 
 
@@ -160,8 +159,7 @@ def _write_JoinGroupResponseMember(
 
 def _read_JoinGroupResponse(r: Readable, version: int) -> JoinGroupResponse:
     throttle_time_ms = r.int32("ThrottleTimeMs") if version >= 2 else 0
-    error_code = r.int16("ErrorCode")
-    generation_id = r.int32("GenerationId")
+    error_code, generation_id = r.run(_RUN_0)
     protocol_type = r.string("ProtocolType", True, True) if version >= 7 else None
     protocol_name = r.string("ProtocolName", version >= 6, version >= 7)
     leader = r.string("Leader", version >= 6)
@@ -169,13 +167,7 @@ def _read_JoinGroupResponse(r: Readable, version: int) -> JoinGroupResponse:
     member_id = r.string("MemberId", version >= 6)
     n = r.count("Members", version >= 6)
     members = tuple([_read_JoinGroupResponseMember(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 6 else ()
     return JoinGroupResponse(
         throttle_time_ms,
         error_code,

@@ -87,13 +87,7 @@ def _read_MemberIdentity(r: Readable, version: int) -> MemberIdentity:
         r.string("Members.GroupInstanceId", version >= 4, True) if version >= 3 else None
     )
     reason = r.string("Members.Reason", True, True) if version >= 5 else None
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Members._tagged_fields")):
-            tag, end = r.tag("Members._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Members._tagged_fields") if version >= 4 else ()
     return MemberIdentity(member_id, group_instance_id, reason, unknown_tags)
 
 
@@ -121,13 +115,7 @@ def _read_LeaveGroupRequest(r: Readable, version: int) -> LeaveGroupRequest:
         members = tuple([_read_MemberIdentity(r, version) for _ in range(n)])
     else:
         members = ()
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
     return LeaveGroupRequest(group_id, member_id, members, unknown_tags)
 
 

@@ -89,13 +89,7 @@ def _read_MemberResponse(r: Readable, version: int) -> MemberResponse:
         r.string("Members.GroupInstanceId", version >= 4, True) if version >= 3 else ""
     )
     error_code = r.int16("Members.ErrorCode") if version >= 3 else 0
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Members._tagged_fields")):
-            tag, end = r.tag("Members._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Members._tagged_fields") if version >= 4 else ()
     return MemberResponse(member_id, group_instance_id, error_code, unknown_tags)
 
 
@@ -125,13 +119,7 @@ def _read_LeaveGroupResponse(r: Readable, version: int) -> LeaveGroupResponse:
         members = tuple([_read_MemberResponse(r, version) for _ in range(n)])
     else:
         members = ()
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
     return LeaveGroupResponse(throttle_time_ms, error_code, members, unknown_tags)
 
 

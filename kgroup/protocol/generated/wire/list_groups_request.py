@@ -60,13 +60,7 @@ def _read_ListGroupsRequest(r: Readable, version: int) -> ListGroupsRequest:
         types_filter = tuple([r.string("TypesFilter", True) for _ in range(n)])
     else:
         types_filter = ()
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 3:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 3 else ()
     return ListGroupsRequest(states_filter, types_filter, unknown_tags)
 
 

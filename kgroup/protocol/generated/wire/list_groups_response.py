@@ -91,13 +91,7 @@ def _read_ListedGroup(r: Readable, version: int) -> ListedGroup:
     protocol_type = r.string("Groups.ProtocolType", version >= 3)
     group_state = r.string("Groups.GroupState", True) if version >= 4 else ""
     group_type = r.string("Groups.GroupType", True) if version >= 5 else ""
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 3:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups._tagged_fields")):
-            tag, end = r.tag("Groups._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups._tagged_fields") if version >= 3 else ()
     return ListedGroup(group_id, protocol_type, group_state, group_type, unknown_tags)
 
 
@@ -118,13 +112,7 @@ def _read_ListGroupsResponse(r: Readable, version: int) -> ListGroupsResponse:
     error_code = r.int16("ErrorCode")
     n = r.count("Groups", version >= 3)
     groups = tuple([_read_ListedGroup(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 3:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 3 else ()
     return ListGroupsResponse(throttle_time_ms, error_code, groups, unknown_tags)
 
 

@@ -129,13 +129,7 @@ def _read_ListOffsetsPartition(r: Readable, version: int) -> ListOffsetsPartitio
     current_leader_epoch = r.int32("Topics.Partitions.CurrentLeaderEpoch") if version >= 4 else -1
     timestamp = r.int64("Topics.Partitions.Timestamp")
     max_num_offsets = r.int32("Topics.Partitions.MaxNumOffsets") if version <= 0 else 1
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics.Partitions._tagged_fields")):
-            tag, end = r.tag("Topics.Partitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics.Partitions._tagged_fields") if version >= 6 else ()
     return ListOffsetsPartition(
         partition_index, current_leader_epoch, timestamp, max_num_offsets, unknown_tags
     )
@@ -159,13 +153,7 @@ def _read_ListOffsetsTopic(r: Readable, version: int) -> ListOffsetsTopic:
     name = r.string("Topics.Name", version >= 6)
     n = r.count("Topics.Partitions", version >= 6)
     partitions = tuple([_read_ListOffsetsPartition(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields") if version >= 6 else ()
     return ListOffsetsTopic(name, partitions, unknown_tags)
 
 
@@ -183,13 +171,7 @@ def _read_ListOffsetsRequest(r: Readable, version: int) -> ListOffsetsRequest:
     isolation_level = r.int8("IsolationLevel") if version >= 2 else 0
     n = r.count("Topics", version >= 6)
     topics = tuple([_read_ListOffsetsTopic(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 6 else ()
     return ListOffsetsRequest(replica_id, isolation_level, topics, unknown_tags)
 
 

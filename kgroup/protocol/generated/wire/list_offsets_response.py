@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Run,
     Struct,
     _set,
     absent,
@@ -133,24 +134,24 @@ class ListOffsetsResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("ih", ("Topics.Partitions.PartitionIndex", "Topics.Partitions.ErrorCode"))
+_RUN_1 = Run("qq", ("Topics.Partitions.Timestamp", "Topics.Partitions.Offset"))
+
+
 def _read_ListOffsetsPartitionResponse(r: Readable, version: int) -> ListOffsetsPartitionResponse:
-    partition_index = r.int32("Topics.Partitions.PartitionIndex")
-    error_code = r.int16("Topics.Partitions.ErrorCode")
+    partition_index, error_code = r.run(_RUN_0)
     if version <= 0:
         n = r.count("Topics.Partitions.OldStyleOffsets", False)
         old_style_offsets = r.fixed_array("q", 8, n, "Topics.Partitions.OldStyleOffsets")
     else:
         old_style_offsets = ()
-    timestamp = r.int64("Topics.Partitions.Timestamp") if version >= 1 else -1
-    offset = r.int64("Topics.Partitions.Offset") if version >= 1 else -1
+    if version >= 1:
+        timestamp, offset = r.run(_RUN_1)
+    else:
+        timestamp, offset = -1, -1
     leader_epoch = r.int32("Topics.Partitions.LeaderEpoch") if version >= 4 else -1
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics.Partitions._tagged_fields")):
-            tag, end = r.tag("Topics.Partitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics.Partitions._tagged_fields") if version >= 6 else ()
     return ListOffsetsPartitionResponse(
         partition_index,
         error_code,
@@ -188,13 +189,7 @@ def _read_ListOffsetsTopicResponse(r: Readable, version: int) -> ListOffsetsTopi
     name = r.string("Topics.Name", version >= 6)
     n = r.count("Topics.Partitions", version >= 6)
     partitions = tuple([_read_ListOffsetsPartitionResponse(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields") if version >= 6 else ()
     return ListOffsetsTopicResponse(name, partitions, unknown_tags)
 
 
@@ -213,13 +208,7 @@ def _read_ListOffsetsResponse(r: Readable, version: int) -> ListOffsetsResponse:
     throttle_time_ms = r.int32("ThrottleTimeMs") if version >= 2 else 0
     n = r.count("Topics", version >= 6)
     topics = tuple([_read_ListOffsetsTopicResponse(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 6 else ()
     return ListOffsetsResponse(throttle_time_ms, topics, unknown_tags)
 
 

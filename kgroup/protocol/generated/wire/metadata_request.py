@@ -98,13 +98,7 @@ class MetadataRequest(Struct):
 def _read_MetadataRequestTopic(r: Readable, version: int) -> MetadataRequestTopic:
     topic_id = r.uuid("Topics.TopicId") if version >= 10 else ZERO_UUID
     name = r.string("Topics.Name", version >= 9, version >= 10)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 9:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields") if version >= 9 else ()
     return MetadataRequestTopic(topic_id, name, unknown_tags)
 
 
@@ -127,13 +121,7 @@ def _read_MetadataRequest(r: Readable, version: int) -> MetadataRequest:
     include_topic_authorized_operations = (
         r.bool("IncludeTopicAuthorizedOperations") if version >= 8 else False
     )
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 9:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 9 else ()
     return MetadataRequest(
         topics,
         allow_auto_topic_creation,

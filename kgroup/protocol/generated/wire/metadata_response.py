@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     ZERO_UUID,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -235,18 +236,23 @@ class MetadataResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run(
+    "hii",
+    (
+        "Topics.Partitions.ErrorCode",
+        "Topics.Partitions.PartitionIndex",
+        "Topics.Partitions.LeaderId",
+    ),
+)
+
+
 def _read_MetadataResponseBroker(r: Readable, version: int) -> MetadataResponseBroker:
     node_id = r.int32("Brokers.NodeId")
     host = r.string("Brokers.Host", version >= 9)
     port = r.int32("Brokers.Port")
     rack = r.string("Brokers.Rack", version >= 9, True) if version >= 1 else None
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 9:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Brokers._tagged_fields")):
-            tag, end = r.tag("Brokers._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Brokers._tagged_fields") if version >= 9 else ()
     return MetadataResponseBroker(node_id, host, port, rack, unknown_tags)
 
 
@@ -264,9 +270,7 @@ def _write_MetadataResponseBroker(
 
 
 def _read_MetadataResponsePartition(r: Readable, version: int) -> MetadataResponsePartition:
-    error_code = r.int16("Topics.Partitions.ErrorCode")
-    partition_index = r.int32("Topics.Partitions.PartitionIndex")
-    leader_id = r.int32("Topics.Partitions.LeaderId")
+    error_code, partition_index, leader_id = r.run(_RUN_0)
     leader_epoch = r.int32("Topics.Partitions.LeaderEpoch") if version >= 7 else -1
     n = r.count("Topics.Partitions.ReplicaNodes", version >= 9)
     replica_nodes = r.fixed_array("i", 4, n, "Topics.Partitions.ReplicaNodes")
@@ -277,13 +281,7 @@ def _read_MetadataResponsePartition(r: Readable, version: int) -> MetadataRespon
         offline_replicas = r.fixed_array("i", 4, n, "Topics.Partitions.OfflineReplicas")
     else:
         offline_replicas = ()
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 9:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics.Partitions._tagged_fields")):
-            tag, end = r.tag("Topics.Partitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics.Partitions._tagged_fields") if version >= 9 else ()
     return MetadataResponsePartition(
         error_code,
         partition_index,
@@ -327,13 +325,7 @@ def _read_MetadataResponseTopic(r: Readable, version: int) -> MetadataResponseTo
     topic_authorized_operations = (
         r.int32("Topics.TopicAuthorizedOperations") if version >= 8 else -2147483648
     )
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 9:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields") if version >= 9 else ()
     return MetadataResponseTopic(
         error_code,
         name,
@@ -372,13 +364,7 @@ def _read_MetadataResponse(r: Readable, version: int) -> MetadataResponse:
     cluster_authorized_operations = (
         r.int32("ClusterAuthorizedOperations") if 8 <= version <= 10 else -2147483648
     )
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 9:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 9 else ()
     return MetadataResponse(
         throttle_time_ms,
         brokers,

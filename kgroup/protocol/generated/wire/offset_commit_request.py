@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Run,
     Struct,
     _set,
     absent,
@@ -157,21 +158,18 @@ class OffsetCommitRequest(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("iq", ("Topics.Partitions.PartitionIndex", "Topics.Partitions.CommittedOffset"))
+
+
 def _read_OffsetCommitRequestPartition(r: Readable, version: int) -> OffsetCommitRequestPartition:
-    partition_index = r.int32("Topics.Partitions.PartitionIndex")
-    committed_offset = r.int64("Topics.Partitions.CommittedOffset")
+    partition_index, committed_offset = r.run(_RUN_0)
     committed_leader_epoch = (
         r.int32("Topics.Partitions.CommittedLeaderEpoch") if version >= 6 else -1
     )
     commit_timestamp = r.int64("Topics.Partitions.CommitTimestamp") if version == 1 else -1
     committed_metadata = r.string("Topics.Partitions.CommittedMetadata", version >= 8, True)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 8:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics.Partitions._tagged_fields")):
-            tag, end = r.tag("Topics.Partitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics.Partitions._tagged_fields") if version >= 8 else ()
     return OffsetCommitRequestPartition(
         partition_index,
         committed_offset,
@@ -203,13 +201,7 @@ def _read_OffsetCommitRequestTopic(r: Readable, version: int) -> OffsetCommitReq
     name = r.string("Topics.Name", version >= 8)
     n = r.count("Topics.Partitions", version >= 8)
     partitions = tuple([_read_OffsetCommitRequestPartition(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 8:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields") if version >= 8 else ()
     return OffsetCommitRequestTopic(name, partitions, unknown_tags)
 
 
@@ -232,13 +224,7 @@ def _read_OffsetCommitRequest(r: Readable, version: int) -> OffsetCommitRequest:
     retention_time_ms = r.int64("RetentionTimeMs") if 2 <= version <= 4 else -1
     n = r.count("Topics", version >= 8)
     topics = tuple([_read_OffsetCommitRequestTopic(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 8:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 8 else ()
     return OffsetCommitRequest(
         group_id,
         generation_id_or_member_epoch,

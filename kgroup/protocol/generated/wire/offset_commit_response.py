@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -98,16 +99,13 @@ class OffsetCommitResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("ih", ("Topics.Partitions.PartitionIndex", "Topics.Partitions.ErrorCode"))
+
+
 def _read_OffsetCommitResponsePartition(r: Readable, version: int) -> OffsetCommitResponsePartition:
-    partition_index = r.int32("Topics.Partitions.PartitionIndex")
-    error_code = r.int16("Topics.Partitions.ErrorCode")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 8:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics.Partitions._tagged_fields")):
-            tag, end = r.tag("Topics.Partitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    partition_index, error_code = r.run(_RUN_0)
+    unknown_tags = r.tags("Topics.Partitions._tagged_fields") if version >= 8 else ()
     return OffsetCommitResponsePartition(partition_index, error_code, unknown_tags)
 
 
@@ -125,13 +123,7 @@ def _read_OffsetCommitResponseTopic(r: Readable, version: int) -> OffsetCommitRe
     name = r.string("Topics.Name", version >= 8)
     n = r.count("Topics.Partitions", version >= 8)
     partitions = tuple([_read_OffsetCommitResponsePartition(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 8:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields") if version >= 8 else ()
     return OffsetCommitResponseTopic(name, partitions, unknown_tags)
 
 
@@ -150,13 +142,7 @@ def _read_OffsetCommitResponse(r: Readable, version: int) -> OffsetCommitRespons
     throttle_time_ms = r.int32("ThrottleTimeMs") if version >= 3 else 0
     n = r.count("Topics", version >= 8)
     topics = tuple([_read_OffsetCommitResponseTopic(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 8:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 8 else ()
     return OffsetCommitResponse(throttle_time_ms, topics, unknown_tags)
 
 

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -83,9 +84,13 @@ class OffsetDeleteResponse(Struct):
         _set(self, "topics", topics)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("ih", ("Topics.Partitions.PartitionIndex", "Topics.Partitions.ErrorCode"))
+_RUN_1 = Run("hi", ("ErrorCode", "ThrottleTimeMs"))
+
+
 def _read_OffsetDeleteResponsePartition(r: Readable, version: int) -> OffsetDeleteResponsePartition:
-    partition_index = r.int32("Topics.Partitions.PartitionIndex")
-    error_code = r.int16("Topics.Partitions.ErrorCode")
+    partition_index, error_code = r.run(_RUN_0)
     return OffsetDeleteResponsePartition(partition_index, error_code)
 
 
@@ -112,8 +117,7 @@ def _write_OffsetDeleteResponseTopic(
 
 
 def _read_OffsetDeleteResponse(r: Readable, version: int) -> OffsetDeleteResponse:
-    error_code = r.int16("ErrorCode")
-    throttle_time_ms = r.int32("ThrottleTimeMs")
+    error_code, throttle_time_ms = r.run(_RUN_1)
     n = r.count("Topics", False)
     topics = tuple([_read_OffsetDeleteResponseTopic(r, version) for _ in range(n)])
     return OffsetDeleteResponse(error_code, throttle_time_ms, topics)

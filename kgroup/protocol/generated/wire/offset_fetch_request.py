@@ -146,13 +146,7 @@ def _read_OffsetFetchRequestTopic(r: Readable, version: int) -> OffsetFetchReque
         partition_indexes = r.fixed_array("i", 4, n, "Topics.PartitionIndexes")
     else:
         partition_indexes = ()
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields") if version >= 6 else ()
     return OffsetFetchRequestTopic(name, partition_indexes, unknown_tags)
 
 
@@ -181,13 +175,7 @@ def _read_OffsetFetchRequestTopics(r: Readable, version: int) -> OffsetFetchRequ
         partition_indexes = r.fixed_array("i", 4, n, "Groups.Topics.PartitionIndexes")
     else:
         partition_indexes = ()
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Topics._tagged_fields")):
-            tag, end = r.tag("Groups.Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Topics._tagged_fields") if version >= 6 else ()
     return OffsetFetchRequestTopics(name, partition_indexes, unknown_tags)
 
 
@@ -220,13 +208,7 @@ def _read_OffsetFetchRequestGroup(r: Readable, version: int) -> OffsetFetchReque
         )
     else:
         topics = ()
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups._tagged_fields")):
-            tag, end = r.tag("Groups._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups._tagged_fields") if version >= 6 else ()
     return OffsetFetchRequestGroup(group_id, member_id, member_epoch, topics, unknown_tags)
 
 
@@ -266,13 +248,7 @@ def _read_OffsetFetchRequest(r: Readable, version: int) -> OffsetFetchRequest:
     else:
         groups = ()
     require_stable = r.bool("RequireStable") if version >= 7 else False
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 6 else ()
     return OffsetFetchRequest(group_id, topics, groups, require_stable, unknown_tags)
 
 

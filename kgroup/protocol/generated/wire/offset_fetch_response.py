@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     I64,
     Readable,
+    Run,
     Struct,
     _set,
     absent,
@@ -236,21 +237,29 @@ class OffsetFetchResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("iq", ("Topics.Partitions.PartitionIndex", "Topics.Partitions.CommittedOffset"))
+_RUN_1 = Run(
+    "iqi",
+    (
+        "Groups.Topics.Partitions.PartitionIndex",
+        "Groups.Topics.Partitions.CommittedOffset",
+        "Groups.Topics.Partitions.CommittedLeaderEpoch",
+    ),
+)
+
+
 def _read_OffsetFetchResponsePartition(r: Readable, version: int) -> OffsetFetchResponsePartition:
-    partition_index = r.int32("Topics.Partitions.PartitionIndex") if version <= 7 else 0
-    committed_offset = r.int64("Topics.Partitions.CommittedOffset") if version <= 7 else 0
+    if version <= 7:
+        partition_index, committed_offset = r.run(_RUN_0)
+    else:
+        partition_index, committed_offset = 0, 0
     committed_leader_epoch = (
         r.int32("Topics.Partitions.CommittedLeaderEpoch") if 5 <= version <= 7 else -1
     )
     metadata = r.string("Topics.Partitions.Metadata", version >= 6, True) if version <= 7 else ""
     error_code = r.int16("Topics.Partitions.ErrorCode") if version <= 7 else 0
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics.Partitions._tagged_fields")):
-            tag, end = r.tag("Topics.Partitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics.Partitions._tagged_fields") if version >= 6 else ()
     return OffsetFetchResponsePartition(
         partition_index,
         committed_offset,
@@ -294,13 +303,7 @@ def _read_OffsetFetchResponseTopic(r: Readable, version: int) -> OffsetFetchResp
         partitions = tuple([_read_OffsetFetchResponsePartition(r, version) for _ in range(n)])
     else:
         partitions = ()
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Topics._tagged_fields")):
-            tag, end = r.tag("Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Topics._tagged_fields") if version >= 6 else ()
     return OffsetFetchResponseTopic(name, partitions, unknown_tags)
 
 
@@ -322,20 +325,13 @@ def _write_OffsetFetchResponseTopic(
 
 
 def _read_OffsetFetchResponsePartitions(r: Readable, version: int) -> OffsetFetchResponsePartitions:
-    partition_index = r.int32("Groups.Topics.Partitions.PartitionIndex") if version >= 8 else 0
-    committed_offset = r.int64("Groups.Topics.Partitions.CommittedOffset") if version >= 8 else 0
-    committed_leader_epoch = (
-        r.int32("Groups.Topics.Partitions.CommittedLeaderEpoch") if version >= 8 else -1
-    )
+    if version >= 8:
+        partition_index, committed_offset, committed_leader_epoch = r.run(_RUN_1)
+    else:
+        partition_index, committed_offset, committed_leader_epoch = 0, 0, -1
     metadata = r.string("Groups.Topics.Partitions.Metadata", True, True) if version >= 8 else ""
     error_code = r.int16("Groups.Topics.Partitions.ErrorCode") if version >= 8 else 0
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Topics.Partitions._tagged_fields")):
-            tag, end = r.tag("Groups.Topics.Partitions._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Topics.Partitions._tagged_fields") if version >= 6 else ()
     return OffsetFetchResponsePartitions(
         partition_index,
         committed_offset,
@@ -379,13 +375,7 @@ def _read_OffsetFetchResponseTopics(r: Readable, version: int) -> OffsetFetchRes
         partitions = tuple([_read_OffsetFetchResponsePartitions(r, version) for _ in range(n)])
     else:
         partitions = ()
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Topics._tagged_fields")):
-            tag, end = r.tag("Groups.Topics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Topics._tagged_fields") if version >= 6 else ()
     return OffsetFetchResponseTopics(name, partitions, unknown_tags)
 
 
@@ -414,13 +404,7 @@ def _read_OffsetFetchResponseGroup(r: Readable, version: int) -> OffsetFetchResp
     else:
         topics = ()
     error_code = r.int16("Groups.ErrorCode") if version >= 8 else 0
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups._tagged_fields")):
-            tag, end = r.tag("Groups._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups._tagged_fields") if version >= 6 else ()
     return OffsetFetchResponseGroup(group_id, topics, error_code, unknown_tags)
 
 
@@ -458,13 +442,7 @@ def _read_OffsetFetchResponse(r: Readable, version: int) -> OffsetFetchResponse:
         groups = tuple([_read_OffsetFetchResponseGroup(r, version) for _ in range(n)])
     else:
         groups = ()
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 6:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 6 else ()
     return OffsetFetchResponse(throttle_time_ms, topics, error_code, groups, unknown_tags)
 
 

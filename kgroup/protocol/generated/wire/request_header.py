@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I16,
     I32,
     Readable,
+    Run,
     Struct,
     _set,
     w_string,
@@ -69,18 +70,14 @@ class RequestHeader(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("hhi", ("RequestApiKey", "RequestApiVersion", "CorrelationId"))
+
+
 def _read_RequestHeader(r: Readable, version: int) -> RequestHeader:
-    request_api_key = r.int16("RequestApiKey")
-    request_api_version = r.int16("RequestApiVersion")
-    correlation_id = r.int32("CorrelationId")
+    request_api_key, request_api_version, correlation_id = r.run(_RUN_0)
     client_id = r.string("ClientId", False, True) if version >= 1 else None
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 2:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
     return RequestHeader(
         request_api_key, request_api_version, correlation_id, client_id, unknown_tags
     )

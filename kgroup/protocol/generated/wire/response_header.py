@@ -43,13 +43,7 @@ class ResponseHeader(Struct):
 
 def _read_ResponseHeader(r: Readable, version: int) -> ResponseHeader:
     correlation_id = r.int32("CorrelationId")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 1:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 1 else ()
     return ResponseHeader(correlation_id, unknown_tags)
 
 

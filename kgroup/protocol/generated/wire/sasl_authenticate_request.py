@@ -43,13 +43,7 @@ class SaslAuthenticateRequest(Struct):
 
 def _read_SaslAuthenticateRequest(r: Readable, version: int) -> SaslAuthenticateRequest:
     auth_bytes = r.bytes("AuthBytes", version >= 2)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 2:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
     return SaslAuthenticateRequest(auth_bytes, unknown_tags)
 
 

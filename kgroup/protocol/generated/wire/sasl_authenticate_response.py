@@ -63,13 +63,7 @@ def _read_SaslAuthenticateResponse(r: Readable, version: int) -> SaslAuthenticat
     error_message = r.string("ErrorMessage", version >= 2, True)
     auth_bytes = r.bytes("AuthBytes", version >= 2)
     session_lifetime_ms = r.int64("SessionLifetimeMs") if version >= 1 else 0
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 2:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
     return SaslAuthenticateResponse(
         error_code, error_message, auth_bytes, session_lifetime_ms, unknown_tags
     )

@@ -53,13 +53,7 @@ def _read_ShareGroupDescribeRequest(r: Readable, version: int) -> ShareGroupDesc
     n = r.count("GroupIds", True)
     group_ids = tuple([r.string("GroupIds", True) for _ in range(n)])
     include_authorized_operations = r.bool("IncludeAuthorizedOperations")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return ShareGroupDescribeRequest(group_ids, include_authorized_operations, unknown_tags)
 
 

@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     I64,
     U16,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -478,16 +479,16 @@ class StreamsGroupDescribeResponse(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run("ih", ("TopicInfo.Partitions", "TopicInfo.ReplicationFactor"))
+_RUN_1 = Run("iq", ("TaskOffset.Partition", "TaskOffset.Offset"))
+_RUN_2 = Run("ii", ("Groups.GroupEpoch", "Groups.AssignmentEpoch"))
+
+
 def _read_KeyValue(r: Readable, version: int) -> KeyValue:
     key = r.string("KeyValue.Key", True)
     value = r.string("KeyValue.Value", True)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("KeyValue._tagged_fields")):
-            tag, end = r.tag("KeyValue._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("KeyValue._tagged_fields")
     return KeyValue(key, value, unknown_tags)
 
 
@@ -501,17 +502,10 @@ def _write_KeyValue(out: bytearray, obj: KeyValue, version: int) -> None:
 
 def _read_TopicInfo(r: Readable, version: int) -> TopicInfo:
     name = r.string("TopicInfo.Name", True)
-    partitions = r.int32("TopicInfo.Partitions")
-    replication_factor = r.int16("TopicInfo.ReplicationFactor")
+    partitions, replication_factor = r.run(_RUN_0)
     n = r.count("TopicInfo.TopicConfigs", True)
     topic_configs = tuple([_read_KeyValue(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("TopicInfo._tagged_fields")):
-            tag, end = r.tag("TopicInfo._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("TopicInfo._tagged_fields")
     return TopicInfo(name, partitions, replication_factor, topic_configs, unknown_tags)
 
 
@@ -540,13 +534,7 @@ def _read_Subtopology(r: Readable, version: int) -> Subtopology:
     state_changelog_topics = tuple([_read_TopicInfo(r, version) for _ in range(n)])
     n = r.count("Groups.Topology.Subtopologies.RepartitionSourceTopics", True)
     repartition_source_topics = tuple([_read_TopicInfo(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Topology.Subtopologies._tagged_fields")):
-            tag, end = r.tag("Groups.Topology.Subtopologies._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Topology.Subtopologies._tagged_fields")
     return Subtopology(
         subtopology_id,
         source_topics,
@@ -596,13 +584,7 @@ def _read_Topology(r: Readable, version: int) -> Topology:
     epoch = r.int32("Groups.Topology.Epoch")
     n = r.count("Groups.Topology.Subtopologies", True, True)
     subtopologies = None if n < 0 else tuple([_read_Subtopology(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Topology._tagged_fields")):
-            tag, end = r.tag("Groups.Topology._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Topology._tagged_fields")
     return Topology(epoch, subtopologies, unknown_tags)
 
 
@@ -618,13 +600,7 @@ def _write_Topology(out: bytearray, obj: Topology, version: int) -> None:
 def _read_Endpoint(r: Readable, version: int) -> Endpoint:
     host = r.string("Groups.Members.UserEndpoint.Host", True)
     port = r.uint16("Groups.Members.UserEndpoint.Port")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Members.UserEndpoint._tagged_fields")):
-            tag, end = r.tag("Groups.Members.UserEndpoint._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Members.UserEndpoint._tagged_fields")
     return Endpoint(host, port, unknown_tags)
 
 
@@ -638,15 +614,8 @@ def _write_Endpoint(out: bytearray, obj: Endpoint, version: int) -> None:
 
 def _read_TaskOffset(r: Readable, version: int) -> TaskOffset:
     subtopology_id = r.string("TaskOffset.SubtopologyId", True)
-    partition = r.int32("TaskOffset.Partition")
-    offset = r.int64("TaskOffset.Offset")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("TaskOffset._tagged_fields")):
-            tag, end = r.tag("TaskOffset._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    partition, offset = r.run(_RUN_1)
+    unknown_tags = r.tags("TaskOffset._tagged_fields")
     return TaskOffset(subtopology_id, partition, offset, unknown_tags)
 
 
@@ -663,13 +632,7 @@ def _read_TaskIds(r: Readable, version: int) -> TaskIds:
     subtopology_id = r.string("TaskIds.SubtopologyId", True)
     n = r.count("TaskIds.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "TaskIds.Partitions")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("TaskIds._tagged_fields")):
-            tag, end = r.tag("TaskIds._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("TaskIds._tagged_fields")
     return TaskIds(subtopology_id, partitions, unknown_tags)
 
 
@@ -688,13 +651,7 @@ def _read_Assignment(r: Readable, version: int) -> Assignment:
     standby_tasks = tuple([_read_TaskIds(r, version) for _ in range(n)])
     n = r.count("Assignment.WarmupTasks", True)
     warmup_tasks = tuple([_read_TaskIds(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Assignment._tagged_fields")):
-            tag, end = r.tag("Assignment._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Assignment._tagged_fields")
     return Assignment(active_tasks, standby_tasks, warmup_tasks, unknown_tags)
 
 
@@ -731,13 +688,7 @@ def _read_Member(r: Readable, version: int) -> Member:
     assignment = _read_Assignment(r, version)
     target_assignment = _read_Assignment(r, version)
     is_classic = r.bool("Groups.Members.IsClassic")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups.Members._tagged_fields")):
-            tag, end = r.tag("Groups.Members._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups.Members._tagged_fields")
     return Member(
         member_id,
         member_epoch,
@@ -791,19 +742,12 @@ def _read_DescribedGroup(r: Readable, version: int) -> DescribedGroup:
     error_message = r.string("Groups.ErrorMessage", True, True)
     group_id = r.string("Groups.GroupId", True)
     group_state = r.string("Groups.GroupState", True)
-    group_epoch = r.int32("Groups.GroupEpoch")
-    assignment_epoch = r.int32("Groups.AssignmentEpoch")
+    group_epoch, assignment_epoch = r.run(_RUN_2)
     topology = _read_Topology(r, version) if r.present("Groups.Topology", False) else None
     n = r.count("Groups.Members", True)
     members = tuple([_read_Member(r, version) for _ in range(n)])
     authorized_operations = r.int32("Groups.AuthorizedOperations")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Groups._tagged_fields")):
-            tag, end = r.tag("Groups._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Groups._tagged_fields")
     return DescribedGroup(
         error_code,
         error_message,
@@ -842,13 +786,7 @@ def _read_StreamsGroupDescribeResponse(r: Readable, version: int) -> StreamsGrou
     throttle_time_ms = r.int32("ThrottleTimeMs")
     n = r.count("Groups", True)
     groups = tuple([_read_DescribedGroup(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return StreamsGroupDescribeResponse(throttle_time_ms, groups, unknown_tags)
 
 

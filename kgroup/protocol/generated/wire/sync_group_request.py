@@ -116,13 +116,7 @@ class SyncGroupRequest(Struct):
 def _read_SyncGroupRequestAssignment(r: Readable, version: int) -> SyncGroupRequestAssignment:
     member_id = r.string("Assignments.MemberId", version >= 4)
     assignment = r.bytes("Assignments.Assignment", version >= 4)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("Assignments._tagged_fields")):
-            tag, end = r.tag("Assignments._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("Assignments._tagged_fields") if version >= 4 else ()
     return SyncGroupRequestAssignment(member_id, assignment, unknown_tags)
 
 
@@ -145,13 +139,7 @@ def _read_SyncGroupRequest(r: Readable, version: int) -> SyncGroupRequest:
     protocol_name = r.string("ProtocolName", True, True) if version >= 5 else None
     n = r.count("Assignments", version >= 4)
     assignments = tuple([_read_SyncGroupRequestAssignment(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
     return SyncGroupRequest(
         group_id,
         generation_id,

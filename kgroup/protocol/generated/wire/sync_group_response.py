@@ -82,13 +82,7 @@ def _read_SyncGroupResponse(r: Readable, version: int) -> SyncGroupResponse:
     protocol_type = r.string("ProtocolType", True, True) if version >= 5 else None
     protocol_name = r.string("ProtocolName", True, True) if version >= 5 else None
     assignment = r.bytes("Assignment", version >= 4)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if version >= 4:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
     return SyncGroupResponse(
         throttle_time_ms, error_code, protocol_type, protocol_name, assignment, unknown_tags
     )

@@ -41,13 +41,7 @@ class ShareGroupMetadataValue(Struct):
 
 def _read_ShareGroupMetadataValue(r: Readable, version: int) -> ShareGroupMetadataValue:
     epoch = r.int32("Epoch")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return ShareGroupMetadataValue(epoch, unknown_tags)
 
 

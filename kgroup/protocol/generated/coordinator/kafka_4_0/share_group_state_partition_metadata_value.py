@@ -111,13 +111,7 @@ def _read_TopicPartitionsInfo(r: Readable, version: int) -> TopicPartitionsInfo:
     topic_name = r.string("InitializedTopics.TopicName", True)
     n = r.count("InitializedTopics.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "InitializedTopics.Partitions")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("InitializedTopics._tagged_fields")):
-            tag, end = r.tag("InitializedTopics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("InitializedTopics._tagged_fields")
     return TopicPartitionsInfo(topic_id, topic_name, partitions, unknown_tags)
 
 
@@ -133,13 +127,7 @@ def _write_TopicPartitionsInfo(out: bytearray, obj: TopicPartitionsInfo, version
 def _read_TopicInfo(r: Readable, version: int) -> TopicInfo:
     topic_id = r.uuid("DeletingTopics.TopicId")
     topic_name = r.string("DeletingTopics.TopicName", True)
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("DeletingTopics._tagged_fields")):
-            tag, end = r.tag("DeletingTopics._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("DeletingTopics._tagged_fields")
     return TopicInfo(topic_id, topic_name, unknown_tags)
 
 
@@ -158,13 +146,7 @@ def _read_ShareGroupStatePartitionMetadataValue(
     initialized_topics = tuple([_read_TopicPartitionsInfo(r, version) for _ in range(n)])
     n = r.count("DeletingTopics", True)
     deleting_topics = tuple([_read_TopicInfo(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return ShareGroupStatePartitionMetadataValue(initialized_topics, deleting_topics, unknown_tags)
 
 

@@ -18,6 +18,7 @@ from kgroup.protocol.runtime import (
     I64,
     U16,
     Readable,
+    Run,
     Struct,
     _set,
     w_count,
@@ -112,18 +113,22 @@ class ShareSnapshotValue(Struct):
         _set(self, "unknown_tags", unknown_tags)
 
 
+# consecutive fixed-width fields, each read with one unpack
+_RUN_0 = Run(
+    "qqbh",
+    (
+        "StateBatches.FirstOffset",
+        "StateBatches.LastOffset",
+        "StateBatches.DeliveryState",
+        "StateBatches.DeliveryCount",
+    ),
+)
+_RUN_1 = Run("Hiiq", ("SnapshotEpoch", "StateEpoch", "LeaderEpoch", "StartOffset"))
+
+
 def _read_StateBatch(r: Readable, version: int) -> StateBatch:
-    first_offset = r.int64("StateBatches.FirstOffset")
-    last_offset = r.int64("StateBatches.LastOffset")
-    delivery_state = r.int8("StateBatches.DeliveryState")
-    delivery_count = r.int16("StateBatches.DeliveryCount")
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("StateBatches._tagged_fields")):
-            tag, end = r.tag("StateBatches._tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    first_offset, last_offset, delivery_state, delivery_count = r.run(_RUN_0)
+    unknown_tags = r.tags("StateBatches._tagged_fields")
     return StateBatch(first_offset, last_offset, delivery_state, delivery_count, unknown_tags)
 
 
@@ -138,19 +143,10 @@ def _write_StateBatch(out: bytearray, obj: StateBatch, version: int) -> None:
 
 
 def _read_ShareSnapshotValue(r: Readable, version: int) -> ShareSnapshotValue:
-    snapshot_epoch = r.uint16("SnapshotEpoch")
-    state_epoch = r.int32("StateEpoch")
-    leader_epoch = r.int32("LeaderEpoch")
-    start_offset = r.int64("StartOffset")
+    snapshot_epoch, state_epoch, leader_epoch, start_offset = r.run(_RUN_1)
     n = r.count("StateBatches", True)
     state_batches = tuple([_read_StateBatch(r, version) for _ in range(n)])
-    unknown_tags: tuple[tuple[int, bytes], ...] = ()
-    if True:
-        unknown: list[tuple[int, bytes]] = []
-        for _ in range(r.tag_count("_tagged_fields")):
-            tag, end = r.tag("_tagged_fields")
-            unknown.append((tag, r.raw(end)))
-        unknown_tags = tuple(unknown)
+    unknown_tags = r.tags("_tagged_fields")
     return ShareSnapshotValue(
         snapshot_epoch, state_epoch, leader_epoch, start_offset, state_batches, unknown_tags
     )
