@@ -189,14 +189,18 @@ class Readable:
             )
 
     def string(self, label: str, compact: bool, nullable: bool = False) -> str | None:
-        start = self.p
-        if compact and start < self.e and 0 < self.b[start] < 0x80:  # one-byte length
-            p = start + 1
-            end = p + self.b[start] - 1
+        start, b = self.p, self.b
+        if compact:  # the usual one-byte N+1 length
+            n, p = (b[start] - 1, start + 1) if start < self.e and b[start] < 0x80 else (-1, 0)
+        else:  # a non-negative int16 length
+            n, p = ((b[start] << 8) | b[start + 1], start + 2) if start + 2 <= self.e else (-1, 0)
+            n = -1 if n > 0x7FFF else n
+        if n >= 0:
+            end = p + n
             if end <= self.e:
                 self.p = end
                 try:
-                    return self.b[p:end].decode()
+                    return b[p:end].decode()
                 except UnicodeDecodeError:
                     raise ProtocolError(
                         "string is not UTF-8", position=start, field=label

@@ -82,12 +82,30 @@ def to_committed_offsets(
             )
     # sorted by (topic, partition) tuples, compared in C (TopicPartition's order is Python's)
     return {
-        TopicPartition(item.topic, item.partition): CommittedOffset(
+        partition_of(item.topic, item.partition): CommittedOffset(
             item.offset, item.leader_epoch if item.leader_epoch >= 0 else None, item.metadata or ""
         )
         for item in sorted(group.partitions, key=_position)
         if item.offset >= 0  # -1: no committed offset for this partition
     }
+
+
+# One TopicPartition per partition of the cluster, shared by every group's offsets: a fleet's
+# 10,000 groups commit the same few hundred partitions, and a shared key is found by identity
+# (no Python-level __eq__) in the dicts the engines join on. Bounded by the cluster's size.
+_PARTITIONS: dict[tuple[str, int], TopicPartition] = {}
+_PARTITIONS_MAX = 1_000_000
+
+
+def partition_of(topic: str, partition: int) -> TopicPartition:
+    """The shared TopicPartition of (`topic`, `partition`)."""
+    key = (topic, partition)
+    tp = _PARTITIONS.get(key)
+    if tp is None:
+        if len(_PARTITIONS) >= _PARTITIONS_MAX:
+            _PARTITIONS.clear()
+        tp = _PARTITIONS[key] = TopicPartition(topic, partition)
+    return tp
 
 
 def _position(item: FetchedOffset) -> tuple[str, int]:
