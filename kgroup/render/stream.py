@@ -27,7 +27,8 @@ import json
 import textwrap
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, repeat
+from operator import not_
 from typing import Any, TextIO
 
 from kgroup.render.model import ELLIPSIS, SCHEMA_VERSION, TEXT, Column, Output
@@ -187,6 +188,10 @@ def _other(value: Any, level: int) -> str:
         plain = list(map(_SCALARS.__contains__, map(type, value.values())))
         if all(plain):  # a row: one call of the C encoder
             return "{" + _INDENTS[level + 1] + _flat_items(value, level) + _INDENTS[level] + "}"
+        if plain[0]:  # scalars first (a partition, a group): one call of the C encoder
+            text = _marked_dict(value, plain, level)
+            if text is not None:
+                return text
         parts = _dict_items(value, plain, level)
         if parts is None:
             return _standard(value, level)
@@ -201,6 +206,10 @@ def _other(value: Any, level: int) -> str:
             return "[" + _INDENTS[level + 1] + _flat_items(value, level) + _INDENTS[level] + "]"
         if _rows_only(value):
             return _row_list(value, level)
+        if set(map(type, value)) == _DICT and all(value):
+            text = _marked_rows(value, level)
+            if text is not None:
+                return text
         inner = _INDENTS[level + 1]
         items = [indented(item, level + 1) for item in value]
         return "[" + inner + ("," + inner).join(items) + _INDENTS[level] + "]"
@@ -211,6 +220,53 @@ def _other(value: Any, level: int) -> str:
     if kind is bool:
         return "true" if value else "false"
     return _standard(value, level)
+
+
+# what a container's value is replaced with for one call of the C encoder over a whole dict;
+# its JSON text is then cut out (text that happens to hold it is found by a count)
+_MARK = "\x00kgroup-nested\x00"
+_MARK_JSON = _string(_MARK)
+
+
+def _marked_dict(value: dict[Any, Any], plain: list[bool], level: int) -> str | None:
+    """A dict holding containers in one call of the C encoder: each container's value
+    replaced by `_MARK`, whose JSON text is then replaced by the container's (`indented`).
+    None when the text holds the mark elsewhere too (a key or string that has it)."""
+    nested = list(compress(value, map(not_, plain)))
+    flat = dict(value)
+    flat.update(dict.fromkeys(nested, _MARK))
+    pieces = "".join(_flat(level)(flat, 0))[1:-1].split(_MARK_JSON)
+    if len(pieces) != len(nested) + 1:
+        return None
+    text = [_INDENTS[level + 1], pieces[0]]
+    for key, piece in zip(nested, pieces[1:], strict=True):
+        text.append(indented(value[key], level + 1))
+        text.append(piece)
+    text.append(_INDENTS[level])
+    return "{" + "".join(text) + "}"
+
+
+def _marked_rows(value: list[Any] | tuple[Any, ...], level: int) -> str | None:
+    """A list of non-empty dicts holding containers (check's partitions) as one list of rows
+    (`_row_list`, one call of the C encoder): each container's value replaced by `_MARK`,
+    whose JSON text is then replaced by the container's (`indented`). None when the text
+    holds the mark elsewhere too."""
+    flats = []
+    nested: list[Any] = []
+    for item in value:
+        keys = list(compress(item, map(not_, map(_SCALARS.__contains__, map(type, item.values())))))
+        flat = dict(item)
+        flat.update(dict.fromkeys(keys, _MARK))
+        flats.append(flat)
+        nested.extend(map(item.__getitem__, keys))
+    pieces = _row_list(flats, level).split(_MARK_JSON)
+    if len(pieces) != len(nested) + 1:
+        return None
+    text = [pieces[0]]
+    for container, piece in zip(nested, pieces[1:], strict=True):
+        text.append(indented(container, level + 2))
+        text.append(piece)
+    return "".join(text)
 
 
 def _dict_items(value: dict[Any, Any], plain: list[bool], level: int) -> list[str] | None:

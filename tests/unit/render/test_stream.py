@@ -188,6 +188,20 @@ def test_indented_json_fast_paths_have_the_standard_library_bytes() -> None:
         [{"only": "one"}],
         [{"a": t} for t in tricky] + [{"b": float("nan")}],
         {"d": {"rows": [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]}, "s": "z"},
+        # lists of dicts holding containers (check's partitions: one call of the C encoder,
+        # each container's mark replaced), also where text holds the mark or a subclass
+        [
+            {"t": "a", "p": 0, "e": {"c": [{"o": 1}], "l": []}, "z": 2.5},
+            {"t": "b", "e": {}, "l": [1, [2]], "n": _Level.HIGH, "s": _Text("sub")},
+            {"only": [{"x": None}]},
+            {"a": 1},
+        ],
+        [{"a": "\x00kgroup-nested\x00", "c": [1]}, {"b": {"x": 1}}],
+        [{"\x00kgroup-nested\x00": 1, "c": [1]}],
+        [{"a": 1, "c": {"\x00kgroup-nested\x00": [2]}}, {"d": ["\x00kgroup-nested\x00"]}],
+        {"s": "\x00kgroup-nested\x00", "c": [1]},
+        {"\x00kgroup-nested\x00": "x", "c": {"d": [1]}, "e": 1},
+        {"g": "x", "p": [{"a": 1, "e": {"c": [{"o": 1}]}}], "m": []},
         # floats one by one (beside a container in a list, and alone)
         [*floats, float("nan"), float("inf"), float("-inf"), [1]],
         *floats,
