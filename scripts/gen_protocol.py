@@ -142,6 +142,21 @@ def local(key: str) -> str:
     return key + "_" if key in _RESERVED or keyword.iskeyword(key) else key
 
 
+def construct(name: str, args: list[str]) -> list[str]:
+    """A reader's last lines: the `name` object of `args` (its fields, in `_fields` order) made
+    without running `__init__`: `object.__new__`, then each slot filled through its descriptor's
+    `__set__` (`Struct._setters`), about half the cost of `__init__`'s `object.__setattr__`."""
+    if not args:
+        return [f"    return {name}()"]
+    setters = [f"_s{i}" for i in range(len(args))]
+    lines = [
+        "    obj_ = _new(" + name + ")",
+        f"    ({', '.join(setters)}{',' if len(setters) == 1 else ''}) = {name}._setters",
+    ]
+    lines += [f"    {s}(obj_, {a})" for s, a in zip(setters, args, strict=True)]
+    return [*lines, "    return obj_"]
+
+
 def comment(text: str, indent: str) -> list[str]:
     return [indent + "#: " + line for line in textwrap.wrap(text, 94 - len(indent))]
 
@@ -324,8 +339,7 @@ class Module:
                 read = f"r.tags({label!r})" + ("" if flex == "True" else f" if {flex} else ()")
                 body.append(f"    unknown_tags = {read}")
                 args.append("unknown_tags")
-                body.append(f"    return {st.name}({', '.join(args)})")
-                return lines + body
+                return lines + body + construct(st.name, args)
             body.append("    unknown_tags: tuple[tuple[int, bytes], ...] = ()")
             body.append(f"    if {cond(self.flex, self.valid)}:")
             body.append("        unknown: list[tuple[int, bytes]] = []")
@@ -360,8 +374,7 @@ class Module:
                 body.append("                unknown.append((tag, r.raw(end)))")
             body.append("        unknown_tags = tuple(unknown)")
             args.append("unknown_tags")
-        body.append(f"    return {st.name}({', '.join(args)})")
-        return lines + body
+        return lines + body + construct(st.name, args)
 
     def _fixed_code(self, fd: Field) -> str | None:
         """The struct code of a fixed-width field, None for any other."""
@@ -602,8 +615,8 @@ class Module:
             "",
             "from kgroup.protocol.errors import ProtocolError, ProtocolWriteError",
             "from kgroup.protocol.runtime import (",
-            "    F64, I8, I16, I32, I64, U16, ZERO_UUID, Readable, Run, Struct, _set, absent,",
-            "    w_bytes, w_count, w_fixed_array, w_string, w_tags, w_uuid,",
+            "    F64, I8, I16, I32, I64, U16, ZERO_UUID, Readable, Run, Struct, _new, _set,",
+            "    absent, w_bytes, w_count, w_fixed_array, w_string, w_tags, w_uuid,",
             ")",
             "",
             f"NAME = {msg.name!r}",

@@ -39,6 +39,7 @@ ALLOCATE = "Tried to allocate a collection of size %d, but there are only %d byt
 
 
 _set = object.__setattr__  # how a generated __init__ sets the slots of an immutable object
+_new = object.__new__  # how a generated reader makes one without __init__ (then `_setters`)
 
 
 class Struct:
@@ -47,6 +48,13 @@ class Struct:
 
     __slots__ = ()
     _fields: tuple[str, ...] = ()
+    #: each field's slot descriptor `__set__`, in `_fields` order: the readers fill a new
+    #: object through them (a C call a field, no attribute lookup, no `__init__` frame)
+    _setters: tuple[Any, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._setters = tuple(getattr(cls, name).__set__ for name in cls._fields)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable: cannot set {name}")

@@ -13,6 +13,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -44,7 +45,11 @@ def _read_ConsumerGroupCurrentMemberAssignmentKey(
 ) -> ConsumerGroupCurrentMemberAssignmentKey:
     group_id = r.string("GroupId", False)
     member_id = r.string("MemberId", False)
-    return ConsumerGroupCurrentMemberAssignmentKey(group_id, member_id)
+    obj_ = _new(ConsumerGroupCurrentMemberAssignmentKey)
+    (_s0, _s1) = ConsumerGroupCurrentMemberAssignmentKey._setters
+    _s0(obj_, group_id)
+    _s1(obj_, member_id)
+    return obj_
 
 
 def _write_ConsumerGroupCurrentMemberAssignmentKey(

@@ -17,6 +17,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -133,7 +134,13 @@ def _read_TopicPartitions(r: Readable, version: int) -> TopicPartitions:
             else:
                 unknown.append((tag, r.raw(end)))
         unknown_tags = tuple(unknown)
-    return TopicPartitions(topic_id, partitions, assignment_epochs, unknown_tags)
+    obj_ = _new(TopicPartitions)
+    (_s0, _s1, _s2, _s3) = TopicPartitions._setters
+    _s0(obj_, topic_id)
+    _s1(obj_, partitions)
+    _s2(obj_, assignment_epochs)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TopicPartitions(out: bytearray, obj: TopicPartitions, version: int) -> None:
@@ -159,14 +166,15 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue(
     n = r.count("PartitionsPendingRevocation", True)
     partitions_pending_revocation = tuple([_read_TopicPartitions(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return ConsumerGroupCurrentMemberAssignmentValue(
-        member_epoch,
-        previous_member_epoch,
-        state,
-        assigned_partitions,
-        partitions_pending_revocation,
-        unknown_tags,
-    )
+    obj_ = _new(ConsumerGroupCurrentMemberAssignmentValue)
+    (_s0, _s1, _s2, _s3, _s4, _s5) = ConsumerGroupCurrentMemberAssignmentValue._setters
+    _s0(obj_, member_epoch)
+    _s1(obj_, previous_member_epoch)
+    _s2(obj_, state)
+    _s3(obj_, assigned_partitions)
+    _s4(obj_, partitions_pending_revocation)
+    _s5(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ConsumerGroupCurrentMemberAssignmentValue(

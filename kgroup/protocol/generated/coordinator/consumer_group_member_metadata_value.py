@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     w_bytes,
     w_count,
@@ -153,7 +154,12 @@ def _read_ClassicProtocol(r: Readable, version: int) -> ClassicProtocol:
     name = r.string("ClassicMemberMetadata.SupportedProtocols.Name", True)
     metadata = r.bytes("ClassicMemberMetadata.SupportedProtocols.Metadata", True)
     unknown_tags = r.tags("ClassicMemberMetadata.SupportedProtocols._tagged_fields")
-    return ClassicProtocol(name, metadata, unknown_tags)
+    obj_ = _new(ClassicProtocol)
+    (_s0, _s1, _s2) = ClassicProtocol._setters
+    _s0(obj_, name)
+    _s1(obj_, metadata)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ClassicProtocol(out: bytearray, obj: ClassicProtocol, version: int) -> None:
@@ -169,7 +175,12 @@ def _read_ClassicMemberMetadata(r: Readable, version: int) -> ClassicMemberMetad
     n = r.count("ClassicMemberMetadata.SupportedProtocols", True)
     supported_protocols = tuple([_read_ClassicProtocol(r, version) for _ in range(n)])
     unknown_tags = r.tags("ClassicMemberMetadata._tagged_fields")
-    return ClassicMemberMetadata(session_timeout_ms, supported_protocols, unknown_tags)
+    obj_ = _new(ClassicMemberMetadata)
+    (_s0, _s1, _s2) = ClassicMemberMetadata._setters
+    _s0(obj_, session_timeout_ms)
+    _s1(obj_, supported_protocols)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ClassicMemberMetadata(out: bytearray, obj: ClassicMemberMetadata, version: int) -> None:
@@ -213,18 +224,19 @@ def _read_ConsumerGroupMemberMetadataValue(
             else:
                 unknown.append((tag, r.raw(end)))
         unknown_tags = tuple(unknown)
-    return ConsumerGroupMemberMetadataValue(
-        instance_id,
-        rack_id,
-        client_id,
-        client_host,
-        subscribed_topic_names,
-        subscribed_topic_regex,
-        rebalance_timeout_ms,
-        server_assignor,
-        classic_member_metadata,
-        unknown_tags,
-    )
+    obj_ = _new(ConsumerGroupMemberMetadataValue)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8, _s9) = ConsumerGroupMemberMetadataValue._setters
+    _s0(obj_, instance_id)
+    _s1(obj_, rack_id)
+    _s2(obj_, client_id)
+    _s3(obj_, client_host)
+    _s4(obj_, subscribed_topic_names)
+    _s5(obj_, subscribed_topic_regex)
+    _s6(obj_, rebalance_timeout_ms)
+    _s7(obj_, server_assignor)
+    _s8(obj_, classic_member_metadata)
+    _s9(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ConsumerGroupMemberMetadataValue(

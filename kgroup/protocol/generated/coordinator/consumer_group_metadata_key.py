@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -37,7 +38,10 @@ class ConsumerGroupMetadataKey(Struct):
 
 def _read_ConsumerGroupMetadataKey(r: Readable, version: int) -> ConsumerGroupMetadataKey:
     group_id = r.string("GroupId", False)
-    return ConsumerGroupMetadataKey(group_id)
+    obj_ = _new(ConsumerGroupMetadataKey)
+    (_s0,) = ConsumerGroupMetadataKey._setters
+    _s0(obj_, group_id)
+    return obj_
 
 
 def _write_ConsumerGroupMetadataKey(

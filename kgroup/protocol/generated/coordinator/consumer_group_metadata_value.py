@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I64,
     Readable,
     Struct,
+    _new,
     _set,
     w_tags,
 )
@@ -64,7 +65,12 @@ def _read_ConsumerGroupMetadataValue(r: Readable, version: int) -> ConsumerGroup
             else:
                 unknown.append((tag, r.raw(end)))
         unknown_tags = tuple(unknown)
-    return ConsumerGroupMetadataValue(epoch, metadata_hash, unknown_tags)
+    obj_ = _new(ConsumerGroupMetadataValue)
+    (_s0, _s1, _s2) = ConsumerGroupMetadataValue._setters
+    _s0(obj_, epoch)
+    _s1(obj_, metadata_hash)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ConsumerGroupMetadataValue(

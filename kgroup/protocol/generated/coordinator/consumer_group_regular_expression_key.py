@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -43,7 +44,11 @@ def _read_ConsumerGroupRegularExpressionKey(
 ) -> ConsumerGroupRegularExpressionKey:
     group_id = r.string("GroupId", False)
     regular_expression = r.string("RegularExpression", False)
-    return ConsumerGroupRegularExpressionKey(group_id, regular_expression)
+    obj_ = _new(ConsumerGroupRegularExpressionKey)
+    (_s0, _s1) = ConsumerGroupRegularExpressionKey._setters
+    _s0(obj_, group_id)
+    _s1(obj_, regular_expression)
+    return obj_
 
 
 def _write_ConsumerGroupRegularExpressionKey(

@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -65,7 +66,13 @@ def _read_ConsumerGroupRegularExpressionValue(
     topics = tuple([r.string("Topics", True) for _ in range(n)])
     version_, timestamp = r.run(_RUN_0)
     unknown_tags = r.tags("_tagged_fields")
-    return ConsumerGroupRegularExpressionValue(topics, version_, timestamp, unknown_tags)
+    obj_ = _new(ConsumerGroupRegularExpressionValue)
+    (_s0, _s1, _s2, _s3) = ConsumerGroupRegularExpressionValue._setters
+    _s0(obj_, topics)
+    _s1(obj_, version_)
+    _s2(obj_, timestamp)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ConsumerGroupRegularExpressionValue(

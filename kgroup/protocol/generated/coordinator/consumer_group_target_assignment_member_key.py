@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -43,7 +44,11 @@ def _read_ConsumerGroupTargetAssignmentMemberKey(
 ) -> ConsumerGroupTargetAssignmentMemberKey:
     group_id = r.string("GroupId", False)
     member_id = r.string("MemberId", False)
-    return ConsumerGroupTargetAssignmentMemberKey(group_id, member_id)
+    obj_ = _new(ConsumerGroupTargetAssignmentMemberKey)
+    (_s0, _s1) = ConsumerGroupTargetAssignmentMemberKey._setters
+    _s0(obj_, group_id)
+    _s1(obj_, member_id)
+    return obj_
 
 
 def _write_ConsumerGroupTargetAssignmentMemberKey(

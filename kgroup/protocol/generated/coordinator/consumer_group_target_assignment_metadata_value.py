@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     I64,
     Readable,
     Struct,
+    _new,
     _set,
     w_tags,
 )
@@ -67,9 +68,12 @@ def _read_ConsumerGroupTargetAssignmentMetadataValue(
             else:
                 unknown.append((tag, r.raw(end)))
         unknown_tags = tuple(unknown)
-    return ConsumerGroupTargetAssignmentMetadataValue(
-        assignment_epoch, assignment_timestamp, unknown_tags
-    )
+    obj_ = _new(ConsumerGroupTargetAssignmentMetadataValue)
+    (_s0, _s1, _s2) = ConsumerGroupTargetAssignmentMetadataValue._setters
+    _s0(obj_, assignment_epoch)
+    _s1(obj_, assignment_timestamp)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ConsumerGroupTargetAssignmentMetadataValue(

@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -37,7 +38,10 @@ class GroupMetadataKey(Struct):
 
 def _read_GroupMetadataKey(r: Readable, version: int) -> GroupMetadataKey:
     group = r.string("group", False)
-    return GroupMetadataKey(group)
+    obj_ = _new(GroupMetadataKey)
+    (_s0,) = GroupMetadataKey._setters
+    _s0(obj_, group)
+    return obj_
 
 
 def _write_GroupMetadataKey(out: bytearray, obj: GroupMetadataKey, version: int) -> None:

@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I64,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_bytes,
@@ -164,17 +165,18 @@ def _read_MemberMetadata(r: Readable, version: int) -> MemberMetadata:
     subscription = r.bytes("members.subscription", version >= 4)
     assignment = r.bytes("members.assignment", version >= 4)
     unknown_tags = r.tags("members._tagged_fields") if version >= 4 else ()
-    return MemberMetadata(
-        member_id,
-        group_instance_id,
-        client_id,
-        client_host,
-        rebalance_timeout,
-        session_timeout,
-        subscription,
-        assignment,
-        unknown_tags,
-    )
+    obj_ = _new(MemberMetadata)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8) = MemberMetadata._setters
+    _s0(obj_, member_id)
+    _s1(obj_, group_instance_id)
+    _s2(obj_, client_id)
+    _s3(obj_, client_host)
+    _s4(obj_, rebalance_timeout)
+    _s5(obj_, session_timeout)
+    _s6(obj_, subscription)
+    _s7(obj_, assignment)
+    _s8(obj_, unknown_tags)
+    return obj_
 
 
 def _write_MemberMetadata(out: bytearray, obj: MemberMetadata, version: int) -> None:
@@ -206,9 +208,16 @@ def _read_GroupMetadataValue(r: Readable, version: int) -> GroupMetadataValue:
     n = r.count("members", version >= 4)
     members = tuple([_read_MemberMetadata(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
-    return GroupMetadataValue(
-        protocol_type, generation, protocol, leader, current_state_timestamp, members, unknown_tags
-    )
+    obj_ = _new(GroupMetadataValue)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6) = GroupMetadataValue._setters
+    _s0(obj_, protocol_type)
+    _s1(obj_, generation)
+    _s2(obj_, protocol)
+    _s3(obj_, leader)
+    _s4(obj_, current_state_timestamp)
+    _s5(obj_, members)
+    _s6(obj_, unknown_tags)
+    return obj_
 
 
 def _write_GroupMetadataValue(out: bytearray, obj: GroupMetadataValue, version: int) -> None:

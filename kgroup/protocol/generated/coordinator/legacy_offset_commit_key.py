@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -46,7 +47,12 @@ def _read_LegacyOffsetCommitKey(r: Readable, version: int) -> LegacyOffsetCommit
     group = r.string("group", False)
     topic = r.string("topic", False)
     partition = r.int32("partition")
-    return LegacyOffsetCommitKey(group, topic, partition)
+    obj_ = _new(LegacyOffsetCommitKey)
+    (_s0, _s1, _s2) = LegacyOffsetCommitKey._setters
+    _s0(obj_, group)
+    _s1(obj_, topic)
+    _s2(obj_, partition)
+    return obj_
 
 
 def _write_LegacyOffsetCommitKey(out: bytearray, obj: LegacyOffsetCommitKey, version: int) -> None:

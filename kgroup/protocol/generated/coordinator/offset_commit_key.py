@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -46,7 +47,12 @@ def _read_OffsetCommitKey(r: Readable, version: int) -> OffsetCommitKey:
     group = r.string("group", False)
     topic = r.string("topic", False)
     partition = r.int32("partition")
-    return OffsetCommitKey(group, topic, partition)
+    obj_ = _new(OffsetCommitKey)
+    (_s0, _s1, _s2) = OffsetCommitKey._setters
+    _s0(obj_, group)
+    _s1(obj_, topic)
+    _s2(obj_, partition)
+    return obj_
 
 
 def _write_OffsetCommitKey(out: bytearray, obj: OffsetCommitKey, version: int) -> None:

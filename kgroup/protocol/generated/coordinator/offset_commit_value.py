@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I64,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_string,
@@ -103,9 +104,16 @@ def _read_OffsetCommitValue(r: Readable, version: int) -> OffsetCommitValue:
             else:
                 unknown.append((tag, r.raw(end)))
         unknown_tags = tuple(unknown)
-    return OffsetCommitValue(
-        offset, leader_epoch, metadata, commit_timestamp, expire_timestamp, topic_id, unknown_tags
-    )
+    obj_ = _new(OffsetCommitValue)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6) = OffsetCommitValue._setters
+    _s0(obj_, offset)
+    _s1(obj_, leader_epoch)
+    _s2(obj_, metadata)
+    _s3(obj_, commit_timestamp)
+    _s4(obj_, expire_timestamp)
+    _s5(obj_, topic_id)
+    _s6(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetCommitValue(out: bytearray, obj: OffsetCommitValue, version: int) -> None:

@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -106,7 +107,12 @@ def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:
     n = r.count("AssignedPartitions.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "AssignedPartitions.Partitions")
     unknown_tags = r.tags("AssignedPartitions._tagged_fields")
-    return TopicPartition(topic_id, partitions, unknown_tags)
+    obj_ = _new(TopicPartition)
+    (_s0, _s1, _s2) = TopicPartition._setters
+    _s0(obj_, topic_id)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TopicPartition(out: bytearray, obj: TopicPartition, version: int) -> None:
@@ -124,9 +130,14 @@ def _read_ShareGroupCurrentMemberAssignmentValue(
     n = r.count("AssignedPartitions", True)
     assigned_partitions = tuple([_read_TopicPartition(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return ShareGroupCurrentMemberAssignmentValue(
-        member_epoch, previous_member_epoch, state, assigned_partitions, unknown_tags
-    )
+    obj_ = _new(ShareGroupCurrentMemberAssignmentValue)
+    (_s0, _s1, _s2, _s3, _s4) = ShareGroupCurrentMemberAssignmentValue._setters
+    _s0(obj_, member_epoch)
+    _s1(obj_, previous_member_epoch)
+    _s2(obj_, state)
+    _s3(obj_, assigned_partitions)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ShareGroupCurrentMemberAssignmentValue(

@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -41,7 +42,11 @@ class ShareGroupMemberMetadataKey(Struct):
 def _read_ShareGroupMemberMetadataKey(r: Readable, version: int) -> ShareGroupMemberMetadataKey:
     group_id = r.string("GroupId", False)
     member_id = r.string("MemberId", False)
-    return ShareGroupMemberMetadataKey(group_id, member_id)
+    obj_ = _new(ShareGroupMemberMetadataKey)
+    (_s0, _s1) = ShareGroupMemberMetadataKey._setters
+    _s0(obj_, group_id)
+    _s1(obj_, member_id)
+    return obj_
 
 
 def _write_ShareGroupMemberMetadataKey(

@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -63,9 +64,14 @@ def _read_ShareGroupMemberMetadataValue(r: Readable, version: int) -> ShareGroup
     n = r.count("SubscribedTopicNames", True)
     subscribed_topic_names = tuple([r.string("SubscribedTopicNames", True) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return ShareGroupMemberMetadataValue(
-        rack_id, client_id, client_host, subscribed_topic_names, unknown_tags
-    )
+    obj_ = _new(ShareGroupMemberMetadataValue)
+    (_s0, _s1, _s2, _s3, _s4) = ShareGroupMemberMetadataValue._setters
+    _s0(obj_, rack_id)
+    _s1(obj_, client_id)
+    _s2(obj_, client_host)
+    _s3(obj_, subscribed_topic_names)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ShareGroupMemberMetadataValue(

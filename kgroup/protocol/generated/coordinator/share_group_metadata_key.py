@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -37,7 +38,10 @@ class ShareGroupMetadataKey(Struct):
 
 def _read_ShareGroupMetadataKey(r: Readable, version: int) -> ShareGroupMetadataKey:
     group_id = r.string("GroupId", False)
-    return ShareGroupMetadataKey(group_id)
+    obj_ = _new(ShareGroupMetadataKey)
+    (_s0,) = ShareGroupMetadataKey._setters
+    _s0(obj_, group_id)
+    return obj_
 
 
 def _write_ShareGroupMetadataKey(out: bytearray, obj: ShareGroupMetadataKey, version: int) -> None:

@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_tags,
 )
@@ -56,7 +57,12 @@ _RUN_0 = Run("iq", ("Epoch", "MetadataHash"))
 def _read_ShareGroupMetadataValue(r: Readable, version: int) -> ShareGroupMetadataValue:
     epoch, metadata_hash = r.run(_RUN_0)
     unknown_tags = r.tags("_tagged_fields")
-    return ShareGroupMetadataValue(epoch, metadata_hash, unknown_tags)
+    obj_ = _new(ShareGroupMetadataValue)
+    (_s0, _s1, _s2) = ShareGroupMetadataValue._setters
+    _s0(obj_, epoch)
+    _s1(obj_, metadata_hash)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ShareGroupMetadataValue(

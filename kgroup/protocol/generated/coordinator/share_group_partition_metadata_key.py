@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -39,7 +40,10 @@ def _read_ShareGroupPartitionMetadataKey(
     r: Readable, version: int
 ) -> ShareGroupPartitionMetadataKey:
     group_id = r.string("GroupId", False)
-    return ShareGroupPartitionMetadataKey(group_id)
+    obj_ = _new(ShareGroupPartitionMetadataKey)
+    (_s0,) = ShareGroupPartitionMetadataKey._setters
+    _s0(obj_, group_id)
+    return obj_
 
 
 def _write_ShareGroupPartitionMetadataKey(

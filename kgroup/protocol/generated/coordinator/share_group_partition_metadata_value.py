@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     ZERO_UUID,
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -108,7 +109,12 @@ def _read_PartitionMetadata(r: Readable, version: int) -> PartitionMetadata:
     n = r.count("Topics.PartitionMetadata.Racks", True)
     racks = tuple([r.string("Topics.PartitionMetadata.Racks", True) for _ in range(n)])
     unknown_tags = r.tags("Topics.PartitionMetadata._tagged_fields")
-    return PartitionMetadata(partition, racks, unknown_tags)
+    obj_ = _new(PartitionMetadata)
+    (_s0, _s1, _s2) = PartitionMetadata._setters
+    _s0(obj_, partition)
+    _s1(obj_, racks)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_PartitionMetadata(out: bytearray, obj: PartitionMetadata, version: int) -> None:
@@ -127,7 +133,14 @@ def _read_TopicMetadata(r: Readable, version: int) -> TopicMetadata:
     n = r.count("Topics.PartitionMetadata", True)
     partition_metadata = tuple([_read_PartitionMetadata(r, version) for _ in range(n)])
     unknown_tags = r.tags("Topics._tagged_fields")
-    return TopicMetadata(topic_id, topic_name, num_partitions, partition_metadata, unknown_tags)
+    obj_ = _new(TopicMetadata)
+    (_s0, _s1, _s2, _s3, _s4) = TopicMetadata._setters
+    _s0(obj_, topic_id)
+    _s1(obj_, topic_name)
+    _s2(obj_, num_partitions)
+    _s3(obj_, partition_metadata)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TopicMetadata(out: bytearray, obj: TopicMetadata, version: int) -> None:
@@ -147,7 +160,11 @@ def _read_ShareGroupPartitionMetadataValue(
     n = r.count("Topics", True)
     topics = tuple([_read_TopicMetadata(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return ShareGroupPartitionMetadataValue(topics, unknown_tags)
+    obj_ = _new(ShareGroupPartitionMetadataValue)
+    (_s0, _s1) = ShareGroupPartitionMetadataValue._setters
+    _s0(obj_, topics)
+    _s1(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ShareGroupPartitionMetadataValue(

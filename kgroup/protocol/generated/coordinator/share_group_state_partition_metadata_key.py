@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -39,7 +40,10 @@ def _read_ShareGroupStatePartitionMetadataKey(
     r: Readable, version: int
 ) -> ShareGroupStatePartitionMetadataKey:
     group_id = r.string("GroupId", False)
-    return ShareGroupStatePartitionMetadataKey(group_id)
+    obj_ = _new(ShareGroupStatePartitionMetadataKey)
+    (_s0,) = ShareGroupStatePartitionMetadataKey._setters
+    _s0(obj_, group_id)
+    return obj_
 
 
 def _write_ShareGroupStatePartitionMetadataKey(

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     ZERO_UUID,
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -75,7 +76,12 @@ def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:
     n = r.count("TopicPartitions.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "TopicPartitions.Partitions")
     unknown_tags = r.tags("TopicPartitions._tagged_fields")
-    return TopicPartition(topic_id, partitions, unknown_tags)
+    obj_ = _new(TopicPartition)
+    (_s0, _s1, _s2) = TopicPartition._setters
+    _s0(obj_, topic_id)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TopicPartition(out: bytearray, obj: TopicPartition, version: int) -> None:
@@ -92,7 +98,11 @@ def _read_ShareGroupTargetAssignmentMemberValue(
     n = r.count("TopicPartitions", True)
     topic_partitions = tuple([_read_TopicPartition(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return ShareGroupTargetAssignmentMemberValue(topic_partitions, unknown_tags)
+    obj_ = _new(ShareGroupTargetAssignmentMemberValue)
+    (_s0, _s1) = ShareGroupTargetAssignmentMemberValue._setters
+    _s0(obj_, topic_partitions)
+    _s1(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ShareGroupTargetAssignmentMemberValue(

@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -156,7 +157,13 @@ def _read_TaskIds(r: Readable, version: int) -> TaskIds:
             else:
                 unknown.append((tag, r.raw(end)))
         unknown_tags = tuple(unknown)
-    return TaskIds(subtopology_id, partitions, assignment_epochs, unknown_tags)
+    obj_ = _new(TaskIds)
+    (_s0, _s1, _s2, _s3) = TaskIds._setters
+    _s0(obj_, subtopology_id)
+    _s1(obj_, partitions)
+    _s2(obj_, assignment_epochs)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TaskIds(out: bytearray, obj: TaskIds, version: int) -> None:
@@ -188,18 +195,21 @@ def _read_StreamsGroupCurrentMemberAssignmentValue(
     n = r.count("WarmupTasksPendingRevocation", True)
     warmup_tasks_pending_revocation = tuple([_read_TaskIds(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return StreamsGroupCurrentMemberAssignmentValue(
-        member_epoch,
-        previous_member_epoch,
-        state,
-        active_tasks,
-        standby_tasks,
-        warmup_tasks,
-        active_tasks_pending_revocation,
-        standby_tasks_pending_revocation,
-        warmup_tasks_pending_revocation,
-        unknown_tags,
+    obj_ = _new(StreamsGroupCurrentMemberAssignmentValue)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8, _s9) = (
+        StreamsGroupCurrentMemberAssignmentValue._setters
     )
+    _s0(obj_, member_epoch)
+    _s1(obj_, previous_member_epoch)
+    _s2(obj_, state)
+    _s3(obj_, active_tasks)
+    _s4(obj_, standby_tasks)
+    _s5(obj_, warmup_tasks)
+    _s6(obj_, active_tasks_pending_revocation)
+    _s7(obj_, standby_tasks_pending_revocation)
+    _s8(obj_, warmup_tasks_pending_revocation)
+    _s9(obj_, unknown_tags)
+    return obj_
 
 
 def _write_StreamsGroupCurrentMemberAssignmentValue(

@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -41,7 +42,11 @@ class StreamsGroupMemberMetadataKey(Struct):
 def _read_StreamsGroupMemberMetadataKey(r: Readable, version: int) -> StreamsGroupMemberMetadataKey:
     group_id = r.string("GroupId", False)
     member_id = r.string("MemberId", False)
-    return StreamsGroupMemberMetadataKey(group_id, member_id)
+    obj_ = _new(StreamsGroupMemberMetadataKey)
+    (_s0, _s1) = StreamsGroupMemberMetadataKey._setters
+    _s0(obj_, group_id)
+    _s1(obj_, member_id)
+    return obj_
 
 
 def _write_StreamsGroupMemberMetadataKey(

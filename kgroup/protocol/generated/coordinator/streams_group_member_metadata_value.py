@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -151,7 +152,12 @@ def _read_Endpoint(r: Readable, version: int) -> Endpoint:
     host = r.string("UserEndpoint.Host", True)
     port = r.uint16("UserEndpoint.Port")
     unknown_tags = r.tags("UserEndpoint._tagged_fields")
-    return Endpoint(host, port, unknown_tags)
+    obj_ = _new(Endpoint)
+    (_s0, _s1, _s2) = Endpoint._setters
+    _s0(obj_, host)
+    _s1(obj_, port)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_Endpoint(out: bytearray, obj: Endpoint, version: int) -> None:
@@ -166,7 +172,12 @@ def _read_KeyValue(r: Readable, version: int) -> KeyValue:
     key = r.string("ClientTags.Key", True)
     value = r.string("ClientTags.Value", True)
     unknown_tags = r.tags("ClientTags._tagged_fields")
-    return KeyValue(key, value, unknown_tags)
+    obj_ = _new(KeyValue)
+    (_s0, _s1, _s2) = KeyValue._setters
+    _s0(obj_, key)
+    _s1(obj_, value)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_KeyValue(out: bytearray, obj: KeyValue, version: int) -> None:
@@ -190,18 +201,19 @@ def _read_StreamsGroupMemberMetadataValue(
     n = r.count("ClientTags", True)
     client_tags = tuple([_read_KeyValue(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return StreamsGroupMemberMetadataValue(
-        instance_id,
-        rack_id,
-        client_id,
-        client_host,
-        rebalance_timeout_ms,
-        topology_epoch,
-        process_id,
-        user_endpoint,
-        client_tags,
-        unknown_tags,
-    )
+    obj_ = _new(StreamsGroupMemberMetadataValue)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8, _s9) = StreamsGroupMemberMetadataValue._setters
+    _s0(obj_, instance_id)
+    _s1(obj_, rack_id)
+    _s2(obj_, client_id)
+    _s3(obj_, client_host)
+    _s4(obj_, rebalance_timeout_ms)
+    _s5(obj_, topology_epoch)
+    _s6(obj_, process_id)
+    _s7(obj_, user_endpoint)
+    _s8(obj_, client_tags)
+    _s9(obj_, unknown_tags)
+    return obj_
 
 
 def _write_StreamsGroupMemberMetadataValue(

@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -37,7 +38,10 @@ class StreamsGroupMetadataKey(Struct):
 
 def _read_StreamsGroupMetadataKey(r: Readable, version: int) -> StreamsGroupMetadataKey:
     group_id = r.string("GroupId", False)
-    return StreamsGroupMetadataKey(group_id)
+    obj_ = _new(StreamsGroupMetadataKey)
+    (_s0,) = StreamsGroupMetadataKey._setters
+    _s0(obj_, group_id)
+    return obj_
 
 
 def _write_StreamsGroupMetadataKey(

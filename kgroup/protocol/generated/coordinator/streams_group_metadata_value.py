@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -112,7 +113,12 @@ def _read_KeyValue(r: Readable, version: int) -> KeyValue:
     key = r.string("LastAssignmentConfigs.Key", True)
     value = r.string("LastAssignmentConfigs.Value", True)
     unknown_tags = r.tags("LastAssignmentConfigs._tagged_fields")
-    return KeyValue(key, value, unknown_tags)
+    obj_ = _new(KeyValue)
+    (_s0, _s1, _s2) = KeyValue._setters
+    _s0(obj_, key)
+    _s1(obj_, value)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_KeyValue(out: bytearray, obj: KeyValue, version: int) -> None:
@@ -160,15 +166,16 @@ def _read_StreamsGroupMetadataValue(r: Readable, version: int) -> StreamsGroupMe
             else:
                 unknown.append((tag, r.raw(end)))
         unknown_tags = tuple(unknown)
-    return StreamsGroupMetadataValue(
-        epoch,
-        metadata_hash,
-        validated_topology_epoch,
-        last_assignment_configs,
-        stored_description_topology_epoch,
-        failed_description_topology_epoch,
-        unknown_tags,
-    )
+    obj_ = _new(StreamsGroupMetadataValue)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6) = StreamsGroupMetadataValue._setters
+    _s0(obj_, epoch)
+    _s1(obj_, metadata_hash)
+    _s2(obj_, validated_topology_epoch)
+    _s3(obj_, last_assignment_configs)
+    _s4(obj_, stored_description_topology_epoch)
+    _s5(obj_, failed_description_topology_epoch)
+    _s6(obj_, unknown_tags)
+    return obj_
 
 
 def _write_StreamsGroupMetadataValue(

@@ -13,6 +13,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -83,7 +84,12 @@ def _read_TaskIds(r: Readable, version: int) -> TaskIds:
     n = r.count("TaskIds.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "TaskIds.Partitions")
     unknown_tags = r.tags("TaskIds._tagged_fields")
-    return TaskIds(subtopology_id, partitions, unknown_tags)
+    obj_ = _new(TaskIds)
+    (_s0, _s1, _s2) = TaskIds._setters
+    _s0(obj_, subtopology_id)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TaskIds(out: bytearray, obj: TaskIds, version: int) -> None:
@@ -104,9 +110,13 @@ def _read_StreamsGroupTargetAssignmentMemberValue(
     n = r.count("WarmupTasks", True)
     warmup_tasks = tuple([_read_TaskIds(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return StreamsGroupTargetAssignmentMemberValue(
-        active_tasks, standby_tasks, warmup_tasks, unknown_tags
-    )
+    obj_ = _new(StreamsGroupTargetAssignmentMemberValue)
+    (_s0, _s1, _s2, _s3) = StreamsGroupTargetAssignmentMemberValue._setters
+    _s0(obj_, active_tasks)
+    _s1(obj_, standby_tasks)
+    _s2(obj_, warmup_tasks)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_StreamsGroupTargetAssignmentMemberValue(

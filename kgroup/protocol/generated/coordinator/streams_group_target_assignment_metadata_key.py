@@ -13,6 +13,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -40,7 +41,10 @@ def _read_StreamsGroupTargetAssignmentMetadataKey(
     r: Readable, version: int
 ) -> StreamsGroupTargetAssignmentMetadataKey:
     group_id = r.string("GroupId", False)
-    return StreamsGroupTargetAssignmentMetadataKey(group_id)
+    obj_ = _new(StreamsGroupTargetAssignmentMetadataKey)
+    (_s0,) = StreamsGroupTargetAssignmentMetadataKey._setters
+    _s0(obj_, group_id)
+    return obj_
 
 
 def _write_StreamsGroupTargetAssignmentMetadataKey(

@@ -13,6 +13,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -40,7 +41,10 @@ def _read_StreamsGroupTargetAssignmentResolvedTopicIdsKey(
     r: Readable, version: int
 ) -> StreamsGroupTargetAssignmentResolvedTopicIdsKey:
     group_id = r.string("GroupId", False)
-    return StreamsGroupTargetAssignmentResolvedTopicIdsKey(group_id)
+    obj_ = _new(StreamsGroupTargetAssignmentResolvedTopicIdsKey)
+    (_s0,) = StreamsGroupTargetAssignmentResolvedTopicIdsKey._setters
+    _s0(obj_, group_id)
+    return obj_
 
 
 def _write_StreamsGroupTargetAssignmentResolvedTopicIdsKey(

@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -80,7 +81,12 @@ def _read_ResolvedTopicIds(r: Readable, version: int) -> ResolvedTopicIds:
     n = r.count("ResolvedTopicIdsBySubtopology.TopicIds", True)
     topic_ids = tuple([r.uuid("ResolvedTopicIdsBySubtopology.TopicIds") for _ in range(n)])
     unknown_tags = r.tags("ResolvedTopicIdsBySubtopology._tagged_fields")
-    return ResolvedTopicIds(subtopology_id, topic_ids, unknown_tags)
+    obj_ = _new(ResolvedTopicIds)
+    (_s0, _s1, _s2) = ResolvedTopicIds._setters
+    _s0(obj_, subtopology_id)
+    _s1(obj_, topic_ids)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ResolvedTopicIds(out: bytearray, obj: ResolvedTopicIds, version: int) -> None:
@@ -101,9 +107,12 @@ def _read_StreamsGroupTargetAssignmentResolvedTopicIdsValue(
         [_read_ResolvedTopicIds(r, version) for _ in range(n)]
     )
     unknown_tags = r.tags("_tagged_fields")
-    return StreamsGroupTargetAssignmentResolvedTopicIdsValue(
-        assignment_epoch, resolved_topic_ids_by_subtopology, unknown_tags
-    )
+    obj_ = _new(StreamsGroupTargetAssignmentResolvedTopicIdsValue)
+    (_s0, _s1, _s2) = StreamsGroupTargetAssignmentResolvedTopicIdsValue._setters
+    _s0(obj_, assignment_epoch)
+    _s1(obj_, resolved_topic_ids_by_subtopology)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_StreamsGroupTargetAssignmentResolvedTopicIdsValue(

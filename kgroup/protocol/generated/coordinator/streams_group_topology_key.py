@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -37,7 +38,10 @@ class StreamsGroupTopologyKey(Struct):
 
 def _read_StreamsGroupTopologyKey(r: Readable, version: int) -> StreamsGroupTopologyKey:
     group_id = r.string("GroupId", False)
-    return StreamsGroupTopologyKey(group_id)
+    obj_ = _new(StreamsGroupTopologyKey)
+    (_s0,) = StreamsGroupTopologyKey._setters
+    _s0(obj_, group_id)
+    return obj_
 
 
 def _write_StreamsGroupTopologyKey(

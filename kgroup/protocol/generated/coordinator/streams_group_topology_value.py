@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -203,7 +204,12 @@ def _read_TopicConfig(r: Readable, version: int) -> TopicConfig:
     key = r.string("Subtopologies.StateChangelogTopics.TopicConfigs.key", True)
     value = r.string("Subtopologies.StateChangelogTopics.TopicConfigs.value", True)
     unknown_tags = r.tags("Subtopologies.StateChangelogTopics.TopicConfigs._tagged_fields")
-    return TopicConfig(key, value, unknown_tags)
+    obj_ = _new(TopicConfig)
+    (_s0, _s1, _s2) = TopicConfig._setters
+    _s0(obj_, key)
+    _s1(obj_, value)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TopicConfig(out: bytearray, obj: TopicConfig, version: int) -> None:
@@ -220,7 +226,14 @@ def _read_TopicInfo(r: Readable, version: int) -> TopicInfo:
     n = r.count("TopicInfo.TopicConfigs", True)
     topic_configs = tuple([_read_TopicConfig(r, version) for _ in range(n)])
     unknown_tags = r.tags("TopicInfo._tagged_fields")
-    return TopicInfo(name, partitions, replication_factor, topic_configs, unknown_tags)
+    obj_ = _new(TopicInfo)
+    (_s0, _s1, _s2, _s3, _s4) = TopicInfo._setters
+    _s0(obj_, name)
+    _s1(obj_, partitions)
+    _s2(obj_, replication_factor)
+    _s3(obj_, topic_configs)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TopicInfo(out: bytearray, obj: TopicInfo, version: int) -> None:
@@ -246,9 +259,13 @@ def _read_CopartitionGroup(r: Readable, version: int) -> CopartitionGroup:
         "h", 2, n, "Subtopologies.CopartitionGroups.RepartitionSourceTopics"
     )
     unknown_tags = r.tags("Subtopologies.CopartitionGroups._tagged_fields")
-    return CopartitionGroup(
-        source_topics, source_topic_regex, repartition_source_topics, unknown_tags
-    )
+    obj_ = _new(CopartitionGroup)
+    (_s0, _s1, _s2, _s3) = CopartitionGroup._setters
+    _s0(obj_, source_topics)
+    _s1(obj_, source_topic_regex)
+    _s2(obj_, repartition_source_topics)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_CopartitionGroup(out: bytearray, obj: CopartitionGroup, version: int) -> None:
@@ -293,16 +310,17 @@ def _read_Subtopology(r: Readable, version: int) -> Subtopology:
     n = r.count("Subtopologies.CopartitionGroups", True)
     copartition_groups = tuple([_read_CopartitionGroup(r, version) for _ in range(n)])
     unknown_tags = r.tags("Subtopologies._tagged_fields")
-    return Subtopology(
-        subtopology_id,
-        source_topics,
-        source_topic_regex,
-        state_changelog_topics,
-        repartition_sink_topics,
-        repartition_source_topics,
-        copartition_groups,
-        unknown_tags,
-    )
+    obj_ = _new(Subtopology)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7) = Subtopology._setters
+    _s0(obj_, subtopology_id)
+    _s1(obj_, source_topics)
+    _s2(obj_, source_topic_regex)
+    _s3(obj_, state_changelog_topics)
+    _s4(obj_, repartition_sink_topics)
+    _s5(obj_, repartition_source_topics)
+    _s6(obj_, copartition_groups)
+    _s7(obj_, unknown_tags)
+    return obj_
 
 
 def _write_Subtopology(out: bytearray, obj: Subtopology, version: int) -> None:
@@ -335,7 +353,12 @@ def _read_StreamsGroupTopologyValue(r: Readable, version: int) -> StreamsGroupTo
     n = r.count("Subtopologies", True)
     subtopologies = tuple([_read_Subtopology(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return StreamsGroupTopologyValue(epoch, subtopologies, unknown_tags)
+    obj_ = _new(StreamsGroupTopologyValue)
+    (_s0, _s1, _s2) = StreamsGroupTopologyValue._setters
+    _s0(obj_, epoch)
+    _s1(obj_, subtopologies)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_StreamsGroupTopologyValue(

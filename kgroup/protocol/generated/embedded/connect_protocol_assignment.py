@@ -17,6 +17,7 @@ from kgroup.protocol.runtime import (
     I64,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -90,7 +91,11 @@ def _read_ConnectorTasks(r: Readable, version: int) -> ConnectorTasks:
     connector = r.string("ConnectorTasks.connector", False)
     n = r.count("ConnectorTasks.tasks", False)
     tasks = r.fixed_array("i", 4, n, "ConnectorTasks.tasks")
-    return ConnectorTasks(connector, tasks)
+    obj_ = _new(ConnectorTasks)
+    (_s0, _s1) = ConnectorTasks._setters
+    _s0(obj_, connector)
+    _s1(obj_, tasks)
+    return obj_
 
 
 def _write_ConnectorTasks(out: bytearray, obj: ConnectorTasks, version: int) -> None:
@@ -111,9 +116,16 @@ def _read_ConnectProtocolAssignment(r: Readable, version: int) -> ConnectProtoco
     else:
         revoked = ()
     delay = r.int32("delay") if version >= 1 else 0
-    return ConnectProtocolAssignment(
-        error, leader, leader_url, config_offset, assignment, revoked, delay
-    )
+    obj_ = _new(ConnectProtocolAssignment)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6) = ConnectProtocolAssignment._setters
+    _s0(obj_, error)
+    _s1(obj_, leader)
+    _s2(obj_, leader_url)
+    _s3(obj_, config_offset)
+    _s4(obj_, assignment)
+    _s5(obj_, revoked)
+    _s6(obj_, delay)
+    return obj_
 
 
 def _write_ConnectProtocolAssignment(

@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     I64,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_bytes,
@@ -52,7 +53,12 @@ def _read_ConnectProtocolMetadata(r: Readable, version: int) -> ConnectProtocolM
     url = r.string("url", False)
     config_offset = r.int64("configOffset")
     allocation = r.bytes("allocation", False, True) if version >= 1 else b""
-    return ConnectProtocolMetadata(url, config_offset, allocation)
+    obj_ = _new(ConnectProtocolMetadata)
+    (_s0, _s1, _s2) = ConnectProtocolMetadata._setters
+    _s0(obj_, url)
+    _s1(obj_, config_offset)
+    _s2(obj_, allocation)
+    return obj_
 
 
 def _write_ConnectProtocolMetadata(

@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_bytes,
     w_count,
@@ -63,7 +64,11 @@ def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:
     topic = r.string("AssignedPartitions.Topic", False)
     n = r.count("AssignedPartitions.Partitions", False)
     partitions = r.fixed_array("i", 4, n, "AssignedPartitions.Partitions")
-    return TopicPartition(topic, partitions)
+    obj_ = _new(TopicPartition)
+    (_s0, _s1) = TopicPartition._setters
+    _s0(obj_, topic)
+    _s1(obj_, partitions)
+    return obj_
 
 
 def _write_TopicPartition(out: bytearray, obj: TopicPartition, version: int) -> None:
@@ -75,7 +80,11 @@ def _read_ConsumerProtocolAssignment(r: Readable, version: int) -> ConsumerProto
     n = r.count("AssignedPartitions", False)
     assigned_partitions = tuple([_read_TopicPartition(r, version) for _ in range(n)])
     user_data = r.bytes("UserData", False, True)
-    return ConsumerProtocolAssignment(assigned_partitions, user_data)
+    obj_ = _new(ConsumerProtocolAssignment)
+    (_s0, _s1) = ConsumerProtocolAssignment._setters
+    _s0(obj_, assigned_partitions)
+    _s1(obj_, user_data)
+    return obj_
 
 
 def _write_ConsumerProtocolAssignment(

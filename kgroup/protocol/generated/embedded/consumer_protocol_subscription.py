@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     w_bytes,
     w_count,
@@ -78,7 +79,11 @@ def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:
     topic = r.string("OwnedPartitions.Topic", False)
     n = r.count("OwnedPartitions.Partitions", False)
     partitions = r.fixed_array("i", 4, n, "OwnedPartitions.Partitions")
-    return TopicPartition(topic, partitions)
+    obj_ = _new(TopicPartition)
+    (_s0, _s1) = TopicPartition._setters
+    _s0(obj_, topic)
+    _s1(obj_, partitions)
+    return obj_
 
 
 def _write_TopicPartition(out: bytearray, obj: TopicPartition, version: int) -> None:
@@ -97,7 +102,14 @@ def _read_ConsumerProtocolSubscription(r: Readable, version: int) -> ConsumerPro
         owned_partitions = ()
     generation_id = r.int32("GenerationId") if version >= 2 else -1
     rack_id = r.string("RackId", False, True) if version >= 3 else None
-    return ConsumerProtocolSubscription(topics, user_data, owned_partitions, generation_id, rack_id)
+    obj_ = _new(ConsumerProtocolSubscription)
+    (_s0, _s1, _s2, _s3, _s4) = ConsumerProtocolSubscription._setters
+    _s0(obj_, topics)
+    _s1(obj_, user_data)
+    _s2(obj_, owned_partitions)
+    _s3(obj_, generation_id)
+    _s4(obj_, rack_id)
+    return obj_
 
 
 def _write_ConsumerProtocolSubscription(

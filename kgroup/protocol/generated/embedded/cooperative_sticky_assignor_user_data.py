@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
 )
 
@@ -39,7 +40,10 @@ def _read_CooperativeStickyAssignorUserData(
     r: Readable, version: int
 ) -> CooperativeStickyAssignorUserData:
     generation = r.int32("generation")
-    return CooperativeStickyAssignorUserData(generation)
+    obj_ = _new(CooperativeStickyAssignorUserData)
+    (_s0,) = CooperativeStickyAssignorUserData._setters
+    _s0(obj_, generation)
+    return obj_
 
 
 def _write_CooperativeStickyAssignorUserData(

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -64,7 +65,11 @@ def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:
     topic = r.string("previousAssignment.Topic", False)
     n = r.count("previousAssignment.Partitions", False)
     partitions = r.fixed_array("i", 4, n, "previousAssignment.Partitions")
-    return TopicPartition(topic, partitions)
+    obj_ = _new(TopicPartition)
+    (_s0, _s1) = TopicPartition._setters
+    _s0(obj_, topic)
+    _s1(obj_, partitions)
+    return obj_
 
 
 def _write_TopicPartition(out: bytearray, obj: TopicPartition, version: int) -> None:
@@ -76,7 +81,11 @@ def _read_StickyAssignorUserData(r: Readable, version: int) -> StickyAssignorUse
     n = r.count("previousAssignment", False)
     previous_assignment = tuple([_read_TopicPartition(r, version) for _ in range(n)])
     generation = r.int32("generation") if version >= 1 else -1
-    return StickyAssignorUserData(previous_assignment, generation)
+    obj_ = _new(StickyAssignorUserData)
+    (_s0, _s1) = StickyAssignorUserData._setters
+    _s0(obj_, previous_assignment)
+    _s1(obj_, generation)
+    return obj_
 
 
 def _write_StickyAssignorUserData(

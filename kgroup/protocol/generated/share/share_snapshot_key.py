@@ -17,6 +17,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_string,
     w_uuid,
@@ -54,7 +55,12 @@ _RUN_0 = Run("16si", ("TopicId", "Partition"))
 def _read_ShareSnapshotKey(r: Readable, version: int) -> ShareSnapshotKey:
     group_id = r.string("GroupId", False)
     topic_id, partition = r.run(_RUN_0)
-    return ShareSnapshotKey(group_id, topic_id, partition)
+    obj_ = _new(ShareSnapshotKey)
+    (_s0, _s1, _s2) = ShareSnapshotKey._setters
+    _s0(obj_, group_id)
+    _s1(obj_, topic_id)
+    _s2(obj_, partition)
+    return obj_
 
 
 def _write_ShareSnapshotKey(out: bytearray, obj: ShareSnapshotKey, version: int) -> None:

@@ -22,6 +22,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_tags,
@@ -153,7 +154,14 @@ _RUN_1 = Run(
 def _read_StateBatch(r: Readable, version: int) -> StateBatch:
     first_offset, last_offset, delivery_state, delivery_count = r.run(_RUN_0)
     unknown_tags = r.tags("StateBatches._tagged_fields")
-    return StateBatch(first_offset, last_offset, delivery_state, delivery_count, unknown_tags)
+    obj_ = _new(StateBatch)
+    (_s0, _s1, _s2, _s3, _s4) = StateBatch._setters
+    _s0(obj_, first_offset)
+    _s1(obj_, last_offset)
+    _s2(obj_, delivery_state)
+    _s3(obj_, delivery_count)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_StateBatch(out: bytearray, obj: StateBatch, version: int) -> None:
@@ -173,16 +181,17 @@ def _read_ShareSnapshotValue(r: Readable, version: int) -> ShareSnapshotValue:
     n = r.count("StateBatches", True)
     state_batches = tuple([_read_StateBatch(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return ShareSnapshotValue(
-        snapshot_epoch,
-        state_epoch,
-        leader_epoch,
-        start_offset,
-        create_timestamp,
-        write_timestamp,
-        state_batches,
-        unknown_tags,
-    )
+    obj_ = _new(ShareSnapshotValue)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7) = ShareSnapshotValue._setters
+    _s0(obj_, snapshot_epoch)
+    _s1(obj_, state_epoch)
+    _s2(obj_, leader_epoch)
+    _s3(obj_, start_offset)
+    _s4(obj_, create_timestamp)
+    _s5(obj_, write_timestamp)
+    _s6(obj_, state_batches)
+    _s7(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ShareSnapshotValue(out: bytearray, obj: ShareSnapshotValue, version: int) -> None:

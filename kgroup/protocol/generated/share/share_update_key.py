@@ -17,6 +17,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_string,
     w_uuid,
@@ -54,7 +55,12 @@ _RUN_0 = Run("16si", ("TopicId", "Partition"))
 def _read_ShareUpdateKey(r: Readable, version: int) -> ShareUpdateKey:
     group_id = r.string("GroupId", False)
     topic_id, partition = r.run(_RUN_0)
-    return ShareUpdateKey(group_id, topic_id, partition)
+    obj_ = _new(ShareUpdateKey)
+    (_s0, _s1, _s2) = ShareUpdateKey._setters
+    _s0(obj_, group_id)
+    _s1(obj_, topic_id)
+    _s2(obj_, partition)
+    return obj_
 
 
 def _write_ShareUpdateKey(out: bytearray, obj: ShareUpdateKey, version: int) -> None:

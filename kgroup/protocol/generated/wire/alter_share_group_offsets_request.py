@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -110,7 +111,12 @@ def _read_AlterShareGroupOffsetsRequestPartition(
 ) -> AlterShareGroupOffsetsRequestPartition:
     partition_index, start_offset = r.run(_RUN_0)
     unknown_tags = r.tags("Topics.Partitions._tagged_fields")
-    return AlterShareGroupOffsetsRequestPartition(partition_index, start_offset, unknown_tags)
+    obj_ = _new(AlterShareGroupOffsetsRequestPartition)
+    (_s0, _s1, _s2) = AlterShareGroupOffsetsRequestPartition._setters
+    _s0(obj_, partition_index)
+    _s1(obj_, start_offset)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_AlterShareGroupOffsetsRequestPartition(
@@ -130,7 +136,12 @@ def _read_AlterShareGroupOffsetsRequestTopic(
     n = r.count("Topics.Partitions", True)
     partitions = tuple([_read_AlterShareGroupOffsetsRequestPartition(r, version) for _ in range(n)])
     unknown_tags = r.tags("Topics._tagged_fields")
-    return AlterShareGroupOffsetsRequestTopic(topic_name, partitions, unknown_tags)
+    obj_ = _new(AlterShareGroupOffsetsRequestTopic)
+    (_s0, _s1, _s2) = AlterShareGroupOffsetsRequestTopic._setters
+    _s0(obj_, topic_name)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_AlterShareGroupOffsetsRequestTopic(
@@ -149,7 +160,12 @@ def _read_AlterShareGroupOffsetsRequest(r: Readable, version: int) -> AlterShare
     n = r.count("Topics", True)
     topics = tuple([_read_AlterShareGroupOffsetsRequestTopic(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return AlterShareGroupOffsetsRequest(group_id, topics, unknown_tags)
+    obj_ = _new(AlterShareGroupOffsetsRequest)
+    (_s0, _s1, _s2) = AlterShareGroupOffsetsRequest._setters
+    _s0(obj_, group_id)
+    _s1(obj_, topics)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_AlterShareGroupOffsetsRequest(

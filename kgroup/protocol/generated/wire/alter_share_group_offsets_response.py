@@ -18,6 +18,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -133,9 +134,13 @@ def _read_AlterShareGroupOffsetsResponsePartition(
     partition_index, error_code = r.run(_RUN_0)
     error_message = r.string("Responses.Partitions.ErrorMessage", True, True)
     unknown_tags = r.tags("Responses.Partitions._tagged_fields")
-    return AlterShareGroupOffsetsResponsePartition(
-        partition_index, error_code, error_message, unknown_tags
-    )
+    obj_ = _new(AlterShareGroupOffsetsResponsePartition)
+    (_s0, _s1, _s2, _s3) = AlterShareGroupOffsetsResponsePartition._setters
+    _s0(obj_, partition_index)
+    _s1(obj_, error_code)
+    _s2(obj_, error_message)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_AlterShareGroupOffsetsResponsePartition(
@@ -159,7 +164,13 @@ def _read_AlterShareGroupOffsetsResponseTopic(
         [_read_AlterShareGroupOffsetsResponsePartition(r, version) for _ in range(n)]
     )
     unknown_tags = r.tags("Responses._tagged_fields")
-    return AlterShareGroupOffsetsResponseTopic(topic_name, topic_id, partitions, unknown_tags)
+    obj_ = _new(AlterShareGroupOffsetsResponseTopic)
+    (_s0, _s1, _s2, _s3) = AlterShareGroupOffsetsResponseTopic._setters
+    _s0(obj_, topic_name)
+    _s1(obj_, topic_id)
+    _s2(obj_, partitions)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_AlterShareGroupOffsetsResponseTopic(
@@ -182,9 +193,14 @@ def _read_AlterShareGroupOffsetsResponse(
     n = r.count("Responses", True)
     responses = tuple([_read_AlterShareGroupOffsetsResponseTopic(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return AlterShareGroupOffsetsResponse(
-        throttle_time_ms, error_code, error_message, responses, unknown_tags
-    )
+    obj_ = _new(AlterShareGroupOffsetsResponse)
+    (_s0, _s1, _s2, _s3, _s4) = AlterShareGroupOffsetsResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, error_code)
+    _s2(obj_, error_message)
+    _s3(obj_, responses)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_AlterShareGroupOffsetsResponse(

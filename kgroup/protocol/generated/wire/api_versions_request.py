@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
     w_tags,
@@ -51,7 +52,12 @@ def _read_ApiVersionsRequest(r: Readable, version: int) -> ApiVersionsRequest:
     client_software_name = r.string("ClientSoftwareName", True) if version >= 3 else ""
     client_software_version = r.string("ClientSoftwareVersion", True) if version >= 3 else ""
     unknown_tags = r.tags("_tagged_fields") if version >= 3 else ()
-    return ApiVersionsRequest(client_software_name, client_software_version, unknown_tags)
+    obj_ = _new(ApiVersionsRequest)
+    (_s0, _s1, _s2) = ApiVersionsRequest._setters
+    _s0(obj_, client_software_name)
+    _s1(obj_, client_software_version)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ApiVersionsRequest(out: bytearray, obj: ApiVersionsRequest, version: int) -> None:

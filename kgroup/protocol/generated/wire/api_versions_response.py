@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -184,7 +185,13 @@ _RUN_2 = Run("hh", ("FinalizedFeatures.MaxVersionLevel", "FinalizedFeatures.MinV
 def _read_ApiVersion(r: Readable, version: int) -> ApiVersion:
     api_key, min_version, max_version = r.run(_RUN_0)
     unknown_tags = r.tags("ApiKeys._tagged_fields") if version >= 3 else ()
-    return ApiVersion(api_key, min_version, max_version, unknown_tags)
+    obj_ = _new(ApiVersion)
+    (_s0, _s1, _s2, _s3) = ApiVersion._setters
+    _s0(obj_, api_key)
+    _s1(obj_, min_version)
+    _s2(obj_, max_version)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ApiVersion(out: bytearray, obj: ApiVersion, version: int) -> None:
@@ -203,7 +210,13 @@ def _read_SupportedFeatureKey(r: Readable, version: int) -> SupportedFeatureKey:
     else:
         min_version, max_version = 0, 0
     unknown_tags = r.tags("SupportedFeatures._tagged_fields") if version >= 3 else ()
-    return SupportedFeatureKey(name, min_version, max_version, unknown_tags)
+    obj_ = _new(SupportedFeatureKey)
+    (_s0, _s1, _s2, _s3) = SupportedFeatureKey._setters
+    _s0(obj_, name)
+    _s1(obj_, min_version)
+    _s2(obj_, max_version)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_SupportedFeatureKey(out: bytearray, obj: SupportedFeatureKey, version: int) -> None:
@@ -231,7 +244,13 @@ def _read_FinalizedFeatureKey(r: Readable, version: int) -> FinalizedFeatureKey:
     else:
         max_version_level, min_version_level = 0, 0
     unknown_tags = r.tags("FinalizedFeatures._tagged_fields") if version >= 3 else ()
-    return FinalizedFeatureKey(name, max_version_level, min_version_level, unknown_tags)
+    obj_ = _new(FinalizedFeatureKey)
+    (_s0, _s1, _s2, _s3) = FinalizedFeatureKey._setters
+    _s0(obj_, name)
+    _s1(obj_, max_version_level)
+    _s2(obj_, min_version_level)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_FinalizedFeatureKey(out: bytearray, obj: FinalizedFeatureKey, version: int) -> None:
@@ -295,16 +314,17 @@ def _read_ApiVersionsResponse(r: Readable, version: int) -> ApiVersionsResponse:
             else:
                 unknown.append((tag, r.raw(end)))
         unknown_tags = tuple(unknown)
-    return ApiVersionsResponse(
-        error_code,
-        api_keys,
-        throttle_time_ms,
-        supported_features,
-        finalized_features_epoch,
-        finalized_features,
-        zk_migration_ready,
-        unknown_tags,
-    )
+    obj_ = _new(ApiVersionsResponse)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7) = ApiVersionsResponse._setters
+    _s0(obj_, error_code)
+    _s1(obj_, api_keys)
+    _s2(obj_, throttle_time_ms)
+    _s3(obj_, supported_features)
+    _s4(obj_, finalized_features_epoch)
+    _s5(obj_, finalized_features)
+    _s6(obj_, zk_migration_ready)
+    _s7(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ApiVersionsResponse(out: bytearray, obj: ApiVersionsResponse, version: int) -> None:

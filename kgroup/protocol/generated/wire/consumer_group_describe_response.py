@@ -17,6 +17,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -273,7 +274,13 @@ def _read_TopicPartitions(r: Readable, version: int) -> TopicPartitions:
     n = r.count("Groups.Members.Assignment.TopicPartitions.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "Groups.Members.Assignment.TopicPartitions.Partitions")
     unknown_tags = r.tags("Groups.Members.Assignment.TopicPartitions._tagged_fields")
-    return TopicPartitions(topic_id, topic_name, partitions, unknown_tags)
+    obj_ = _new(TopicPartitions)
+    (_s0, _s1, _s2, _s3) = TopicPartitions._setters
+    _s0(obj_, topic_id)
+    _s1(obj_, topic_name)
+    _s2(obj_, partitions)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TopicPartitions(out: bytearray, obj: TopicPartitions, version: int) -> None:
@@ -298,7 +305,11 @@ def _read_Assignment(r: Readable, version: int) -> Assignment:
     n = r.count("Assignment.TopicPartitions", True)
     topic_partitions = tuple([_read_TopicPartitions(r, version) for _ in range(n)])
     unknown_tags = r.tags("Assignment._tagged_fields")
-    return Assignment(topic_partitions, unknown_tags)
+    obj_ = _new(Assignment)
+    (_s0, _s1) = Assignment._setters
+    _s0(obj_, topic_partitions)
+    _s1(obj_, unknown_tags)
+    return obj_
 
 
 def _write_Assignment(out: bytearray, obj: Assignment, version: int) -> None:
@@ -325,20 +336,21 @@ def _read_Member(r: Readable, version: int) -> Member:
     target_assignment = _read_Assignment(r, version)
     member_type = r.int8("Groups.Members.MemberType") if version >= 1 else -1
     unknown_tags = r.tags("Groups.Members._tagged_fields")
-    return Member(
-        member_id,
-        instance_id,
-        rack_id,
-        member_epoch,
-        client_id,
-        client_host,
-        subscribed_topic_names,
-        subscribed_topic_regex,
-        assignment,
-        target_assignment,
-        member_type,
-        unknown_tags,
-    )
+    obj_ = _new(Member)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8, _s9, _s10, _s11) = Member._setters
+    _s0(obj_, member_id)
+    _s1(obj_, instance_id)
+    _s2(obj_, rack_id)
+    _s3(obj_, member_epoch)
+    _s4(obj_, client_id)
+    _s5(obj_, client_host)
+    _s6(obj_, subscribed_topic_names)
+    _s7(obj_, subscribed_topic_regex)
+    _s8(obj_, assignment)
+    _s9(obj_, target_assignment)
+    _s10(obj_, member_type)
+    _s11(obj_, unknown_tags)
+    return obj_
 
 
 def _write_Member(out: bytearray, obj: Member, version: int) -> None:
@@ -373,18 +385,19 @@ def _read_DescribedGroup(r: Readable, version: int) -> DescribedGroup:
     members = tuple([_read_Member(r, version) for _ in range(n)])
     authorized_operations = r.int32("Groups.AuthorizedOperations")
     unknown_tags = r.tags("Groups._tagged_fields")
-    return DescribedGroup(
-        error_code,
-        error_message,
-        group_id,
-        group_state,
-        group_epoch,
-        assignment_epoch,
-        assignor_name,
-        members,
-        authorized_operations,
-        unknown_tags,
-    )
+    obj_ = _new(DescribedGroup)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8, _s9) = DescribedGroup._setters
+    _s0(obj_, error_code)
+    _s1(obj_, error_message)
+    _s2(obj_, group_id)
+    _s3(obj_, group_state)
+    _s4(obj_, group_epoch)
+    _s5(obj_, assignment_epoch)
+    _s6(obj_, assignor_name)
+    _s7(obj_, members)
+    _s8(obj_, authorized_operations)
+    _s9(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribedGroup(out: bytearray, obj: DescribedGroup, version: int) -> None:
@@ -408,7 +421,12 @@ def _read_ConsumerGroupDescribeResponse(r: Readable, version: int) -> ConsumerGr
     n = r.count("Groups", True)
     groups = tuple([_read_DescribedGroup(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return ConsumerGroupDescribeResponse(throttle_time_ms, groups, unknown_tags)
+    obj_ = _new(ConsumerGroupDescribeResponse)
+    (_s0, _s1, _s2) = ConsumerGroupDescribeResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, groups)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ConsumerGroupDescribeResponse(

@@ -13,6 +13,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -47,7 +48,11 @@ def _read_DeleteGroupsRequest(r: Readable, version: int) -> DeleteGroupsRequest:
     n = r.count("GroupsNames", version >= 2)
     groups_names = tuple([r.string("GroupsNames", version >= 2) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
-    return DeleteGroupsRequest(groups_names, unknown_tags)
+    obj_ = _new(DeleteGroupsRequest)
+    (_s0, _s1) = DeleteGroupsRequest._setters
+    _s0(obj_, groups_names)
+    _s1(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DeleteGroupsRequest(out: bytearray, obj: DeleteGroupsRequest, version: int) -> None:

@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -85,7 +86,13 @@ def _read_DeletableGroupResult(r: Readable, version: int) -> DeletableGroupResul
     error_code = r.int16("Results.ErrorCode")
     error_message = r.string("Results.ErrorMessage", True, True) if version >= 3 else None
     unknown_tags = r.tags("Results._tagged_fields") if version >= 2 else ()
-    return DeletableGroupResult(group_id, error_code, error_message, unknown_tags)
+    obj_ = _new(DeletableGroupResult)
+    (_s0, _s1, _s2, _s3) = DeletableGroupResult._setters
+    _s0(obj_, group_id)
+    _s1(obj_, error_code)
+    _s2(obj_, error_message)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DeletableGroupResult(out: bytearray, obj: DeletableGroupResult, version: int) -> None:
@@ -103,7 +110,12 @@ def _read_DeleteGroupsResponse(r: Readable, version: int) -> DeleteGroupsRespons
     n = r.count("Results", version >= 2)
     results = tuple([_read_DeletableGroupResult(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
-    return DeleteGroupsResponse(throttle_time_ms, results, unknown_tags)
+    obj_ = _new(DeleteGroupsResponse)
+    (_s0, _s1, _s2) = DeleteGroupsResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, results)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DeleteGroupsResponse(out: bytearray, obj: DeleteGroupsResponse, version: int) -> None:

@@ -13,6 +13,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -72,7 +73,11 @@ def _read_DeleteShareGroupOffsetsRequestTopic(
 ) -> DeleteShareGroupOffsetsRequestTopic:
     topic_name = r.string("Topics.TopicName", True)
     unknown_tags = r.tags("Topics._tagged_fields")
-    return DeleteShareGroupOffsetsRequestTopic(topic_name, unknown_tags)
+    obj_ = _new(DeleteShareGroupOffsetsRequestTopic)
+    (_s0, _s1) = DeleteShareGroupOffsetsRequestTopic._setters
+    _s0(obj_, topic_name)
+    _s1(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DeleteShareGroupOffsetsRequestTopic(
@@ -91,7 +96,12 @@ def _read_DeleteShareGroupOffsetsRequest(
     n = r.count("Topics", True)
     topics = tuple([_read_DeleteShareGroupOffsetsRequestTopic(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return DeleteShareGroupOffsetsRequest(group_id, topics, unknown_tags)
+    obj_ = _new(DeleteShareGroupOffsetsRequest)
+    (_s0, _s1, _s2) = DeleteShareGroupOffsetsRequest._setters
+    _s0(obj_, group_id)
+    _s1(obj_, topics)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DeleteShareGroupOffsetsRequest(

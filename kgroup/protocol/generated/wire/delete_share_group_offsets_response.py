@@ -17,6 +17,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -109,9 +110,14 @@ def _read_DeleteShareGroupOffsetsResponseTopic(
     topic_id, error_code = r.run(_RUN_0)
     error_message = r.string("Responses.ErrorMessage", True, True)
     unknown_tags = r.tags("Responses._tagged_fields")
-    return DeleteShareGroupOffsetsResponseTopic(
-        topic_name, topic_id, error_code, error_message, unknown_tags
-    )
+    obj_ = _new(DeleteShareGroupOffsetsResponseTopic)
+    (_s0, _s1, _s2, _s3, _s4) = DeleteShareGroupOffsetsResponseTopic._setters
+    _s0(obj_, topic_name)
+    _s1(obj_, topic_id)
+    _s2(obj_, error_code)
+    _s3(obj_, error_message)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DeleteShareGroupOffsetsResponseTopic(
@@ -134,9 +140,14 @@ def _read_DeleteShareGroupOffsetsResponse(
     n = r.count("Responses", True)
     responses = tuple([_read_DeleteShareGroupOffsetsResponseTopic(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return DeleteShareGroupOffsetsResponse(
-        throttle_time_ms, error_code, error_message, responses, unknown_tags
-    )
+    obj_ = _new(DeleteShareGroupOffsetsResponse)
+    (_s0, _s1, _s2, _s3, _s4) = DeleteShareGroupOffsetsResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, error_code)
+    _s2(obj_, error_message)
+    _s3(obj_, responses)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DeleteShareGroupOffsetsResponse(

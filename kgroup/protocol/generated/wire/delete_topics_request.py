@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     ZERO_UUID,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -86,7 +87,12 @@ def _read_DeleteTopicState(r: Readable, version: int) -> DeleteTopicState:
     name = r.string("Topics.Name", True, True) if version >= 6 else None
     topic_id = r.uuid("Topics.TopicId") if version >= 6 else ZERO_UUID
     unknown_tags = r.tags("Topics._tagged_fields") if version >= 4 else ()
-    return DeleteTopicState(name, topic_id, unknown_tags)
+    obj_ = _new(DeleteTopicState)
+    (_s0, _s1, _s2) = DeleteTopicState._setters
+    _s0(obj_, name)
+    _s1(obj_, topic_id)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DeleteTopicState(out: bytearray, obj: DeleteTopicState, version: int) -> None:
@@ -116,7 +122,13 @@ def _read_DeleteTopicsRequest(r: Readable, version: int) -> DeleteTopicsRequest:
         topic_names = ()
     timeout_ms = r.int32("TimeoutMs")
     unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
-    return DeleteTopicsRequest(topics, topic_names, timeout_ms, unknown_tags)
+    obj_ = _new(DeleteTopicsRequest)
+    (_s0, _s1, _s2, _s3) = DeleteTopicsRequest._setters
+    _s0(obj_, topics)
+    _s1(obj_, topic_names)
+    _s2(obj_, timeout_ms)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DeleteTopicsRequest(out: bytearray, obj: DeleteTopicsRequest, version: int) -> None:

@@ -17,6 +17,7 @@ from kgroup.protocol.runtime import (
     ZERO_UUID,
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -94,7 +95,14 @@ def _read_DeletableTopicResult(r: Readable, version: int) -> DeletableTopicResul
     error_code = r.int16("Responses.ErrorCode")
     error_message = r.string("Responses.ErrorMessage", True, True) if version >= 5 else None
     unknown_tags = r.tags("Responses._tagged_fields") if version >= 4 else ()
-    return DeletableTopicResult(name, topic_id, error_code, error_message, unknown_tags)
+    obj_ = _new(DeletableTopicResult)
+    (_s0, _s1, _s2, _s3, _s4) = DeletableTopicResult._setters
+    _s0(obj_, name)
+    _s1(obj_, topic_id)
+    _s2(obj_, error_code)
+    _s3(obj_, error_message)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DeletableTopicResult(out: bytearray, obj: DeletableTopicResult, version: int) -> None:
@@ -114,7 +122,12 @@ def _read_DeleteTopicsResponse(r: Readable, version: int) -> DeleteTopicsRespons
     n = r.count("Responses", version >= 4)
     responses = tuple([_read_DeletableTopicResult(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
-    return DeleteTopicsResponse(throttle_time_ms, responses, unknown_tags)
+    obj_ = _new(DeleteTopicsResponse)
+    (_s0, _s1, _s2) = DeleteTopicsResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, responses)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DeleteTopicsResponse(out: bytearray, obj: DeleteTopicsResponse, version: int) -> None:

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I8,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -92,7 +93,13 @@ def _read_DescribeConfigsResource(r: Readable, version: int) -> DescribeConfigsR
         else tuple([r.string("Resources.ConfigurationKeys", version >= 4) for _ in range(n)])
     )
     unknown_tags = r.tags("Resources._tagged_fields") if version >= 4 else ()
-    return DescribeConfigsResource(resource_type, resource_name, configuration_keys, unknown_tags)
+    obj_ = _new(DescribeConfigsResource)
+    (_s0, _s1, _s2, _s3) = DescribeConfigsResource._setters
+    _s0(obj_, resource_type)
+    _s1(obj_, resource_name)
+    _s2(obj_, configuration_keys)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeConfigsResource(
@@ -115,7 +122,13 @@ def _read_DescribeConfigsRequest(r: Readable, version: int) -> DescribeConfigsRe
     include_synonyms = r.bool("IncludeSynonyms") if version >= 1 else False
     include_documentation = r.bool("IncludeDocumentation") if version >= 3 else False
     unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
-    return DescribeConfigsRequest(resources, include_synonyms, include_documentation, unknown_tags)
+    obj_ = _new(DescribeConfigsRequest)
+    (_s0, _s1, _s2, _s3) = DescribeConfigsRequest._setters
+    _s0(obj_, resources)
+    _s1(obj_, include_synonyms)
+    _s2(obj_, include_documentation)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeConfigsRequest(

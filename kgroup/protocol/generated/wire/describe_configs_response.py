@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -209,7 +210,13 @@ def _read_DescribeConfigsSynonym(r: Readable, version: int) -> DescribeConfigsSy
     value = r.string("Results.Configs.Synonyms.Value", version >= 4, True) if version >= 1 else ""
     source = r.int8("Results.Configs.Synonyms.Source") if version >= 1 else 0
     unknown_tags = r.tags("Results.Configs.Synonyms._tagged_fields") if version >= 4 else ()
-    return DescribeConfigsSynonym(name, value, source, unknown_tags)
+    obj_ = _new(DescribeConfigsSynonym)
+    (_s0, _s1, _s2, _s3) = DescribeConfigsSynonym._setters
+    _s0(obj_, name)
+    _s1(obj_, value)
+    _s2(obj_, source)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeConfigsSynonym(
@@ -249,18 +256,19 @@ def _read_DescribeConfigsResourceResult(r: Readable, version: int) -> DescribeCo
         r.string("Results.Configs.Documentation", version >= 4, True) if version >= 3 else ""
     )
     unknown_tags = r.tags("Results.Configs._tagged_fields") if version >= 4 else ()
-    return DescribeConfigsResourceResult(
-        name,
-        value,
-        read_only,
-        is_default,
-        config_source,
-        is_sensitive,
-        synonyms,
-        config_type,
-        documentation,
-        unknown_tags,
-    )
+    obj_ = _new(DescribeConfigsResourceResult)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8, _s9) = DescribeConfigsResourceResult._setters
+    _s0(obj_, name)
+    _s1(obj_, value)
+    _s2(obj_, read_only)
+    _s3(obj_, is_default)
+    _s4(obj_, config_source)
+    _s5(obj_, is_sensitive)
+    _s6(obj_, synonyms)
+    _s7(obj_, config_type)
+    _s8(obj_, documentation)
+    _s9(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeConfigsResourceResult(
@@ -296,9 +304,15 @@ def _read_DescribeConfigsResult(r: Readable, version: int) -> DescribeConfigsRes
     n = r.count("Results.Configs", version >= 4)
     configs = tuple([_read_DescribeConfigsResourceResult(r, version) for _ in range(n)])
     unknown_tags = r.tags("Results._tagged_fields") if version >= 4 else ()
-    return DescribeConfigsResult(
-        error_code, error_message, resource_type, resource_name, configs, unknown_tags
-    )
+    obj_ = _new(DescribeConfigsResult)
+    (_s0, _s1, _s2, _s3, _s4, _s5) = DescribeConfigsResult._setters
+    _s0(obj_, error_code)
+    _s1(obj_, error_message)
+    _s2(obj_, resource_type)
+    _s3(obj_, resource_name)
+    _s4(obj_, configs)
+    _s5(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeConfigsResult(out: bytearray, obj: DescribeConfigsResult, version: int) -> None:
@@ -318,7 +332,12 @@ def _read_DescribeConfigsResponse(r: Readable, version: int) -> DescribeConfigsR
     n = r.count("Results", version >= 4)
     results = tuple([_read_DescribeConfigsResult(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
-    return DescribeConfigsResponse(throttle_time_ms, results, unknown_tags)
+    obj_ = _new(DescribeConfigsResponse)
+    (_s0, _s1, _s2) = DescribeConfigsResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, results)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeConfigsResponse(

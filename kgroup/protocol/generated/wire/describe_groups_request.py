@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -54,7 +55,12 @@ def _read_DescribeGroupsRequest(r: Readable, version: int) -> DescribeGroupsRequ
     groups = tuple([r.string("Groups", version >= 5) for _ in range(n)])
     include_authorized_operations = r.bool("IncludeAuthorizedOperations") if version >= 3 else False
     unknown_tags = r.tags("_tagged_fields") if version >= 5 else ()
-    return DescribeGroupsRequest(groups, include_authorized_operations, unknown_tags)
+    obj_ = _new(DescribeGroupsRequest)
+    (_s0, _s1, _s2) = DescribeGroupsRequest._setters
+    _s0(obj_, groups)
+    _s1(obj_, include_authorized_operations)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeGroupsRequest(out: bytearray, obj: DescribeGroupsRequest, version: int) -> None:

@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_bytes,
@@ -186,15 +187,16 @@ def _read_DescribedGroupMember(r: Readable, version: int) -> DescribedGroupMembe
     member_metadata = r.bytes("Groups.Members.MemberMetadata", version >= 5)
     member_assignment = r.bytes("Groups.Members.MemberAssignment", version >= 5)
     unknown_tags = r.tags("Groups.Members._tagged_fields") if version >= 5 else ()
-    return DescribedGroupMember(
-        member_id,
-        group_instance_id,
-        client_id,
-        client_host,
-        member_metadata,
-        member_assignment,
-        unknown_tags,
-    )
+    obj_ = _new(DescribedGroupMember)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6) = DescribedGroupMember._setters
+    _s0(obj_, member_id)
+    _s1(obj_, group_instance_id)
+    _s2(obj_, client_id)
+    _s3(obj_, client_host)
+    _s4(obj_, member_metadata)
+    _s5(obj_, member_assignment)
+    _s6(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribedGroupMember(out: bytearray, obj: DescribedGroupMember, version: int) -> None:
@@ -221,17 +223,18 @@ def _read_DescribedGroup(r: Readable, version: int) -> DescribedGroup:
     members = tuple([_read_DescribedGroupMember(r, version) for _ in range(n)])
     authorized_operations = r.int32("Groups.AuthorizedOperations") if version >= 3 else -2147483648
     unknown_tags = r.tags("Groups._tagged_fields") if version >= 5 else ()
-    return DescribedGroup(
-        error_code,
-        error_message,
-        group_id,
-        group_state,
-        protocol_type,
-        protocol_data,
-        members,
-        authorized_operations,
-        unknown_tags,
-    )
+    obj_ = _new(DescribedGroup)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8) = DescribedGroup._setters
+    _s0(obj_, error_code)
+    _s1(obj_, error_message)
+    _s2(obj_, group_id)
+    _s3(obj_, group_state)
+    _s4(obj_, protocol_type)
+    _s5(obj_, protocol_data)
+    _s6(obj_, members)
+    _s7(obj_, authorized_operations)
+    _s8(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribedGroup(out: bytearray, obj: DescribedGroup, version: int) -> None:
@@ -258,7 +261,12 @@ def _read_DescribeGroupsResponse(r: Readable, version: int) -> DescribeGroupsRes
     n = r.count("Groups", version >= 5)
     groups = tuple([_read_DescribedGroup(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 5 else ()
-    return DescribeGroupsResponse(throttle_time_ms, groups, unknown_tags)
+    obj_ = _new(DescribeGroupsResponse)
+    (_s0, _s1, _s2) = DescribeGroupsResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, groups)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeGroupsResponse(

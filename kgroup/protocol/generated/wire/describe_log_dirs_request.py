@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -74,7 +75,12 @@ def _read_DescribableLogDirTopic(r: Readable, version: int) -> DescribableLogDir
     n = r.count("Topics.Partitions", version >= 2)
     partitions = r.fixed_array("i", 4, n, "Topics.Partitions")
     unknown_tags = r.tags("Topics._tagged_fields") if version >= 2 else ()
-    return DescribableLogDirTopic(topic, partitions, unknown_tags)
+    obj_ = _new(DescribableLogDirTopic)
+    (_s0, _s1, _s2) = DescribableLogDirTopic._setters
+    _s0(obj_, topic)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribableLogDirTopic(
@@ -91,7 +97,11 @@ def _read_DescribeLogDirsRequest(r: Readable, version: int) -> DescribeLogDirsRe
     n = r.count("Topics", version >= 2, True)
     topics = None if n < 0 else tuple([_read_DescribableLogDirTopic(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
-    return DescribeLogDirsRequest(topics, unknown_tags)
+    obj_ = _new(DescribeLogDirsRequest)
+    (_s0, _s1) = DescribeLogDirsRequest._setters
+    _s0(obj_, topics)
+    _s1(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeLogDirsRequest(

@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -165,9 +166,14 @@ _RUN_1 = Run("qq", ("Results.TotalBytes", "Results.UsableBytes"))
 def _read_DescribeLogDirsPartition(r: Readable, version: int) -> DescribeLogDirsPartition:
     partition_index, partition_size, offset_lag, is_future_key = r.run(_RUN_0)
     unknown_tags = r.tags("Results.Topics.Partitions._tagged_fields") if version >= 2 else ()
-    return DescribeLogDirsPartition(
-        partition_index, partition_size, offset_lag, is_future_key, unknown_tags
-    )
+    obj_ = _new(DescribeLogDirsPartition)
+    (_s0, _s1, _s2, _s3, _s4) = DescribeLogDirsPartition._setters
+    _s0(obj_, partition_index)
+    _s1(obj_, partition_size)
+    _s2(obj_, offset_lag)
+    _s3(obj_, is_future_key)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeLogDirsPartition(
@@ -187,7 +193,12 @@ def _read_DescribeLogDirsTopic(r: Readable, version: int) -> DescribeLogDirsTopi
     n = r.count("Results.Topics.Partitions", version >= 2)
     partitions = tuple([_read_DescribeLogDirsPartition(r, version) for _ in range(n)])
     unknown_tags = r.tags("Results.Topics._tagged_fields") if version >= 2 else ()
-    return DescribeLogDirsTopic(name, partitions, unknown_tags)
+    obj_ = _new(DescribeLogDirsTopic)
+    (_s0, _s1, _s2) = DescribeLogDirsTopic._setters
+    _s0(obj_, name)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeLogDirsTopic(out: bytearray, obj: DescribeLogDirsTopic, version: int) -> None:
@@ -209,9 +220,15 @@ def _read_DescribeLogDirsResult(r: Readable, version: int) -> DescribeLogDirsRes
     else:
         total_bytes, usable_bytes = -1, -1
     unknown_tags = r.tags("Results._tagged_fields") if version >= 2 else ()
-    return DescribeLogDirsResult(
-        error_code, log_dir, topics, total_bytes, usable_bytes, unknown_tags
-    )
+    obj_ = _new(DescribeLogDirsResult)
+    (_s0, _s1, _s2, _s3, _s4, _s5) = DescribeLogDirsResult._setters
+    _s0(obj_, error_code)
+    _s1(obj_, log_dir)
+    _s2(obj_, topics)
+    _s3(obj_, total_bytes)
+    _s4(obj_, usable_bytes)
+    _s5(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeLogDirsResult(out: bytearray, obj: DescribeLogDirsResult, version: int) -> None:
@@ -234,7 +251,13 @@ def _read_DescribeLogDirsResponse(r: Readable, version: int) -> DescribeLogDirsR
     n = r.count("Results", version >= 2)
     results = tuple([_read_DescribeLogDirsResult(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
-    return DescribeLogDirsResponse(throttle_time_ms, error_code, results, unknown_tags)
+    obj_ = _new(DescribeLogDirsResponse)
+    (_s0, _s1, _s2, _s3) = DescribeLogDirsResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, error_code)
+    _s2(obj_, results)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeLogDirsResponse(

@@ -13,6 +13,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -102,7 +103,12 @@ def _read_DescribeShareGroupOffsetsRequestTopic(
     n = r.count("Groups.Topics.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "Groups.Topics.Partitions")
     unknown_tags = r.tags("Groups.Topics._tagged_fields")
-    return DescribeShareGroupOffsetsRequestTopic(topic_name, partitions, unknown_tags)
+    obj_ = _new(DescribeShareGroupOffsetsRequestTopic)
+    (_s0, _s1, _s2) = DescribeShareGroupOffsetsRequestTopic._setters
+    _s0(obj_, topic_name)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeShareGroupOffsetsRequestTopic(
@@ -126,7 +132,12 @@ def _read_DescribeShareGroupOffsetsRequestGroup(
         else tuple([_read_DescribeShareGroupOffsetsRequestTopic(r, version) for _ in range(n)])
     )
     unknown_tags = r.tags("Groups._tagged_fields")
-    return DescribeShareGroupOffsetsRequestGroup(group_id, topics, unknown_tags)
+    obj_ = _new(DescribeShareGroupOffsetsRequestGroup)
+    (_s0, _s1, _s2) = DescribeShareGroupOffsetsRequestGroup._setters
+    _s0(obj_, group_id)
+    _s1(obj_, topics)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeShareGroupOffsetsRequestGroup(
@@ -146,7 +157,11 @@ def _read_DescribeShareGroupOffsetsRequest(
     n = r.count("Groups", True)
     groups = tuple([_read_DescribeShareGroupOffsetsRequestGroup(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return DescribeShareGroupOffsetsRequest(groups, unknown_tags)
+    obj_ = _new(DescribeShareGroupOffsetsRequest)
+    (_s0, _s1) = DescribeShareGroupOffsetsRequest._setters
+    _s0(obj_, groups)
+    _s1(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeShareGroupOffsetsRequest(

@@ -18,6 +18,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -186,9 +187,15 @@ def _read_DescribeShareGroupOffsetsResponsePartition(
     partition_index, start_offset, leader_epoch, error_code = r.run(_RUN_0)
     error_message = r.string("Groups.Topics.Partitions.ErrorMessage", True, True)
     unknown_tags = r.tags("Groups.Topics.Partitions._tagged_fields")
-    return DescribeShareGroupOffsetsResponsePartition(
-        partition_index, start_offset, leader_epoch, error_code, error_message, unknown_tags
-    )
+    obj_ = _new(DescribeShareGroupOffsetsResponsePartition)
+    (_s0, _s1, _s2, _s3, _s4, _s5) = DescribeShareGroupOffsetsResponsePartition._setters
+    _s0(obj_, partition_index)
+    _s1(obj_, start_offset)
+    _s2(obj_, leader_epoch)
+    _s3(obj_, error_code)
+    _s4(obj_, error_message)
+    _s5(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeShareGroupOffsetsResponsePartition(
@@ -214,7 +221,13 @@ def _read_DescribeShareGroupOffsetsResponseTopic(
         [_read_DescribeShareGroupOffsetsResponsePartition(r, version) for _ in range(n)]
     )
     unknown_tags = r.tags("Groups.Topics._tagged_fields")
-    return DescribeShareGroupOffsetsResponseTopic(topic_name, topic_id, partitions, unknown_tags)
+    obj_ = _new(DescribeShareGroupOffsetsResponseTopic)
+    (_s0, _s1, _s2, _s3) = DescribeShareGroupOffsetsResponseTopic._setters
+    _s0(obj_, topic_name)
+    _s1(obj_, topic_id)
+    _s2(obj_, partitions)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeShareGroupOffsetsResponseTopic(
@@ -238,9 +251,14 @@ def _read_DescribeShareGroupOffsetsResponseGroup(
     error_code = r.int16("Groups.ErrorCode")
     error_message = r.string("Groups.ErrorMessage", True, True)
     unknown_tags = r.tags("Groups._tagged_fields")
-    return DescribeShareGroupOffsetsResponseGroup(
-        group_id, topics, error_code, error_message, unknown_tags
-    )
+    obj_ = _new(DescribeShareGroupOffsetsResponseGroup)
+    (_s0, _s1, _s2, _s3, _s4) = DescribeShareGroupOffsetsResponseGroup._setters
+    _s0(obj_, group_id)
+    _s1(obj_, topics)
+    _s2(obj_, error_code)
+    _s3(obj_, error_message)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeShareGroupOffsetsResponseGroup(
@@ -263,7 +281,12 @@ def _read_DescribeShareGroupOffsetsResponse(
     n = r.count("Groups", True)
     groups = tuple([_read_DescribeShareGroupOffsetsResponseGroup(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return DescribeShareGroupOffsetsResponse(throttle_time_ms, groups, unknown_tags)
+    obj_ = _new(DescribeShareGroupOffsetsResponse)
+    (_s0, _s1, _s2) = DescribeShareGroupOffsetsResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, groups)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribeShareGroupOffsetsResponse(

@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -196,9 +197,14 @@ def _read_FetchPartition(r: Readable, version: int) -> FetchPartition:
     fetch_offset = r.int64("Topics.Partitions.FetchOffset")
     log_start_offset = r.int64("Topics.Partitions.LogStartOffset") if version >= 5 else -1
     partition_max_bytes = r.int32("Topics.Partitions.PartitionMaxBytes")
-    return FetchPartition(
-        partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes
-    )
+    obj_ = _new(FetchPartition)
+    (_s0, _s1, _s2, _s3, _s4) = FetchPartition._setters
+    _s0(obj_, partition)
+    _s1(obj_, current_leader_epoch)
+    _s2(obj_, fetch_offset)
+    _s3(obj_, log_start_offset)
+    _s4(obj_, partition_max_bytes)
+    return obj_
 
 
 def _write_FetchPartition(out: bytearray, obj: FetchPartition, version: int) -> None:
@@ -217,7 +223,11 @@ def _read_FetchTopic(r: Readable, version: int) -> FetchTopic:
     topic = r.string("Topics.Topic", False)
     n = r.count("Topics.Partitions", False)
     partitions = tuple([_read_FetchPartition(r, version) for _ in range(n)])
-    return FetchTopic(topic, partitions)
+    obj_ = _new(FetchTopic)
+    (_s0, _s1) = FetchTopic._setters
+    _s0(obj_, topic)
+    _s1(obj_, partitions)
+    return obj_
 
 
 def _write_FetchTopic(out: bytearray, obj: FetchTopic, version: int) -> None:
@@ -233,7 +243,11 @@ def _read_ForgottenTopic(r: Readable, version: int) -> ForgottenTopic:
         partitions = r.fixed_array("i", 4, n, "ForgottenTopicsData.Partitions")
     else:
         partitions = ()
-    return ForgottenTopic(topic, partitions)
+    obj_ = _new(ForgottenTopic)
+    (_s0, _s1) = ForgottenTopic._setters
+    _s0(obj_, topic)
+    _s1(obj_, partitions)
+    return obj_
 
 
 def _write_ForgottenTopic(out: bytearray, obj: ForgottenTopic, version: int) -> None:
@@ -263,18 +277,19 @@ def _read_FetchRequest(r: Readable, version: int) -> FetchRequest:
     else:
         forgotten_topics_data = ()
     rack_id = r.string("RackId", False) if version >= 11 else ""
-    return FetchRequest(
-        replica_id,
-        max_wait_ms,
-        min_bytes,
-        max_bytes,
-        isolation_level,
-        session_id,
-        session_epoch,
-        topics,
-        forgotten_topics_data,
-        rack_id,
-    )
+    obj_ = _new(FetchRequest)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8, _s9) = FetchRequest._setters
+    _s0(obj_, replica_id)
+    _s1(obj_, max_wait_ms)
+    _s2(obj_, min_bytes)
+    _s3(obj_, max_bytes)
+    _s4(obj_, isolation_level)
+    _s5(obj_, session_id)
+    _s6(obj_, session_epoch)
+    _s7(obj_, topics)
+    _s8(obj_, forgotten_topics_data)
+    _s9(obj_, rack_id)
+    return obj_
 
 
 def _write_FetchRequest(out: bytearray, obj: FetchRequest, version: int) -> None:

@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     absent,
     w_bytes,
@@ -175,7 +176,11 @@ def _read_AbortedTransaction(r: Readable, version: int) -> AbortedTransaction:
         producer_id, first_offset = r.run(_RUN_0)
     else:
         producer_id, first_offset = 0, 0
-    return AbortedTransaction(producer_id, first_offset)
+    obj_ = _new(AbortedTransaction)
+    (_s0, _s1) = AbortedTransaction._setters
+    _s0(obj_, producer_id)
+    _s1(obj_, first_offset)
+    return obj_
 
 
 def _write_AbortedTransaction(out: bytearray, obj: AbortedTransaction, version: int) -> None:
@@ -204,16 +209,17 @@ def _read_PartitionData(r: Readable, version: int) -> PartitionData:
         r.int32("Responses.Partitions.PreferredReadReplica") if version >= 11 else -1
     )
     records = r.bytes("Responses.Partitions.Records", False, True)
-    return PartitionData(
-        partition_index,
-        error_code,
-        high_watermark,
-        last_stable_offset,
-        log_start_offset,
-        aborted_transactions,
-        preferred_read_replica,
-        records,
-    )
+    obj_ = _new(PartitionData)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7) = PartitionData._setters
+    _s0(obj_, partition_index)
+    _s1(obj_, error_code)
+    _s2(obj_, high_watermark)
+    _s3(obj_, last_stable_offset)
+    _s4(obj_, log_start_offset)
+    _s5(obj_, aborted_transactions)
+    _s6(obj_, preferred_read_replica)
+    _s7(obj_, records)
+    return obj_
 
 
 def _write_PartitionData(out: bytearray, obj: PartitionData, version: int) -> None:
@@ -240,7 +246,11 @@ def _read_FetchableTopicResponse(r: Readable, version: int) -> FetchableTopicRes
     topic = r.string("Responses.Topic", False)
     n = r.count("Responses.Partitions", False)
     partitions = tuple([_read_PartitionData(r, version) for _ in range(n)])
-    return FetchableTopicResponse(topic, partitions)
+    obj_ = _new(FetchableTopicResponse)
+    (_s0, _s1) = FetchableTopicResponse._setters
+    _s0(obj_, topic)
+    _s1(obj_, partitions)
+    return obj_
 
 
 def _write_FetchableTopicResponse(
@@ -259,7 +269,13 @@ def _read_FetchResponse(r: Readable, version: int) -> FetchResponse:
         error_code, session_id = 0, 0
     n = r.count("Responses", False)
     responses = tuple([_read_FetchableTopicResponse(r, version) for _ in range(n)])
-    return FetchResponse(throttle_time_ms, error_code, session_id, responses)
+    obj_ = _new(FetchResponse)
+    (_s0, _s1, _s2, _s3) = FetchResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, error_code)
+    _s2(obj_, session_id)
+    _s3(obj_, responses)
+    return obj_
 
 
 def _write_FetchResponse(out: bytearray, obj: FetchResponse, version: int) -> None:

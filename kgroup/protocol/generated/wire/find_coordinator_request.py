@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I8,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -63,7 +64,13 @@ def _read_FindCoordinatorRequest(r: Readable, version: int) -> FindCoordinatorRe
     else:
         coordinator_keys = ()
     unknown_tags = r.tags("_tagged_fields") if version >= 3 else ()
-    return FindCoordinatorRequest(key, key_type, coordinator_keys, unknown_tags)
+    obj_ = _new(FindCoordinatorRequest)
+    (_s0, _s1, _s2, _s3) = FindCoordinatorRequest._setters
+    _s0(obj_, key)
+    _s1(obj_, key_type)
+    _s2(obj_, coordinator_keys)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_FindCoordinatorRequest(

@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -144,7 +145,16 @@ def _read_Coordinator(r: Readable, version: int) -> Coordinator:
         port, error_code = 0, 0
     error_message = r.string("Coordinators.ErrorMessage", True, True) if version >= 4 else ""
     unknown_tags = r.tags("Coordinators._tagged_fields") if version >= 3 else ()
-    return Coordinator(key, node_id, host, port, error_code, error_message, unknown_tags)
+    obj_ = _new(Coordinator)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6) = Coordinator._setters
+    _s0(obj_, key)
+    _s1(obj_, node_id)
+    _s2(obj_, host)
+    _s3(obj_, port)
+    _s4(obj_, error_code)
+    _s5(obj_, error_message)
+    _s6(obj_, unknown_tags)
+    return obj_
 
 
 def _write_Coordinator(out: bytearray, obj: Coordinator, version: int) -> None:
@@ -188,9 +198,17 @@ def _read_FindCoordinatorResponse(r: Readable, version: int) -> FindCoordinatorR
     else:
         coordinators = ()
     unknown_tags = r.tags("_tagged_fields") if version >= 3 else ()
-    return FindCoordinatorResponse(
-        throttle_time_ms, error_code, error_message, node_id, host, port, coordinators, unknown_tags
-    )
+    obj_ = _new(FindCoordinatorResponse)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7) = FindCoordinatorResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, error_code)
+    _s2(obj_, error_message)
+    _s3(obj_, node_id)
+    _s4(obj_, host)
+    _s5(obj_, port)
+    _s6(obj_, coordinators)
+    _s7(obj_, unknown_tags)
+    return obj_
 
 
 def _write_FindCoordinatorResponse(

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_bytes,
@@ -123,7 +124,12 @@ def _read_JoinGroupRequestProtocol(r: Readable, version: int) -> JoinGroupReques
     name = r.string("Protocols.Name", version >= 6)
     metadata = r.bytes("Protocols.Metadata", version >= 6)
     unknown_tags = r.tags("Protocols._tagged_fields") if version >= 6 else ()
-    return JoinGroupRequestProtocol(name, metadata, unknown_tags)
+    obj_ = _new(JoinGroupRequestProtocol)
+    (_s0, _s1, _s2) = JoinGroupRequestProtocol._setters
+    _s0(obj_, name)
+    _s1(obj_, metadata)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_JoinGroupRequestProtocol(
@@ -147,17 +153,18 @@ def _read_JoinGroupRequest(r: Readable, version: int) -> JoinGroupRequest:
     protocols = tuple([_read_JoinGroupRequestProtocol(r, version) for _ in range(n)])
     reason = r.string("Reason", True, True) if version >= 8 else None
     unknown_tags = r.tags("_tagged_fields") if version >= 6 else ()
-    return JoinGroupRequest(
-        group_id,
-        session_timeout_ms,
-        rebalance_timeout_ms,
-        member_id,
-        group_instance_id,
-        protocol_type,
-        protocols,
-        reason,
-        unknown_tags,
-    )
+    obj_ = _new(JoinGroupRequest)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8) = JoinGroupRequest._setters
+    _s0(obj_, group_id)
+    _s1(obj_, session_timeout_ms)
+    _s2(obj_, rebalance_timeout_ms)
+    _s3(obj_, member_id)
+    _s4(obj_, group_instance_id)
+    _s5(obj_, protocol_type)
+    _s6(obj_, protocols)
+    _s7(obj_, reason)
+    _s8(obj_, unknown_tags)
+    return obj_
 
 
 def _write_JoinGroupRequest(out: bytearray, obj: JoinGroupRequest, version: int) -> None:

@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     absent,
     w_bytes,
@@ -142,7 +143,13 @@ def _read_JoinGroupResponseMember(r: Readable, version: int) -> JoinGroupRespons
     )
     metadata = r.bytes("Members.Metadata", version >= 6)
     unknown_tags = r.tags("Members._tagged_fields") if version >= 6 else ()
-    return JoinGroupResponseMember(member_id, group_instance_id, metadata, unknown_tags)
+    obj_ = _new(JoinGroupResponseMember)
+    (_s0, _s1, _s2, _s3) = JoinGroupResponseMember._setters
+    _s0(obj_, member_id)
+    _s1(obj_, group_instance_id)
+    _s2(obj_, metadata)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_JoinGroupResponseMember(
@@ -168,18 +175,19 @@ def _read_JoinGroupResponse(r: Readable, version: int) -> JoinGroupResponse:
     n = r.count("Members", version >= 6)
     members = tuple([_read_JoinGroupResponseMember(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 6 else ()
-    return JoinGroupResponse(
-        throttle_time_ms,
-        error_code,
-        generation_id,
-        protocol_type,
-        protocol_name,
-        leader,
-        skip_assignment,
-        member_id,
-        members,
-        unknown_tags,
-    )
+    obj_ = _new(JoinGroupResponse)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8, _s9) = JoinGroupResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, error_code)
+    _s2(obj_, generation_id)
+    _s3(obj_, protocol_type)
+    _s4(obj_, protocol_name)
+    _s5(obj_, leader)
+    _s6(obj_, skip_assignment)
+    _s7(obj_, member_id)
+    _s8(obj_, members)
+    _s9(obj_, unknown_tags)
+    return obj_
 
 
 def _write_JoinGroupResponse(out: bytearray, obj: JoinGroupResponse, version: int) -> None:

@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -88,7 +89,13 @@ def _read_MemberIdentity(r: Readable, version: int) -> MemberIdentity:
     )
     reason = r.string("Members.Reason", True, True) if version >= 5 else None
     unknown_tags = r.tags("Members._tagged_fields") if version >= 4 else ()
-    return MemberIdentity(member_id, group_instance_id, reason, unknown_tags)
+    obj_ = _new(MemberIdentity)
+    (_s0, _s1, _s2, _s3) = MemberIdentity._setters
+    _s0(obj_, member_id)
+    _s1(obj_, group_instance_id)
+    _s2(obj_, reason)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_MemberIdentity(out: bytearray, obj: MemberIdentity, version: int) -> None:
@@ -116,7 +123,13 @@ def _read_LeaveGroupRequest(r: Readable, version: int) -> LeaveGroupRequest:
     else:
         members = ()
     unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
-    return LeaveGroupRequest(group_id, member_id, members, unknown_tags)
+    obj_ = _new(LeaveGroupRequest)
+    (_s0, _s1, _s2, _s3) = LeaveGroupRequest._setters
+    _s0(obj_, group_id)
+    _s1(obj_, member_id)
+    _s2(obj_, members)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_LeaveGroupRequest(out: bytearray, obj: LeaveGroupRequest, version: int) -> None:

@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -90,7 +91,13 @@ def _read_MemberResponse(r: Readable, version: int) -> MemberResponse:
     )
     error_code = r.int16("Members.ErrorCode") if version >= 3 else 0
     unknown_tags = r.tags("Members._tagged_fields") if version >= 4 else ()
-    return MemberResponse(member_id, group_instance_id, error_code, unknown_tags)
+    obj_ = _new(MemberResponse)
+    (_s0, _s1, _s2, _s3) = MemberResponse._setters
+    _s0(obj_, member_id)
+    _s1(obj_, group_instance_id)
+    _s2(obj_, error_code)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_MemberResponse(out: bytearray, obj: MemberResponse, version: int) -> None:
@@ -120,7 +127,13 @@ def _read_LeaveGroupResponse(r: Readable, version: int) -> LeaveGroupResponse:
     else:
         members = ()
     unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
-    return LeaveGroupResponse(throttle_time_ms, error_code, members, unknown_tags)
+    obj_ = _new(LeaveGroupResponse)
+    (_s0, _s1, _s2, _s3) = LeaveGroupResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, error_code)
+    _s2(obj_, members)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_LeaveGroupResponse(out: bytearray, obj: LeaveGroupResponse, version: int) -> None:

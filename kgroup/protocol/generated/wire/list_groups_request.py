@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -61,7 +62,12 @@ def _read_ListGroupsRequest(r: Readable, version: int) -> ListGroupsRequest:
     else:
         types_filter = ()
     unknown_tags = r.tags("_tagged_fields") if version >= 3 else ()
-    return ListGroupsRequest(states_filter, types_filter, unknown_tags)
+    obj_ = _new(ListGroupsRequest)
+    (_s0, _s1, _s2) = ListGroupsRequest._setters
+    _s0(obj_, states_filter)
+    _s1(obj_, types_filter)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ListGroupsRequest(out: bytearray, obj: ListGroupsRequest, version: int) -> None:

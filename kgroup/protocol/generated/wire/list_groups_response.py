@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -92,7 +93,14 @@ def _read_ListedGroup(r: Readable, version: int) -> ListedGroup:
     group_state = r.string("Groups.GroupState", True) if version >= 4 else ""
     group_type = r.string("Groups.GroupType", True) if version >= 5 else ""
     unknown_tags = r.tags("Groups._tagged_fields") if version >= 3 else ()
-    return ListedGroup(group_id, protocol_type, group_state, group_type, unknown_tags)
+    obj_ = _new(ListedGroup)
+    (_s0, _s1, _s2, _s3, _s4) = ListedGroup._setters
+    _s0(obj_, group_id)
+    _s1(obj_, protocol_type)
+    _s2(obj_, group_state)
+    _s3(obj_, group_type)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ListedGroup(out: bytearray, obj: ListedGroup, version: int) -> None:
@@ -113,7 +121,13 @@ def _read_ListGroupsResponse(r: Readable, version: int) -> ListGroupsResponse:
     n = r.count("Groups", version >= 3)
     groups = tuple([_read_ListedGroup(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 3 else ()
-    return ListGroupsResponse(throttle_time_ms, error_code, groups, unknown_tags)
+    obj_ = _new(ListGroupsResponse)
+    (_s0, _s1, _s2, _s3) = ListGroupsResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, error_code)
+    _s2(obj_, groups)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ListGroupsResponse(out: bytearray, obj: ListGroupsResponse, version: int) -> None:

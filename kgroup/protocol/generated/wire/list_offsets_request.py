@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     I64,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -130,9 +131,14 @@ def _read_ListOffsetsPartition(r: Readable, version: int) -> ListOffsetsPartitio
     timestamp = r.int64("Topics.Partitions.Timestamp")
     max_num_offsets = r.int32("Topics.Partitions.MaxNumOffsets") if version <= 0 else 1
     unknown_tags = r.tags("Topics.Partitions._tagged_fields") if version >= 6 else ()
-    return ListOffsetsPartition(
-        partition_index, current_leader_epoch, timestamp, max_num_offsets, unknown_tags
-    )
+    obj_ = _new(ListOffsetsPartition)
+    (_s0, _s1, _s2, _s3, _s4) = ListOffsetsPartition._setters
+    _s0(obj_, partition_index)
+    _s1(obj_, current_leader_epoch)
+    _s2(obj_, timestamp)
+    _s3(obj_, max_num_offsets)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ListOffsetsPartition(out: bytearray, obj: ListOffsetsPartition, version: int) -> None:
@@ -154,7 +160,12 @@ def _read_ListOffsetsTopic(r: Readable, version: int) -> ListOffsetsTopic:
     n = r.count("Topics.Partitions", version >= 6)
     partitions = tuple([_read_ListOffsetsPartition(r, version) for _ in range(n)])
     unknown_tags = r.tags("Topics._tagged_fields") if version >= 6 else ()
-    return ListOffsetsTopic(name, partitions, unknown_tags)
+    obj_ = _new(ListOffsetsTopic)
+    (_s0, _s1, _s2) = ListOffsetsTopic._setters
+    _s0(obj_, name)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ListOffsetsTopic(out: bytearray, obj: ListOffsetsTopic, version: int) -> None:
@@ -172,7 +183,13 @@ def _read_ListOffsetsRequest(r: Readable, version: int) -> ListOffsetsRequest:
     n = r.count("Topics", version >= 6)
     topics = tuple([_read_ListOffsetsTopic(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 6 else ()
-    return ListOffsetsRequest(replica_id, isolation_level, topics, unknown_tags)
+    obj_ = _new(ListOffsetsRequest)
+    (_s0, _s1, _s2, _s3) = ListOffsetsRequest._setters
+    _s0(obj_, replica_id)
+    _s1(obj_, isolation_level)
+    _s2(obj_, topics)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ListOffsetsRequest(out: bytearray, obj: ListOffsetsRequest, version: int) -> None:

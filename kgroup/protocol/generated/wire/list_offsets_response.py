@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -152,15 +153,16 @@ def _read_ListOffsetsPartitionResponse(r: Readable, version: int) -> ListOffsets
         timestamp, offset = -1, -1
     leader_epoch = r.int32("Topics.Partitions.LeaderEpoch") if version >= 4 else -1
     unknown_tags = r.tags("Topics.Partitions._tagged_fields") if version >= 6 else ()
-    return ListOffsetsPartitionResponse(
-        partition_index,
-        error_code,
-        old_style_offsets,
-        timestamp,
-        offset,
-        leader_epoch,
-        unknown_tags,
-    )
+    obj_ = _new(ListOffsetsPartitionResponse)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6) = ListOffsetsPartitionResponse._setters
+    _s0(obj_, partition_index)
+    _s1(obj_, error_code)
+    _s2(obj_, old_style_offsets)
+    _s3(obj_, timestamp)
+    _s4(obj_, offset)
+    _s5(obj_, leader_epoch)
+    _s6(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ListOffsetsPartitionResponse(
@@ -190,7 +192,12 @@ def _read_ListOffsetsTopicResponse(r: Readable, version: int) -> ListOffsetsTopi
     n = r.count("Topics.Partitions", version >= 6)
     partitions = tuple([_read_ListOffsetsPartitionResponse(r, version) for _ in range(n)])
     unknown_tags = r.tags("Topics._tagged_fields") if version >= 6 else ()
-    return ListOffsetsTopicResponse(name, partitions, unknown_tags)
+    obj_ = _new(ListOffsetsTopicResponse)
+    (_s0, _s1, _s2) = ListOffsetsTopicResponse._setters
+    _s0(obj_, name)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ListOffsetsTopicResponse(
@@ -209,7 +216,12 @@ def _read_ListOffsetsResponse(r: Readable, version: int) -> ListOffsetsResponse:
     n = r.count("Topics", version >= 6)
     topics = tuple([_read_ListOffsetsTopicResponse(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 6 else ()
-    return ListOffsetsResponse(throttle_time_ms, topics, unknown_tags)
+    obj_ = _new(ListOffsetsResponse)
+    (_s0, _s1, _s2) = ListOffsetsResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, topics)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ListOffsetsResponse(out: bytearray, obj: ListOffsetsResponse, version: int) -> None:

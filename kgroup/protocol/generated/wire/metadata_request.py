@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     ZERO_UUID,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -99,7 +100,12 @@ def _read_MetadataRequestTopic(r: Readable, version: int) -> MetadataRequestTopi
     topic_id = r.uuid("Topics.TopicId") if version >= 10 else ZERO_UUID
     name = r.string("Topics.Name", version >= 9, version >= 10)
     unknown_tags = r.tags("Topics._tagged_fields") if version >= 9 else ()
-    return MetadataRequestTopic(topic_id, name, unknown_tags)
+    obj_ = _new(MetadataRequestTopic)
+    (_s0, _s1, _s2) = MetadataRequestTopic._setters
+    _s0(obj_, topic_id)
+    _s1(obj_, name)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_MetadataRequestTopic(out: bytearray, obj: MetadataRequestTopic, version: int) -> None:
@@ -122,13 +128,14 @@ def _read_MetadataRequest(r: Readable, version: int) -> MetadataRequest:
         r.bool("IncludeTopicAuthorizedOperations") if version >= 8 else False
     )
     unknown_tags = r.tags("_tagged_fields") if version >= 9 else ()
-    return MetadataRequest(
-        topics,
-        allow_auto_topic_creation,
-        include_cluster_authorized_operations,
-        include_topic_authorized_operations,
-        unknown_tags,
-    )
+    obj_ = _new(MetadataRequest)
+    (_s0, _s1, _s2, _s3, _s4) = MetadataRequest._setters
+    _s0(obj_, topics)
+    _s1(obj_, allow_auto_topic_creation)
+    _s2(obj_, include_cluster_authorized_operations)
+    _s3(obj_, include_topic_authorized_operations)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_MetadataRequest(out: bytearray, obj: MetadataRequest, version: int) -> None:

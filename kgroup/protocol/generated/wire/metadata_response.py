@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -253,7 +254,14 @@ def _read_MetadataResponseBroker(r: Readable, version: int) -> MetadataResponseB
     port = r.int32("Brokers.Port")
     rack = r.string("Brokers.Rack", version >= 9, True) if version >= 1 else None
     unknown_tags = r.tags("Brokers._tagged_fields") if version >= 9 else ()
-    return MetadataResponseBroker(node_id, host, port, rack, unknown_tags)
+    obj_ = _new(MetadataResponseBroker)
+    (_s0, _s1, _s2, _s3, _s4) = MetadataResponseBroker._setters
+    _s0(obj_, node_id)
+    _s1(obj_, host)
+    _s2(obj_, port)
+    _s3(obj_, rack)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_MetadataResponseBroker(
@@ -282,16 +290,17 @@ def _read_MetadataResponsePartition(r: Readable, version: int) -> MetadataRespon
     else:
         offline_replicas = ()
     unknown_tags = r.tags("Topics.Partitions._tagged_fields") if version >= 9 else ()
-    return MetadataResponsePartition(
-        error_code,
-        partition_index,
-        leader_id,
-        leader_epoch,
-        replica_nodes,
-        isr_nodes,
-        offline_replicas,
-        unknown_tags,
-    )
+    obj_ = _new(MetadataResponsePartition)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7) = MetadataResponsePartition._setters
+    _s0(obj_, error_code)
+    _s1(obj_, partition_index)
+    _s2(obj_, leader_id)
+    _s3(obj_, leader_epoch)
+    _s4(obj_, replica_nodes)
+    _s5(obj_, isr_nodes)
+    _s6(obj_, offline_replicas)
+    _s7(obj_, unknown_tags)
+    return obj_
 
 
 def _write_MetadataResponsePartition(
@@ -326,15 +335,16 @@ def _read_MetadataResponseTopic(r: Readable, version: int) -> MetadataResponseTo
         r.int32("Topics.TopicAuthorizedOperations") if version >= 8 else -2147483648
     )
     unknown_tags = r.tags("Topics._tagged_fields") if version >= 9 else ()
-    return MetadataResponseTopic(
-        error_code,
-        name,
-        topic_id,
-        is_internal,
-        partitions,
-        topic_authorized_operations,
-        unknown_tags,
-    )
+    obj_ = _new(MetadataResponseTopic)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6) = MetadataResponseTopic._setters
+    _s0(obj_, error_code)
+    _s1(obj_, name)
+    _s2(obj_, topic_id)
+    _s3(obj_, is_internal)
+    _s4(obj_, partitions)
+    _s5(obj_, topic_authorized_operations)
+    _s6(obj_, unknown_tags)
+    return obj_
 
 
 def _write_MetadataResponseTopic(out: bytearray, obj: MetadataResponseTopic, version: int) -> None:
@@ -365,15 +375,16 @@ def _read_MetadataResponse(r: Readable, version: int) -> MetadataResponse:
         r.int32("ClusterAuthorizedOperations") if 8 <= version <= 10 else -2147483648
     )
     unknown_tags = r.tags("_tagged_fields") if version >= 9 else ()
-    return MetadataResponse(
-        throttle_time_ms,
-        brokers,
-        cluster_id,
-        controller_id,
-        topics,
-        cluster_authorized_operations,
-        unknown_tags,
-    )
+    obj_ = _new(MetadataResponse)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6) = MetadataResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, brokers)
+    _s2(obj_, cluster_id)
+    _s3(obj_, controller_id)
+    _s4(obj_, topics)
+    _s5(obj_, cluster_authorized_operations)
+    _s6(obj_, unknown_tags)
+    return obj_
 
 
 def _write_MetadataResponse(out: bytearray, obj: MetadataResponse, version: int) -> None:

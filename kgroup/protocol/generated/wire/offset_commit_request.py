@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -170,14 +171,15 @@ def _read_OffsetCommitRequestPartition(r: Readable, version: int) -> OffsetCommi
     commit_timestamp = r.int64("Topics.Partitions.CommitTimestamp") if version == 1 else -1
     committed_metadata = r.string("Topics.Partitions.CommittedMetadata", version >= 8, True)
     unknown_tags = r.tags("Topics.Partitions._tagged_fields") if version >= 8 else ()
-    return OffsetCommitRequestPartition(
-        partition_index,
-        committed_offset,
-        committed_leader_epoch,
-        commit_timestamp,
-        committed_metadata,
-        unknown_tags,
-    )
+    obj_ = _new(OffsetCommitRequestPartition)
+    (_s0, _s1, _s2, _s3, _s4, _s5) = OffsetCommitRequestPartition._setters
+    _s0(obj_, partition_index)
+    _s1(obj_, committed_offset)
+    _s2(obj_, committed_leader_epoch)
+    _s3(obj_, commit_timestamp)
+    _s4(obj_, committed_metadata)
+    _s5(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetCommitRequestPartition(
@@ -202,7 +204,12 @@ def _read_OffsetCommitRequestTopic(r: Readable, version: int) -> OffsetCommitReq
     n = r.count("Topics.Partitions", version >= 8)
     partitions = tuple([_read_OffsetCommitRequestPartition(r, version) for _ in range(n)])
     unknown_tags = r.tags("Topics._tagged_fields") if version >= 8 else ()
-    return OffsetCommitRequestTopic(name, partitions, unknown_tags)
+    obj_ = _new(OffsetCommitRequestTopic)
+    (_s0, _s1, _s2) = OffsetCommitRequestTopic._setters
+    _s0(obj_, name)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetCommitRequestTopic(
@@ -225,15 +232,16 @@ def _read_OffsetCommitRequest(r: Readable, version: int) -> OffsetCommitRequest:
     n = r.count("Topics", version >= 8)
     topics = tuple([_read_OffsetCommitRequestTopic(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 8 else ()
-    return OffsetCommitRequest(
-        group_id,
-        generation_id_or_member_epoch,
-        member_id,
-        group_instance_id,
-        retention_time_ms,
-        topics,
-        unknown_tags,
-    )
+    obj_ = _new(OffsetCommitRequest)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6) = OffsetCommitRequest._setters
+    _s0(obj_, group_id)
+    _s1(obj_, generation_id_or_member_epoch)
+    _s2(obj_, member_id)
+    _s3(obj_, group_instance_id)
+    _s4(obj_, retention_time_ms)
+    _s5(obj_, topics)
+    _s6(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetCommitRequest(out: bytearray, obj: OffsetCommitRequest, version: int) -> None:

@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -106,7 +107,12 @@ _RUN_0 = Run("ih", ("Topics.Partitions.PartitionIndex", "Topics.Partitions.Error
 def _read_OffsetCommitResponsePartition(r: Readable, version: int) -> OffsetCommitResponsePartition:
     partition_index, error_code = r.run(_RUN_0)
     unknown_tags = r.tags("Topics.Partitions._tagged_fields") if version >= 8 else ()
-    return OffsetCommitResponsePartition(partition_index, error_code, unknown_tags)
+    obj_ = _new(OffsetCommitResponsePartition)
+    (_s0, _s1, _s2) = OffsetCommitResponsePartition._setters
+    _s0(obj_, partition_index)
+    _s1(obj_, error_code)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetCommitResponsePartition(
@@ -124,7 +130,12 @@ def _read_OffsetCommitResponseTopic(r: Readable, version: int) -> OffsetCommitRe
     n = r.count("Topics.Partitions", version >= 8)
     partitions = tuple([_read_OffsetCommitResponsePartition(r, version) for _ in range(n)])
     unknown_tags = r.tags("Topics._tagged_fields") if version >= 8 else ()
-    return OffsetCommitResponseTopic(name, partitions, unknown_tags)
+    obj_ = _new(OffsetCommitResponseTopic)
+    (_s0, _s1, _s2) = OffsetCommitResponseTopic._setters
+    _s0(obj_, name)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetCommitResponseTopic(
@@ -143,7 +154,12 @@ def _read_OffsetCommitResponse(r: Readable, version: int) -> OffsetCommitRespons
     n = r.count("Topics", version >= 8)
     topics = tuple([_read_OffsetCommitResponseTopic(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 8 else ()
-    return OffsetCommitResponse(throttle_time_ms, topics, unknown_tags)
+    obj_ = _new(OffsetCommitResponse)
+    (_s0, _s1, _s2) = OffsetCommitResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, topics)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetCommitResponse(out: bytearray, obj: OffsetCommitResponse, version: int) -> None:

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -75,7 +76,10 @@ class OffsetDeleteRequest(Struct):
 
 def _read_OffsetDeleteRequestPartition(r: Readable, version: int) -> OffsetDeleteRequestPartition:
     partition_index = r.int32("Topics.Partitions.PartitionIndex")
-    return OffsetDeleteRequestPartition(partition_index)
+    obj_ = _new(OffsetDeleteRequestPartition)
+    (_s0,) = OffsetDeleteRequestPartition._setters
+    _s0(obj_, partition_index)
+    return obj_
 
 
 def _write_OffsetDeleteRequestPartition(
@@ -88,7 +92,11 @@ def _read_OffsetDeleteRequestTopic(r: Readable, version: int) -> OffsetDeleteReq
     name = r.string("Topics.Name", False)
     n = r.count("Topics.Partitions", False)
     partitions = tuple([_read_OffsetDeleteRequestPartition(r, version) for _ in range(n)])
-    return OffsetDeleteRequestTopic(name, partitions)
+    obj_ = _new(OffsetDeleteRequestTopic)
+    (_s0, _s1) = OffsetDeleteRequestTopic._setters
+    _s0(obj_, name)
+    _s1(obj_, partitions)
+    return obj_
 
 
 def _write_OffsetDeleteRequestTopic(
@@ -103,7 +111,11 @@ def _read_OffsetDeleteRequest(r: Readable, version: int) -> OffsetDeleteRequest:
     group_id = r.string("GroupId", False)
     n = r.count("Topics", False)
     topics = tuple([_read_OffsetDeleteRequestTopic(r, version) for _ in range(n)])
-    return OffsetDeleteRequest(group_id, topics)
+    obj_ = _new(OffsetDeleteRequest)
+    (_s0, _s1) = OffsetDeleteRequest._setters
+    _s0(obj_, group_id)
+    _s1(obj_, topics)
+    return obj_
 
 
 def _write_OffsetDeleteRequest(out: bytearray, obj: OffsetDeleteRequest, version: int) -> None:

@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -91,7 +92,11 @@ _RUN_1 = Run("hi", ("ErrorCode", "ThrottleTimeMs"))
 
 def _read_OffsetDeleteResponsePartition(r: Readable, version: int) -> OffsetDeleteResponsePartition:
     partition_index, error_code = r.run(_RUN_0)
-    return OffsetDeleteResponsePartition(partition_index, error_code)
+    obj_ = _new(OffsetDeleteResponsePartition)
+    (_s0, _s1) = OffsetDeleteResponsePartition._setters
+    _s0(obj_, partition_index)
+    _s1(obj_, error_code)
+    return obj_
 
 
 def _write_OffsetDeleteResponsePartition(
@@ -105,7 +110,11 @@ def _read_OffsetDeleteResponseTopic(r: Readable, version: int) -> OffsetDeleteRe
     name = r.string("Topics.Name", False)
     n = r.count("Topics.Partitions", False)
     partitions = tuple([_read_OffsetDeleteResponsePartition(r, version) for _ in range(n)])
-    return OffsetDeleteResponseTopic(name, partitions)
+    obj_ = _new(OffsetDeleteResponseTopic)
+    (_s0, _s1) = OffsetDeleteResponseTopic._setters
+    _s0(obj_, name)
+    _s1(obj_, partitions)
+    return obj_
 
 
 def _write_OffsetDeleteResponseTopic(
@@ -120,7 +129,12 @@ def _read_OffsetDeleteResponse(r: Readable, version: int) -> OffsetDeleteRespons
     error_code, throttle_time_ms = r.run(_RUN_1)
     n = r.count("Topics", False)
     topics = tuple([_read_OffsetDeleteResponseTopic(r, version) for _ in range(n)])
-    return OffsetDeleteResponse(error_code, throttle_time_ms, topics)
+    obj_ = _new(OffsetDeleteResponse)
+    (_s0, _s1, _s2) = OffsetDeleteResponse._setters
+    _s0(obj_, error_code)
+    _s1(obj_, throttle_time_ms)
+    _s2(obj_, topics)
+    return obj_
 
 
 def _write_OffsetDeleteResponse(out: bytearray, obj: OffsetDeleteResponse, version: int) -> None:

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -147,7 +148,12 @@ def _read_OffsetFetchRequestTopic(r: Readable, version: int) -> OffsetFetchReque
     else:
         partition_indexes = ()
     unknown_tags = r.tags("Topics._tagged_fields") if version >= 6 else ()
-    return OffsetFetchRequestTopic(name, partition_indexes, unknown_tags)
+    obj_ = _new(OffsetFetchRequestTopic)
+    (_s0, _s1, _s2) = OffsetFetchRequestTopic._setters
+    _s0(obj_, name)
+    _s1(obj_, partition_indexes)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetFetchRequestTopic(
@@ -176,7 +182,12 @@ def _read_OffsetFetchRequestTopics(r: Readable, version: int) -> OffsetFetchRequ
     else:
         partition_indexes = ()
     unknown_tags = r.tags("Groups.Topics._tagged_fields") if version >= 6 else ()
-    return OffsetFetchRequestTopics(name, partition_indexes, unknown_tags)
+    obj_ = _new(OffsetFetchRequestTopics)
+    (_s0, _s1, _s2) = OffsetFetchRequestTopics._setters
+    _s0(obj_, name)
+    _s1(obj_, partition_indexes)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetFetchRequestTopics(
@@ -209,7 +220,14 @@ def _read_OffsetFetchRequestGroup(r: Readable, version: int) -> OffsetFetchReque
     else:
         topics = ()
     unknown_tags = r.tags("Groups._tagged_fields") if version >= 6 else ()
-    return OffsetFetchRequestGroup(group_id, member_id, member_epoch, topics, unknown_tags)
+    obj_ = _new(OffsetFetchRequestGroup)
+    (_s0, _s1, _s2, _s3, _s4) = OffsetFetchRequestGroup._setters
+    _s0(obj_, group_id)
+    _s1(obj_, member_id)
+    _s2(obj_, member_epoch)
+    _s3(obj_, topics)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetFetchRequestGroup(
@@ -249,7 +267,14 @@ def _read_OffsetFetchRequest(r: Readable, version: int) -> OffsetFetchRequest:
         groups = ()
     require_stable = r.bool("RequireStable") if version >= 7 else False
     unknown_tags = r.tags("_tagged_fields") if version >= 6 else ()
-    return OffsetFetchRequest(group_id, topics, groups, require_stable, unknown_tags)
+    obj_ = _new(OffsetFetchRequest)
+    (_s0, _s1, _s2, _s3, _s4) = OffsetFetchRequest._setters
+    _s0(obj_, group_id)
+    _s1(obj_, topics)
+    _s2(obj_, groups)
+    _s3(obj_, require_stable)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetFetchRequest(out: bytearray, obj: OffsetFetchRequest, version: int) -> None:

@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     absent,
     w_count,
@@ -260,14 +261,15 @@ def _read_OffsetFetchResponsePartition(r: Readable, version: int) -> OffsetFetch
     metadata = r.string("Topics.Partitions.Metadata", version >= 6, True) if version <= 7 else ""
     error_code = r.int16("Topics.Partitions.ErrorCode") if version <= 7 else 0
     unknown_tags = r.tags("Topics.Partitions._tagged_fields") if version >= 6 else ()
-    return OffsetFetchResponsePartition(
-        partition_index,
-        committed_offset,
-        committed_leader_epoch,
-        metadata,
-        error_code,
-        unknown_tags,
-    )
+    obj_ = _new(OffsetFetchResponsePartition)
+    (_s0, _s1, _s2, _s3, _s4, _s5) = OffsetFetchResponsePartition._setters
+    _s0(obj_, partition_index)
+    _s1(obj_, committed_offset)
+    _s2(obj_, committed_leader_epoch)
+    _s3(obj_, metadata)
+    _s4(obj_, error_code)
+    _s5(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetFetchResponsePartition(
@@ -304,7 +306,12 @@ def _read_OffsetFetchResponseTopic(r: Readable, version: int) -> OffsetFetchResp
     else:
         partitions = ()
     unknown_tags = r.tags("Topics._tagged_fields") if version >= 6 else ()
-    return OffsetFetchResponseTopic(name, partitions, unknown_tags)
+    obj_ = _new(OffsetFetchResponseTopic)
+    (_s0, _s1, _s2) = OffsetFetchResponseTopic._setters
+    _s0(obj_, name)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetFetchResponseTopic(
@@ -332,14 +339,15 @@ def _read_OffsetFetchResponsePartitions(r: Readable, version: int) -> OffsetFetc
     metadata = r.string("Groups.Topics.Partitions.Metadata", True, True) if version >= 8 else ""
     error_code = r.int16("Groups.Topics.Partitions.ErrorCode") if version >= 8 else 0
     unknown_tags = r.tags("Groups.Topics.Partitions._tagged_fields") if version >= 6 else ()
-    return OffsetFetchResponsePartitions(
-        partition_index,
-        committed_offset,
-        committed_leader_epoch,
-        metadata,
-        error_code,
-        unknown_tags,
-    )
+    obj_ = _new(OffsetFetchResponsePartitions)
+    (_s0, _s1, _s2, _s3, _s4, _s5) = OffsetFetchResponsePartitions._setters
+    _s0(obj_, partition_index)
+    _s1(obj_, committed_offset)
+    _s2(obj_, committed_leader_epoch)
+    _s3(obj_, metadata)
+    _s4(obj_, error_code)
+    _s5(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetFetchResponsePartitions(
@@ -376,7 +384,12 @@ def _read_OffsetFetchResponseTopics(r: Readable, version: int) -> OffsetFetchRes
     else:
         partitions = ()
     unknown_tags = r.tags("Groups.Topics._tagged_fields") if version >= 6 else ()
-    return OffsetFetchResponseTopics(name, partitions, unknown_tags)
+    obj_ = _new(OffsetFetchResponseTopics)
+    (_s0, _s1, _s2) = OffsetFetchResponseTopics._setters
+    _s0(obj_, name)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetFetchResponseTopics(
@@ -405,7 +418,13 @@ def _read_OffsetFetchResponseGroup(r: Readable, version: int) -> OffsetFetchResp
         topics = ()
     error_code = r.int16("Groups.ErrorCode") if version >= 8 else 0
     unknown_tags = r.tags("Groups._tagged_fields") if version >= 6 else ()
-    return OffsetFetchResponseGroup(group_id, topics, error_code, unknown_tags)
+    obj_ = _new(OffsetFetchResponseGroup)
+    (_s0, _s1, _s2, _s3) = OffsetFetchResponseGroup._setters
+    _s0(obj_, group_id)
+    _s1(obj_, topics)
+    _s2(obj_, error_code)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetFetchResponseGroup(
@@ -443,7 +462,14 @@ def _read_OffsetFetchResponse(r: Readable, version: int) -> OffsetFetchResponse:
     else:
         groups = ()
     unknown_tags = r.tags("_tagged_fields") if version >= 6 else ()
-    return OffsetFetchResponse(throttle_time_ms, topics, error_code, groups, unknown_tags)
+    obj_ = _new(OffsetFetchResponse)
+    (_s0, _s1, _s2, _s3, _s4) = OffsetFetchResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, topics)
+    _s2(obj_, error_code)
+    _s3(obj_, groups)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_OffsetFetchResponse(out: bytearray, obj: OffsetFetchResponse, version: int) -> None:

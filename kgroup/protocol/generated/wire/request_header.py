@@ -15,6 +15,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_string,
     w_tags,
@@ -78,9 +79,14 @@ def _read_RequestHeader(r: Readable, version: int) -> RequestHeader:
     request_api_key, request_api_version, correlation_id = r.run(_RUN_0)
     client_id = r.string("ClientId", False, True) if version >= 1 else None
     unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
-    return RequestHeader(
-        request_api_key, request_api_version, correlation_id, client_id, unknown_tags
-    )
+    obj_ = _new(RequestHeader)
+    (_s0, _s1, _s2, _s3, _s4) = RequestHeader._setters
+    _s0(obj_, request_api_key)
+    _s1(obj_, request_api_version)
+    _s2(obj_, correlation_id)
+    _s3(obj_, client_id)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_RequestHeader(out: bytearray, obj: RequestHeader, version: int) -> None:

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     w_tags,
 )
@@ -44,7 +45,11 @@ class ResponseHeader(Struct):
 def _read_ResponseHeader(r: Readable, version: int) -> ResponseHeader:
     correlation_id = r.int32("CorrelationId")
     unknown_tags = r.tags("_tagged_fields") if version >= 1 else ()
-    return ResponseHeader(correlation_id, unknown_tags)
+    obj_ = _new(ResponseHeader)
+    (_s0, _s1) = ResponseHeader._setters
+    _s0(obj_, correlation_id)
+    _s1(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ResponseHeader(out: bytearray, obj: ResponseHeader, version: int) -> None:

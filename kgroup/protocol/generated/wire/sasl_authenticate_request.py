@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_bytes,
     w_tags,
@@ -44,7 +45,11 @@ class SaslAuthenticateRequest(Struct):
 def _read_SaslAuthenticateRequest(r: Readable, version: int) -> SaslAuthenticateRequest:
     auth_bytes = r.bytes("AuthBytes", version >= 2)
     unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
-    return SaslAuthenticateRequest(auth_bytes, unknown_tags)
+    obj_ = _new(SaslAuthenticateRequest)
+    (_s0, _s1) = SaslAuthenticateRequest._setters
+    _s0(obj_, auth_bytes)
+    _s1(obj_, unknown_tags)
+    return obj_
 
 
 def _write_SaslAuthenticateRequest(

@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I64,
     Readable,
     Struct,
+    _new,
     _set,
     w_bytes,
     w_string,
@@ -64,9 +65,14 @@ def _read_SaslAuthenticateResponse(r: Readable, version: int) -> SaslAuthenticat
     auth_bytes = r.bytes("AuthBytes", version >= 2)
     session_lifetime_ms = r.int64("SessionLifetimeMs") if version >= 1 else 0
     unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
-    return SaslAuthenticateResponse(
-        error_code, error_message, auth_bytes, session_lifetime_ms, unknown_tags
-    )
+    obj_ = _new(SaslAuthenticateResponse)
+    (_s0, _s1, _s2, _s3, _s4) = SaslAuthenticateResponse._setters
+    _s0(obj_, error_code)
+    _s1(obj_, error_message)
+    _s2(obj_, auth_bytes)
+    _s3(obj_, session_lifetime_ms)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_SaslAuthenticateResponse(

@@ -12,6 +12,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_string,
 )
@@ -37,7 +38,10 @@ class SaslHandshakeRequest(Struct):
 
 def _read_SaslHandshakeRequest(r: Readable, version: int) -> SaslHandshakeRequest:
     mechanism = r.string("Mechanism", False)
-    return SaslHandshakeRequest(mechanism)
+    obj_ = _new(SaslHandshakeRequest)
+    (_s0,) = SaslHandshakeRequest._setters
+    _s0(obj_, mechanism)
+    return obj_
 
 
 def _write_SaslHandshakeRequest(out: bytearray, obj: SaslHandshakeRequest, version: int) -> None:

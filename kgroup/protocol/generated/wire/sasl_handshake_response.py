@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I16,
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -44,7 +45,11 @@ def _read_SaslHandshakeResponse(r: Readable, version: int) -> SaslHandshakeRespo
     error_code = r.int16("ErrorCode")
     n = r.count("Mechanisms", False)
     mechanisms = tuple([r.string("Mechanisms", False) for _ in range(n)])
-    return SaslHandshakeResponse(error_code, mechanisms)
+    obj_ = _new(SaslHandshakeResponse)
+    (_s0, _s1) = SaslHandshakeResponse._setters
+    _s0(obj_, error_code)
+    _s1(obj_, mechanisms)
+    return obj_
 
 
 def _write_SaslHandshakeResponse(out: bytearray, obj: SaslHandshakeResponse, version: int) -> None:

@@ -17,6 +17,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -252,7 +253,13 @@ def _read_TopicPartitions(r: Readable, version: int) -> TopicPartitions:
     n = r.count("Groups.Members.Assignment.TopicPartitions.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "Groups.Members.Assignment.TopicPartitions.Partitions")
     unknown_tags = r.tags("Groups.Members.Assignment.TopicPartitions._tagged_fields")
-    return TopicPartitions(topic_id, topic_name, partitions, unknown_tags)
+    obj_ = _new(TopicPartitions)
+    (_s0, _s1, _s2, _s3) = TopicPartitions._setters
+    _s0(obj_, topic_id)
+    _s1(obj_, topic_name)
+    _s2(obj_, partitions)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TopicPartitions(out: bytearray, obj: TopicPartitions, version: int) -> None:
@@ -277,7 +284,11 @@ def _read_Assignment(r: Readable, version: int) -> Assignment:
     n = r.count("Groups.Members.Assignment.TopicPartitions", True)
     topic_partitions = tuple([_read_TopicPartitions(r, version) for _ in range(n)])
     unknown_tags = r.tags("Groups.Members.Assignment._tagged_fields")
-    return Assignment(topic_partitions, unknown_tags)
+    obj_ = _new(Assignment)
+    (_s0, _s1) = Assignment._setters
+    _s0(obj_, topic_partitions)
+    _s1(obj_, unknown_tags)
+    return obj_
 
 
 def _write_Assignment(out: bytearray, obj: Assignment, version: int) -> None:
@@ -302,16 +313,17 @@ def _read_Member(r: Readable, version: int) -> Member:
     )
     assignment = _read_Assignment(r, version)
     unknown_tags = r.tags("Groups.Members._tagged_fields")
-    return Member(
-        member_id,
-        rack_id,
-        member_epoch,
-        client_id,
-        client_host,
-        subscribed_topic_names,
-        assignment,
-        unknown_tags,
-    )
+    obj_ = _new(Member)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7) = Member._setters
+    _s0(obj_, member_id)
+    _s1(obj_, rack_id)
+    _s2(obj_, member_epoch)
+    _s3(obj_, client_id)
+    _s4(obj_, client_host)
+    _s5(obj_, subscribed_topic_names)
+    _s6(obj_, assignment)
+    _s7(obj_, unknown_tags)
+    return obj_
 
 
 def _write_Member(out: bytearray, obj: Member, version: int) -> None:
@@ -341,18 +353,19 @@ def _read_DescribedGroup(r: Readable, version: int) -> DescribedGroup:
     members = tuple([_read_Member(r, version) for _ in range(n)])
     authorized_operations = r.int32("Groups.AuthorizedOperations")
     unknown_tags = r.tags("Groups._tagged_fields")
-    return DescribedGroup(
-        error_code,
-        error_message,
-        group_id,
-        group_state,
-        group_epoch,
-        assignment_epoch,
-        assignor_name,
-        members,
-        authorized_operations,
-        unknown_tags,
-    )
+    obj_ = _new(DescribedGroup)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8, _s9) = DescribedGroup._setters
+    _s0(obj_, error_code)
+    _s1(obj_, error_message)
+    _s2(obj_, group_id)
+    _s3(obj_, group_state)
+    _s4(obj_, group_epoch)
+    _s5(obj_, assignment_epoch)
+    _s6(obj_, assignor_name)
+    _s7(obj_, members)
+    _s8(obj_, authorized_operations)
+    _s9(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribedGroup(out: bytearray, obj: DescribedGroup, version: int) -> None:
@@ -376,7 +389,12 @@ def _read_ShareGroupDescribeResponse(r: Readable, version: int) -> ShareGroupDes
     n = r.count("Groups", True)
     groups = tuple([_read_DescribedGroup(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return ShareGroupDescribeResponse(throttle_time_ms, groups, unknown_tags)
+    obj_ = _new(ShareGroupDescribeResponse)
+    (_s0, _s1, _s2) = ShareGroupDescribeResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, groups)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ShareGroupDescribeResponse(

@@ -13,6 +13,7 @@ from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.runtime import (
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_string,
@@ -54,7 +55,12 @@ def _read_StreamsGroupDescribeRequest(r: Readable, version: int) -> StreamsGroup
     group_ids = tuple([r.string("GroupIds", True) for _ in range(n)])
     include_authorized_operations = r.bool("IncludeAuthorizedOperations")
     unknown_tags = r.tags("_tagged_fields")
-    return StreamsGroupDescribeRequest(group_ids, include_authorized_operations, unknown_tags)
+    obj_ = _new(StreamsGroupDescribeRequest)
+    (_s0, _s1, _s2) = StreamsGroupDescribeRequest._setters
+    _s0(obj_, group_ids)
+    _s1(obj_, include_authorized_operations)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_StreamsGroupDescribeRequest(

@@ -18,6 +18,7 @@ from kgroup.protocol.runtime import (
     Readable,
     Run,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -489,7 +490,12 @@ def _read_KeyValue(r: Readable, version: int) -> KeyValue:
     key = r.string("KeyValue.Key", True)
     value = r.string("KeyValue.Value", True)
     unknown_tags = r.tags("KeyValue._tagged_fields")
-    return KeyValue(key, value, unknown_tags)
+    obj_ = _new(KeyValue)
+    (_s0, _s1, _s2) = KeyValue._setters
+    _s0(obj_, key)
+    _s1(obj_, value)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_KeyValue(out: bytearray, obj: KeyValue, version: int) -> None:
@@ -506,7 +512,14 @@ def _read_TopicInfo(r: Readable, version: int) -> TopicInfo:
     n = r.count("TopicInfo.TopicConfigs", True)
     topic_configs = tuple([_read_KeyValue(r, version) for _ in range(n)])
     unknown_tags = r.tags("TopicInfo._tagged_fields")
-    return TopicInfo(name, partitions, replication_factor, topic_configs, unknown_tags)
+    obj_ = _new(TopicInfo)
+    (_s0, _s1, _s2, _s3, _s4) = TopicInfo._setters
+    _s0(obj_, name)
+    _s1(obj_, partitions)
+    _s2(obj_, replication_factor)
+    _s3(obj_, topic_configs)
+    _s4(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TopicInfo(out: bytearray, obj: TopicInfo, version: int) -> None:
@@ -535,14 +548,15 @@ def _read_Subtopology(r: Readable, version: int) -> Subtopology:
     n = r.count("Groups.Topology.Subtopologies.RepartitionSourceTopics", True)
     repartition_source_topics = tuple([_read_TopicInfo(r, version) for _ in range(n)])
     unknown_tags = r.tags("Groups.Topology.Subtopologies._tagged_fields")
-    return Subtopology(
-        subtopology_id,
-        source_topics,
-        repartition_sink_topics,
-        state_changelog_topics,
-        repartition_source_topics,
-        unknown_tags,
-    )
+    obj_ = _new(Subtopology)
+    (_s0, _s1, _s2, _s3, _s4, _s5) = Subtopology._setters
+    _s0(obj_, subtopology_id)
+    _s1(obj_, source_topics)
+    _s2(obj_, repartition_sink_topics)
+    _s3(obj_, state_changelog_topics)
+    _s4(obj_, repartition_source_topics)
+    _s5(obj_, unknown_tags)
+    return obj_
 
 
 def _write_Subtopology(out: bytearray, obj: Subtopology, version: int) -> None:
@@ -585,7 +599,12 @@ def _read_Topology(r: Readable, version: int) -> Topology:
     n = r.count("Groups.Topology.Subtopologies", True, True)
     subtopologies = None if n < 0 else tuple([_read_Subtopology(r, version) for _ in range(n)])
     unknown_tags = r.tags("Groups.Topology._tagged_fields")
-    return Topology(epoch, subtopologies, unknown_tags)
+    obj_ = _new(Topology)
+    (_s0, _s1, _s2) = Topology._setters
+    _s0(obj_, epoch)
+    _s1(obj_, subtopologies)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_Topology(out: bytearray, obj: Topology, version: int) -> None:
@@ -601,7 +620,12 @@ def _read_Endpoint(r: Readable, version: int) -> Endpoint:
     host = r.string("Groups.Members.UserEndpoint.Host", True)
     port = r.uint16("Groups.Members.UserEndpoint.Port")
     unknown_tags = r.tags("Groups.Members.UserEndpoint._tagged_fields")
-    return Endpoint(host, port, unknown_tags)
+    obj_ = _new(Endpoint)
+    (_s0, _s1, _s2) = Endpoint._setters
+    _s0(obj_, host)
+    _s1(obj_, port)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_Endpoint(out: bytearray, obj: Endpoint, version: int) -> None:
@@ -616,7 +640,13 @@ def _read_TaskOffset(r: Readable, version: int) -> TaskOffset:
     subtopology_id = r.string("TaskOffset.SubtopologyId", True)
     partition, offset = r.run(_RUN_1)
     unknown_tags = r.tags("TaskOffset._tagged_fields")
-    return TaskOffset(subtopology_id, partition, offset, unknown_tags)
+    obj_ = _new(TaskOffset)
+    (_s0, _s1, _s2, _s3) = TaskOffset._setters
+    _s0(obj_, subtopology_id)
+    _s1(obj_, partition)
+    _s2(obj_, offset)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TaskOffset(out: bytearray, obj: TaskOffset, version: int) -> None:
@@ -633,7 +663,12 @@ def _read_TaskIds(r: Readable, version: int) -> TaskIds:
     n = r.count("TaskIds.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "TaskIds.Partitions")
     unknown_tags = r.tags("TaskIds._tagged_fields")
-    return TaskIds(subtopology_id, partitions, unknown_tags)
+    obj_ = _new(TaskIds)
+    (_s0, _s1, _s2) = TaskIds._setters
+    _s0(obj_, subtopology_id)
+    _s1(obj_, partitions)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TaskIds(out: bytearray, obj: TaskIds, version: int) -> None:
@@ -652,7 +687,13 @@ def _read_Assignment(r: Readable, version: int) -> Assignment:
     n = r.count("Assignment.WarmupTasks", True)
     warmup_tasks = tuple([_read_TaskIds(r, version) for _ in range(n)])
     unknown_tags = r.tags("Assignment._tagged_fields")
-    return Assignment(active_tasks, standby_tasks, warmup_tasks, unknown_tags)
+    obj_ = _new(Assignment)
+    (_s0, _s1, _s2, _s3) = Assignment._setters
+    _s0(obj_, active_tasks)
+    _s1(obj_, standby_tasks)
+    _s2(obj_, warmup_tasks)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_Assignment(out: bytearray, obj: Assignment, version: int) -> None:
@@ -689,24 +730,27 @@ def _read_Member(r: Readable, version: int) -> Member:
     target_assignment = _read_Assignment(r, version)
     is_classic = r.bool("Groups.Members.IsClassic")
     unknown_tags = r.tags("Groups.Members._tagged_fields")
-    return Member(
-        member_id,
-        member_epoch,
-        instance_id,
-        rack_id,
-        client_id,
-        client_host,
-        topology_epoch,
-        process_id,
-        user_endpoint,
-        client_tags,
-        task_offsets,
-        task_end_offsets,
-        assignment,
-        target_assignment,
-        is_classic,
-        unknown_tags,
+    obj_ = _new(Member)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8, _s9, _s10, _s11, _s12, _s13, _s14, _s15) = (
+        Member._setters
     )
+    _s0(obj_, member_id)
+    _s1(obj_, member_epoch)
+    _s2(obj_, instance_id)
+    _s3(obj_, rack_id)
+    _s4(obj_, client_id)
+    _s5(obj_, client_host)
+    _s6(obj_, topology_epoch)
+    _s7(obj_, process_id)
+    _s8(obj_, user_endpoint)
+    _s9(obj_, client_tags)
+    _s10(obj_, task_offsets)
+    _s11(obj_, task_end_offsets)
+    _s12(obj_, assignment)
+    _s13(obj_, target_assignment)
+    _s14(obj_, is_classic)
+    _s15(obj_, unknown_tags)
+    return obj_
 
 
 def _write_Member(out: bytearray, obj: Member, version: int) -> None:
@@ -748,18 +792,19 @@ def _read_DescribedGroup(r: Readable, version: int) -> DescribedGroup:
     members = tuple([_read_Member(r, version) for _ in range(n)])
     authorized_operations = r.int32("Groups.AuthorizedOperations")
     unknown_tags = r.tags("Groups._tagged_fields")
-    return DescribedGroup(
-        error_code,
-        error_message,
-        group_id,
-        group_state,
-        group_epoch,
-        assignment_epoch,
-        topology,
-        members,
-        authorized_operations,
-        unknown_tags,
-    )
+    obj_ = _new(DescribedGroup)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7, _s8, _s9) = DescribedGroup._setters
+    _s0(obj_, error_code)
+    _s1(obj_, error_message)
+    _s2(obj_, group_id)
+    _s3(obj_, group_state)
+    _s4(obj_, group_epoch)
+    _s5(obj_, assignment_epoch)
+    _s6(obj_, topology)
+    _s7(obj_, members)
+    _s8(obj_, authorized_operations)
+    _s9(obj_, unknown_tags)
+    return obj_
 
 
 def _write_DescribedGroup(out: bytearray, obj: DescribedGroup, version: int) -> None:
@@ -787,7 +832,12 @@ def _read_StreamsGroupDescribeResponse(r: Readable, version: int) -> StreamsGrou
     n = r.count("Groups", True)
     groups = tuple([_read_DescribedGroup(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return StreamsGroupDescribeResponse(throttle_time_ms, groups, unknown_tags)
+    obj_ = _new(StreamsGroupDescribeResponse)
+    (_s0, _s1, _s2) = StreamsGroupDescribeResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, groups)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_StreamsGroupDescribeResponse(

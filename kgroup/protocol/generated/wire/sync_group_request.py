@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     absent,
     w_bytes,
@@ -117,7 +118,12 @@ def _read_SyncGroupRequestAssignment(r: Readable, version: int) -> SyncGroupRequ
     member_id = r.string("Assignments.MemberId", version >= 4)
     assignment = r.bytes("Assignments.Assignment", version >= 4)
     unknown_tags = r.tags("Assignments._tagged_fields") if version >= 4 else ()
-    return SyncGroupRequestAssignment(member_id, assignment, unknown_tags)
+    obj_ = _new(SyncGroupRequestAssignment)
+    (_s0, _s1, _s2) = SyncGroupRequestAssignment._setters
+    _s0(obj_, member_id)
+    _s1(obj_, assignment)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_SyncGroupRequestAssignment(
@@ -140,16 +146,17 @@ def _read_SyncGroupRequest(r: Readable, version: int) -> SyncGroupRequest:
     n = r.count("Assignments", version >= 4)
     assignments = tuple([_read_SyncGroupRequestAssignment(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
-    return SyncGroupRequest(
-        group_id,
-        generation_id,
-        member_id,
-        group_instance_id,
-        protocol_type,
-        protocol_name,
-        assignments,
-        unknown_tags,
-    )
+    obj_ = _new(SyncGroupRequest)
+    (_s0, _s1, _s2, _s3, _s4, _s5, _s6, _s7) = SyncGroupRequest._setters
+    _s0(obj_, group_id)
+    _s1(obj_, generation_id)
+    _s2(obj_, member_id)
+    _s3(obj_, group_instance_id)
+    _s4(obj_, protocol_type)
+    _s5(obj_, protocol_name)
+    _s6(obj_, assignments)
+    _s7(obj_, unknown_tags)
+    return obj_
 
 
 def _write_SyncGroupRequest(out: bytearray, obj: SyncGroupRequest, version: int) -> None:

@@ -14,6 +14,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     w_bytes,
     w_string,
@@ -83,9 +84,15 @@ def _read_SyncGroupResponse(r: Readable, version: int) -> SyncGroupResponse:
     protocol_name = r.string("ProtocolName", True, True) if version >= 5 else None
     assignment = r.bytes("Assignment", version >= 4)
     unknown_tags = r.tags("_tagged_fields") if version >= 4 else ()
-    return SyncGroupResponse(
-        throttle_time_ms, error_code, protocol_type, protocol_name, assignment, unknown_tags
-    )
+    obj_ = _new(SyncGroupResponse)
+    (_s0, _s1, _s2, _s3, _s4, _s5) = SyncGroupResponse._setters
+    _s0(obj_, throttle_time_ms)
+    _s1(obj_, error_code)
+    _s2(obj_, protocol_type)
+    _s3(obj_, protocol_name)
+    _s4(obj_, assignment)
+    _s5(obj_, unknown_tags)
+    return obj_
 
 
 def _write_SyncGroupResponse(out: bytearray, obj: SyncGroupResponse, version: int) -> None:

@@ -13,6 +13,7 @@ from kgroup.protocol.runtime import (
     I32,
     Readable,
     Struct,
+    _new,
     _set,
     w_tags,
 )
@@ -42,7 +43,11 @@ class ShareGroupMetadataValue(Struct):
 def _read_ShareGroupMetadataValue(r: Readable, version: int) -> ShareGroupMetadataValue:
     epoch = r.int32("Epoch")
     unknown_tags = r.tags("_tagged_fields")
-    return ShareGroupMetadataValue(epoch, unknown_tags)
+    obj_ = _new(ShareGroupMetadataValue)
+    (_s0, _s1) = ShareGroupMetadataValue._setters
+    _s0(obj_, epoch)
+    _s1(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ShareGroupMetadataValue(

@@ -17,6 +17,7 @@ from kgroup.protocol.runtime import (
     ZERO_UUID,
     Readable,
     Struct,
+    _new,
     _set,
     w_count,
     w_fixed_array,
@@ -119,7 +120,13 @@ def _read_TopicPartitionsInfo(r: Readable, version: int) -> TopicPartitionsInfo:
     n = r.count("TopicPartitionsInfo.Partitions", True)
     partitions = r.fixed_array("i", 4, n, "TopicPartitionsInfo.Partitions")
     unknown_tags = r.tags("TopicPartitionsInfo._tagged_fields")
-    return TopicPartitionsInfo(topic_id, topic_name, partitions, unknown_tags)
+    obj_ = _new(TopicPartitionsInfo)
+    (_s0, _s1, _s2, _s3) = TopicPartitionsInfo._setters
+    _s0(obj_, topic_id)
+    _s1(obj_, topic_name)
+    _s2(obj_, partitions)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TopicPartitionsInfo(out: bytearray, obj: TopicPartitionsInfo, version: int) -> None:
@@ -135,7 +142,12 @@ def _read_TopicInfo(r: Readable, version: int) -> TopicInfo:
     topic_id = r.uuid("DeletingTopics.TopicId")
     topic_name = r.string("DeletingTopics.TopicName", True)
     unknown_tags = r.tags("DeletingTopics._tagged_fields")
-    return TopicInfo(topic_id, topic_name, unknown_tags)
+    obj_ = _new(TopicInfo)
+    (_s0, _s1, _s2) = TopicInfo._setters
+    _s0(obj_, topic_id)
+    _s1(obj_, topic_name)
+    _s2(obj_, unknown_tags)
+    return obj_
 
 
 def _write_TopicInfo(out: bytearray, obj: TopicInfo, version: int) -> None:
@@ -156,9 +168,13 @@ def _read_ShareGroupStatePartitionMetadataValue(
     n = r.count("DeletingTopics", True)
     deleting_topics = tuple([_read_TopicInfo(r, version) for _ in range(n)])
     unknown_tags = r.tags("_tagged_fields")
-    return ShareGroupStatePartitionMetadataValue(
-        initializing_topics, initialized_topics, deleting_topics, unknown_tags
-    )
+    obj_ = _new(ShareGroupStatePartitionMetadataValue)
+    (_s0, _s1, _s2, _s3) = ShareGroupStatePartitionMetadataValue._setters
+    _s0(obj_, initializing_topics)
+    _s1(obj_, initialized_topics)
+    _s2(obj_, deleting_topics)
+    _s3(obj_, unknown_tags)
+    return obj_
 
 
 def _write_ShareGroupStatePartitionMetadataValue(
