@@ -17,6 +17,7 @@ from kgroup.core.models import (
     GroupDescription,
     MemberDescription,
     TopicPartition,
+    committed_offset,
 )
 from kgroup.core.wire.frames import ProtocolError
 from kgroup.core.wire.kafka_errors import (
@@ -82,7 +83,7 @@ def to_committed_offsets(
             )
     # sorted by (topic, partition) tuples, compared in C (TopicPartition's order is Python's)
     return {
-        partition_of(item.topic, item.partition): CommittedOffset(
+        partition_of(item.topic, item.partition): committed_offset(
             item.offset, item.leader_epoch if item.leader_epoch >= 0 else None, item.metadata or ""
         )
         for item in sorted(group.partitions, key=_position)
