@@ -13,8 +13,9 @@ remove the "lag of 1 forever" a commit marker leaves behind the last record.)
 
 from __future__ import annotations
 
-from collections.abc import Collection, Container, Iterable, Mapping
+from collections.abc import Callable, Collection, Container, Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import NamedTuple
 
 from kgroup.core.models import (
@@ -69,9 +70,9 @@ class GroupLag:
     error_kind: str | None = None
 
 
-def tp_order(tp: TopicPartition) -> tuple[str, int]:
-    """The sort key of a partition (topic, then number), compared in C."""
-    return (tp.topic, tp.partition)
+#: The sort key of a partition, `(topic, number)`: made and compared in C (an attrgetter, no
+#: Python frame: sorted twice a group, 100,000 partitions a fleet).
+tp_order: Callable[[TopicPartition], tuple[str, int]] = attrgetter("topic", "partition")
 
 
 def partition_lag(current: int | None, log_end: int | None) -> int | None:

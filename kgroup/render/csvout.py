@@ -18,26 +18,32 @@ def write_csv(columns: Sequence[Any], rows: Iterable[dict[str, Any]], out: TextI
     writer.writerows(_lines(keys, rows))
 
 
+_PLAIN = frozenset({int, float, type(None)})  # written by the csv module as they are
+
+
 def _lines(keys: Sequence[str], rows: Iterable[dict[str, Any]]) -> Iterator[list[Any]]:
     """Each row's fields in `keys` order: ints, floats and None as they are (the csv module
-    writes them as `_cell` would: str() of a number, blank for None), the rest as `_cell`."""
+    writes them as `_cell` would: str() of a number, blank for None), the rest as `_cell`.
+
+    One list comprehension a row (no Python-level loop or call per plain cell); a text's cell
+    is remembered (groups, topics, hosts repeat on every row)."""
     known: dict[str, str] = {}
+    get = known.get
+
+    def text(value: str) -> str:
+        if len(known) >= _KNOWN_MAX:
+            known.clear()
+        cell = known[value] = csv_safe(value)
+        return cell
+
+    plain = _PLAIN
     for row in rows:
-        line: list[Any] = []
-        for value in map(row.get, keys):
-            kind = type(value)
-            if kind is int or value is None or kind is float:
-                line.append(value)
-            elif kind is str:
-                cell = known.get(value)
-                if cell is None:
-                    if len(known) >= _KNOWN_MAX:
-                        known.clear()
-                    cell = known[value] = csv_safe(value)
-                line.append(cell)
-            else:
-                line.append(_cell(value))
-        yield line
+        yield [
+            value
+            if value.__class__ in plain
+            else ((get(value) or text(value)) if value.__class__ is str else _cell(value))
+            for value in map(row.get, keys)
+        ]
 
 
 def _cell(value: Any) -> str:

@@ -444,28 +444,30 @@ def _cell_maker(
     numbers, and with the cells of repeated text (groups, topics, hosts) remembered."""
     keys = [c.key for c in columns]
     plain = [c.display is None for c in columns]
-    cache: dict[tuple[int, Any], str] = {}
+    caches: list[dict[str, str]] = [{} for _ in columns]  # a column's text -> its cell
+    number = int.__repr__
+
+    def text(column: Column, cache: dict[str, str], value: str) -> str:
+        if len(cache) > 65536:
+            cache.clear()
+        cell = cache[value] = column_cell(column, value)
+        return cell
 
     def cells(row: dict[str, Any]) -> list[str]:
-        out = []
-        for i, key in enumerate(keys):
-            value = row.get(key)
-            kind = type(value)
-            if kind is int and plain[i]:
-                out.append(int.__repr__(value))
-                continue
-            if value is None:
-                out.append("-")
-                continue
-            hit = cache.get((i, value)) if kind is str else None
-            if hit is None:
-                hit = column_cell(columns[i], value)
-                if kind is str:
-                    if len(cache) > 65536:
-                        cache.clear()
-                    cache[(i, value)] = hit
-            out.append(hit)
-        return out
+        # one comprehension a row: no Python-level loop step or call for a number, None or a
+        # remembered text (10 cells a row, 100,000 rows a fleet)
+        return [
+            number(value)
+            if value.__class__ is int and bare
+            else (cache.get(value) or text(column, cache, value))
+            if value.__class__ is str
+            else "-"
+            if value is None
+            else column_cell(column, value)
+            for value, column, bare, cache in zip(
+                map(row.get, keys), columns, plain, caches, strict=True
+            )
+        ]
 
     return cells
 
