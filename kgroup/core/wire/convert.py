@@ -7,7 +7,8 @@ Pure: no I/O.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from operator import itemgetter
 from typing import Any, Protocol
 
 from kgroup.core.errors import KgroupError
@@ -82,9 +83,14 @@ def to_committed_offsets(
                 item.error_code, partition_error(item.error_code, group.group_id, tp)
             )
     # sorted by (topic, partition) tuples, compared in C (TopicPartition's order is Python's)
+    shared = _PARTITIONS.get  # partition_of's lookup, without its frame for a known partition
     return {
-        partition_of(item.topic, item.partition): committed_offset(
-            item.offset, item.leader_epoch if item.leader_epoch >= 0 else None, item.metadata or ""
+        (shared((item.topic, item.partition)) or partition_of(item.topic, item.partition)): (
+            committed_offset(
+                item.offset,
+                item.leader_epoch if item.leader_epoch >= 0 else None,
+                item.metadata or "",
+            )
         )
         for item in sorted(group.partitions, key=_position)
         if item.offset >= 0  # -1: no committed offset for this partition
@@ -109,8 +115,8 @@ def partition_of(topic: str, partition: int) -> TopicPartition:
     return tp
 
 
-def _position(item: FetchedOffset) -> tuple[str, int]:
-    return (item.topic, item.partition)
+#: a FetchedOffset's (topic, partition), made in C (no Python frame a partition)
+_position: Callable[[FetchedOffset], tuple[str, int]] = itemgetter(0, 1)
 
 
 def to_group_description(group: DescribedGroup, coordinator: BrokerNode | None) -> GroupDescription:
