@@ -793,7 +793,7 @@ class GroupAdmin:
         if wire is None:
             return None
         if self._group_types.get(group_id) in ("share", "streams"):
-            from kgroup.reset.share import ShareGroupFence
+            from kgroup.core.wire.fence import ShareGroupFence
 
             return ShareGroupFence(group_id, self._group_types[group_id])
         from kgroup.core.wire.fence import GroupFence

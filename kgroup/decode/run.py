@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kgroup.core.errors import KgroupError, UsageError
-from kgroup.render.notes import note
+from kgroup.core.notes import note
 from kgroup.render.progress import Progress
 
 if TYPE_CHECKING:

@@ -168,7 +168,7 @@ def collect(
     """Everything the offsets view needs, for every group, in a fixed number of request rounds.
     `metadata` (the cluster's topics, internal ones included) is asked for when not given."""
     from kgroup.core.acl import hidden_offsets_message, hidden_topics, require_describable
-    from kgroup.render.notes import note
+    from kgroup.core.notes import note
 
     inputs = collect_inputs(admin, group_ids)
     if metadata is None:

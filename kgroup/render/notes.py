@@ -1,12 +1,7 @@
-"""The diagnostic line every part of kgroup writes on stderr (never stdout): `kgroup: ...`."""
+"""The stderr notes channel, for the render and CLI layers; it lives in `kgroup.core.notes`."""
 
 from __future__ import annotations
 
-import sys
+from kgroup.core.notes import note
 
-
-def note(message: str) -> None:
-    """One diagnostic line on stderr, terminal-safe."""
-    from kgroup.render.safe import terminal_safe
-
-    sys.stderr.write(f"kgroup: {terminal_safe(message)}\n")
+__all__ = ["note"]

@@ -12,19 +12,10 @@ from __future__ import annotations
 
 import re
 
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+from kgroup.core.safe_text import terminal_safe
+
 # OWASP "CSV injection": a cell starting with one of these is a formula to a spreadsheet.
 _FORMULA_START = ("=", "+", "-", "@")
-
-
-def _escaped(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def terminal_safe(text: str) -> str:
-    """`text` with every control character shown as an escape."""
-    return _UNSAFE.sub(_escaped, text)
 
 
 def csv_safe(text: str) -> str:

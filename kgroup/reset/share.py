@@ -22,15 +22,9 @@ from collections.abc import Sequence
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import UsageError
 from kgroup.core.share_groups import share_groups_among
-from kgroup.core.wire.fence import FenceUnavailable
 from kgroup.reset.strategy import Strategy, ToEarliest, ToLatest, ToTimestamp
 
 ALLOWED = (ToEarliest, ToLatest, ToTimestamp)
-
-NOT_FENCED = (
-    "share groups have no classic membership to hold; Kafka refuses the change while the "
-    "group has members (NON_EMPTY_GROUP)"
-)
 
 
 def check_share_strategy(admin: GroupAdmin, group_ids: Sequence[str], strategy: Strategy) -> None:
@@ -44,24 +38,3 @@ def check_share_strategy(admin: GroupAdmin, group_ids: Sequence[str], strategy: 
             f"latest or a datetime (as kafka-share-groups allows), not {strategy.describe()}",
             hint="use --to earliest, --to latest or --to-datetime",
         )
-
-
-STREAMS_NOT_FENCED = (
-    "streams groups have no classic membership to hold; Kafka refuses the change while the "
-    "group has members"
-)
-
-
-class ShareGroupFence:
-    """The fence `GroupAdmin.group_fence` gives for a share or streams group: none can be held
-    (no classic membership to join)."""
-
-    def __init__(self, group_id: str, group_type: str = "share") -> None:
-        self.group_id = group_id
-        self.reason = STREAMS_NOT_FENCED if group_type == "streams" else NOT_FENCED
-
-    def acquire(self) -> None:
-        raise FenceUnavailable(self.reason)
-
-    def release(self) -> None:
-        return None

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kgroup.core.errors import UsageError
+from kgroup.core.notes import note
 from kgroup.offsets import segments as seg
-from kgroup.render.notes import note
 from kgroup.scan import rows as rw
 from kgroup.scan.api import LiveSpec
 from kgroup.scan.spark_jobs import TaskProgress, spark_errors

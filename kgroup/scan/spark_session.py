@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kgroup.core.errors import UsageError
-from kgroup.render.notes import note
+from kgroup.core.notes import note
 from kgroup.scan import spark_ship
 from kgroup.scan.spark_jobs import spark_errors
 from kgroup.scan.spark_sources import SegmentSource, TopicSource

@@ -609,6 +609,7 @@ __all__ = [
     "FenceOwner",
     "FenceUnavailable",
     "GroupFence",
+    "ShareGroupFence",
     "fence_label",
     "fence_member_note",
     "fence_owner",
@@ -617,3 +618,30 @@ __all__ = [
     "send_leave",
     "session_timeout_ms",
 ]
+
+
+NOT_FENCED = (
+    "share groups have no classic membership to hold; Kafka refuses the change while the "
+    "group has members (NON_EMPTY_GROUP)"
+)
+
+
+STREAMS_NOT_FENCED = (
+    "streams groups have no classic membership to hold; Kafka refuses the change while the "
+    "group has members"
+)
+
+
+class ShareGroupFence:
+    """The fence `GroupAdmin.group_fence` gives for a share or streams group: none can be held
+    (no classic membership to join)."""
+
+    def __init__(self, group_id: str, group_type: str = "share") -> None:
+        self.group_id = group_id
+        self.reason = STREAMS_NOT_FENCED if group_type == "streams" else NOT_FENCED
+
+    def acquire(self) -> None:
+        raise FenceUnavailable(self.reason)
+
+    def release(self) -> None:
+        return None
