@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from kgroup.render.notes import note
+from kgroup.core.notes import note
 
 if TYPE_CHECKING:
     from kgroup.core.admin import GroupAdmin

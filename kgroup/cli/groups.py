@@ -80,7 +80,7 @@ def delete_groups(
     """Delete groups of any type with their offsets (a share group's start offsets too);
     refused for active or protected groups."""
     from kgroup.core.errors import UsageError
-    from kgroup.core.groups import delete_inactive_groups
+    from kgroup.delete.groups import delete_inactive_groups
     from kgroup.render import Column, Output
 
     groups = groups_given(groups, group_option)
@@ -101,7 +101,7 @@ def delete_groups(
             document={"groups": rows},
         )
     )
-    from kgroup.core.groups import raise_for_failures
+    from kgroup.delete.groups import raise_for_failures
 
     raise_for_failures(rows, "deleted")
     if not_deleted:
@@ -126,7 +126,7 @@ def delete_offsets(
     active group consumes; a share group's start offsets go by whole topic, only while it is
     empty; protected groups are refused)."""
     from kgroup.core.errors import UsageError
-    from kgroup.core.groups import delete_group_offsets
+    from kgroup.delete.groups import delete_group_offsets
     from kgroup.render import Column, Output
     from kgroup.reset.planner import parse_topic_option
 
@@ -156,6 +156,6 @@ def delete_offsets(
             document={"group": group, "partitions": rows},
         )
     )
-    from kgroup.core.groups import raise_for_offset_failures
+    from kgroup.delete.groups import raise_for_offset_failures
 
     raise_for_offset_failures(rows)

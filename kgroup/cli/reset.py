@@ -166,8 +166,9 @@ def reset_offsets(
         check_path_given(path, "--from-file")
     check_output_paths(export, backup)  # before the cluster is asked
     counts = zip(TO_ALIASES, (to_earliest, to_latest, to_current), strict=True)
+    gopts = options(ctx)
     run_reset(
-        options(ctx),
+        gopts,
         ResetOptions(
             groups=groups,
             all_groups=all_groups,
@@ -199,6 +200,7 @@ def reset_offsets(
             delete_internal_topics=delete_internal_topic or [],
         ),
         note,
+        _view(gopts),
     )
 
 
@@ -244,7 +246,28 @@ def undo(
         )
     from kgroup.reset.run import run_undo
 
-    run_undo(options(ctx), group, backup, dry_run=dry_run, execute=execute, note=note, force=force)
+    gopts = options(ctx)
+    run_undo(
+        gopts,
+        group,
+        backup,
+        dry_run=dry_run,
+        execute=execute,
+        note=note,
+        view=_view(gopts),
+        force=force,
+    )
+
+
+def _view(gopts: Any) -> Any:
+    """The reset run layer's results rendered: the plan table, then the execution report."""
+    from kgroup.render.reset import execution_output, plan_output
+    from kgroup.reset.run import ResetView
+
+    return ResetView(
+        plans=lambda plans: gopts.show(plan_output(plans, executing=False)),
+        executed=lambda plans, report: gopts.show(execution_output(plans, report)),
+    )
 
 
 def _list_backups(ctx: typer.Context, group: str | None) -> None:

@@ -1,4 +1,7 @@
-"""Run `kgroup reset-offsets` / `kgroup undo` for the CLI: options -> plan -> output -> execute."""
+"""Run `kgroup reset-offsets` / `kgroup undo` for the CLI: options -> plan -> output -> execute.
+
+The run layer renders nothing: it hands its plans and execution report to the `ResetView`
+callbacks that cli/ passes in (kgroup.cli.reset renders them with kgroup.render.reset)."""
 
 from __future__ import annotations
 
@@ -8,6 +11,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgroup.core.errors import KgroupError, UsageError
+
+
+@dataclass(frozen=True)
+class ResetView:
+    """Where a reset's results go, given by cli/: `plans` shows the plan (dry run, or before
+    nothing is executed), `executed` the plans with their execution report."""
+
+    plans: Callable[[Sequence[Any]], None]
+    executed: Callable[[Sequence[Any], Any], None]
 
 
 @dataclass
@@ -292,8 +304,7 @@ def _not_planned(plans: Any, note: Callable[[str], None]) -> list[tuple[str, Kgr
     return failed
 
 
-def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> None:
-    from kgroup.render.reset import execution_output, plan_output
+def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None], view: ResetView) -> None:
     from kgroup.reset.apply import execute_plans
     from kgroup.reset.gather import ResetScope, build_plans, resolve_groups
     from kgroup.reset.refusals import (
@@ -312,7 +323,7 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> No
 
         plans = offline_plans(opts, strategy, int(time.time() * 1000), note)
         _export(opts.export, plans, int(time.time() * 1000), note)
-        gopts.show(plan_output(plans, executing=False))
+        view.plans(plans)
         return
     admin = gopts.admin()
     scope = ResetScope(
@@ -330,7 +341,7 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> No
     planned = [p for p in plans if p.error is None]
     _export(opts.export, planned, now_ms, note)
     if not executing:
-        gopts.show(plan_output(plans, executing=False))
+        view.plans(plans)
         not_planned = _not_planned(plans, note)
         described = admin.describe_groups([p.group for p in planned]) if planned else {}
         refusals = []
@@ -352,7 +363,7 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None]) -> No
     from kgroup.reset.streams import delete_after_commit
 
     not_deleted = delete_after_commit(admin, plans, report, note)
-    gopts.show(execution_output(plans, report))
+    view.executed(plans, report)
     _finish(report, note)
     if not_deleted:
         from kgroup.core.errors import PartialFailure
@@ -368,9 +379,9 @@ def run_undo(
     dry_run: bool,
     execute: bool,
     note: Callable[[str], None],
+    view: ResetView,
     force: bool = False,
 ) -> None:
-    from kgroup.render.reset import execution_output, plan_output
     from kgroup.reset.apply import ExecutionReport, execute_plans, undo_plan
     from kgroup.reset.backups import plan_for_undo, undo_source
     from kgroup.reset.guardrails import protected_patterns, protection_refusal
@@ -387,7 +398,7 @@ def run_undo(
     if not executing:
         from kgroup.reset.apply import preflight
 
-        gopts.show(plan_output([plan], executing=False))
+        view.plans([plan])
         try:
             if protection is not None:
                 raise protection
@@ -424,5 +435,5 @@ def run_undo(
             )
         finally:
             restore()
-    gopts.show(execution_output([plan], report))
+    view.executed([plan], report)
     _finish(report, note)

@@ -259,9 +259,9 @@ def delete_with_internal_topics(
     --delete-all-internal-topics`): the internal topics are read from each topology first,
     the groups deleted as `kgroup delete` deletes them, then the internal topics of each group
     deleted. Returns the rows (with `deleted_topics`) and one line per failed topic deletion."""
-    from kgroup.core.groups import delete_inactive_groups
     from kgroup.core.share_groups import share_groups_among
     from kgroup.core.wire.delete_topics import delete_topics
+    from kgroup.delete.groups import delete_inactive_groups
 
     share_groups_among(admin, group_ids)  # learns every group's type
     reset = read_streams_groups(admin, group_ids, TopicDeletion(all_internal=True))

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from kgroup.core.errors import SafetyRefusal, UsageError
-from kgroup.core.groups import delete_group_offsets, delete_inactive_groups
 from kgroup.core.models import GroupDescription, MemberDescription
+from kgroup.delete.groups import delete_group_offsets, delete_inactive_groups
 from kgroup.reset.guardrails import (
     Limit,
     check_limits,
