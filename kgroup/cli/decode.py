@@ -1,8 +1,9 @@
 """`kgroup decode`: read `__consumer_offsets` from log segments or live, every type and version.
 
 Contract: CLI.md `kgroup decode` and "decode output records"; format: OFFSETS_FORMAT.md.
-The command only parses and checks options; kgroup/decode/run.py picks the engine, reads and
-streams the view (kgroup/render/records_stream.py). Heavy modules are imported inside.
+The command only parses and checks options; kgroup/decode/run.py picks the engine and reads;
+kgroup/cli/decode_view.py streams the view (kgroup/render/records_stream.py). Heavy modules are
+imported inside.
 """
 
 from __future__ import annotations
@@ -143,7 +144,9 @@ def decode(
         offsets_topic=offsets_topic,
         groups=group,
     )
-    run_decode(opts, request)
+    from kgroup.cli.decode_view import CliDecodeView
+
+    run_decode(opts, request, CliDecodeView(opts))
 
 
 # ---------------------------------------------------------------- parsing

@@ -1,8 +1,9 @@
 """Run `kgroup decode` for the CLI: pick the engine, open the input, write the view.
 
 Contract: CLI.md `kgroup decode` and "decode output records"; README.md "decode". The record
-views stream to stdout through kgroup/render/records_stream.py: nothing holds every record
-(`--latest`, `--as-of` and `--summary` hold one entry per key or group, by their nature).
+views stream to stdout through the `DecodeView` cli/ passes in (kgroup.cli.decode_view, on
+kgroup/render/records_stream.py): nothing holds every record (`--latest`, `--as-of` and
+`--summary` hold one entry per key or group, by their nature). This layer renders nothing.
 
 Engines: the local engine in process, or Spark (kgroup.scan.spark) where the measured cost
 model of kgroup.scan.api says it finishes sooner. The record stream printed to stdout always
@@ -17,11 +18,10 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kgroup.core.errors import KgroupError, UsageError
 from kgroup.core.notes import note
-from kgroup.render.progress import Progress
 
 if TYPE_CHECKING:
     from kgroup.offsets.decode import DecodedRecord
@@ -29,10 +29,32 @@ if TYPE_CHECKING:
     from kgroup.scan.local import DecodeFilter, LocalEngine
 
 ENGINES = ("auto", "local", "spark")
-CUT_NOTE = (
-    "values longer than {n} characters are cut with '…' in the table; "
-    "-o jsonl, -o csv or --out DIR give them whole"
-)
+
+
+class DecodeView(Protocol):
+    """How cli/ shows `kgroup decode`: its progress bar and the views written to stdout."""
+
+    def progress(self) -> Any:
+        """A context manager giving the progress bar (start_bytes, advance, start_records,
+        records, stop, enabled)."""
+
+    def console(self) -> Any:
+        """The stderr console Spark's progress is drawn on."""
+
+    def records(self, recs: Iterable[DecodedRecord], scan: Scan) -> None:
+        """The record stream on stdout in the output mode."""
+
+    def out_summary(self, scan: Scan, path: str) -> None:
+        """What `--out DIR` wrote."""
+
+    def summary(self, groups: list[dict[str, Any]], scan: Scan) -> None:
+        """`--summary`: one row per group."""
+
+    def share_summary(self, rows: list[dict[str, Any]], scan: Scan) -> None:
+        """`--summary` of `__share_group_state`: one row per share-partition."""
+
+    def summary_cut_short(self, scan: Scan, exc: BaseException) -> None:
+        """`--summary -o json` when reading failed."""
 
 
 @dataclass
@@ -52,7 +74,7 @@ class DecodeRequest:
     groups: list[str] | None = None
 
 
-def run_decode(opts: Any, req: DecodeRequest) -> None:
+def run_decode(opts: Any, req: DecodeRequest, view: DecodeView) -> None:
     """Read, then write the view to stdout (or `--out`), then note open transactions."""
     from kgroup.scan.local import LocalEngine
 
@@ -72,9 +94,9 @@ def run_decode(opts: Any, req: DecodeRequest) -> None:
         req.engine, inputs, spark_named, view="stream" if printed_stream else req.view
     )
 
-    with Progress(opts.no_color) as progress:
+    with view.progress() as progress:
         if use_spark:
-            scan: Scan = _spark_scan(opts, req, inputs, on_problem, progress, share=share)
+            scan: Scan = _spark_scan(opts, req, inputs, on_problem, progress, view, share=share)
         else:
             from kgroup.scan.api import LocalScan, live_scope_order, segment_scope_order
 
@@ -98,7 +120,7 @@ def run_decode(opts: Any, req: DecodeRequest) -> None:
                 scan = LocalScan(
                     eng, lambda: eng.segment_records(items), segment_scope_order(items)
                 )
-        _write_view(opts, req, scan, use_spark, progress)
+        _write_view(view, req, scan, use_spark, progress)
     for scope, producer_id, held in scan.stats.open_transactions:
         note(
             f"transaction of producer {producer_id} in {scope} has no COMMIT/ABORT marker yet "
@@ -137,28 +159,30 @@ def _share_inputs(req: DecodeRequest, inputs: list[Any] | None) -> bool:
     return True
 
 
-def _write_view(opts: Any, req: DecodeRequest, scan: Scan, spark: bool, progress: Progress) -> None:
+def _write_view(
+    out: DecodeView, req: DecodeRequest, scan: Scan, spark: bool, progress: Any
+) -> None:
     if req.out is not None and spark:
         path = scan.write(req.out, req.view, req.when)  # type: ignore[attr-defined]
         progress.stop()
-        _print_out_summary(opts, scan, path)
+        out.out_summary(scan, path)
         return
     if req.view == "summary":
         try:
             groups = scan.summary()
         except (KgroupError, KeyboardInterrupt) as exc:
             progress.stop()
-            if opts.output == "json" and req.out is None:
-                _summary_cut_short(opts, scan, exc)
+            if req.out is None:
+                out.summary_cut_short(scan, exc)
             raise
         progress.stop()
         if req.out is not None:
             path = write_jsonl_dir(req.out, (json.dumps(r) for r in groups))
-            _print_out_summary(opts, scan, path)
+            out.out_summary(scan, path)
         elif getattr(scan, "share", False):
-            _render_share_summary(opts, groups, scan)
+            out.share_summary(groups, scan)
         else:
-            _render_summary(opts, groups, scan)
+            out.summary(groups, scan)
         return
     selected: Iterable[DecodedRecord]
     if req.view in ("latest", "as_of"):
@@ -173,9 +197,9 @@ def _write_view(opts: Any, req: DecodeRequest, scan: Scan, spark: bool, progress
     if req.out is not None:
         path = write_jsonl_dir(req.out, (r.to_json() for r in selected))
         progress.stop()
-        _print_out_summary(opts, scan, path)
+        out.out_summary(scan, path)
         return
-    write_records(opts, _stopping(selected, progress), scan)
+    out.records(_stopping(selected, progress), scan)
 
 
 def _read_while_written(make: Callable[[], Iterable[DecodedRecord]]) -> Iterator[DecodedRecord]:
@@ -185,7 +209,7 @@ def _read_while_written(make: Callable[[], Iterable[DecodedRecord]]) -> Iterator
     yield from make()
 
 
-def _stopping(recs: Iterable[DecodedRecord], progress: Progress) -> Iterator[DecodedRecord]:
+def _stopping(recs: Iterable[DecodedRecord], progress: Any) -> Iterator[DecodedRecord]:
     """The records; when stdout is the terminal the progress bar is taken down before the
     first is printed (a bar and rows on one screen do not mix), else it runs to the end."""
     it = iter(recs)
@@ -196,40 +220,6 @@ def _stopping(recs: Iterable[DecodedRecord], progress: Progress) -> Iterator[Dec
             break
     yield from it
     progress.stop()
-
-
-def write_records(opts: Any, recs: Iterable[DecodedRecord], scan: Scan) -> None:
-    """The records on stdout in the output mode, streamed (kgroup/render/records_stream.py)."""
-    from kgroup.render import records_stream as rs
-
-    out = sys.stdout
-    mode = opts.output
-    if mode == "jsonl":
-        rs.write_jsonl(recs, out)
-    elif mode == "json":
-        rs.write_json(recs, out, lambda: {"summary": summary_document(scan)})
-    elif mode == "csv":
-        rs.write_csv(recs, out)
-    else:
-        from kgroup.render.output import color_enabled
-        from kgroup.render.table import terminal_width
-
-        def footer(count: int) -> list[str]:
-            lines = [f"{count} records"]
-            if scan.stats.problems:
-                lines.append(f"{len(scan.stats.problems)} problems reported on stderr")
-            return lines
-
-        result = rs.write_table(
-            recs,
-            out,
-            color=color_enabled(opts.no_color, out),
-            width=terminal_width(out),
-            footer=footer,
-        )
-        if result.cut:
-            out.flush()
-            note(CUT_NOTE.format(n=rs.VALUE_MAX))
 
 
 # ---------------------------------------------------------------- engines
@@ -318,7 +308,8 @@ def _spark_scan(
     req: DecodeRequest,
     inputs: list[Any] | None,
     on_problem: Callable[[Any], None],
-    progress: Progress,
+    progress: Any,
+    view: DecodeView,
     share: bool = False,
 ) -> Scan:
     from kgroup.scan.api import LiveSpec
@@ -340,9 +331,7 @@ def _spark_scan(
     spark = start_session(req.spark_master, list(req.spark_conf), app_name="kgroup decode")
     console = None
     if progress.enabled:
-        from kgroup.render import stderr_console
-
-        console = stderr_console(opts.no_color)
+        console = view.console()
     if share:  # __share_group_state: a task per partition (kgroup.scan.share_spark)
         from kgroup.scan.share_spark import ShareSparkScan
 
@@ -373,7 +362,7 @@ def _live_records(
     eng: LocalEngine,
     topic: str,
     groups: list[str] | None,
-    progress: Progress,
+    progress: Any,
 ) -> Iterator[DecodedRecord]:
     from kgroup.core.topic_reader import TopicReader
     from kgroup.offsets.replay import partition_for
@@ -420,98 +409,3 @@ def summary_document(scan: Scan) -> dict[str, Any]:
             for scope, pid, held in stats.open_transactions
         ],
     }
-
-
-def _print_out_summary(opts: Any, scan: Scan, path: str) -> None:
-    from kgroup.render import Column, Output, render
-
-    doc = summary_document(scan)
-    row = {"path": path, "records": doc["records"], "records_read": doc["records_read"]}
-    row["problems"] = len(doc["problems"])
-    output = Output(
-        columns=[
-            Column("path"),
-            Column("records", justify="right"),
-            Column("records_read", justify="right"),
-            Column("problems", justify="right"),
-        ],
-        rows=[row],
-        document={"out": path, "summary": doc},
-    )
-    render(output, opts.output, no_color=opts.no_color)
-
-
-SUMMARY_COLUMNS = (
-    ("group", "GROUP", "left"),
-    ("type", "TYPE", "left"),
-    ("protocol", "PROTOCOL", "left"),
-    ("last_commit", "LAST COMMIT", "left"),
-    ("commits", "COMMITS", "right"),
-    ("topics", "TOPICS", "left", "text"),
-    ("partitions", "PARTITIONS", "right"),
-    ("generation", "GENERATION", "right"),
-    ("members", "MEMBERS", "right"),
-    ("deleted", "DELETED", "left"),
-)
-
-
-def _summary_cut_short(opts: Any, scan: Scan, exc: BaseException) -> None:
-    """`--summary -o json` when reading failed: still one document, no groups (a group's row
-    needs all its records), what was read, and the `error`."""
-    from kgroup.render import Output, render
-    from kgroup.render.records_stream import failure_text
-
-    doc = {"groups": [], "summary": summary_document(scan), "error": failure_text(exc)}
-    render(Output(columns=[], rows=[], document=doc), "json", no_color=opts.no_color)
-
-
-def _render_summary(opts: Any, groups: list[dict[str, Any]], scan: Scan) -> None:
-    """`--summary`: one row per group; JSON keeps epoch ms and topic lists."""
-    from kgroup.render import Column, Output, render
-    from kgroup.render.records_stream import format_ms
-
-    rows = [
-        {
-            **g,
-            "last_commit": format_ms(g["last_commit"]),
-            "topics": ",".join(g["topics"]) or None,
-            "deleted": "yes" if g["deleted"] else "no",
-        }
-        for g in groups
-    ]
-    output = Output(
-        columns=[Column(*spec) for spec in SUMMARY_COLUMNS],
-        rows=rows,
-        document={"groups": groups, "summary": summary_document(scan)},
-        jsonl_items=groups,
-        footer=[f"{len(groups)} groups"],
-        empty_message="no groups",
-    )
-    render(output, opts.output, no_color=opts.no_color)
-
-
-SHARE_SUMMARY_COLUMNS = (
-    ("group", "GROUP", "left"),
-    ("topic_id", "TOPIC ID", "left"),
-    ("partition", "PARTITION", "right"),
-    ("start_offset", "START OFFSET", "right"),
-    ("state_epoch", "STATE EPOCH", "right"),
-    ("leader_epoch", "LEADER EPOCH", "right"),
-    ("snapshot_epoch", "SNAPSHOT EPOCH", "right"),
-    ("updates_since_snapshot", "UPDATES", "right"),
-)
-
-
-def _render_share_summary(opts: Any, rows: list[dict[str, Any]], scan: Scan) -> None:
-    """`--summary` of `__share_group_state`: one row per share-partition with live state."""
-    from kgroup.render import Column, Output, render
-
-    output = Output(
-        columns=[Column(*spec) for spec in SHARE_SUMMARY_COLUMNS],
-        rows=rows,
-        document={"share_partitions": rows, "summary": summary_document(scan)},
-        jsonl_items=rows,
-        footer=[f"{len(rows)} share-partitions of {len({r['group'] for r in rows})} share groups"],
-        empty_message="no share-group state",
-    )
-    render(output, opts.output, no_color=opts.no_color)

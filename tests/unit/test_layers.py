@@ -1,0 +1,134 @@
+"""Imports run one way, down the layers (issue #25, README "Layout"): an AST scan of every module
+of kgroup, generated ones included, fails on an import of a higher layer than the module's own.
+
+Layers, bottom to top: protocol (0) < core, offsets (1) < the run layers (2) < render (3) <
+cli (4). A module may import its own layer or lower ones. Every import counts: top-level, lazy
+(inside a function), `import x` and `from x import y`, relative ones resolved. A new top-level
+package of kgroup must be given a layer here, or the scan fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "kgroup"
+
+LAYERS = {
+    "protocol": 0,
+    "core": 1,
+    "offsets": 1,
+    "assign": 2,
+    "describe": 2,
+    "check": 2,
+    "reset": 2,
+    "delete": 2,
+    "decode": 2,
+    "scan": 2,
+    "sandbox": 2,
+    "render": 3,
+    "cli": 4,
+    "__main__": 4,  # `python -m kgroup`: runs the CLI
+}
+
+# The upward arrows still left, as (importing module, imported module). Empty it as they go;
+# never add to it: a run layer hands results or callbacks to cli/ instead of rendering.
+ALLOWED_UPWARD: set[tuple[str, str]] = set()  # none left (issue #25 point 3 done)
+
+
+def _modules() -> Iterator[Path]:
+    return iter(sorted(PACKAGE.rglob("*.py")))
+
+
+def _layer_of_path(path: Path) -> str | None:
+    """The layer name of a module of kgroup (None: the package root, which imports nothing)."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return None if parts == ("__init__",) else parts[0]
+
+
+def _imported(path: Path, source: str | None = None) -> Iterator[str]:
+    """Every kgroup module `path` (or `source` as if it were `path`) imports, dotted."""
+    text = path.read_text(encoding="utf-8") if source is None else source
+    tree = ast.parse(text, filename=str(path))
+    rel = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    package = list(rel[:-1])  # the package a relative import starts from
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            yield module
+            if module == "kgroup":  # from kgroup import cli (not: import __version__)
+                names = (a.name for a in node.names)
+                yield from (f"kgroup.{n}" for n in names if not n.startswith("__"))
+
+
+@functools.cache
+def _imports_of_file(path: Path) -> tuple[str, ...]:
+    return tuple(_imported(path))
+
+
+def upward_imports(edited: dict[Path, str] | None = None) -> set[tuple[str, str]]:
+    """(module path, imported module) for every import of a higher layer; `edited` gives
+    modules' text in place of the files'."""
+    edited = edited or {}
+    found = set()
+    for path in _modules():
+        source = _layer_of_path(path)
+        if source is None:
+            continue
+        assert source in LAYERS, f"kgroup/{source} has no layer in tests/unit/test_layers.py"
+        modules = _imported(path, edited[path]) if path in edited else _imports_of_file(path)
+        for module in modules:
+            parts = module.split(".")
+            if parts[0] != "kgroup" or len(parts) < 2:
+                continue  # not kgroup, or its root package (only __version__)
+            target = parts[1]
+            assert target in LAYERS, f"{module} (imported by {path}) has no layer"
+            if LAYERS[target] > LAYERS[source]:
+                found.add((str(path.relative_to(PACKAGE.parent)), module))
+    return found
+
+
+def test_the_scan_sees_generated_modules_and_lazy_imports() -> None:
+    scanned = {str(p.relative_to(PACKAGE.parent)) for p in _modules()}
+    assert any(p.startswith("kgroup/protocol/generated/") for p in scanned)
+    assert any(p.startswith("kgroup/offsets/generated/") for p in scanned)
+    # a lazy import inside a function: kgroup.cli.reset renders through kgroup.render.reset
+    assert "kgroup.render.reset" in set(_imported(PACKAGE / "cli" / "reset.py"))
+
+
+def test_no_import_runs_back_up_the_layers() -> None:
+    new = upward_imports() - ALLOWED_UPWARD
+    assert not new, "imports of a higher layer (move the code, or pass a callback down):\n" + (
+        "\n".join(f"  {module} imports {target}" for module, target in sorted(new))
+    )
+
+
+def test_the_list_of_arrows_left_holds_only_arrows_still_there() -> None:
+    gone = ALLOWED_UPWARD - upward_imports()
+    assert not gone, f"remove from ALLOWED_UPWARD, these imports are gone: {sorted(gone)}"
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "arrow"),
+    [
+        ("core/admin.py", "from kgroup.reset.share import x", "kgroup.reset.share"),
+        ("protocol/errors.py", "import kgroup.core.errors", "kgroup.core.errors"),
+        ("reset/run.py", "from kgroup import render", "kgroup.render"),
+        ("scan/local.py", "from ..cli import app", "kgroup.cli"),
+    ],
+)
+def test_an_added_upward_import_is_caught(module: str, line: str, arrow: str) -> None:
+    """The scan itself, with one upward import added inside a function of a module."""
+    path = PACKAGE / module
+    text = path.read_text(encoding="utf-8") + f"\n\ndef _added():\n    {line}\n"
+    assert (f"kgroup/{module}", arrow) in upward_imports({path: text}) - ALLOWED_UPWARD
