@@ -8,7 +8,8 @@ Kafka's own names, and internal ones starting with `_`). confluent_kafka is impo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from kgroup.core.config import ClusterConfig
@@ -179,3 +180,26 @@ def as_exception(error: Any) -> BaseException:
     from confluent_kafka import KafkaException
 
     return KafkaException(error)
+
+
+def is_rdkafka_error(exc: BaseException) -> bool:
+    """Whether `exc` is librdkafka's own error (confluent_kafka's KafkaException), which core/
+    turns into a KgroupError before it leaves."""
+    from confluent_kafka import KafkaException
+
+    return isinstance(exc, KafkaException)
+
+
+@contextmanager
+def rdkafka_errors_as(translate: Callable[[BaseException], KgroupError]) -> Iterator[None]:
+    """Run librdkafka calls: a KafkaException they raise leaves as `translate(exc)` (usually
+    `map_kafka_error`), so no caller outside core/ sees the client library's error type.
+    KgroupErrors and other exceptions pass unchanged."""
+    try:
+        yield
+    except KgroupError:
+        raise
+    except Exception as exc:
+        if not is_rdkafka_error(exc):
+            raise
+        raise translate(exc) from exc

@@ -19,6 +19,7 @@ from typing import Any
 
 from kgroup.core.admin import GroupAdmin, as_exception, rdkafka_config_error
 from kgroup.core.errors import NotFoundError, UnreachableError
+from kgroup.core.rdkafka_errors import map_kafka_error, rdkafka_errors_as
 
 READER_GROUP_ID = "kgroup-decode-reader"  # required by librdkafka; never joined or committed
 
@@ -67,10 +68,9 @@ class TopicReader:
 
         `on_progress(done, total)` counts records against the watermarks seen at start.
         `ranges` (partition -> (start, end)) reads offsets [start, end) of those partitions
-        instead, without asking for watermarks.
+        instead, without asking for watermarks. librdkafka's errors leave as KgroupErrors.
         """
-        from confluent_kafka import OFFSET_BEGINNING, Consumer
-        from confluent_kafka import TopicPartition as RdTopicPartition
+        from confluent_kafka import Consumer
 
         if partitions is None and ranges is None:
             partitions = range(self.partition_count())
@@ -81,6 +81,20 @@ class TopicReader:
             consumer = Consumer(conf)
         except Exception as exc:
             raise rdkafka_config_error(exc, self.admin.config) from exc
+        acl = f"Read on Topic:{self.topic}"
+        with rdkafka_errors_as(lambda exc: self.admin.error_for(exc, "read", self.topic, acl)):
+            yield from self._read(consumer, partitions, ranges, on_progress)
+
+    def _read(
+        self,
+        consumer: Any,
+        partitions: Sequence[int] | None,
+        ranges: dict[int, tuple[int, int]] | None,
+        on_progress: Callable[[int, int], None] | None,
+    ) -> Iterator[RawMessage]:
+        from confluent_kafka import OFFSET_BEGINNING
+        from confluent_kafka import TopicPartition as RdTopicPartition
+
         try:
             if ranges is None:
                 ranges = self._watermarks(consumer, partitions or ())
@@ -209,10 +223,27 @@ def partition_ranges(
 
     `props` are plain librdkafka properties (`ClusterConfig.client_properties()`), so the
     Spark source can ship them to executors; all partitions when `partitions` is None.
+    librdkafka's errors leave as KgroupErrors.
     """
+    consumer = _range_consumer(props, True)
+    with rdkafka_errors_as(
+        lambda exc: map_kafka_error(
+            exc,
+            operation="read the watermarks of",
+            subject=topic,
+            acl=f"Describe on Topic:{topic}",
+            timeout_s=timeout_s,
+            bootstrap=props.get("bootstrap.servers", ""),
+        )
+    ):
+        return _ranges(consumer, topic, partitions, timeout_s)
+
+
+def _ranges(
+    consumer: Any, topic: str, partitions: Sequence[int] | None, timeout_s: float
+) -> list[tuple[int, int, int]]:
     from confluent_kafka import TopicPartition as RdTopicPartition
 
-    consumer = _range_consumer(props, True)
     try:
         if partitions is None:
             meta = consumer.list_topics(topic, timeout=timeout_s).topics.get(topic)
@@ -248,6 +279,7 @@ def read_range(
 
     read_committed: aborted records are skipped and an open transaction holds the read back
     below `end`; the read then stops after `timeout_s` without progress, like `TopicReader`.
+    librdkafka's errors leave as KgroupErrors.
     """
     from confluent_kafka import TopicPartition as RdTopicPartition
 
@@ -258,8 +290,19 @@ def read_range(
     def fail(error: Any, _p: int) -> Exception:
         return UnreachableError(f"cannot read {topic}-{partition}: {error.str()}")
 
-    try:
-        consumer.assign([RdTopicPartition(topic, partition, start)])
-        yield from _read_assigned(consumer, topic, {partition: end}, timeout_s, fail)
-    finally:
-        consumer.close()
+    def translate(exc: BaseException) -> Exception:
+        return map_kafka_error(
+            exc,
+            operation="read",
+            subject=f"{topic}-{partition}",
+            acl=f"Read on Topic:{topic}",
+            timeout_s=timeout_s,
+            bootstrap=props.get("bootstrap.servers", ""),
+        )
+
+    with rdkafka_errors_as(translate):
+        try:
+            consumer.assign([RdTopicPartition(topic, partition, start)])
+            yield from _read_assigned(consumer, topic, {partition: end}, timeout_s, fail)
+        finally:
+            consumer.close()

@@ -164,14 +164,8 @@ def last_commit_ms(
     """
     try:
         return _last_commit_ms(admin, group, timeout_s, topic, max_records, max_bytes)
-    except KgroupError as error:
+    except KgroupError as error:  # core/ turns librdkafka's errors into these
         return f"cannot read {topic}: {error.message.rstrip('.')}"
-    except Exception as error:  # confluent_kafka.KafkaException and librdkafka's odd ones
-        from confluent_kafka import KafkaException
-
-        if isinstance(error, KafkaException):
-            return f"cannot read {topic}: {error}"
-        raise
 
 
 def _last_commit_ms(

@@ -132,3 +132,44 @@ def test_an_added_upward_import_is_caught(module: str, line: str, arrow: str) ->
     path = PACKAGE / module
     text = path.read_text(encoding="utf-8") + f"\n\ndef _added():\n    {line}\n"
     assert (f"kgroup/{module}", arrow) in upward_imports({path: text}) - ALLOWED_UPWARD
+
+
+# ---------------------------------------------------------------------------------------------
+# Only core/ talks to Kafka: no other module imports the client library (librdkafka's binding)
+
+KAFKA_CLIENT = "confluent_kafka"
+
+
+def kafka_client_imports(edited: dict[Path, str] | None = None) -> set[str]:
+    """Modules outside kgroup/core that import confluent_kafka (at any depth, lazily too)."""
+    edited = edited or {}
+    found = set()
+    for path in _modules():
+        if _layer_of_path(path) in (None, "core"):
+            continue
+        modules = _imported(path, edited[path]) if path in edited else _imports_of_file(path)
+        if any(module.split(".")[0] == KAFKA_CLIENT for module in modules):
+            found.add(str(path.relative_to(PACKAGE.parent)))
+    return found
+
+
+def test_only_core_imports_the_kafka_client() -> None:
+    found = kafka_client_imports()
+    assert not found, (
+        "only kgroup/core talks to Kafka: move the call into core (which raises kgroup's own "
+        "errors, kgroup.core.rdkafka_errors) and call that:\n" + "\n".join(sorted(found))
+    )
+
+
+@pytest.mark.parametrize(
+    ("module", "line"),
+    [
+        ("reset/liveness.py", "from confluent_kafka import KafkaException"),
+        ("decode/run.py", "import confluent_kafka.admin"),
+        ("protocol/errors.py", "from confluent_kafka import KafkaError as E"),
+    ],
+)
+def test_an_added_kafka_client_import_is_caught(module: str, line: str) -> None:
+    path = PACKAGE / module
+    text = path.read_text(encoding="utf-8") + f"\n\ndef _added():\n    {line}\n"
+    assert f"kgroup/{module}" in kafka_client_imports({path: text})
