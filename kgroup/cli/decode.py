@@ -109,7 +109,7 @@ def decode(
             "--spark-master and --spark-conf need the Spark engine", hint="--engine spark"
         )
 
-    from kgroup.decode.run import DecodeRequest, run_decode
+    from kgroup.decode.run import DecodeOptions, DecodeRequest, run_decode
     from kgroup.scan.local import DecodeFilter, type_ids_for
 
     if out is not None:  # only new backups go to the backup directory (issue 24 item 1)
@@ -146,7 +146,7 @@ def decode(
     )
     from kgroup.cli.decode_view import CliDecodeView
 
-    run_decode(opts, request, CliDecodeView(opts))
+    run_decode(DecodeOptions(admin=opts.admin), request, CliDecodeView(opts))
 
 
 # ---------------------------------------------------------------- parsing

@@ -12,22 +12,26 @@ from kgroup.core.notes import note
 from kgroup.decode.run import summary_document
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
+    from kgroup.cli.context import GlobalOptions
     from kgroup.offsets.decode import DecodedRecord
+    from kgroup.render.progress import Progress
     from kgroup.scan.api import Scan
 
 
 class CliDecodeView:
     """`kgroup decode`'s DecodeView for the global options `opts` (output mode, colour)."""
 
-    def __init__(self, opts: Any) -> None:
+    def __init__(self, opts: GlobalOptions) -> None:
         self.opts = opts
 
-    def progress(self) -> Any:
+    def progress(self) -> Progress:
         from kgroup.render.progress import Progress
 
         return Progress(self.opts.no_color)
 
-    def console(self) -> Any:
+    def console(self) -> Console:
         from kgroup.render import stderr_console
 
         return stderr_console(self.opts.no_color)
@@ -55,7 +59,7 @@ CUT_NOTE = (
 )
 
 
-def write_records(opts: Any, recs: Iterable[DecodedRecord], scan: Scan) -> None:
+def write_records(opts: GlobalOptions, recs: Iterable[DecodedRecord], scan: Scan) -> None:
     """The records on stdout in the output mode, streamed (kgroup/render/records_stream.py)."""
     from kgroup.render import records_stream as rs
 
@@ -89,7 +93,7 @@ def write_records(opts: Any, recs: Iterable[DecodedRecord], scan: Scan) -> None:
             note(CUT_NOTE.format(n=rs.VALUE_MAX))
 
 
-def _print_out_summary(opts: Any, scan: Scan, path: str) -> None:
+def _print_out_summary(opts: GlobalOptions, scan: Scan, path: str) -> None:
     from kgroup.render import Column, Output, render
 
     doc = summary_document(scan)
@@ -122,7 +126,7 @@ SUMMARY_COLUMNS = (
 )
 
 
-def _summary_cut_short(opts: Any, scan: Scan, exc: BaseException) -> None:
+def _summary_cut_short(opts: GlobalOptions, scan: Scan, exc: BaseException) -> None:
     """`--summary -o json` when reading failed: still one document, no groups (a group's row
     needs all its records), what was read, and the `error`."""
     from kgroup.render import Output, render
@@ -132,7 +136,7 @@ def _summary_cut_short(opts: Any, scan: Scan, exc: BaseException) -> None:
     render(Output(columns=[], rows=[], document=doc), "json", no_color=opts.no_color)
 
 
-def _render_summary(opts: Any, groups: list[dict[str, Any]], scan: Scan) -> None:
+def _render_summary(opts: GlobalOptions, groups: list[dict[str, Any]], scan: Scan) -> None:
     """`--summary`: one row per group; JSON keeps epoch ms and topic lists."""
     from kgroup.render import Column, Output, render
     from kgroup.render.records_stream import format_ms
@@ -169,7 +173,7 @@ SHARE_SUMMARY_COLUMNS = (
 )
 
 
-def _render_share_summary(opts: Any, rows: list[dict[str, Any]], scan: Scan) -> None:
+def _render_share_summary(opts: GlobalOptions, rows: list[dict[str, Any]], scan: Scan) -> None:
     """`--summary` of `__share_group_state`: one row per share-partition with live state."""
     from kgroup.render import Column, Output, render
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kgroup.cli.context import note, options
+from kgroup.cli.context import GlobalOptions, note, options
 from kgroup.cli.options import (
     all_groups_option,
     backup_option,
@@ -21,6 +21,9 @@ from kgroup.cli.options import (
     topic_option,
 )
 from kgroup.cli.validate import check_group_names, groups_given
+
+if TYPE_CHECKING:
+    from kgroup.reset.run import ResetView
 
 # `--to` values (kgroup.reset.strategy.parse_to accepts them in any case).
 TO_VALUES = ("earliest", "latest", "none", "current")
@@ -259,7 +262,7 @@ def undo(
     )
 
 
-def _view(gopts: Any) -> Any:
+def _view(gopts: GlobalOptions) -> ResetView:
     """The reset run layer's results rendered: the plan table, then the execution report."""
     from kgroup.render.reset import execution_output, plan_output
     from kgroup.reset.run import ResetView

@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -24,21 +25,45 @@ from kgroup.core.errors import KgroupError, UsageError
 from kgroup.core.notes import note
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
+    from kgroup.core.admin import GroupAdmin
     from kgroup.offsets.decode import DecodedRecord
+    from kgroup.offsets.segments import Problem
     from kgroup.scan.api import Scan
-    from kgroup.scan.local import DecodeFilter, LocalEngine
+    from kgroup.scan.local import DecodeFilter, LocalEngine, SegmentInput
 
 ENGINES = ("auto", "local", "spark")
+
+
+class DecodeProgress(Protocol):
+    """The progress bar of a decode on stderr (cli/ gives kgroup.render.progress.Progress)."""
+
+    enabled: bool  # False: nothing is drawn (stderr is no terminal)
+
+    def start_bytes(self, total: int, label: str) -> None:
+        """A bar of `total` bytes of segments."""
+
+    def advance(self, n: int) -> None:
+        """`n` more bytes read."""
+
+    def start_records(self, label: str) -> None:
+        """A bar of records read live, its total told by `records`."""
+
+    def records(self, done: int, total: int) -> None:
+        """`done` of `total` records read."""
+
+    def stop(self) -> None:
+        """Take the bar down (again: nothing)."""
 
 
 class DecodeView(Protocol):
     """How cli/ shows `kgroup decode`: its progress bar and the views written to stdout."""
 
-    def progress(self) -> Any:
-        """A context manager giving the progress bar (start_bytes, advance, start_records,
-        records, stop, enabled)."""
+    def progress(self) -> AbstractContextManager[DecodeProgress]:
+        """The progress bar, taken down when the context ends."""
 
-    def console(self) -> Any:
+    def console(self) -> Console:
         """The stderr console Spark's progress is drawn on."""
 
     def records(self, recs: Iterable[DecodedRecord], scan: Scan) -> None:
@@ -55,6 +80,15 @@ class DecodeView(Protocol):
 
     def summary_cut_short(self, scan: Scan, exc: BaseException) -> None:
         """`--summary -o json` when reading failed."""
+
+
+@dataclass(frozen=True)
+class DecodeOptions:
+    """What decode's run layer takes of the global options: the cluster `--live` reads (and
+    Spark's live source connects to), built only when it is read, so decoding segments needs
+    no bootstrap server. cli/ builds it from its GlobalOptions."""
+
+    admin: Callable[[], GroupAdmin]
 
 
 @dataclass
@@ -74,11 +108,11 @@ class DecodeRequest:
     groups: list[str] | None = None
 
 
-def run_decode(opts: Any, req: DecodeRequest, view: DecodeView) -> None:
+def run_decode(opts: DecodeOptions, req: DecodeRequest, view: DecodeView) -> None:
     """Read, then write the view to stdout (or `--out`), then note open transactions."""
     from kgroup.scan.local import LocalEngine
 
-    def on_problem(problem: Any) -> None:
+    def on_problem(problem: Problem) -> None:
         note(f"{'corrupt input, skipped' if problem.fatal else 'note'}: {problem.describe()}")
 
     inputs = None
@@ -128,7 +162,7 @@ def run_decode(opts: Any, req: DecodeRequest, view: DecodeView) -> None:
         )
 
 
-def _share_inputs(req: DecodeRequest, inputs: list[Any] | None) -> bool:
+def _share_inputs(req: DecodeRequest, inputs: list[SegmentInput] | None) -> bool:
     """True when the segments are `__share_group_state`'s (told by their partition directory
     names); refuses a mix of topics and the options that only apply to `__consumer_offsets`."""
     from kgroup.offsets.share_state import TOPIC
@@ -160,7 +194,7 @@ def _share_inputs(req: DecodeRequest, inputs: list[Any] | None) -> bool:
 
 
 def _write_view(
-    out: DecodeView, req: DecodeRequest, scan: Scan, spark: bool, progress: Any
+    out: DecodeView, req: DecodeRequest, scan: Scan, spark: bool, progress: DecodeProgress
 ) -> None:
     if req.out is not None and spark:
         path = scan.write(req.out, req.view, req.when)  # type: ignore[attr-defined]
@@ -209,7 +243,7 @@ def _read_while_written(make: Callable[[], Iterable[DecodedRecord]]) -> Iterator
     yield from make()
 
 
-def _stopping(recs: Iterable[DecodedRecord], progress: Any) -> Iterator[DecodedRecord]:
+def _stopping(recs: Iterable[DecodedRecord], progress: DecodeProgress) -> Iterator[DecodedRecord]:
     """The records; when stdout is the terminal the progress bar is taken down before the
     first is printed (a bar and rows on one screen do not mix), else it runs to the end."""
     it = iter(recs)
@@ -240,7 +274,7 @@ def spark_missing() -> str | None:
 
 def choose_engine(
     engine: str,
-    inputs: list[Any] | None,
+    inputs: Sequence[SegmentInput] | None,
     spark_named: bool,
     *,
     view: str = "records",
@@ -304,11 +338,11 @@ def choose_engine(
 
 
 def _spark_scan(
-    opts: Any,
+    opts: DecodeOptions,
     req: DecodeRequest,
-    inputs: list[Any] | None,
-    on_problem: Callable[[Any], None],
-    progress: Any,
+    inputs: list[SegmentInput] | None,
+    on_problem: Callable[[Problem], None],
+    progress: DecodeProgress,
     view: DecodeView,
     share: bool = False,
 ) -> Scan:
@@ -320,10 +354,11 @@ def _spark_scan(
         from kgroup.core.topic_reader import TopicReader
         from kgroup.offsets.replay import partition_for
 
-        cluster = opts.cluster()
+        admin = opts.admin()
+        cluster = admin.config
         partitions = None
         if req.groups:
-            count = TopicReader(opts.admin(), req.offsets_topic).partition_count()
+            count = TopicReader(admin, req.offsets_topic).partition_count()
             partitions = tuple(sorted({partition_for(g, count) for g in req.groups}))
         live = LiveSpec(
             dict(cluster.client_properties()), req.offsets_topic, partitions, cluster.timeout_s
@@ -358,11 +393,11 @@ def _spark_scan(
 
 
 def _live_records(
-    opts: Any,
+    opts: DecodeOptions,
     eng: LocalEngine,
     topic: str,
     groups: list[str] | None,
-    progress: Any,
+    progress: DecodeProgress,
 ) -> Iterator[DecodedRecord]:
     from kgroup.core.topic_reader import TopicReader
     from kgroup.offsets.replay import partition_for
