@@ -56,10 +56,10 @@ docs: $(VENV)/.installed
 
 ## protocol: regenerate kgroup/protocol/generated/, the C reader's opcodes and the
 ##           `__consumer_offsets` readers and writers (kgroup/offsets/generated/) from the JSON
-##           declarations (test_protocol_generated.py, test_offsets_codec_generated.py fail when stale)
+##           declarations (test_protocol_generated.py, test_offsets_codec_generated.py fail when stale);
+##           scripts/gen_protocol.py runs scripts/gen_offsets_codec.py after its own files
 protocol: $(VENV)/.installed
 	$(BIN)/python scripts/gen_protocol.py
-	$(BIN)/python scripts/gen_offsets_codec.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -22,9 +22,11 @@ Kafka allows none, a non-nullable struct given None is written with its defaults
 Every declaration gets `readers/<folder>_<name>.py` and `writers/<folder>_<name>.py` with
 `read_v<N>` / `write_v<N>` for each valid version; `kgroup/offsets/generated/__init__.py`
 indexes them by the declaration's content (`fingerprint`), so a declaration edited without
-regenerating finds no function and says so. Run `python scripts/gen_offsets_codec.py` (or `make
-protocol`) after changing a declaration: tests/unit/offsets/test_offsets_codec_generated.py fails
-when the committed files are stale; `--check` exits 1 instead of writing.
+regenerating finds no function and says so. Run `python scripts/gen_protocol.py` (or `make
+protocol`) after changing a declaration: it writes the protocol modules and the opcodes, then
+runs this script (which also runs alone);
+tests/unit/offsets/test_offsets_codec_generated.py fails when the committed files are stale;
+`--check` exits 1 instead of writing.
 """
 
 from __future__ import annotations

@@ -12,6 +12,10 @@ version)` on the primitives of `kgroup.protocol.runtime`. The modules are commit
 tests/unit/protocol/test_protocol_generated.py fails when the committed files are stale.
 `--check` exits 1 instead of writing when a file would change.
 
+It then runs scripts/gen_offsets_codec.py (kgroup/offsets/generated/, the `__consumer_offsets`
+readers and writers made from the coordinator/, share/ and embedded/ declarations), so this
+one command regenerates everything a declaration makes (with `--check`: checks it all).
+
 The same run writes the opcode table of the `__consumer_offsets` C reader twice, as
 kgroup/offsets/opcodes.h (included by _speedups.c) and kgroup/offsets/opcodes.py (used by
 kgroup/offsets/layouts.py to build the programs that C code runs).
@@ -777,15 +781,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         for path in changed:
             print(f"stale: {path.relative_to(ROOT)}")
-        return 1 if changed else 0
-    for path in changed:
-        if path not in files:
-            path.unlink()
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(files[path], encoding="utf-8")
-    print(f"{len(changed)} file(s) written")
-    return 0
+        code = 1 if changed else 0
+    else:
+        for path in changed:
+            if path not in files:
+                path.unlink()
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(files[path], encoding="utf-8")
+        print(f"{len(changed)} file(s) written")
+        code = 0
+    return max(code, offsets_codec(args.check))
+
+
+def offsets_codec(check: bool) -> int:
+    """Run scripts/gen_offsets_codec.py (the `__consumer_offsets` readers and writers, made
+    from the same declarations and from the opcodes just written) in a fresh interpreter, so
+    it imports the modules as they are now on disk; its exit code."""
+    script = Path(__file__).resolve().with_name("gen_offsets_codec.py")
+    done = subprocess.run([sys.executable, str(script), *(["--check"] if check else [])])
+    return done.returncode
 
 
 if __name__ == "__main__":
