@@ -10,7 +10,7 @@ partition it had one for.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kgroup.core.errors import UsageError
 from kgroup.core.models import TopicPartition
@@ -20,11 +20,14 @@ from kgroup.reset.model import GroupPlan
 from kgroup.reset.planner import GroupInputs, parse_topic_option, plan_groups
 from kgroup.reset.strategy import ToCommittedAt
 
+if TYPE_CHECKING:
+    from kgroup.reset.run import ResetOptions
+
 OFFLINE_MAX_PARTITIONS = 100_000  # partition ids of a named range looked at without metadata
 
 
 def offline_plans(
-    opts: Any, strategy: ToCommittedAt, now_ms: int, note: Callable[[str], None]
+    opts: ResetOptions, strategy: ToCommittedAt, now_ms: int, note: Callable[[str], None]
 ) -> tuple[GroupPlan, ...]:
     """Plan every named group from the segments (no cluster)."""
     if opts.all_groups or not opts.groups:

@@ -183,7 +183,6 @@ OPTION_NAMES = ("opts", "gopts")
 UNTYPED_LEFT: set[tuple[str, str, str]] = {
     ("kgroup/reset/run.py", "run_reset", "gopts"),  # cli's GlobalOptions, for .admin()
     ("kgroup/reset/run.py", "run_undo", "gopts"),
-    ("kgroup/reset/offline.py", "offline_plans", "opts"),  # a ResetOptions
 }
 
 
