@@ -14,20 +14,22 @@ from kgroup.core.errors import UsageError
 from kgroup.offsets.decode import DecodedRecord, jsonable
 from kgroup.offsets.share_state import TOPIC, ShareReplay
 from kgroup.scan.api import LocalScan
+from kgroup.scan.local import ScanStats
 
 
-class ShareScan(LocalScan):
-    """`LocalScan` over `__share_group_state` segments."""
+class ShareViews:
+    """`--latest`, `--as-of` and `--summary` of `__share_group_state`, once for both engines:
+    an engine gives `_replay(view)` (the replayed state; `view` is "latest" or "summary") and
+    `stats`; the views count what they emit."""
 
     share = True
+    stats: ScanStats
 
-    def _replay(self, keep_records: bool = True) -> ShareReplay:
-        replay = ShareReplay(keep_records).apply_all(self.engine.plain(self.source()))
-        self.stats.emitted = 0  # plain() counted the records read; the view counts its own
-        return replay
+    def _replay(self, view: str) -> ShareReplay:
+        raise NotImplementedError
 
     def latest(self) -> list[DecodedRecord]:
-        out = self._replay().latest()
+        out = self._replay("latest").latest()
         self.stats.emitted += len(out)
         return out
 
@@ -38,6 +40,16 @@ class ShareScan(LocalScan):
         )
 
     def summary(self) -> list[dict[str, Any]]:
-        rows = [jsonable(r) for r in self._replay(keep_records=False).rows()]
+        rows = [jsonable(r) for r in self._replay("summary").rows()]
         self.stats.emitted += len(rows)
         return rows
+
+
+class ShareScan(ShareViews, LocalScan):
+    """`LocalScan` over `__share_group_state` segments."""
+
+    def _replay(self, view: str) -> ShareReplay:
+        replay = ShareReplay(keep_records=view == "latest")
+        replay.apply_all(self.engine.plain(self.source()))
+        self.stats.emitted = 0  # plain() counted the records read; the view counts its own
+        return replay

@@ -22,11 +22,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
-from kgroup.core.errors import UsageError
 from kgroup.offsets import segments as seg
 from kgroup.offsets.decode import DecodedRecord
-from kgroup.offsets.share_state import TOPIC, ShareReplay
+from kgroup.offsets.share_state import ShareReplay
 from kgroup.scan.local import DecodeFilter, ScanStats, SegmentInput
+from kgroup.scan.share_scan import ShareViews
 
 
 def partition_groups(inputs: list[SegmentInput]) -> list[list[SegmentInput]]:
@@ -61,7 +61,7 @@ def run_partition(
 
 
 @dataclass(eq=False)
-class ShareSparkScan:
+class ShareSparkScan(ShareViews):
     """`Scan` over `__share_group_state` segments on Spark (see the module's docstring)."""
 
     spark: Any
@@ -72,7 +72,6 @@ class ShareSparkScan:
     on_problem: Callable[[seg.Problem], None] | None = None
     console: Any = None
     stats: ScanStats = field(init=False, default_factory=ScanStats)
-    share = True
 
     def _run(self, view: str) -> list[dict[str, Any]]:
         from kgroup.scan.spark_jobs import TaskProgress, spark_errors
@@ -113,24 +112,6 @@ class ShareSparkScan:
                 merged.since_snapshot.pop(pk, None)
                 merged.since_snapshot[pk] = recs
         return merged
-
-    def latest(self) -> list[DecodedRecord]:
-        out = self._replay("latest").latest()
-        self.stats.emitted += len(out)
-        return out
-
-    def as_of(self, when: int) -> list[DecodedRecord]:
-        raise UsageError(
-            f"--as-of replays offset commits; {TOPIC} holds none",
-            hint="use --latest or --summary for share-group state",
-        )
-
-    def summary(self) -> list[dict[str, Any]]:
-        from kgroup.offsets.decode import jsonable
-
-        rows = [jsonable(r) for r in self._replay("summary").rows()]
-        self.stats.emitted += len(rows)
-        return rows
 
     def write(self, out: str, view: str, as_of: int | None = None) -> str:
         """`--out DIR`: JSON Lines as the local engine writes them (DIR/part-00000.jsonl)."""
