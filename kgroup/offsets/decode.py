@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import Any
 
@@ -601,18 +601,42 @@ def _decode_value(rt: RecordType, value: bytes) -> ValueResult:
 def _earlier_layout(
     rt: RecordType, version: int, value: bytes
 ) -> tuple[dict[str, Any], str] | None:
-    """(fields, label) of the first earlier layout of `rt` that reads `value` exactly, or None.
+    """`earlier_layout` over `rt`'s earlier layouts, with this module's cached readers."""
+    return earlier_layout(
+        rt.alternates,
+        version,
+        value,
+        lambda label, alt: _value_reader(alt, version, rt.type_id, label),
+    )
 
-    A layout that reads the bytes only by taking some as unknown tagged fields (`_tag<N>`) is
-    taken last: earlier layouts are frozen Kafka files whose writers wrote no such fields, and
-    unknown tags swallow the bytes of another layout's fields (an array element's tag count
-    read from the next field's length), so such a read is most likely of another layout."""
+
+def earlier_layout(
+    alternates: Iterable[tuple[str, Message]],
+    version: int,
+    value: bytes,
+    reader_for: Callable[[str, Message], layouts.Reader] | None = None,
+) -> tuple[dict[str, Any], str] | None:
+    """(fields, label) of the first earlier layout that reads the record value `value` (int16
+    version, then the struct) exactly at `version`, or None. The one chooser of earlier
+    layouts, for `__consumer_offsets` and `__share_group_state` alike.
+
+    A layout is tried only within its own `validVersions`: a frozen file declares what its
+    writers wrote, and read at another version its fields would shift. A layout that reads the
+    bytes only by taking some as unknown tagged fields (`_tag<N>`) is taken last: earlier
+    layouts are frozen Kafka files whose writers wrote no such fields, and unknown tags swallow
+    the bytes of another layout's fields (an array element's tag count read from the next
+    field's length), so such a read is most likely of another layout. `reader_for(label,
+    layout)` gives the reader (default: `layouts.get_reader`)."""
     fallback: tuple[dict[str, Any], str] | None = None
-    for label, alt in rt.alternates:
+    for label, alt in alternates:
         if not alt.valid[0] <= version <= alt.valid[1]:
             continue
+        if reader_for is None:
+            reader = layouts.get_reader(alt.struct, version, alt.flexible(version))
+        else:
+            reader = reader_for(label, alt)
         try:
-            fields, pos = _value_reader(alt, version, rt.type_id, label)(value, 2, len(value))
+            fields, pos = reader(value, 2, len(value))
         except (DecodeError, UnicodeDecodeError):
             continue
         if pos != len(value):

@@ -27,7 +27,7 @@ from functools import cached_property
 from typing import Any
 
 from kgroup.offsets import layouts
-from kgroup.offsets.decode import DecodedRecord, decode_key_into
+from kgroup.offsets.decode import DecodedRecord, decode_key_into, earlier_layout
 from kgroup.offsets.wire import INT16, DecodeError
 from kgroup.protocol.definitions import load
 from kgroup.protocol.model import Message, snake
@@ -100,16 +100,18 @@ def decode_share_value(
     lo, hi = rt.value.valid
     if not lo <= version <= hi:
         return version, None, f"unknown {rt.value.name} version {version}", None
-    error = None
-    for label, msg in ((None, rt.value), *rt.alternates):
-        try:
-            fields, pos = _read(msg, version, value, 2)
-        except (DecodeError, UnicodeDecodeError) as exc:
-            error = error or f"bad {msg.name} v{version}: {getattr(exc, 'message', exc)}"
-            continue
+    msg = rt.value
+    try:
+        fields, pos = _read(msg, version, value, 2)
+    except (DecodeError, UnicodeDecodeError) as exc:
+        error = f"bad {msg.name} v{version}: {getattr(exc, 'message', exc)}"
+    else:
         if pos == len(value):
-            return version, fields, None, label
-        error = error or f"{len(value) - pos} bytes after the {msg.name} v{version} fields"
+            return version, fields, None, None
+        error = f"{len(value) - pos} bytes after the {msg.name} v{version} fields"
+    earlier = earlier_layout(rt.alternates, version, value)
+    if earlier is not None:
+        return version, earlier[0], None, earlier[1]
     return version, None, error, None
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 
 from kgroup.offsets.share_state import ShareReplay, decode_share_kv
@@ -50,3 +51,33 @@ def test_update_without_snapshot_starts_a_state_and_minus_one_keeps_fields() -> 
     assert (row["start_offset"], row["leader_epoch"], row["state_epoch"]) == (100, 4, None)
     assert row["updates_since_snapshot"] == 2
     assert [r.offset for r in replay.latest()] == [0, 1]
+
+
+def _type_with_a_v0_only_earlier_layout() -> object:
+    """A share record type whose newest value layout is GroupMetadataValue (v0-4) and whose one
+    earlier layout is OffsetCommitValue declared for v0 only (readers exist for its v0-4, so
+    only the declared range keeps it from reading a v1 value)."""
+    from kgroup.offsets.schema import RECORD_TYPES
+    from kgroup.offsets.share_state import ShareRecordType
+
+    early = dataclasses.replace(RECORD_TYPES[0].value, valid=(0, 0))
+    rt = ShareRecordType(0, "ShareSnapshot")
+    rt.__dict__.update(value=RECORD_TYPES[2].value, alternates=(("v0-only", early),))
+    return rt
+
+
+def test_an_earlier_layout_reads_only_the_versions_it_declares() -> None:
+    """The chooser of `kgroup.offsets.decode` (`earlier_layout`) decides for share records too:
+    before, share_state's own loop read a v1 value with a layout declared for v0 only."""
+    from kgroup.offsets.share_state import decode_share_value
+
+    rt = _type_with_a_v0_only_earlier_layout()
+    v1 = struct.pack(">hqh", 1, 42, 2) + b"md" + struct.pack(">qq", 1000, 2000)
+    version, fields, error, layout = decode_share_value(rt, v1)  # type: ignore[arg-type]
+    assert (version, fields, layout) == (1, None, None)
+    assert error is not None and "GroupMetadataValue v1" in error
+    # within its versions the earlier layout still reads the value, and says so
+    v0 = struct.pack(">hqh", 0, 42, 2) + b"md" + struct.pack(">q", 1000)
+    version, fields, error, layout = decode_share_value(rt, v0)  # type: ignore[arg-type]
+    assert (version, error, layout) == (0, None, "v0-only")
+    assert fields == {"offset": 42, "metadata": "md", "commit_timestamp": 1000}
