@@ -97,6 +97,8 @@ class GroupOutcome:
     verified: int = 0
     fenced: bool = False
     deleted_topics: tuple[str, ...] = ()  # internal topics deleted after (kgroup.reset.streams)
+    # every internal topic to delete -> its status (kgroup.reset.streams.TOPIC_STATUSES)
+    internal_topics: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

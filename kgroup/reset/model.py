@@ -117,6 +117,8 @@ class GroupPlan:
     # Topics --execute deletes once the commit is read back: a streams group's internal topics
     # (kgroup.reset.streams), never in a dry run.
     delete_topics: tuple[str, ...] = ()
+    # Internal topics asked for that the metadata lacks: already gone, said per topic.
+    gone_topics: tuple[str, ...] = ()
 
     @property
     def warnings(self) -> tuple[str, ...]:

@@ -173,12 +173,15 @@ def _finish(report: Any, note: Callable[[str], None] | None = None) -> None:
 def interruption_lines(report: Any) -> list[str]:
     """One line per group after Ctrl-C / SIGTERM: what is known of its offsets."""
     from kgroup.reset.backups import undo_command
+    from kgroup.reset.streams import topics_said
 
     lines = []
     for o in report.outcomes:
         undo = (
             f"; backup {o.backup}; undo with: {undo_command(o.group, o.backup)}" if o.backup else ""
         )
+        if o.internal_topics:
+            undo += f"; {topics_said(o.internal_topics)}"
         if o.status == "committed":
             lines.append(f"{o.group}: committed and verified{undo}")
         elif o.status == "committed_unverified":
@@ -353,16 +356,17 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None], view:
                 refusals.append((plan.group, refusal))
         _would_refuse(refusals, note, executing, not_planned, len(plans))
         return
+    from kgroup.reset.streams import delete_after_commit
+
     restore = _terminate_as_interrupt()
     try:
         report = execute_plans(
             admin, plans, backup=opts.backup, now_ms=now_ms, guards=guards, note=note
         )
+        # SIGTERM stays an interruption while internal topics go: the report is still said
+        not_deleted = delete_after_commit(admin, plans, report, note)
     finally:
         restore()
-    from kgroup.reset.streams import delete_after_commit
-
-    not_deleted = delete_after_commit(admin, plans, report, note)
     view.executed(plans, report)
     _finish(report, note)
     if not_deleted:

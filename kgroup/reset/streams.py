@@ -159,7 +159,7 @@ class StreamsReset:
                 ]
             else:
                 chosen = tuple(t for t in self.deletion.named if t in internal.named)
-            gone = [t for t in chosen if t not in existing]
+            gone = tuple(t for t in chosen if t not in existing)
             notes += [f"internal topic {t} does not exist: nothing to delete" for t in gone]
             delete = tuple(t for t in chosen if t in existing)
             if not chosen and self.deletion.all_internal and internal.not_inferred:
@@ -171,7 +171,7 @@ class StreamsReset:
                 notes.append(f"--delete-all-internal-topics: {plan.group} has no internal topic")
             elif not chosen:
                 notes.append(f"no --delete-internal-topic names an internal topic of {plan.group}")
-            out.append(replace(plan, notes=tuple(notes), delete_topics=delete))
+            out.append(replace(plan, notes=tuple(notes), delete_topics=delete, gone_topics=gone))
         return tuple(out)
 
 
@@ -218,37 +218,153 @@ def read_streams_groups(
     return reset
 
 
+# What became of one internal topic kgroup was to delete (`internal_topics` in the JSON).
+TOPIC_STATUSES = ("deleted", "already_gone", "not_deleted", "unknown")
+
+
+def topics_said(statuses: Mapping[str, str]) -> str:
+    """Each internal topic's fate in a few words (an interrupted run's line for its group)."""
+    words = {
+        "deleted": "deleted",
+        "already_gone": "already gone",
+        "not_deleted": "not deleted",
+        "unknown": "unknown whether deleted",
+    }
+    said = []
+    for status in TOPIC_STATUSES:
+        topics = [t for t, s in statuses.items() if s == status]
+        if topics:
+            said.append(f"{words[status]}: {', '.join(topics)}")
+    return f"internal topics {'; '.join(said)}" if said else ""
+
+
+@dataclass
+class TopicsDeleted:
+    """One group's internal topics after the deletion: a status per topic (TOPIC_STATUSES)
+    and the one-line error of each topic DeleteTopics did not delete."""
+
+    statuses: dict[str, str]
+    failed: dict[str, str] = field(default_factory=dict)
+    interrupted: bool = False
+
+    @property
+    def errors(self) -> list[str]:
+        """The distinct errors, one line each (a failed request is every topic's error)."""
+        return list(dict.fromkeys(self.failed.values()))
+
+    def topics(self, status: str) -> list[str]:
+        return [t for t, s in self.statuses.items() if s == status]
+
+    def listed(self) -> list[dict[str, str]]:
+        """The JSON's `internal_topics`: a {topic, status} per topic."""
+        return [{"topic": t, "status": s} for t, s in self.statuses.items()]
+
+    def message(self) -> str | None:
+        """The result's message: the deleted, the already gone, the errors, and after an
+        interruption the topics not asked for and those asked but not answered."""
+        said = []
+        if deleted := self.topics("deleted"):
+            said.append(f"deleted internal topics {', '.join(deleted)}")
+        if gone := self.topics("already_gone"):
+            said.append(f"already gone: {', '.join(gone)}")
+        said += [f"not deleted: {e}" for e in self.errors]
+        unasked = [t for t in self.topics("not_deleted") if t not in self.failed]
+        if self.interrupted and unasked:
+            said.append(f"not deleted: {', '.join(unasked)} (interrupted before asking)")
+        if unknown := self.topics("unknown"):
+            said.append(
+                f"unknown whether deleted: {', '.join(unknown)} (interrupted before DeleteTopics "
+                "answered; check with kafka-topics --describe)"
+            )
+        return "; ".join(said) or None
+
+
+def topics_deleted(
+    wanted: Sequence[str],
+    gone: Sequence[str],
+    answered: Mapping[str, KgroupError | None],
+    asked: Iterable[str] = (),
+    interrupted: bool = False,
+) -> TopicsDeleted:
+    """Each topic's status from what DeleteTopics answered for `wanted` (None: deleted;
+    NotFoundError, UNKNOWN_TOPIC_OR_PARTITION: already gone) and `gone`, the topics the metadata
+    lacked (already gone, not asked for). Unanswered: `unknown` if its request was sent
+    (`asked`), else `not_deleted`."""
+    asked = set(asked)
+    result = TopicsDeleted({}, interrupted=interrupted)
+    for topic in wanted:
+        if topic not in answered:
+            result.statuses[topic] = "unknown" if topic in asked else "not_deleted"
+            continue
+        error = answered[topic]
+        if error is None:
+            result.statuses[topic] = "deleted"
+        elif isinstance(error, NotFoundError):
+            result.statuses[topic] = "already_gone"
+        else:
+            result.statuses[topic] = "not_deleted"
+            result.failed[topic] = error.one_line()
+    for topic in gone:
+        result.statuses.setdefault(topic, "already_gone")
+    return result
+
+
 def delete_after_commit(
     admin: Any, plans: Sequence[GroupPlan], report: Any, note: Callable[[str], None]
 ) -> list[str]:
     """After --execute: delete each committed group's internal topics (its offsets committed
-    and read back first). The outcome lists the topics deleted; returns one line per group whose
-    deletion failed (the run then exits 1: its offsets are committed)."""
+    and read back first). Each outcome gets every topic's status and the topics deleted;
+    returns one line per group whose deletion failed (the run then exits 1: its offsets are
+    committed). Ctrl-C or SIGTERM (`apply.Terminated`, while run.py's handler stays installed)
+    during a deletion stops the deletions: `report.interrupted` names the signal and the
+    outcomes say what is known (deleted, not deleted, unknown), as for an interrupted commit."""
+    from kgroup.reset.apply import EXIT_SIGINT, EXIT_SIGTERM, Terminated
+
     by_group = {o.group: o for o in report.outcomes}
-    todo = [p for p in plans if p.delete_topics]
+    todo = [p for p in plans if p.delete_topics or p.gone_topics]
     failures: list[str] = []
     if not todo:
         return failures
-    from kgroup.core.wire.delete_topics import delete_topics
+    from kgroup.core.wire.delete_topics import DeletionProgress, delete_topics
 
     timeout_ms = int(admin.timeout_s * 1000)
+    interrupted: str | None = None
     for plan in todo:
         outcome = by_group.get(plan.group)
-        if outcome is None or outcome.status != "committed":
-            note(f"{plan.group}: not committed: internal topics not deleted")
+        if outcome is None:
             continue
-        answers = delete_topics(admin.wire, plan.delete_topics, timeout_ms)
-        deleted = [t for t, e in answers.items() if e is None]
-        gone = [t for t, e in answers.items() if isinstance(e, NotFoundError)]
-        failed = [(t, e) for t, e in answers.items() if e is not None and t not in gone]
-        outcome.deleted_topics = tuple(deleted)
-        said = [f"deleted internal topics {', '.join(deleted)}"] if deleted else []
-        said += [f"already gone: {', '.join(gone)}"] if gone else []
-        errors = list(dict.fromkeys(e.one_line() for _t, e in failed))  # one per request
-        said += [f"not deleted: {e}" for e in errors]
-        extra = "; ".join(said)
-        outcome.message = f"{outcome.message}; {extra}" if outcome.message else extra
-        failures += [f"{plan.group}: offsets committed and verified, but {e}" for e in errors]
+        if outcome.status != "committed":
+            if plan.delete_topics:
+                note(f"{plan.group}: not committed: internal topics not deleted")
+            result = topics_deleted(plan.delete_topics, plan.gone_topics, {})
+            outcome.internal_topics = result.statuses
+            continue
+        progress = DeletionProgress()
+        if interrupted is None and plan.delete_topics:
+            try:
+                delete_topics(admin.wire, plan.delete_topics, timeout_ms, progress)
+            except (KeyboardInterrupt, Terminated) as exc:
+                interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+        result = topics_deleted(
+            plan.delete_topics,
+            plan.gone_topics,
+            progress.answered,
+            progress.asked,
+            interrupted=interrupted is not None,
+        )
+        outcome.internal_topics = result.statuses
+        outcome.deleted_topics = tuple(result.topics("deleted"))
+        extra = result.message()
+        if extra:
+            outcome.message = f"{outcome.message}; {extra}" if outcome.message else extra
+        failures += [
+            f"{plan.group}: offsets committed and verified, but {e}" for e in result.errors
+        ]
+    if interrupted is not None:
+        report.interrupted = interrupted
+        code = EXIT_SIGTERM if interrupted == "SIGTERM" else EXIT_SIGINT
+        for outcome in report.outcomes:
+            outcome.exit_code = code
     return failures
 
 
@@ -258,7 +374,8 @@ def delete_with_internal_topics(
     """`delete --delete-all-internal-topics` (kafka-streams-groups `--delete
     --delete-all-internal-topics`): the internal topics are read from each topology first,
     the groups deleted as `kgroup delete` deletes them, then the internal topics of each group
-    deleted. Returns the rows (with `deleted_topics`) and one line per failed topic deletion."""
+    deleted. Returns the rows (with `deleted_topics` and each topic's status in
+    `internal_topics`) and one line per failed topic deletion."""
     from kgroup.core.share_groups import share_groups_among
     from kgroup.core.wire.delete_topics import delete_topics
     from kgroup.delete.groups import delete_inactive_groups
@@ -271,26 +388,22 @@ def delete_with_internal_topics(
     timeout_ms = int(admin.timeout_s * 1000)
     for row in rows:
         row["deleted_topics"] = []
+        row["internal_topics"] = []
         topology = reset.topologies.get(row["group"])
         if row["status"] != "deleted" or topology is None:
             continue
         internal = internal_topics(topology)
-        said = [
+        wanted = [t for t in internal.deletable if t in existing]
+        gone = [t for t in internal.deletable if t not in existing]
+        answers = delete_topics(admin.wire, wanted, timeout_ms) if wanted else {}
+        result = topics_deleted(wanted, gone, answers)
+        row["deleted_topics"] = result.topics("deleted")
+        row["internal_topics"] = result.listed()
+        kept = [
             f"internal topic {t} is not named as {row['group']}'s: kept"
             for t in internal.not_inferred
         ]
-        wanted = [t for t in internal.deletable if t in existing]
-        answers = delete_topics(admin.wire, wanted, timeout_ms) if wanted else {}
-        deleted = [t for t, e in answers.items() if e is None]
-        row["deleted_topics"] = deleted
-        if deleted:
-            said.insert(0, f"deleted internal topics {', '.join(deleted)}")
-        gone = [t for t, e in answers.items() if isinstance(e, NotFoundError)]
-        said += [f"{topic} already gone" for topic in gone]
-        errors = dict.fromkeys(  # one line per error: a failed request is every topic's error
-            e.one_line() for t, e in answers.items() if e is not None and t not in gone
-        )
-        said += [f"not deleted: {e}" for e in errors]
-        failures += [f"{row['group']}: deleted, but {e}" for e in errors]
+        said = [m for m in (result.message(), *kept) if m]
+        failures += [f"{row['group']}: deleted, but {e}" for e in result.errors]
         row["message"] = "; ".join(said) or None
     return rows, failures

@@ -9,12 +9,14 @@ THROTTLING_QUOTA_EXCEEDED, with the backoff, until --timeout, as Kafka's Admin d
 
 Versions 1-6 (v0 is gone from Kafka 4.0, KIP-896); v6 names each topic in `Topics` (name and
 a zero topic id), v1-v5 in `TopicNames`. The answer is per topic: None when deleted, else a
-KgroupError (a topic already gone is a NotFoundError, which callers may take as done).
+KgroupError (a topic already gone is a NotFoundError, which callers may take as done). A
+caller's `DeletionProgress` keeps what an interrupted call had done (topics asked, answers).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kgroup.core.errors import (
@@ -49,6 +51,16 @@ THROTTLING_QUOTA_EXCEEDED = 89
 # asked again until --timeout (Kafka's Admin: a new controller; the quota's window)
 RETRIED = frozenset({NOT_CONTROLLER, THROTTLING_QUOTA_EXCEEDED})
 ZERO_ID = bytes(16)
+
+
+@dataclass
+class DeletionProgress:
+    """How far `delete_topics` got, kept as it goes, for a caller interrupted meanwhile (Ctrl-C,
+    SIGTERM): the topics in a request not yet answered for good (`asked`: maybe deleted) and the
+    topics answered for good (`answered`: None when deleted, else the error)."""
+
+    asked: set[str] = field(default_factory=set)
+    answered: dict[str, KgroupError | None] = field(default_factory=dict)
 
 
 def encode_delete_topics_request(version: int, topics: Sequence[str], timeout_ms: int) -> bytes:
@@ -91,7 +103,7 @@ def topic_error(code: int, topic: str, message: str | None = None) -> KgroupErro
         error = KafkaOperationError(
             f"the deletion of topic {topic} was not confirmed before the request's timeout; it "
             "may still complete",
-            hint="check with `kgroup topics` or kafka-topics --describe",
+            hint="check with kafka-topics --describe (kgroup has no topic listing)",
         )
     else:
         detail = f": {message}" if message else ""
@@ -100,14 +112,19 @@ def topic_error(code: int, topic: str, message: str | None = None) -> KgroupErro
 
 
 def delete_topics(
-    client: WireClient, topics: Sequence[str], timeout_ms: int
+    client: WireClient,
+    topics: Sequence[str],
+    timeout_ms: int,
+    progress: DeletionProgress | None = None,
 ) -> dict[str, KgroupError | None]:
     """Delete `topics`; per topic None (deleted) or its error, never raised (a request that
     could not be sent or answered: its error for each topic left unanswered). Topics answered
     NOT_CONTROLLER or THROTTLING_QUOTA_EXCEEDED are asked again (the controller looked up
     again), with the backoff, until --timeout, as Kafka's Admin does (`handleNotControllerError`,
-    `retryOnQuotaViolation`)."""
+    `retryOnQuotaViolation`). `progress`, when given, follows the requests as they go."""
     wanted = list(dict.fromkeys(topics))
+    if progress is None:
+        progress = DeletionProgress()
     if not wanted:
         return {}
 
@@ -121,6 +138,7 @@ def delete_topics(
                     hint="delete them with kafka-topics --delete",
                 )
             body = encode_delete_topics_request(version, pending, timeout_ms)
+            progress.asked.update(pending)
             answer = connection.call(DELETE_TOPICS, version, body)
             return decode_delete_topics_response(answer, version)
 
@@ -139,6 +157,11 @@ def delete_topics(
         for name, code, message in answers:
             if name in pending:
                 by_topic[name] = (code, message)
+                progress.asked.discard(name)  # answered: deleted, or not (yet)
+                if code not in RETRIED:
+                    progress.answered[name] = (
+                        None if code == NONE else topic_error(code, name, message)
+                    )
         pending = [t for t in pending if by_topic.get(t, (0, None))[0] in RETRIED]
         if pending and not retries.wait():
             break
@@ -151,6 +174,8 @@ def delete_topics(
         else:
             code, message = by_topic[topic]
             out[topic] = None if code == NONE else topic_error(code, topic, message)
+    progress.asked.clear()
+    progress.answered.update(out)
     return out
 
 

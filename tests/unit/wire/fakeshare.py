@@ -142,6 +142,15 @@ class ShareCluster(GroupsCluster):
     delete_topic_answers: dict[str, list[int]] = field(default_factory=dict)
     requests: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     raw: list[tuple[int, bytes, bytes]] = field(default_factory=list)  # api, request, response
+    # hold the n-th DeleteTopics (1-based) unanswered: `delete_held` is set when it arrives,
+    # the answer waits for `delete_release` (set by close()); a stalled controller
+    hold_delete_topics: int | None = None
+    delete_held: threading.Event = field(default_factory=threading.Event)
+    delete_release: threading.Event = field(default_factory=threading.Event)
+
+    def close(self) -> None:
+        self.delete_release.set()
+        super().close()
 
     def __post_init__(self) -> None:
         versions = {**VERSIONS, DELETE_GROUPS.key: (0, 2)}
@@ -456,6 +465,10 @@ class ShareCluster(GroupsCluster):
         self.requests.append(
             (DELETE_TOPICS_KEY, {"topics": names, "timeout_ms": request.timeout_ms})
         )
+        asked = sum(1 for key, _r in self.requests if key == DELETE_TOPICS_KEY)
+        if asked == self.hold_delete_topics:
+            self.delete_held.set()
+            self.delete_release.wait(60)
         results = []
         for name in names:
             queued = self.delete_topic_answers.get(name)
