@@ -65,3 +65,36 @@ def test_answers_per_topic_at_each_version_the_broker_offers(offered) -> None:
     assert request == {"topics": ["gone-soon", "locked", "never-was"], "timeout_ms": 4000}
     (version,) = [v for k, v in made.broker.received if k == DELETE_TOPICS_KEY]
     assert version == offered[1]
+
+
+def test_progress_tells_answered_topics_from_those_still_asked() -> None:
+    """An interrupted caller (reset's Ctrl-C, kgroup.reset.streams) reads `DeletionProgress`:
+    while the retry for "moved" (NOT_CONTROLLER) is held, "done" is answered (deleted) and
+    "moved" is asked, not answered (maybe deleted); once answered, nothing is left asked."""
+    import threading
+
+    from kgroup.core.wire.delete_topics import DeletionProgress
+
+    made = ShareCluster(
+        topics={"done": 1, "moved": 1},
+        delete_topic_answers={"moved": [41]},  # NOT_CONTROLLER once: asked again
+        hold_delete_topics=2,
+    )
+    client = WireClient(ClusterConfig(made.address, timeout_s=5))
+    progress = DeletionProgress()
+    out: dict = {}
+    worker = threading.Thread(
+        target=lambda: out.update(delete_topics(client, ["done", "moved"], 4000, progress))
+    )
+    try:
+        worker.start()
+        assert made.delete_held.wait(10)
+        assert progress.answered == {"done": None}
+        assert progress.asked == {"moved"}
+        made.delete_release.set()
+        worker.join(10)
+    finally:
+        client.close()
+        made.close()
+    assert out == {"done": None, "moved": None}
+    assert progress.answered == out and progress.asked == set()
