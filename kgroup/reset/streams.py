@@ -317,7 +317,8 @@ def delete_after_commit(
     returns one line per group whose deletion failed (the run then exits 1: its offsets are
     committed). Ctrl-C or SIGTERM (`apply.Terminated`, while run.py's handler stays installed)
     during a deletion stops the deletions: `report.interrupted` names the signal and the
-    outcomes say what is known (deleted, not deleted, unknown), as for an interrupted commit."""
+    outcomes say what is known (deleted, not deleted, unknown), as for an interrupted commit;
+    a run interrupted before (`report.interrupted`) deletes nothing."""
     from kgroup.reset.apply import EXIT_SIGINT, EXIT_SIGTERM, Terminated
 
     by_group = {o.group: o for o in report.outcomes}
@@ -328,7 +329,7 @@ def delete_after_commit(
     from kgroup.core.wire.delete_topics import DeletionProgress, delete_topics
 
     timeout_ms = int(admin.timeout_s * 1000)
-    interrupted: str | None = None
+    interrupted = report.interrupted  # Ctrl-C during the resets: every group stops, none deletes
     for plan in todo:
         outcome = by_group.get(plan.group)
         if outcome is None:

@@ -80,21 +80,35 @@ def held() -> Iterator[ShareCluster]:
     made.close()
 
 
-@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_an_interrupt_during_the_deletion_still_reports_each_group(
-    held: ShareCluster, tmp_path, sig: int, code: int
-) -> None:
-    command = [sys.executable, "-m", "kgroup", "-b", held.address, "--timeout", "10"]
-    command += ["reset-offsets", *GROUPS, "--all-topics", "--to", "earliest"]
+def start_reset(cluster: ShareCluster, tmp_path, groups: tuple[str, ...]) -> subprocess.Popen:
+    command = [sys.executable, "-m", "kgroup", "-b", cluster.address, "--timeout", "10"]
+    command += ["reset-offsets", *groups, "--all-topics", "--to", "earliest"]
     command += ["--delete-all-internal-topics", "--execute", "-o", "json"]
-    process = subprocess.Popen(
+    return subprocess.Popen(
         command, env=kgroup_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    assert held.delete_held.wait(30), process.communicate(timeout=5)
+
+
+def interrupt(process: subprocess.Popen, sig: int, code: int) -> tuple[str, str]:
     process.send_signal(sig)
     stdout, stderr = process.communicate(timeout=30)
     assert process.returncode == code, stderr
     assert "Traceback" not in stderr, stderr
+    return stdout, stderr
+
+
+def group_lines(stderr: str) -> dict[str, str]:
+    lines = (raw.removeprefix("kgroup: ") for raw in stderr.splitlines())
+    return {line.split(":")[0]: line for line in lines if line.startswith("app")}
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_during_the_deletion_still_reports_each_group(
+    held: ShareCluster, tmp_path, sig: int, code: int
+) -> None:
+    process = start_reset(held, tmp_path, GROUPS)
+    assert held.delete_held.wait(30), process.communicate(timeout=5)
+    stdout, stderr = interrupt(process, sig, code)
     assert deletes(held) == [[rep("app3"), chl("app3")], [rep("app4"), chl("app4")]]
     documents = {d["group"]: d for d in json.loads(stdout)["groups"]}
     assert {g: d["status"] for g, d in documents.items()} == dict.fromkeys(GROUPS, "committed")
@@ -103,11 +117,7 @@ def test_an_interrupt_during_the_deletion_still_reports_each_group(
     assert statuses(documents["app4"]) == {rep("app4"): "unknown", chl("app4"): "unknown"}
     assert statuses(documents["app5"]) == {rep("app5"): "not_deleted", chl("app5"): "not_deleted"}
     assert documents["app3"]["deleted_topics"] == [rep("app3"), chl("app3")]
-    lines = {
-        line.split(":")[0]: line
-        for line in (raw.removeprefix("kgroup: ") for raw in stderr.splitlines())
-        if line.startswith("app")
-    }
+    lines = group_lines(stderr)
     for group in GROUPS:
         backup = documents[group]["backup"]
         assert backup
@@ -120,6 +130,30 @@ def test_an_interrupt_during_the_deletion_still_reports_each_group(
     assert f"internal topics not deleted: {rep('app5')}, {chl('app5')}" in lines["app5"]
     name = "SIGTERM" if sig == signal.SIGTERM else "SIGINT"
     assert f"interrupted ({name}) during --execute" in stderr
+
+
+def test_an_interrupt_during_a_commit_deletes_no_topic(tmp_path) -> None:
+    """Ctrl-C while app4's OffsetCommit hangs (app3's worker is in another thread): app4's
+    commit is unknown (all of it or none), no internal topic is deleted and each says so, exit
+    130. Before, the run ended in "unexpected AttributeError: 'ShareGroupFence' object has no
+    attribute 'abort'" (exit 1, no report): a share or streams group's fence could not be told
+    to leave."""
+    made = make(("app3", "app4"), hold_commit_of="app4")
+    try:
+        process = start_reset(made, tmp_path, ("app3", "app4"))
+        assert made.commit_held.wait(30), process.communicate(timeout=5)
+        stdout, stderr = interrupt(process, signal.SIGINT, 130)
+    finally:
+        made.close()
+    assert deletes(made) == []
+    documents = {d["group"]: d for d in json.loads(stdout)["groups"]}
+    assert documents["app4"]["status"] == "unknown"
+    assert documents["app3"]["status"] != "committed"  # its requests queue behind app4's
+    for group in ("app3", "app4"):
+        assert statuses(documents[group]) == dict.fromkeys((rep(group), chl(group)), "not_deleted")
+    assert group_lines(stderr)["app4"].startswith(
+        "app4: unknown whether committed (all of it or none); backup "
+    )
 
 
 def test_reset_says_which_internal_topics_were_already_gone(tmp_path) -> None:

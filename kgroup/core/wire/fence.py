@@ -645,3 +645,7 @@ class ShareGroupFence:
 
     def release(self) -> None:
         return None
+
+    def abort(self) -> str | None:
+        """Ctrl-C / SIGTERM (kgroup.reset.apply._stop): no member was joined, none leaves."""
+        return None

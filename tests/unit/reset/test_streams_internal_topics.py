@@ -84,3 +84,37 @@ def test_each_topic_gets_its_status_and_the_message_says_them() -> None:
         "internal topics deleted: a-x-changelog; already gone: a-y-changelog, a-gone-changelog; "
         "not deleted: a-z-changelog, a-v-repartition; unknown whether deleted: a-w-repartition"
     )
+
+
+def test_a_run_interrupted_before_the_deletion_deletes_nothing() -> None:
+    """Ctrl-C came while another group was still being reset (`report.interrupted` set): every
+    group stops at its next step, so a group that got committed and verified meanwhile keeps
+    its internal topics (they were deleted after the interrupt) and its outcome says so."""
+    from types import SimpleNamespace
+
+    from kgroup.core.config import ClusterConfig
+    from kgroup.core.wire.client import WireClient
+    from kgroup.reset.apply import ExecutionReport, GroupOutcome
+    from kgroup.reset.model import GroupPlan
+    from kgroup.reset.streams import delete_after_commit
+    from tests.unit.wire.fakeshare import DELETE_TOPICS_KEY, ShareCluster
+
+    made = ShareCluster(topics={"a-x-changelog": 1})
+    client = WireClient(ClusterConfig(made.address, timeout_s=5))
+    report = ExecutionReport(
+        outcomes=[GroupOutcome("a", "committed", exit_code=130)], interrupted="SIGINT"
+    )
+    plan = GroupPlan("a", (), "to earliest", delete_topics=("a-x-changelog",))
+    notes: list[str] = []
+    try:
+        admin = SimpleNamespace(wire=client, timeout_s=5)
+        failures = delete_after_commit(admin, [plan], report, notes.append)
+    finally:
+        client.close()
+        made.close()
+    assert [r for k, r in made.requests if k == DELETE_TOPICS_KEY] == []
+    assert "a-x-changelog" in made.topics and failures == []
+    (outcome,) = report.outcomes
+    assert outcome.internal_topics == {"a-x-changelog": "not_deleted"}
+    assert "not deleted: a-x-changelog (interrupted before asking)" in (outcome.message or "")
+    assert (report.interrupted, outcome.exit_code) == ("SIGINT", 130)

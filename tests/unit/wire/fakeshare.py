@@ -142,14 +142,17 @@ class ShareCluster(GroupsCluster):
     delete_topic_answers: dict[str, list[int]] = field(default_factory=dict)
     requests: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     raw: list[tuple[int, bytes, bytes]] = field(default_factory=list)  # api, request, response
-    # hold the n-th DeleteTopics (1-based) unanswered: `delete_held` is set when it arrives,
-    # the answer waits for `delete_release` (set by close()); a stalled controller
+    # hold the n-th DeleteTopics (1-based) unanswered, or the OffsetCommit of group
+    # `hold_commit_of`: `delete_held` / `commit_held` is set when it arrives, the answer waits
+    # for `release` (set by close()); a stalled controller or coordinator
     hold_delete_topics: int | None = None
+    hold_commit_of: str | None = None
     delete_held: threading.Event = field(default_factory=threading.Event)
-    delete_release: threading.Event = field(default_factory=threading.Event)
+    commit_held: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
 
     def close(self) -> None:
-        self.delete_release.set()
+        self.release.set()
         super().close()
 
     def __post_init__(self) -> None:
@@ -468,7 +471,7 @@ class ShareCluster(GroupsCluster):
         asked = sum(1 for key, _r in self.requests if key == DELETE_TOPICS_KEY)
         if asked == self.hold_delete_topics:
             self.delete_held.set()
-            self.delete_release.wait(60)
+            self.release.wait(60)
         results = []
         for name in names:
             queued = self.delete_topic_answers.get(name)
@@ -492,6 +495,9 @@ class ShareCluster(GroupsCluster):
         request = read_request(api_table.OFFSET_COMMIT, version, body)
         self.requests.append((api_table.OFFSET_COMMIT.key, request))
         group_id = request["group_id"]
+        if group_id == self.hold_commit_of:
+            self.commit_held.set()
+            self.release.wait(60)
         sg = self.streams_groups.get(group_id)
         code = UNKNOWN_MEMBER_ID if sg is not None and sg.members else 0
         topics = []

@@ -91,7 +91,7 @@ def test_progress_tells_answered_topics_from_those_still_asked() -> None:
         assert made.delete_held.wait(10)
         assert progress.answered == {"done": None}
         assert progress.asked == {"moved"}
-        made.delete_release.set()
+        made.release.set()
         worker.join(10)
     finally:
         client.close()
