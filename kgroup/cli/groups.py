@@ -88,10 +88,13 @@ def delete_groups(
         raise UsageError("delete needs GROUP... or --group GROUP", hint="kgroup delete GROUP")
     opts = options(ctx)
     not_deleted: list[str] = []
+    interrupted: str | None = None
     if delete_all_internal_topics:  # streams groups (kgroup.reset.streams)
         from kgroup.reset.streams import delete_with_internal_topics
 
-        rows, not_deleted = delete_with_internal_topics(opts.admin(), groups, force=force)
+        rows, not_deleted, interrupted = delete_with_internal_topics(
+            opts.admin(), groups, force=force
+        )
     else:
         rows = delete_inactive_groups(opts.admin(), groups, force=force)
     opts.show(
@@ -101,8 +104,9 @@ def delete_groups(
             document={"groups": rows},
         )
     )
-    from kgroup.delete.groups import raise_for_failures
+    from kgroup.delete.groups import raise_for_failures, raise_for_interruption
 
+    raise_for_interruption(interrupted)
     raise_for_failures(rows, "deleted")
     if not_deleted:
         from kgroup.core.errors import PartialFailure

@@ -199,6 +199,22 @@ def _protection_refusals(
     return {g: protection_refusal(g, patterns) for g in wanted}
 
 
+def raise_for_interruption(signal_name: str | None) -> None:
+    """After the output: Ctrl-C (130) or SIGTERM (143) stopped the internal-topic deletions of
+    `delete --delete-all-internal-topics`; the rows said what is known of each topic."""
+    if signal_name is None:
+        return
+    from kgroup.core.errors import EXIT_INTERRUPTED, PartialFailure
+
+    error = PartialFailure(
+        f"interrupted ({signal_name}) while deleting internal topics; the groups' rows say "
+        "which topics were deleted, not deleted or unknown",
+        hint="check the unknown ones with kafka-topics --describe",
+    )
+    error.exit_code = 128 + 15 if signal_name == "SIGTERM" else EXIT_INTERRUPTED
+    raise error
+
+
 def raise_for_failures(rows: Sequence[dict[str, Any]], done: str) -> None:
     """Exit non-zero after the output when some rows did not reach `done`: 4 when all are
     refused, 3 when all are not found, 4 for refusals and unknown groups together (the README's

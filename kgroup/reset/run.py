@@ -210,7 +210,7 @@ def _interrupted(report: Any, note: Callable[[str], None] | None) -> None:
     raise error
 
 
-def _terminate_as_interrupt() -> Any:
+def terminate_as_interrupt() -> Any:
     """While --execute runs: SIGTERM raises apply.Terminated in the main thread (so the groups
     are stopped and reported as on Ctrl-C, exit 143); returns what restores the old handler."""
     import signal
@@ -358,7 +358,7 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None], view:
         return
     from kgroup.reset.streams import delete_after_commit
 
-    restore = _terminate_as_interrupt()
+    restore = terminate_as_interrupt()
     try:
         report = execute_plans(
             admin, plans, backup=opts.backup, now_ms=now_ms, guards=guards, note=note
@@ -425,7 +425,7 @@ def run_undo(
     else:
         from kgroup.reset.refusals import Guards
 
-        restore = _terminate_as_interrupt()
+        restore = terminate_as_interrupt()
         try:
             # the protection is checked above (with --force); limits do not apply to a restore
             report = execute_plans(

@@ -371,15 +371,18 @@ def delete_after_commit(
 
 def delete_with_internal_topics(
     admin: Any, group_ids: Sequence[str], *, force: bool = False
-) -> tuple[list[dict[str, Any]], list[str]]:
+) -> tuple[list[dict[str, Any]], list[str], str | None]:
     """`delete --delete-all-internal-topics` (kafka-streams-groups `--delete
     --delete-all-internal-topics`): the internal topics are read from each topology first,
     the groups deleted as `kgroup delete` deletes them, then the internal topics of each group
     deleted. Returns the rows (with `deleted_topics` and each topic's status in
-    `internal_topics`) and one line per failed topic deletion."""
+    `internal_topics`), one line per failed topic deletion, and the signal ("SIGINT",
+    "SIGTERM") that stopped the topic deletions, if any: the rows then say what is known."""
     from kgroup.core.share_groups import share_groups_among
-    from kgroup.core.wire.delete_topics import delete_topics
+    from kgroup.core.wire.delete_topics import DeletionProgress, delete_topics
     from kgroup.delete.groups import delete_inactive_groups
+    from kgroup.reset.apply import Terminated
+    from kgroup.reset.run import terminate_as_interrupt
 
     share_groups_among(admin, group_ids)  # learns every group's type
     reset = read_streams_groups(admin, group_ids, TopicDeletion(all_internal=True))
@@ -387,24 +390,36 @@ def delete_with_internal_topics(
     rows = delete_inactive_groups(admin, group_ids, force=force)
     failures: list[str] = []
     timeout_ms = int(admin.timeout_s * 1000)
-    for row in rows:
-        row["deleted_topics"] = []
-        row["internal_topics"] = []
-        topology = reset.topologies.get(row["group"])
-        if row["status"] != "deleted" or topology is None:
-            continue
-        internal = internal_topics(topology)
-        wanted = [t for t in internal.deletable if t in existing]
-        gone = [t for t in internal.deletable if t not in existing]
-        answers = delete_topics(admin.wire, wanted, timeout_ms) if wanted else {}
-        result = topics_deleted(wanted, gone, answers)
-        row["deleted_topics"] = result.topics("deleted")
-        row["internal_topics"] = result.listed()
-        kept = [
-            f"internal topic {t} is not named as {row['group']}'s: kept"
-            for t in internal.not_inferred
-        ]
-        said = [m for m in (result.message(), *kept) if m]
-        failures += [f"{row['group']}: deleted, but {e}" for e in result.errors]
-        row["message"] = "; ".join(said) or None
-    return rows, failures
+    interrupted: str | None = None
+    restore = terminate_as_interrupt()  # the groups are gone: SIGTERM too must let rows be said
+    try:
+        for row in rows:
+            row["deleted_topics"] = []
+            row["internal_topics"] = []
+            topology = reset.topologies.get(row["group"])
+            if row["status"] != "deleted" or topology is None:
+                continue
+            internal = internal_topics(topology)
+            wanted = [t for t in internal.deletable if t in existing]
+            gone = [t for t in internal.deletable if t not in existing]
+            progress = DeletionProgress()
+            if interrupted is None and wanted:
+                try:
+                    delete_topics(admin.wire, wanted, timeout_ms, progress)
+                except (KeyboardInterrupt, Terminated) as exc:
+                    interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+            result = topics_deleted(
+                wanted, gone, progress.answered, progress.asked, interrupted is not None
+            )
+            row["deleted_topics"] = result.topics("deleted")
+            row["internal_topics"] = result.listed()
+            kept = [
+                f"internal topic {t} is not named as {row['group']}'s: kept"
+                for t in internal.not_inferred
+            ]
+            said = [m for m in (result.message(), *kept) if m]
+            failures += [f"{row['group']}: deleted, but {e}" for e in result.errors]
+            row["message"] = "; ".join(said) or None
+    finally:
+        restore()
+    return rows, failures, interrupted

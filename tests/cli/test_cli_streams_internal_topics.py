@@ -201,3 +201,30 @@ def test_delete_table_lists_deleted_and_gone_topics(tmp_path) -> None:
     flat = " ".join(result.stdout.split())
     assert f"deleted internal topics {rep('app3')}" in flat
     assert f"already gone: {chl('app3')}" in flat
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_while_delete_removes_internal_topics_still_reports_the_groups(
+    tmp_path, sig: int, code: int
+) -> None:
+    """The groups are deleted first, then their topics: an interrupt while app4's DeleteTopics
+    hangs said nothing of the deleted groups (SIGTERM killed the process, -15)."""
+    made = make(("app3", "app4"), hold_delete_topics=2)
+    try:
+        command = [sys.executable, "-m", "kgroup", "-b", made.address, "--timeout", "10"]
+        command += ["delete", "app3", "app4", "--delete-all-internal-topics", "-o", "json"]
+        process = subprocess.Popen(
+            command, env=kgroup_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        assert made.delete_held.wait(30), process.communicate(timeout=5)
+        stdout, stderr = interrupt(process, sig, code)
+    finally:
+        made.close()
+    rows = {r["group"]: r for r in json.loads(stdout)["groups"]}
+    assert {g: r["status"] for g, r in rows.items()} == {"app3": "deleted", "app4": "deleted"}
+    assert statuses(rows["app3"]) == dict.fromkeys((rep("app3"), chl("app3")), "deleted")
+    assert statuses(rows["app4"]) == dict.fromkeys((rep("app4"), chl("app4")), "unknown")
+    assert "unknown whether deleted" in rows["app4"]["message"]
+    name = "SIGTERM" if sig == signal.SIGTERM else "SIGINT"
+    assert f"interrupted ({name}) while deleting internal topics" in stderr
