@@ -106,7 +106,8 @@ def delete_groups(
     )
     from kgroup.delete.groups import raise_for_failures, raise_for_interruption
 
-    raise_for_interruption(interrupted)
+    raise_for_interruption(rows.interrupted)  # during DeleteGroups: no topic was deleted
+    raise_for_interruption(interrupted, topics=True)
     raise_for_failures(rows, "deleted")
     if not_deleted:
         from kgroup.core.errors import PartialFailure

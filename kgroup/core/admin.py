@@ -14,7 +14,7 @@ import re
 import time
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import KafkaOperationError, KgroupError, NotFoundError, UnreachableError
@@ -44,6 +44,9 @@ from kgroup.core.rdkafka_errors import (
     map_kafka_error,
     rdkafka_config_error,
 )
+
+if TYPE_CHECKING:
+    from kgroup.core.wire.delete_topics import DeletionProgress
 
 # Names kept importable from here (callers import them from this module).
 __all__ = [
@@ -855,17 +858,23 @@ class GroupAdmin:
                 acl={"Group": f"Read on Group:{group_id}", "Topic": f"Read on Topic:{first.topic}"},
             )
 
-    def delete_groups(self, group_ids: Sequence[str]) -> dict[str, KgroupError | None]:
+    def delete_groups(
+        self, group_ids: Sequence[str], progress: DeletionProgress | None = None
+    ) -> dict[str, KgroupError | None]:
         """Delete groups of any type; returns group -> None (deleted) or its error (a
         SafetyRefusal for NON_EMPTY_GROUP: nothing deleted). Sent with kgroup's own client
         (kgroup.core.wire.delete_groups), which retries a coordinator that moved, is loading or
         died as Kafka's admin client does; librdkafka only where that client cannot go (it
-        returns NOT_COORDINATOR and COORDINATOR_LOAD_IN_PROGRESS as the group's error)."""
+        returns NOT_COORDINATOR and COORDINATOR_LOAD_IN_PROGRESS as the group's error).
+        `progress` follows the deletion for a caller interrupted meanwhile (Ctrl-C, SIGTERM)."""
         if self.wire is not None:
             from kgroup.core.wire.delete_groups import delete_groups
 
-            return delete_groups(self.wire, group_ids)
+            return delete_groups(self.wire, group_ids, progress)
         from kgroup.core.wire.delete_groups import non_empty_refusal
+
+        if progress is not None:  # librdkafka's futures: all asked until the answers are read
+            progress.asked.update(group_ids)
 
         futures = self.admin.delete_consumer_groups(list(group_ids), request_timeout=self.timeout_s)
         outcome: dict[str, KgroupError | None] = {}
@@ -880,4 +889,7 @@ class GroupAdmin:
                 outcome[group_id] = self.error_for(
                     exc, "delete group", group_id, acl=f"Delete on Group:{group_id}"
                 )
+        if progress is not None:
+            progress.asked.clear()
+            progress.answered.update(outcome)
         return outcome

@@ -8,7 +8,7 @@ reset-offsets (`kgroup.reset.planner`); each group or partition gets a row, and 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from kgroup.core.admin import GroupAdmin
@@ -16,13 +16,20 @@ from kgroup.core.errors import SafetyRefusal
 
 
 class GroupRows(list[dict[str, Any]]):
-    """The rows of a multi-group command, one dict per group, and `timed_out`: the groups that
+    """The rows of a multi-group command, one dict per group, `timed_out`: the groups that
     failed because the cluster did not answer in time (errors.timed_out; exit 6 when they are
-    all the failures)."""
+    all the failures), and `interrupted`: the signal ("SIGINT", "SIGTERM") that stopped the
+    deletion, if any (the rows then say which groups were deleted, not deleted or unknown)."""
 
-    def __init__(self, rows: Iterable[dict[str, Any]] = (), timed_out: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        rows: Iterable[dict[str, Any]] = (),
+        timed_out: Iterable[str] = (),
+        interrupted: str | None = None,
+    ) -> None:
         super().__init__(rows)
         self.timed_out: set[str] = set(timed_out)
+        self.interrupted = interrupted
 
 
 def delete_inactive_groups(
@@ -34,7 +41,10 @@ def delete_inactive_groups(
     joining between the check and DeleteGroups makes Kafka answer NON_EMPTY_GROUP: `refused`.
     Groups matching a protected-group pattern (`kgroup.reset.guardrails.protected_patterns`)
     are refused before the cluster is asked anything, unless `force`. A group whose coordinator
-    did not answer in time (describing or deleting it) is `failed` and in `timed_out`.
+    did not answer in time (describing or deleting it) is `failed` and in `timed_out`. Ctrl-C
+    or SIGTERM during DeleteGroups stops it: each group is said as far as known (`deleted`, its
+    error, `not_deleted` when not asked yet, `unknown` when asked and not answered), and the
+    signal is the rows' `interrupted`.
     """
     from kgroup.core.acl import missing_groups
     from kgroup.core.errors import timed_out
@@ -70,9 +80,11 @@ def delete_inactive_groups(
             rows.append({"group": group_id, "status": "refused", "message": refusal.one_line()})
         else:
             deletable.append(group_id)
-    outcome = admin.delete_groups(deletable) if deletable else {}
+    outcome, interrupted = _delete_interruptibly(admin, deletable)
     for group_id, error in outcome.items():
-        if error is None:
+        if isinstance(error, str):  # interrupted: not deleted, or unknown whether deleted
+            rows.append({"group": group_id, "status": error, "message": INTERRUPTED[error]})
+        elif error is None:
             rows.append({"group": group_id, "status": "deleted", "message": None})
         else:  # NON_EMPTY_GROUP (a member joined since the check) is `refused`: nothing deleted
             rows.append(
@@ -80,7 +92,53 @@ def delete_inactive_groups(
             )
             if timed_out(error):
                 late.add(group_id)
-    return GroupRows(sorted(rows, key=lambda r: r["group"]), late)
+    return GroupRows(sorted(rows, key=lambda r: r["group"]), late, interrupted)
+
+
+# The rows of groups an interrupt left without an answer, by status.
+INTERRUPTED = {
+    "not_deleted": "not deleted: interrupted before DeleteGroups asked for it",
+    "unknown": "unknown whether deleted: interrupted after DeleteGroups was sent, before its "
+    "answer; check with `kgroup list`",
+}
+
+
+def _delete_interruptibly(
+    admin: GroupAdmin, group_ids: Sequence[str]
+) -> tuple[dict[str, Any], str | None]:
+    """DeleteGroups for `group_ids` with Ctrl-C and SIGTERM caught: group -> None (deleted),
+    its error, or after an interrupt `not_deleted` / `unknown` for a group not answered; and
+    the signal, if any. The SIGTERM handler is the caller's again on return."""
+    from kgroup.core.wire.delete_topics import DeletionProgress
+    from kgroup.reset.apply import Terminated
+    from kgroup.reset.run import terminate_as_interrupt
+
+    if not group_ids:
+        return {}, None
+    progress = DeletionProgress()
+    restore = terminate_as_interrupt()
+    try:
+        return dict(admin.delete_groups(group_ids, progress)), None
+    except (KeyboardInterrupt, Terminated) as exc:
+        signal_name = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+    finally:
+        restore()
+    return interrupted_outcome(group_ids, progress.answered, progress.asked), signal_name
+
+
+def interrupted_outcome(
+    group_ids: Sequence[str], answered: Mapping[str, Any], asked: Collection[str]
+) -> dict[str, Any]:
+    """Each group of an interrupted DeleteGroups: its answer, `unknown` when its request was
+    sent and not answered, else `not_deleted` (never asked, or answered with an error to
+    retry and not asked again). Pure."""
+    out: dict[str, Any] = {}
+    for group_id in group_ids:
+        if group_id in answered:
+            out[group_id] = answered[group_id]
+        else:
+            out[group_id] = "unknown" if group_id in asked else "not_deleted"
+    return out
 
 
 def delete_group_offsets(
@@ -199,18 +257,26 @@ def _protection_refusals(
     return {g: protection_refusal(g, patterns) for g in wanted}
 
 
-def raise_for_interruption(signal_name: str | None) -> None:
-    """After the output: Ctrl-C (130) or SIGTERM (143) stopped the internal-topic deletions of
-    `delete --delete-all-internal-topics`; the rows said what is known of each topic."""
+def raise_for_interruption(signal_name: str | None, *, topics: bool = False) -> None:
+    """After the output: Ctrl-C (130) or SIGTERM (143) stopped `delete`'s DeleteGroups or
+    (`topics`) the internal-topic deletions of `delete --delete-all-internal-topics`; the rows
+    said what is known of each group or topic."""
     if signal_name is None:
         return
     from kgroup.core.errors import EXIT_INTERRUPTED, PartialFailure
 
-    error = PartialFailure(
-        f"interrupted ({signal_name}) while deleting internal topics; the groups' rows say "
-        "which topics were deleted, not deleted or unknown",
-        hint="check the unknown ones with kafka-topics --describe",
-    )
+    if topics:
+        error = PartialFailure(
+            f"interrupted ({signal_name}) while deleting internal topics; the groups' rows say "
+            "which topics were deleted, not deleted or unknown",
+            hint="check the unknown ones with kafka-topics --describe",
+        )
+    else:
+        error = PartialFailure(
+            f"interrupted ({signal_name}) while deleting groups; the rows say which groups "
+            "were deleted, not deleted or unknown",
+            hint="check the unknown ones with `kgroup list`",
+        )
     error.exit_code = 128 + 15 if signal_name == "SIGTERM" else EXIT_INTERRUPTED
     raise error
 

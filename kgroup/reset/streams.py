@@ -25,12 +25,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgroup.core.errors import KgroupError, NotFoundError, SafetyRefusal, UsageError
 from kgroup.core.models import TopicPartition
 from kgroup.core.wire.streams_topology import StreamsTopology
 from kgroup.reset.model import GroupPlan
+
+if TYPE_CHECKING:
+    from kgroup.delete.groups import GroupRows
 
 # StreamsGroupCommand.matchesInternalTopicFormat
 INTERNAL_SUFFIXES = (
@@ -371,13 +374,14 @@ def delete_after_commit(
 
 def delete_with_internal_topics(
     admin: Any, group_ids: Sequence[str], *, force: bool = False
-) -> tuple[list[dict[str, Any]], list[str], str | None]:
+) -> tuple[GroupRows, list[str], str | None]:
     """`delete --delete-all-internal-topics` (kafka-streams-groups `--delete
     --delete-all-internal-topics`): the internal topics are read from each topology first,
     the groups deleted as `kgroup delete` deletes them, then the internal topics of each group
     deleted. Returns the rows (with `deleted_topics` and each topic's status in
     `internal_topics`), one line per failed topic deletion, and the signal ("SIGINT",
-    "SIGTERM") that stopped the topic deletions, if any: the rows then say what is known."""
+    "SIGTERM") that stopped the topic deletions, if any: the rows then say what is known. An
+    interrupt during DeleteGroups (the rows' `interrupted`) deletes no topic."""
     from kgroup.core.share_groups import share_groups_among
     from kgroup.core.wire.delete_topics import DeletionProgress, delete_topics
     from kgroup.delete.groups import delete_inactive_groups
@@ -390,7 +394,7 @@ def delete_with_internal_topics(
     rows = delete_inactive_groups(admin, group_ids, force=force)
     failures: list[str] = []
     timeout_ms = int(admin.timeout_s * 1000)
-    interrupted: str | None = None
+    interrupted = rows.interrupted  # stopped during DeleteGroups: no topic is deleted
     restore = terminate_as_interrupt()  # the groups are gone: SIGTERM too must let rows be said
     try:
         for row in rows:

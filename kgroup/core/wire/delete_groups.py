@@ -10,6 +10,7 @@ until --timeout. librdkafka (2.16) returns those codes as the group's error inst
 
 A group with members is NON_EMPTY_GROUP (GroupMetadataManager.validateDeleteGroup): a
 SafetyRefusal, nothing deleted. An unknown group is GROUP_ID_NOT_FOUND (NotFoundError).
+A caller's `DeletionProgress` keeps what an interrupted call had done (groups asked, answers).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from kgroup.core.errors import KgroupError, SafetyRefusal
 from kgroup.core.models import BrokerNode
+from kgroup.core.wire.delete_topics import DeletionProgress
 from kgroup.core.wire.kafka_errors import Retry, tagged
 from kgroup.core.wire.results import NON_EMPTY_GROUP
 from kgroup.core.wire.typed_calls import by_group, exchange, needs, per_coordinator
@@ -49,17 +51,34 @@ _MISSING = needs(
 )
 
 
-def delete_groups(client: WireClient, group_ids: Iterable[str]) -> dict[str, KgroupError | None]:
+def delete_groups(
+    client: WireClient, group_ids: Iterable[str], progress: DeletionProgress | None = None
+) -> dict[str, KgroupError | None]:
     """Delete groups: one DeleteGroups per coordinator, retried per group as Kafka's admin
-    client does. Group -> None (deleted) or its error (SafetyRefusal for NON_EMPTY_GROUP)."""
+    client does. Group -> None (deleted) or its error (SafetyRefusal for NON_EMPTY_GROUP).
+    `progress`, when given, follows the requests as they go (the groups of a request sent and
+    not answered yet are `asked`; a group answered for good is in `answered`)."""
     from kgroup.protocol.generated.wire import delete_groups_request as dg_req
+
+    if progress is None:
+        progress = DeletionProgress()
 
     def answer(
         connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, bool | KgroupError | Retry]:
-        deleted = exchange(connection, DELETE_GROUPS, dg_req.DeleteGroupsRequest(tuple(groups)))
+        request = dg_req.DeleteGroupsRequest(tuple(groups))
+        progress.asked.update(groups)
+        deleted = exchange(connection, DELETE_GROUPS, request)
         refusals = {NON_EMPTY_GROUP: non_empty_refusal}
-        return by_group(deleted.results, "delete", lambda _: True, refusals, "DeleteGroups")
+        found = by_group(deleted.results, "delete", lambda _: True, refusals, "DeleteGroups")
+        for group_id, result in found.items():
+            progress.asked.discard(group_id)  # answered: deleted, or not (yet)
+            if not isinstance(result, Retry):
+                progress.answered[group_id] = result if isinstance(result, KgroupError) else None
+        return found
 
     results = per_coordinator(client, group_ids, _MISSING, answer)
-    return {g: (r if isinstance(r, KgroupError) else None) for g, r in results.items()}
+    out = {g: (r if isinstance(r, KgroupError) else None) for g, r in results.items()}
+    progress.asked.clear()
+    progress.answered.update(out)
+    return out

@@ -149,6 +149,11 @@ class ShareCluster(GroupsCluster):
     hold_commit_of: str | None = None
     delete_held: threading.Event = field(default_factory=threading.Event)
     commit_held: threading.Event = field(default_factory=threading.Event)
+    # likewise the n-th DeleteGroups (`groups_held`); a group's error codes for its next
+    # DeleteGroups, one per request (then the group's own answer)
+    hold_delete_groups: int | None = None
+    groups_held: threading.Event = field(default_factory=threading.Event)
+    delete_group_answers: dict[str, list[int]] = field(default_factory=dict)
     release: threading.Event = field(default_factory=threading.Event)
 
     def close(self) -> None:
@@ -359,8 +364,16 @@ class ShareCluster(GroupsCluster):
 
     def _delete_groups(self, request: dict[str, Any]) -> dict[str, Any]:
         """DeleteGroups for share groups: NON_EMPTY_GROUP while members are in it."""
+        asked = sum(1 for key, _r in self.requests if key == DELETE_GROUPS.key)
+        if asked == self.hold_delete_groups:
+            self.groups_held.set()
+            self.release.wait(60)
         results = []
         for group_id in request["groups_names"]:
+            queued = self.delete_group_answers.get(group_id)
+            if queued:
+                results.append({"group_id": group_id, "error_code": queued.pop(0)})
+                continue
             if group_id in self.streams_groups:
                 busy = bool(self.streams_groups[group_id].members)
                 if not busy:
