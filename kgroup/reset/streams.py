@@ -270,11 +270,16 @@ class TopicsDeleted:
             said.append(f"deleted internal topics {', '.join(deleted)}")
         if gone := self.topics("already_gone"):
             said.append(f"already gone: {', '.join(gone)}")
-        said += [f"not deleted: {e}" for e in self.errors]
+        for status, words in (
+            ("not_deleted", "not deleted"),
+            ("unknown", "unknown whether deleted"),
+        ):
+            errors = dict.fromkeys(e for t, e in self.failed.items() if self.statuses[t] == status)
+            said += [f"{words}: {e}" for e in errors]
         unasked = [t for t in self.topics("not_deleted") if t not in self.failed]
         if self.interrupted and unasked:
             said.append(f"not deleted: {', '.join(unasked)} (interrupted before asking)")
-        if unknown := self.topics("unknown"):
+        if unknown := [t for t in self.topics("unknown") if t not in self.failed]:
             said.append(
                 f"unknown whether deleted: {', '.join(unknown)} (interrupted before DeleteTopics "
                 "answered; check with kafka-topics --describe)"
@@ -292,7 +297,10 @@ def topics_deleted(
     """Each topic's status from what DeleteTopics answered for `wanted` (None: deleted;
     NotFoundError, UNKNOWN_TOPIC_OR_PARTITION: already gone) and `gone`, the topics the metadata
     lacked (already gone, not asked for). Unanswered: `unknown` if its request was sent
-    (`asked`), else `not_deleted`."""
+    (`asked`), else `not_deleted`; answered REQUEST_TIMED_OUT (deletion started, not seen
+    complete in the request's timeout): `unknown`, a failure still."""
+    from kgroup.core.wire.kafka_errors import kafka_error_of
+
     asked = set(asked)
     result = TopicsDeleted({}, interrupted=interrupted)
     for topic in wanted:
@@ -304,8 +312,9 @@ def topics_deleted(
             result.statuses[topic] = "deleted"
         elif isinstance(error, NotFoundError):
             result.statuses[topic] = "already_gone"
-        else:
-            result.statuses[topic] = "not_deleted"
+        else:  # REQUEST_TIMED_OUT: the deletion started, not seen complete; it may still be
+            timed_out = kafka_error_of(error) == "REQUEST_TIMED_OUT"
+            result.statuses[topic] = "unknown" if timed_out else "not_deleted"
             result.failed[topic] = error.one_line()
     for topic in gone:
         result.statuses.setdefault(topic, "already_gone")

@@ -228,3 +228,23 @@ def test_an_interrupt_while_delete_removes_internal_topics_still_reports_the_gro
     assert "unknown whether deleted" in rows["app4"]["message"]
     name = "SIGTERM" if sig == signal.SIGTERM else "SIGINT"
     assert f"interrupted ({name}) while deleting internal topics" in stderr
+
+
+def test_a_deletion_not_confirmed_in_time_is_unknown_not_said_not_deleted(tmp_path) -> None:
+    """DeleteTopics' REQUEST_TIMED_OUT: the controller started the deletion and did not see it
+    complete within the request's timeout (DeleteTopicsRequest's `timeout_ms`); it may still
+    complete. The topic was `not_deleted` and the message said "not deleted: ... may still
+    complete"; it is `unknown`, still exit 1 (kgroup cannot vouch for it)."""
+    made = make(("app3",))
+    made.delete_topic_errors[chl("app3")] = 7  # REQUEST_TIMED_OUT
+    try:
+        result = kgroup(
+            made, tmp_path, "delete", "app3", "--delete-all-internal-topics", "-o", "json",
+            expect=1,
+        )  # fmt: skip
+    finally:
+        made.close()
+    (row,) = json.loads(result.stdout)["groups"]
+    assert statuses(row) == {rep("app3"): "deleted", chl("app3"): "unknown"}
+    assert "not deleted" not in row["message"]
+    assert f"unknown whether deleted: the deletion of topic {chl('app3')}" in row["message"]
