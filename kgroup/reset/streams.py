@@ -298,8 +298,9 @@ def topics_deleted(
     NotFoundError, UNKNOWN_TOPIC_OR_PARTITION: already gone) and `gone`, the topics the metadata
     lacked (already gone, not asked for). Unanswered: `unknown` if its request was sent
     (`asked`), else `not_deleted`; answered REQUEST_TIMED_OUT (deletion started, not seen
-    complete in the request's timeout): `unknown`, a failure still."""
-    from kgroup.core.wire.kafka_errors import kafka_error_of
+    complete in the request's timeout) or sent and its answer lost: `unknown`, a failure
+    still."""
+    from kgroup.core.wire.delete_topics import outcome_unknown
 
     asked = set(asked)
     result = TopicsDeleted({}, interrupted=interrupted)
@@ -312,9 +313,8 @@ def topics_deleted(
             result.statuses[topic] = "deleted"
         elif isinstance(error, NotFoundError):
             result.statuses[topic] = "already_gone"
-        else:  # REQUEST_TIMED_OUT: the deletion started, not seen complete; it may still be
-            timed_out = kafka_error_of(error) == "REQUEST_TIMED_OUT"
-            result.statuses[topic] = "unknown" if timed_out else "not_deleted"
+        else:  # REQUEST_TIMED_OUT, or the answer lost: it may be deleted
+            result.statuses[topic] = "unknown" if outcome_unknown(error) else "not_deleted"
             result.failed[topic] = error.one_line()
     for topic in gone:
         result.statuses.setdefault(topic, "already_gone")

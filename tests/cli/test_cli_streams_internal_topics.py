@@ -248,3 +248,23 @@ def test_a_deletion_not_confirmed_in_time_is_unknown_not_said_not_deleted(tmp_pa
     assert statuses(row) == {rep("app3"): "deleted", chl("app3"): "unknown"}
     assert "not deleted" not in row["message"]
     assert f"unknown whether deleted: the deletion of topic {chl('app3')}" in row["message"]
+
+
+def test_a_deletion_whose_answer_was_lost_is_unknown_not_said_not_deleted(tmp_path) -> None:
+    """The controller deleted the topics, then the connection closed before its answer: kgroup
+    cannot know, and said `not_deleted` ("not deleted: ..."), telling the operator to delete
+    topics that are gone. They are `unknown`, exit 1 still."""
+    made = make(("app3",), drop_delete_topics_answer=True)
+    try:
+        result = kgroup(
+            made, tmp_path, "--timeout", "3", "delete", "app3", "--delete-all-internal-topics",
+            "-o", "json", expect=None,
+        )  # fmt: skip
+    finally:
+        made.close()
+    assert result.code == 1, result.stderr
+    assert rep("app3") not in made.topics  # Kafka did delete them
+    (row,) = json.loads(result.stdout)["groups"]
+    assert statuses(row) == {rep("app3"): "unknown", chl("app3"): "unknown"}
+    assert "not deleted" not in row["message"]
+    assert "unknown whether deleted" in row["message"]

@@ -63,6 +63,20 @@ class DeletionProgress:
     answered: dict[str, KgroupError | None] = field(default_factory=dict)
 
 
+class UnansweredDeletion(KafkaOperationError):
+    """A topic's DeleteTopics was sent and its answer never came (the connection failed): the
+    controller may have deleted it."""
+
+
+def outcome_unknown(error: KgroupError) -> bool:
+    """Whether a topic's error leaves its deletion unknown rather than refused: its answer
+    lost (`UnansweredDeletion`), or REQUEST_TIMED_OUT (the controller started the deletion and
+    did not see it complete within the request's timeout; it may still complete)."""
+    from kgroup.core.wire.kafka_errors import kafka_error_of
+
+    return isinstance(error, UnansweredDeletion) or kafka_error_of(error) == "REQUEST_TIMED_OUT"
+
+
 def encode_delete_topics_request(version: int, topics: Sequence[str], timeout_ms: int) -> bytes:
     """DeleteTopicsRequest v1-v6 for `topics` by name."""
     if version not in WIRE_API.versions:
@@ -148,11 +162,13 @@ def delete_topics(
     retries = client._retries()
     pending = wanted
     failed: KgroupError | None = None  # the request could not be sent or answered
+    unanswered: set[str] = set()  # sent when the request failed: maybe deleted
     while pending:
         try:
             answers = _on_controller(client, work(pending))
         except KgroupError as exc:
             failed = exc
+            unanswered = set(progress.asked)
             break
         for name, code, message in answers:
             if name in pending:
@@ -167,7 +183,12 @@ def delete_topics(
             break
     out: dict[str, KgroupError | None] = {}
     for topic in wanted:
-        if failed is not None and (topic not in by_topic or by_topic[topic][0] in RETRIED):
+        if failed is not None and topic in unanswered:
+            out[topic] = UnansweredDeletion(
+                f"DeleteTopics for topic {topic} was sent, its answer lost: {failed.one_line()}",
+                hint="check with kafka-topics --describe (kgroup has no topic listing)",
+            )
+        elif failed is not None and (topic not in by_topic or by_topic[topic][0] in RETRIED):
             out[topic] = failed
         elif topic not in by_topic:
             out[topic] = KafkaOperationError(f"the broker's answer left out topic {topic}")

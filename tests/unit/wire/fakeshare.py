@@ -154,6 +154,8 @@ class ShareCluster(GroupsCluster):
     hold_delete_groups: int | None = None
     groups_held: threading.Event = field(default_factory=threading.Event)
     delete_group_answers: dict[str, list[int]] = field(default_factory=dict)
+    # DeleteTopics done, its answer lost: the connection closes instead (a broker that died)
+    drop_delete_topics_answer: bool = False
     release: threading.Event = field(default_factory=threading.Event)
 
     def close(self) -> None:
@@ -499,7 +501,7 @@ class ShareCluster(GroupsCluster):
             results.append(dt_res.DeletableTopicResult(name=name, error_code=code))
         response = dt_res.write(dt_res.DeleteTopicsResponse(responses=tuple(results)), version)
         self.raw.append((DELETE_TOPICS_KEY, body, response))
-        return response
+        return b"DROP" if self.drop_delete_topics_answer else response
 
     def _offset_commit(self, version: int, body: bytes) -> bytes:
         """OffsetCommit v8, an administrative commit (generation -1): Kafka takes it for an
