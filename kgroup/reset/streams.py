@@ -321,6 +321,15 @@ def topics_deleted(
     return result
 
 
+# How a group whose offsets were not committed and verified is said (not "not committed" when
+# they may have landed).
+UNVERIFIED = {
+    "committed_unverified": "committed, not verified",
+    "committed_at_risk": "committed, at risk",
+    "unknown": "unknown whether committed",
+}
+
+
 def delete_after_commit(
     admin: Any, plans: Sequence[GroupPlan], report: Any, note: Callable[[str], None]
 ) -> list[str]:
@@ -347,8 +356,9 @@ def delete_after_commit(
         if outcome is None:
             continue
         if outcome.status != "committed":
-            if plan.delete_topics:
-                note(f"{plan.group}: not committed: internal topics not deleted")
+            if plan.delete_topics:  # a landed commit is not "not committed" (apply.LANDED)
+                said = UNVERIFIED.get(outcome.status, "not committed")
+                note(f"{plan.group}: {said}: internal topics not deleted")
             result = topics_deleted(plan.delete_topics, plan.gone_topics, {})
             outcome.internal_topics = result.statuses
             continue

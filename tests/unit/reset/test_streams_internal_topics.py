@@ -118,3 +118,32 @@ def test_a_run_interrupted_before_the_deletion_deletes_nothing() -> None:
     assert outcome.internal_topics == {"a-x-changelog": "not_deleted"}
     assert "not deleted: a-x-changelog (interrupted before asking)" in (outcome.message or "")
     assert (report.interrupted, outcome.exit_code) == ("SIGINT", 130)
+
+
+@pytest.mark.parametrize(
+    ("status", "said"),
+    [
+        ("committed_unverified", "committed, not verified"),
+        ("committed_at_risk", "committed, at risk"),
+        ("unknown", "unknown whether committed"),
+        ("failed", "not committed"),
+    ],
+)
+def test_a_group_committed_but_not_verified_is_not_said_not_committed(
+    status: str, said: str
+) -> None:
+    """Its offsets did land (apply.LANDED), so its topics stay, but the note said "not
+    committed", telling the operator nothing had changed."""
+    from types import SimpleNamespace
+
+    from kgroup.reset.apply import ExecutionReport, GroupOutcome
+    from kgroup.reset.model import GroupPlan
+    from kgroup.reset.streams import delete_after_commit
+
+    report = ExecutionReport(outcomes=[GroupOutcome("a", status, exit_code=1)])
+    plan = GroupPlan("a", (), "to earliest", delete_topics=("a-x-changelog",))
+    notes: list[str] = []
+    admin = SimpleNamespace(wire=None, timeout_s=5)
+    assert delete_after_commit(admin, [plan], report, notes.append) == []
+    assert notes == [f"a: {said}: internal topics not deleted"]
+    assert report.outcomes[0].internal_topics == {"a-x-changelog": "not_deleted"}
