@@ -358,7 +358,7 @@ class FakeAdmin:
         self.calls.append(("committed_offsets_many", list(group_ids)))
         return {g: {tp(0): CommittedOffset(1)} for g in group_ids}
 
-    def delete_groups(self, group_ids):
+    def delete_groups(self, group_ids, progress=None):
         self.calls.append(("delete_groups", list(group_ids)))
         return dict.fromkeys(group_ids)
 
