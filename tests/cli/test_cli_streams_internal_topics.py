@@ -267,4 +267,8 @@ def test_a_deletion_whose_answer_was_lost_is_unknown_not_said_not_deleted(tmp_pa
     (row,) = json.loads(result.stdout)["groups"]
     assert statuses(row) == {rep("app3"): "unknown", chl("app3"): "unknown"}
     assert "not deleted" not in row["message"]
-    assert "unknown whether deleted" in row["message"]
+    assert (
+        f"unknown whether deleted: DeleteTopics for {rep('app3')}, {chl('app3')} was sent"
+        in (row["message"])
+    )
+    assert row["message"].count("Hint:") == 1

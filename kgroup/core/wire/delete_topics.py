@@ -182,12 +182,16 @@ def delete_topics(
         if pending and not retries.wait():
             break
     out: dict[str, KgroupError | None] = {}
+    lost = None  # one error for the topics of the request whose answer was lost
+    if failed is not None and unanswered:
+        lost = UnansweredDeletion(
+            f"DeleteTopics for {', '.join(t for t in wanted if t in unanswered)} was sent, its "
+            f"answer lost ({failed.message.rstrip('.')})",
+            hint="check with kafka-topics --describe (kgroup has no topic listing)",
+        )
     for topic in wanted:
-        if failed is not None and topic in unanswered:
-            out[topic] = UnansweredDeletion(
-                f"DeleteTopics for topic {topic} was sent, its answer lost: {failed.one_line()}",
-                hint="check with kafka-topics --describe (kgroup has no topic listing)",
-            )
+        if lost is not None and topic in unanswered:
+            out[topic] = lost
         elif failed is not None and (topic not in by_topic or by_topic[topic][0] in RETRIED):
             out[topic] = failed
         elif topic not in by_topic:
