@@ -1,0 +1,258 @@
+"""Declarations field by field against Kafka's own JSON message files.
+
+Outside reference: each table below is transcribed by hand from one stored version of Kafka's
+file (`clients/src/main/resources/common/message/<Name>.json`, the commit named), every field in
+wire order: its path, type, versions, nullableVersions, `ignorable` and `default` as the file
+writes them (None: the key is absent). A declaration must say the same for every version both
+it and that file hold: same fields in the same order, Kafka's names and types, the same
+version ranges and nullable ranges, the same ignorable flag and default. The versions and
+flexible versions of every wire declaration are checked in test_protocol_kafka_reference.py;
+this checks the rest of a transcription, for the files compared with Kafka's so far.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgroup.protocol import definitions
+
+ROOT = Path(definitions.__file__).parent
+OPEN = 2**15 - 1
+
+# path, type, versions, nullableVersions, ignorable, default
+Row = tuple[str, str, str, str | None, bool, str | None]
+
+KAFKA: dict[str, tuple[str, str, list[Row]]] = {
+    # name -> (the file transcribed, its validVersions, its fields; "common:" a common struct)
+    "OffsetFetchRequest": (
+        "apache/kafka b70a9202f333 (KIP-848 v9)",
+        "0-9",
+        [
+            ("GroupId", "string", "0-7", None, False, None),
+            ("Topics", "[]OffsetFetchRequestTopic", "0-7", "2-7", False, None),
+            ("Topics.Name", "string", "0-7", None, False, None),
+            ("Topics.PartitionIndexes", "[]int32", "0-7", None, False, None),
+            ("Groups", "[]OffsetFetchRequestGroup", "8+", None, False, None),
+            ("Groups.GroupId", "string", "8+", None, False, None),
+            ("Groups.MemberId", "string", "9+", "9+", True, "null"),
+            ("Groups.MemberEpoch", "int32", "9+", None, True, "-1"),
+            ("Groups.Topics", "[]OffsetFetchRequestTopics", "8+", "8+", False, None),
+            ("Groups.Topics.Name", "string", "8+", None, False, None),
+            ("Groups.Topics.PartitionIndexes", "[]int32", "8+", None, False, None),
+            ("RequireStable", "bool", "7+", None, False, "false"),
+        ],
+    ),
+    "OffsetFetchResponse": (
+        "apache/kafka 0c37e22a6c30 (Kafka 4.0: v1-v9)",
+        "1-9",
+        [
+            ("ThrottleTimeMs", "int32", "3+", None, True, None),
+            ("Topics", "[]OffsetFetchResponseTopic", "0-7", None, False, None),
+            ("Topics.Name", "string", "0-7", None, False, None),
+            ("Topics.Partitions", "[]OffsetFetchResponsePartition", "0-7", None, False, None),
+            ("Topics.Partitions.PartitionIndex", "int32", "0-7", None, False, None),
+            ("Topics.Partitions.CommittedOffset", "int64", "0-7", None, False, None),
+            ("Topics.Partitions.CommittedLeaderEpoch", "int32", "5-7", None, True, "-1"),
+            ("Topics.Partitions.Metadata", "string", "0-7", "0-7", False, None),
+            ("Topics.Partitions.ErrorCode", "int16", "0-7", None, False, None),
+            ("ErrorCode", "int16", "2-7", None, True, "0"),
+            ("Groups", "[]OffsetFetchResponseGroup", "8+", None, False, None),
+            ("Groups.GroupId", "string", "8+", None, False, None),
+            ("Groups.Topics", "[]OffsetFetchResponseTopics", "8+", None, False, None),
+            ("Groups.Topics.Name", "string", "8+", None, False, None),
+            (
+                "Groups.Topics.Partitions",
+                "[]OffsetFetchResponsePartitions",
+                "8+",
+                None,
+                False,
+                None,
+            ),
+            ("Groups.Topics.Partitions.PartitionIndex", "int32", "8+", None, False, None),
+            ("Groups.Topics.Partitions.CommittedOffset", "int64", "8+", None, False, None),
+            ("Groups.Topics.Partitions.CommittedLeaderEpoch", "int32", "8+", None, True, "-1"),
+            ("Groups.Topics.Partitions.Metadata", "string", "8+", "8+", False, None),
+            ("Groups.Topics.Partitions.ErrorCode", "int16", "8+", None, False, None),
+            ("Groups.ErrorCode", "int16", "8+", None, False, "0"),
+        ],
+    ),
+    "ConsumerGroupDescribeResponse": (
+        "apache/kafka 908b1e48898d (Kafka 3.7: v0; v1's MemberType is outside it)",
+        "0",
+        [
+            ("ThrottleTimeMs", "int32", "0+", None, False, None),
+            ("Groups", "[]DescribedGroup", "0+", None, False, None),
+            ("Groups.ErrorCode", "int16", "0+", None, False, None),
+            ("Groups.ErrorMessage", "string", "0+", "0+", False, "null"),
+            ("Groups.GroupId", "string", "0+", None, False, None),
+            ("Groups.GroupState", "string", "0+", None, False, None),
+            ("Groups.GroupEpoch", "int32", "0+", None, False, None),
+            ("Groups.AssignmentEpoch", "int32", "0+", None, False, None),
+            ("Groups.AssignorName", "string", "0+", None, False, None),
+            ("Groups.Members", "[]Member", "0+", None, False, None),
+            ("Groups.Members.MemberId", "string", "0+", None, False, None),
+            ("Groups.Members.InstanceId", "string", "0+", "0+", False, "null"),
+            ("Groups.Members.RackId", "string", "0+", "0+", False, "null"),
+            ("Groups.Members.MemberEpoch", "int32", "0+", None, False, None),
+            ("Groups.Members.ClientId", "string", "0+", None, False, None),
+            ("Groups.Members.ClientHost", "string", "0+", None, False, None),
+            ("Groups.Members.SubscribedTopicNames", "[]string", "0+", None, False, None),
+            ("Groups.Members.SubscribedTopicRegex", "string", "0+", "0+", False, "null"),
+            ("Groups.Members.Assignment", "Assignment", "0+", None, False, None),
+            ("Groups.Members.TargetAssignment", "Assignment", "0+", None, False, None),
+            ("Groups.AuthorizedOperations", "int32", "0+", None, False, "-2147483648"),
+            ("common:TopicPartitions.TopicId", "uuid", "0+", None, False, None),
+            ("common:TopicPartitions.TopicName", "string", "0+", None, False, None),
+            ("common:TopicPartitions.Partitions", "[]int32", "0+", None, False, None),
+            ("common:Assignment.TopicPartitions", "[]TopicPartitions", "0+", None, False, None),
+        ],
+    ),
+    "DescribeShareGroupOffsetsResponse": (
+        "apache/kafka 09f382cf33d2 (KIP-932, v0)",
+        "0",
+        [
+            ("ThrottleTimeMs", "int32", "0+", None, False, None),
+            ("Groups", "[]DescribeShareGroupOffsetsResponseGroup", "0+", None, False, None),
+            ("Groups.GroupId", "string", "0+", None, False, None),
+            ("Groups.Topics", "[]DescribeShareGroupOffsetsResponseTopic", "0+", None, False, None),
+            ("Groups.Topics.TopicName", "string", "0+", None, False, None),
+            ("Groups.Topics.TopicId", "uuid", "0+", None, False, None),
+            (
+                "Groups.Topics.Partitions",
+                "[]DescribeShareGroupOffsetsResponsePartition",
+                "0+",
+                None,
+                False,
+                None,
+            ),
+            ("Groups.Topics.Partitions.PartitionIndex", "int32", "0+", None, False, None),
+            ("Groups.Topics.Partitions.StartOffset", "int64", "0+", None, False, None),
+            ("Groups.Topics.Partitions.LeaderEpoch", "int32", "0+", None, False, None),
+            ("Groups.Topics.Partitions.ErrorCode", "int16", "0+", None, False, None),
+            ("Groups.Topics.Partitions.ErrorMessage", "string", "0+", "0+", False, "null"),
+            ("Groups.ErrorCode", "int16", "0+", None, False, None),
+            ("Groups.ErrorMessage", "string", "0+", "0+", False, "null"),
+        ],
+    ),
+    "ListOffsetsResponse": (
+        # a 4.x copy (TaiJuWu/kafka 963b86ef, v1-v12) has the same Timestamp and Offset flags
+        "apache/kafka 477186ef4a52 (v0-v7)",
+        "0-7",
+        [
+            ("ThrottleTimeMs", "int32", "2+", None, True, None),
+            ("Topics", "[]ListOffsetsTopicResponse", "0+", None, False, None),
+            ("Topics.Name", "string", "0+", None, False, None),
+            ("Topics.Partitions", "[]ListOffsetsPartitionResponse", "0+", None, False, None),
+            ("Topics.Partitions.PartitionIndex", "int32", "0+", None, False, None),
+            ("Topics.Partitions.ErrorCode", "int16", "0+", None, False, None),
+            ("Topics.Partitions.OldStyleOffsets", "[]int64", "0", None, False, None),
+            ("Topics.Partitions.Timestamp", "int64", "1+", None, False, "-1"),
+            ("Topics.Partitions.Offset", "int64", "1+", None, False, "-1"),
+            ("Topics.Partitions.LeaderEpoch", "int32", "4+", None, False, "-1"),
+        ],
+    ),
+    "DeleteTopicsRequest": (
+        # apache/kafka 578fd5849302 has the same fields, Name without its later "default": "null"
+        "muxun-research/kafka eb37e781f5b0, a copy of apache/kafka's file (v0-v6)",
+        "0-6",
+        [
+            ("Topics", "[]DeleteTopicState", "6+", None, False, None),
+            ("Topics.Name", "string", "6+", "6+", False, "null"),
+            ("Topics.TopicId", "uuid", "6+", None, False, None),
+            ("TopicNames", "[]string", "0-5", None, True, None),
+            ("TimeoutMs", "int32", "0+", None, False, None),
+        ],
+    ),
+}
+
+
+def versions(text: str | None) -> tuple[int, int] | None:
+    """Kafka's version range text ("3+", "0-7", "5", "none") as bounds; None for none."""
+    if text is None or text == "none":
+        return None
+    if text.endswith("+"):
+        return int(text[:-1]), OPEN
+    low, _, high = text.partition("-")
+    return int(low), int(high or low)
+
+
+def clip(bounds: tuple[int, int] | None, window: tuple[int, int]) -> tuple[int, int] | None:
+    if bounds is None or bounds[1] < window[0] or bounds[0] > window[1]:
+        return None
+    return max(bounds[0], window[0]), min(bounds[1], window[1])
+
+
+def rows(spec: dict[str, Any]) -> Iterator[Row]:
+    """Every field of a declaration file as a row, in wire order, common structs last."""
+
+    def walk(fields: list[dict[str, Any]], prefix: str) -> Iterator[Row]:
+        for fd in fields:
+            path = prefix + fd["name"]
+            yield (
+                path,
+                fd["type"],
+                fd["versions"],
+                fd.get("nullableVersions"),
+                bool(fd.get("ignorable", False)),
+                fd.get("default"),
+            )
+            yield from walk(fd.get("fields", []), path + ".")
+
+    yield from walk(spec["fields"], "")
+    for common in spec.get("commonStructs", []):
+        yield from walk(common["fields"], f"common:{common['name']}.")
+
+
+def in_window(table: list[Row], window: tuple[int, int]) -> list[tuple[Any, ...]]:
+    """The rows of fields present in `window`, their ranges limited to it."""
+    out = []
+    for path, typ, present, nullable, ignorable, default in table:
+        held = clip(versions(present), window)
+        if held is not None:
+            out.append((path, typ, held, clip(versions(nullable), held), ignorable, default))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(KAFKA))
+def test_declaration_says_what_kafkas_file_says(name: str) -> None:
+    source, kafka_valid, kafka_rows = KAFKA[name]
+    spec = json.loads((ROOT / "wire" / f"{name}.json").read_text(encoding="utf-8"))
+    declared, kafka = versions(spec["validVersions"]), versions(kafka_valid)
+    assert declared is not None and kafka is not None
+    window = clip(declared, kafka)
+    assert window is not None, f"{name}: no version in common with {source}"
+    ours = in_window(list(rows(spec)), window)
+    theirs = in_window(kafka_rows, window)
+    assert [r[0] for r in ours] == [r[0] for r in theirs], f"{name}: fields differ from {source}"
+    for mine, kafkas in zip(ours, theirs, strict=True):
+        assert mine == kafkas, f"{name}.{mine[0]} (v{window[0]}-{window[1]}) vs {source}"
+
+
+def test_the_comparison_sees_a_changed_range_a_flag_and_a_renamed_field() -> None:
+    table: list[Row] = [
+        ("A", "int32", "0+", None, False, None),
+        ("B", "string", "2-5", "3+", False, "null"),
+        ("C", "int64", "9+", None, False, None),
+    ]
+    window = (0, 8)
+    assert in_window(table, window) == [
+        ("A", "int32", (0, 8), None, False, None),
+        ("B", "string", (2, 5), (3, 5), False, "null"),
+    ]
+    moved = [table[0], ("B", "string", "2-6", "3+", False, "null")]
+    assert in_window(moved, window) != in_window(table, window)
+    flagged = [table[0], ("B", "string", "2-5", "3+", True, "null")]
+    assert in_window(flagged, window) != in_window(table, window)
+    renamed = [table[0], ("b", "string", "2-5", "3+", False, "null")]
+    assert [r[0] for r in in_window(renamed, window)] != [r[0] for r in in_window(table, window)]
+    inner = [{"name": "Y", "type": "bool", "versions": "1+", "ignorable": True}]
+    spec = {"fields": [{"name": "X", "type": "[]S", "versions": "1+", "fields": inner}]}
+    assert list(rows(spec)) == [
+        ("X", "[]S", "1+", None, False, None),
+        ("X.Y", "bool", "1+", None, True, None),
+    ]
