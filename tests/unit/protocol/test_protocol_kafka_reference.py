@@ -120,6 +120,16 @@ NULLABLE: dict[tuple[str, str], str] = {
     ("DeleteTopicsRequest", "Topics.Name"): "6+",
     ("DeleteTopicsResponse", "Responses.Name"): "6+",
     ("DeleteTopicsResponse", "Responses.ErrorMessage"): "5+",
+    # apache/kafka d2cdfb45, 1af943b7, 0373353f, 06a2dac2, 02ec28bd, b70a9202, 0c37e22a and
+    # aiven/inkless 3382a355 (a copy of Kafka's FetchResponse.json, v0-v18+)
+    ("DescribeGroupsResponse", "Groups.ErrorMessage"): "6+",
+    ("FindCoordinatorResponse", "Coordinators.ErrorMessage"): "4+",
+    ("MetadataRequest", "Topics.Name"): "10+",
+    ("DescribeLogDirsRequest", "Topics"): "0+",
+    ("DescribeConfigsResponse", "Results.Configs.Synonyms.Value"): "0+",
+    ("OffsetFetchRequest", "Groups.MemberId"): "9+",
+    ("OffsetFetchResponse", "Groups.Topics.Partitions.Metadata"): "8+",
+    ("FetchResponse", "Responses.Partitions.Records"): "0+",
 }
 
 # (file, field path) -> (tag, taggedVersions) in Kafka 4.1
@@ -127,6 +137,8 @@ TAGGED: dict[tuple[str, str], tuple[int, str]] = {
     ("ApiVersionsResponse", "SupportedFeatures"): (0, "3+"),
     ("ApiVersionsResponse", "FinalizedFeaturesEpoch"): (1, "3+"),
     ("ApiVersionsResponse", "FinalizedFeatures"): (2, "3+"),
+    # a copy of Kafka's ApiVersionsResponse.json (muxun-research/kafka 05780be6, KIP-866)
+    ("ApiVersionsResponse", "ZkMigrationReady"): (3, "3+"),
 }
 
 ROOT = Path(definitions.__file__).parent
@@ -186,6 +198,33 @@ def test_tags_are_kafkas(name: str, path: str) -> None:
     assert fd.tag == tag, f"{name}.{path}"
     tagged = fd.tagged or (msg.flexible_from or OPEN, OPEN)
     assert _clip(tagged, msg) == _clip(parse_versions(versions), msg), f"{name}.{path}"
+
+
+def _declared(spec: dict) -> list[tuple[str, dict]]:
+    """(path, field) of every field of a declaration file, common structs' prefixed with theirs."""
+
+    def walk(fields: list[dict], prefix: str) -> list[tuple[str, dict]]:
+        out = []
+        for fd in fields:
+            out.append((prefix + fd["name"], fd))
+            out += walk(fd.get("fields", []), f"{prefix}{fd['name']}.")
+        return out
+
+    common = [walk(c["fields"], f"{c['name']}.") for c in spec.get("commonStructs", [])]
+    return walk(spec["fields"], "") + [row for rows in common for row in rows]
+
+
+@pytest.mark.parametrize("path", [p for p in WIRE if p.rsplit("/", 1)[1] in KAFKA_41])
+def test_every_nullable_or_tagged_field_declared_is_in_the_table(path: str) -> None:
+    """The other way round: a field the declaration makes nullable or tagged is one Kafka's file
+    makes so (a null or a tag where Kafka has none changes the bytes as much as a missing one)."""
+    name = path.rsplit("/", 1)[1]
+    spec = json.loads((ROOT / f"{path}.json").read_text())
+    for field_path, fd in _declared(spec):
+        if "nullableVersions" in fd:
+            assert (name, field_path) in NULLABLE, f"{name}.{field_path}: nullable in Kafka 4.1?"
+        if "tag" in fd or "taggedVersions" in fd:
+            assert (name, field_path) in TAGGED, f"{name}.{field_path}: tagged in Kafka 4.1?"
 
 
 def test_request_header_client_id_is_never_compact() -> None:
