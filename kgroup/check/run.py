@@ -24,6 +24,7 @@ from kgroup.check.model import (
     Thresholds,
     TopicRetention,
 )
+from kgroup.check.sampling import compact
 from kgroup.core.errors import (
     CheckFailed,
     KafkaOperationError,
@@ -153,10 +154,12 @@ def check(
     and evaluate the groups CHUNK_GROUPS at a time while the result is iterated: a chunk is
     described, evaluated and printed, then dropped, so memory does not grow with the fleet
     beyond the windows themselves (history: each partition's commits in the window; sampling:
-    each partition's sampled offsets). The first chunk, and every named group, is looked up
-    before any window (of later chunks only the missing groups are kept): a group that does
-    not exist is neither sampled nor waited for, and when none exists nothing is sampled.
-    Later chunks' notes go to `note` when they come."""
+    each partition's sampled offsets). The first chunk is looked up before any window, and
+    before sampling so is every named group (of later chunks only the missing groups and the
+    offsets, the first round's, are kept): a group that does not exist is neither sampled nor
+    waited for, and when none exists nothing is sampled. History waits for no window: the
+    later chunks are looked up once, in their turn. Later chunks' notes go to `note` when
+    they come."""
     from itertools import chain
 
     from kgroup.check.history import OFFSETS_TOPIC, HistoryUnavailable, read_history
@@ -168,29 +171,20 @@ def check(
     chunks = [ids[i : i + CHUNK_GROUPS] for i in range(0, len(ids), CHUNK_GROUPS)] or [[]]
     first = collect_inputs(admin, chunks[0]) if ids else {}
     missing = {g: gi for g, gi in first.items() if gi.error_kind == "not_found"}
-    if not selection.listed:
-        # named groups of later chunks are looked up now too, keeping only the missing ones:
-        # a group that does not exist is never sampled nor waited for (listed ones exist)
-        for chunk in chunks[1:]:
-            found = collect_inputs(admin, chunk)
-            missing.update((g, gi) for g, gi in found.items() if gi.error_kind == "not_found")
-            del found
-    # the later chunks' groups are described when their turn comes
-    live = [g for g in ids if g not in missing]
+    # named groups of later chunks not looked up yet (listed ones exist): looked up before
+    # sampling, or described once in their turn when the history is read
+    unknown = len(chunks) > 1 and not selection.listed
     now_ms = int(time.time() * 1000)
-    if not live:
-        verdicts = [_failed_verdict(g, missing[g], SAMPLING) for g in ids]
-        return CheckRun(request, selection, SAMPLING, now_ms, (), verdicts)
     history = None
     reason = None
-    if request.source in ("auto", "history"):
+    if request.source in ("auto", "history") and (unknown or len(missing) < len(ids)):
         if OFFSETS_TOPIC not in counts:
             reason = f"the cluster has no {OFFSETS_TOPIC} topic"
         else:
             try:
                 history = read_history(
                     admin,
-                    live,
+                    [g for g in ids if g not in missing],
                     partitions=counts[OFFSETS_TOPIC],
                     now_ms=now_ms,
                     window_ms=request.window_ms,
@@ -204,9 +198,29 @@ def check(
                 hint="use --source sampling (or auto), or ask for Describe and Read on "
                 f"Topic:{OFFSETS_TOPIC}",
             )
+    pairs: dict[tuple[str, int], tuple[str, int]] = {}  # one tuple a partition (sampling)
+    looked_up: dict[str, Any] = {}  # sampling's first round: the offsets read just now
+    if history is None:
+        looked_up.update(
+            (g, compact(gi.committed, pairs)) for g, gi in first.items() if gi.error is None
+        )
+    if history is None and unknown:
+        # before the window: a missing group is never sampled nor waited for; the offsets
+        # read are the first round's (the descriptions are asked again at the window's end)
+        for chunk in chunks[1:]:
+            for g, gi in collect_inputs(admin, chunk).items():
+                if gi.error_kind == "not_found":
+                    missing[g] = gi
+                elif gi.error is None:
+                    looked_up[g] = compact(gi.committed, pairs)
+    live = [g for g in ids if g not in missing]
+    if not live:
+        verdicts = [_failed_verdict(g, missing[g], SAMPLING) for g in ids]
+        return CheckRun(request, selection, SAMPLING, now_ms, (), verdicts)
     said = _Said()
     if history is not None:
         source = HISTORY
+        del looked_up
         made = _history_chunks(
             admin, request, chunks, first, missing, counts, history.commits, said
         )
@@ -220,8 +234,9 @@ def check(
                 f"(done at {time.strftime('%H:%M:%S', time.localtime(time.time() + seconds))})"
             )
         made = _sampling_chunks(
-            admin, request, chunks, first, missing, live, counts, progress, said
+            admin, request, chunks, looked_up, pairs, missing, live, counts, progress, said
         )
+        del looked_up
     del first
     # the first chunk now: the window is taken, and what fails for every group fails before
     # anything is printed
@@ -346,7 +361,8 @@ def _sampling_chunks(
     admin: GroupAdmin,
     request: CheckOptions,
     chunks: list[list[str]],
-    first: dict[str, Any],
+    looked_up: dict[str, Any],
+    pairs: dict[tuple[str, int], tuple[str, int]],
     missing: dict[str, Any],
     live: list[str],
     counts: dict[str, int],
@@ -354,8 +370,9 @@ def _sampling_chunks(
     said: _Said,
 ) -> Iterator[_Chunk]:
     """Sample every live group across the window (each round kept as offsets by partition
-    only), then describe, evaluate and print the groups chunk by chunk (`missing`: the groups
-    known not to exist, neither sampled nor asked again)."""
+    only; `looked_up`: the offsets read when the groups were looked up, the first round's),
+    then describe, evaluate and print the groups chunk by chunk (`missing`: the groups known
+    not to exist, neither sampled nor asked again)."""
     from kgroup.check.sampling import sample
     from kgroup.describe.collect import collect_inputs
 
@@ -367,11 +384,12 @@ def _sampling_chunks(
         samples=request.samples,
         window_ms=request.window_ms,
         on_round=progress,
-        first={g: first[g].committed for g in chunks[0] if g in alive},  # read just now
+        first={g: offsets for g, offsets in looked_up.items() if g in alive},
         chunk=CHUNK_GROUPS,
+        pairs=pairs,
     )
     missing = dict(missing)  # popped as their chunks come
-    del first
+    looked_up.clear()
     for chunk in chunks:
         asked = [g for g in chunk if g in alive]
         # the last sample's offsets are the committed offsets now (read at the window's end)

@@ -38,17 +38,20 @@ def sample(
     on_round: Callable[[int, int, float], None] | None = None,
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] = time.sleep,
-    first: dict[str, Any] | None = None,
+    first: Committed | None = None,
     chunk: int = 2000,
+    pairs: dict[Pair, Pair] | None = None,
 ) -> list[Round]:
     """`samples` rounds, the first now and the last `window_ms` later, evenly spaced.
     `on_round(done, total, seconds_left)` follows the progress. `first`: committed offsets
-    just read (some or all of the groups' lookup), taken as the first round's instead of asking
-    again. Offsets are asked `chunk` groups at a time, each answer kept as offsets by pair."""
+    just read (some or all of the groups' lookup, as `compact` keeps them), taken as the first
+    round's instead of asking again. Offsets are asked `chunk` groups at a time, each answer
+    kept as offsets by pair (`pairs`: the pairs `first` was compacted with)."""
     interval_s = window_ms / 1000 / max(1, samples - 1)
     start = clock()
     rounds = []
-    pairs: dict[Pair, Pair] = {}  # one tuple per partition, shared by every group and round
+    if pairs is None:  # one tuple per partition, shared by every group and round
+        pairs = {}
     if on_round is not None:
         on_round(0, samples, (samples - 1) * interval_s)
     for index in range(samples):
@@ -56,16 +59,12 @@ def sample(
         if wait > 0:
             sleep(wait)
         now_ms = int(clock() * 1000)
-        given = first if index == 0 and first is not None else {}
+        committed: Committed = first if index == 0 and first is not None else {}
         first = None
-        committed: Committed = {}
-        for group, offsets in given.items():
-            committed[group] = _compact(offsets, pairs)
-        del given
         rest = [g for g in group_ids if g not in committed]
         for at in range(0, len(rest), chunk):
             for group, offsets in admin.committed_offsets_many(rest[at : at + chunk]).items():
-                committed[group] = _compact(offsets, pairs)
+                committed[group] = compact(offsets, pairs)
         wanted = sorted(
             {
                 pair
@@ -85,7 +84,7 @@ def sample(
     return rounds
 
 
-def _compact(offsets: Any, pairs: dict[Pair, Pair]) -> dict[Pair, int] | KgroupError:
+def compact(offsets: Any, pairs: dict[Pair, Pair]) -> dict[Pair, int] | KgroupError:
     """A group's committed offsets as offsets by (topic, partition) (an error as it is)."""
     if isinstance(offsets, KgroupError):
         return offsets

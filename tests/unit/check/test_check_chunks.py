@@ -27,15 +27,33 @@ def fleet() -> Iterator[tuple[GroupsCluster, list[set[str]]]]:
     )
     answered = made.handler
     described: list[set[str]] = []  # the groups of each describe request, in order
+    fetched: list[set[str]] = []  # the groups of each OffsetFetch request, in order
+    classic: list[set[str]] = []  # the groups of each DescribeGroups request, in order
 
     def handler(api: int, version: int, body: bytes) -> bytes:
+        named = {g for g in [*GROUPS, "nosuch"] if g.encode() in body}
         if api in (api_table.DESCRIBE_GROUPS.key, api_table.CONSUMER_GROUP_DESCRIBE.key):
-            described.append({g for g in GROUPS if g.encode() in body})
+            described.append(named)
+        if api == api_table.DESCRIBE_GROUPS.key:
+            classic.append(named)
+        if api == api_table.OFFSET_FETCH.key:
+            fetched.append(named)
         return answered(api, version, body)
 
     made.broker.handler = handler
+    made.fetched = fetched  # type: ignore[attr-defined]
+    made.classic = classic  # type: ignore[attr-defined]
     yield made, described
     made.close()
+
+
+def times_asked(requests: list[set[str]]) -> dict[str, int]:
+    """How many requests named each group."""
+    counts: dict[str, int] = {}
+    for named in requests:
+        for group in named:
+            counts[group] = counts.get(group, 0) + 1
+    return counts
 
 
 def test_check_yields_a_chunk_before_describing_the_next(fleet, monkeypatch) -> None:
@@ -90,3 +108,21 @@ def test_a_named_group_missing_in_a_later_chunk_is_not_found(fleet, monkeypatch,
     with pytest.raises(NotFoundError, match=r"^1 of 6 groups not found: nosuch$") as raised:
         result.raise_outcome()
     assert raised.value.exit_code == 3
+
+
+def test_named_groups_beyond_one_chunk_are_asked_once_a_round(fleet, monkeypatch) -> None:
+    # more named groups than one chunk, sampled twice: every group is described before the
+    # window (does it exist?) and at its end (its members now), and its offsets are fetched
+    # once a round; the lookup before the window is the first round (the later chunks'
+    # groups were fetched a third time: looked up, then asked again for the first round)
+    made, _ = fleet
+    monkeypatch.setattr(run, "CHUNK_GROUPS", 3, raising=False)
+    names = [*GROUPS, "nosuch"]
+    result = run.check(
+        admin_for(made.address),
+        CheckOptions(groups=names, window_ms=200, samples=2, lag_time=False, source="sampling"),
+    )
+    got = [(v.group, v.status.name) for v in result]
+    assert got == [(g, "NOTFOUND" if g == "nosuch" else "STOP") for g in names]
+    assert times_asked(made.fetched) == {**dict.fromkeys(GROUPS, 2), "nosuch": 1}
+    assert times_asked(made.classic) == {**dict.fromkeys(GROUPS, 2), "nosuch": 1}

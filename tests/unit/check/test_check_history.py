@@ -199,3 +199,45 @@ def test_history_evaluates_a_chunk_before_describing_the_next(monkeypatch) -> No
     ]
     assert len(reads) == 1  # the offsets topic read once, for the whole fleet
     assert result.source == "history"
+
+
+class NamedFleetAdmin(FleetAdmin):
+    """FleetAdmin where `nosuch` does not exist (DescribeGroups: Dead, no offsets)."""
+
+    def describe_groups(self, ids):
+        found = super().describe_groups(ids)
+        if "nosuch" in found:
+            found["nosuch"] = GroupDescription("nosuch", "Dead")
+        return found
+
+    def committed_offsets_many(self, ids):
+        self.asked.append("fetch " + " ".join(ids))
+        return {g: {} if g == "nosuch" else {T0: CommittedOffset(50)} for g in ids}
+
+
+def test_history_describes_named_groups_beyond_one_chunk_once(monkeypatch) -> None:
+    # named groups, more than one chunk (2 here): the commits are read for every named group,
+    # then each chunk is described and its offsets fetched once, when its turn comes (the
+    # later chunks were looked up before the history and again in their turn); a missing
+    # group of a later chunk is NOTFOUND in its place and the run ends as not found
+    from kgroup.check import run
+    from kgroup.core.errors import NotFoundError
+
+    names = ["g0", "g1", "g2", "nosuch", "g3"]
+    commits = [commit_record(g, T0, 50, NOW - 60_000 + i * 10_000) for i in range(6) for g in names]
+    monkeypatch.setattr(history, "_read", lambda admin, ranges: iter(commits))
+    monkeypatch.setattr("time.time", lambda: NOW / 1000)
+    monkeypatch.setattr(run, "CHUNK_GROUPS", 2, raising=False)
+    admin = NamedFleetAdmin()
+    result = check(admin, CheckOptions(groups=names, window_ms=60_000, samples=6))
+    got = [(v.group, v.status.name, v.rule) for v in result]
+    assert result.source == "history"
+    assert got == [
+        (g, "NOTFOUND", "not-found") if g == "nosuch" else (g, "ERR", "stalled") for g in names
+    ]
+    assert admin.asked == [
+        "describe g0 g1", "fetch g0 g1", "describe g2 nosuch", "fetch g2 nosuch",
+        "describe g3", "fetch g3",
+    ]  # fmt: skip
+    with pytest.raises(NotFoundError, match=r"^1 of 5 groups not found: nosuch$"):
+        result.raise_outcome()
