@@ -41,11 +41,14 @@ ELLIPSIS_MARK = "…"
 
 @dataclass
 class Part:
-    """One group's share of the output: table/CSV rows, its JSON element, its summary lines."""
+    """One group's share of the output: table/CSV rows, its JSON element, its summary lines.
+    `text`: the element's JSON text as the document holds it (`indented(item, 2)`), for a
+    view that writes it faster than the item could be; JSON writes it instead of the item."""
 
     rows: Sequence[dict[str, Any]] = ()
     item: dict[str, Any] | None = None
     footer: Sequence[str] = ()
+    text: str | None = None
 
 
 class LazyPart(Part):
@@ -140,9 +143,12 @@ def write_json(stream: Stream, out: TextIO) -> None:
     failure: BaseException | None = None
     try:
         for part in stream.parts:
-            if part.item is None:
-                continue
-            chunk.append(("\n    " if first else ",\n    ") + indented(part.item, 2))
+            text = part.text
+            if text is None:
+                if part.item is None:
+                    continue
+                text = indented(part.item, 2)
+            chunk.append(("\n    " if first else ",\n    ") + text)
             first = False
             if len(chunk) >= 256:
                 text = json_text_safe("".join(chunk))

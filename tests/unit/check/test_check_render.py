@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import math
+import random
 from types import SimpleNamespace
+
+import pytest
 
 from kgroup.check.model import LogEnd, Observation, Owner, PartitionWindow, Thresholds
 from kgroup.check.rules import evaluate_group
@@ -92,9 +97,86 @@ def test_a_mode_gets_only_what_it_prints() -> None:
 
     g = verdict([(0, 100, 50), (5000, 110, 90), (10_000, 120, 130)], 120, 250, 10_000)
     whole = check_part(g)
-    for mode in ("json", "jsonl"):
-        part = check_part(g, mode)
-        assert (part.item, list(part.rows), list(part.footer)) == (whole.item, [], [])
+    part = check_part(g, "jsonl")
+    assert (part.item, list(part.rows), list(part.footer)) == (whole.item, [], [])
+    part = check_part(g, "json")  # the element's text only, as the document nests it
+    assert (part.item, list(part.rows), list(part.footer)) == (None, [], [])
+    assert part.text == json.dumps(whole.item, indent=2).replace("\n", "\n    ")
     for mode in ("table", "csv"):
         part = check_part(g, mode)
         assert (part.item, part.rows, part.footer) == (None, whole.rows, whole.footer)
+
+
+# values the JSON text of a group must write as json.dumps does: JSON's escapes, what the
+# templates use (%, NUL), unicode, bidi and C1 controls, floats that round, NaN and infinities
+ODD_TEXT = ["", "a", 'q"uote\\', "%s %d %%", "\x00", "\n\t\x1f", "é 日本", "\u202e\x85", "\x7f"]
+ODD_FLOAT = [0.0, 1.0, 2.5e-7, 1 / 3, 123456.789012, -0.0, math.inf, -math.inf, math.nan]
+
+
+def odd_group(rng: random.Random):
+    from kgroup.check.model import (
+        Drain,
+        GroupVerdict,
+        MemberRollup,
+        PartitionVerdict,
+        Status,
+    )
+
+    def text(none: bool = True):
+        return None if none and rng.random() < 0.3 else rng.choice(ODD_TEXT)
+
+    def number():
+        return rng.choice([None, 0, -1, 7, 2**63 - 1, -(2**63)])
+
+    def real():
+        return None if rng.random() < 0.3 else rng.choice(ODD_FLOAT)
+
+    def partition():
+        return PartitionVerdict(
+            topic=text(False), partition=rng.randrange(1000), status=rng.choice(list(Status)),
+            rule=text(False), reason=text(False), committed=number(), log_start=number(),
+            log_end=number(), lag=number(), lag_ms=number(), complete=rng.choice(ODD_FLOAT),
+            drain=Drain(real(), real(), number(), real()), headroom_ms=number(),
+            owner=None if rng.random() < 0.4 else Owner(text(False), text(), text()),
+            observations=tuple(
+                Observation(rng.randrange(2**41), rng.randrange(10**6), number())
+                for _ in range(rng.randrange(4))
+            ),
+            log_ends=tuple(
+                LogEnd(rng.randrange(2**41), rng.randrange(10**6)) for _ in range(rng.randrange(4))
+            ),
+            headroom_by=text(), headroom_time_ms=number(), headroom_size_ms=number(),
+            size_bytes=number(),
+        )  # fmt: skip
+
+    partitions = tuple(partition() for _ in range(rng.randrange(4)))
+    members = tuple(
+        MemberRollup(
+            text(False),
+            text(),
+            text(),
+            rng.randrange(9),
+            number(),
+            rng.choice([None, *partitions]),
+        )
+        for _ in range(rng.randrange(3))
+    )
+    return GroupVerdict(
+        group=text(False), status=rng.choice(list(Status)), rule=text(False),
+        reason=text(False), source=rng.choice(["history", "sampling", "other"]), state=text(),
+        type=text(), partitions=partitions, members=members, skew=real(), total_lag=number(),
+        complete=rng.choice(ODD_FLOAT), error=text(),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_groups_json_text_is_json_dumps_of_its_element(seed) -> None:
+    # issue #29: the JSON document writes each group from a template of its shape; the text
+    # must be the element's json.dumps(indent=2) nested in the document, whatever the values
+    from kgroup.render.check import group_json, group_text
+    from kgroup.render.stream import indented
+
+    g = odd_group(random.Random(seed))
+    expected = json.dumps(group_json(g), indent=2, ensure_ascii=False).replace("\n", "\n    ")
+    assert group_text(g) == expected
+    assert indented(group_json(g), 2) == expected
