@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import pairwise
+from operator import attrgetter
 
 from kgroup.check.model import (
     Drain,
@@ -80,8 +81,7 @@ def lag_not_decreasing(observations: Sequence[Observation]) -> bool:
 
 def recent_lag_zero(observations: Sequence[Observation], log_ends: Sequence[int]) -> bool:
     """`checkIfRecentLagZero`: a recent log-end offset is at or below the last commit."""
-    last = observations[-1].offset
-    return any(end <= last for end in log_ends)
+    return bool(log_ends) and min(log_ends) <= observations[-1].offset
 
 
 def burrow_status(
@@ -241,10 +241,11 @@ def evaluate_partition(
     complete = min(1.0, len(observations) / window.slots) if window.slots > 0 else 1.0
     if lag is None:
         status, rule = Status.OK, "no-committed-offset"
-        reason = _REASONS[rule]
+    elif lag <= 0:  # burrow_status's first rule, without the log ends' offsets
+        status, rule = Status.OK, "current-lag-zero"
     else:
         status, rule = burrow_status(observations, [e.offset for e in window.log_ends], lag, now_ms)
-        reason = _REASONS[rule]
+    reason = _REASONS[rule]
     rates = drain(observations, window.log_ends, lag, window.positions)
     by_time = headroom_ms(retention, lag, window.lag_ms)
     by_size = size_headroom_ms(
@@ -369,6 +370,9 @@ def member_rollup(
     return tuple(rollups), skew
 
 
+_BY_PARTITION = attrgetter("topic", "partition")
+
+
 def evaluate_group(
     group: str,
     windows: Sequence[PartitionWindow],
@@ -383,9 +387,12 @@ def evaluate_group(
     notes: Sequence[str] = (),
 ) -> GroupVerdict:
     """A group's verdict from its partitions' windows."""
+    of_topic = (retention or {}).get
     verdicts = tuple(
-        evaluate_partition(w, now_ms, thresholds, (retention or {}).get(w.topic))
-        for w in sorted(windows, key=lambda w: (w.topic, w.partition))
+        [
+            evaluate_partition(w, now_ms, thresholds, of_topic(w.topic))
+            for w in sorted(windows, key=_BY_PARTITION)
+        ]
     )
     status, decider = group_status(verdicts)
     if decider is None:

@@ -433,7 +433,7 @@ def _sampling_chunk(
     rounds: list[Any],
     said: _Said,
 ) -> _Chunk:
-    from kgroup.check.window import Sample, from_samples
+    from kgroup.check.window import from_samples
 
     views, _, now_ms, marks = _views_now(admin, inputs, counts)
 
@@ -457,12 +457,20 @@ def _sampling_chunk(
         shared[pair] = made = tuple(ends)
         return made
 
+    samples = request.samples
+
     def windows_of(gid: str) -> list[PartitionWindow]:
         gi = inputs[gid]
-        owners = {(tp.topic, tp.partition): o for tp, o in _owners(gi.description).items()}
-        assignments_known = any(m.assignment for m in gi.description.members)
-        anyone = bool(gi.description.members) and not assignments_known
-        committed_of = {(tp.topic, tp.partition): c for tp, c in gi.committed.items()}
+        members = gi.description.members
+        owners = (
+            {(tp.topic, tp.partition): o for tp, o in _owners(gi.description).items()}
+            if members
+            else {}
+        )
+        # alive: a member owns the partition, or the group has members and the broker does
+        # not say who owns what (tansu; TEST_ENVIRONMENT.md)
+        anyone = bool(members) and not any(m.assignment for m in members)
+        committed_of = {(tp.topic, tp.partition): c.offset for tp, c in gi.committed.items()}
         seen = [  # this group's samples (offsets by pair), dropped from the rounds
             offsets if isinstance(offsets := r.committed.pop(gid, None), dict) else {}
             for r in rounds
@@ -470,34 +478,29 @@ def _sampling_chunk(
         out = []
         for tp in views[gid]:
             pair = (tp.topic, tp.partition)
-            mark = marks_of.get(pair)
             offs = [offsets.get(pair) for offsets in seen]
-            series = [
-                Sample(ts, at, round_ends.get(pair))
-                for ts, at, round_ends in zip(times, offs, ends_of, strict=True)
-            ]
-            ends = shared.get(pair) or log_ends(pair)
-            # alive: a member owns the partition, or the group has members and the broker
-            # does not say who owns what (tansu; TEST_ENVIRONMENT.md)
             owner = owners.get(pair)
             alive = owner is not None or anyone
-            obs = from_samples(series, alive=alive)
-            committed = committed_of.get(pair)
+            obs = from_samples(times, offs, [r.get(pair) for r in ends_of], alive=alive)
             positions = [
                 LogEnd(ts, at) for ts, at in zip(times, offs, strict=True) if at is not None
             ]
             moved = len({p.offset for p in positions}) > 1
+            committed = committed_of.get(pair)
             if committed is not None:
-                positions.append(LogEnd(now_ms, committed.offset))
+                positions.append(LogEnd(now_ms, committed))
+            mark = marks_of.get(pair)
             out.append(
-                _window(
-                    tp,
+                PartitionWindow(
+                    tp.topic,
+                    tp.partition,
                     obs,
-                    ends,
+                    shared.get(pair) or log_ends(pair),
                     committed,
-                    mark,
-                    owner,
-                    request.samples,
+                    mark.log_start if mark is not None else None,
+                    mark.log_end if mark is not None else None,
+                    owner=owner,
+                    slots=samples,
                     positions=tuple(positions),
                     committed_in_window=alive or moved,
                 )

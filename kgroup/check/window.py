@@ -10,7 +10,6 @@ commit per window/samples slice of time, at most `samples` of them, newest last.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from kgroup.check.model import LogEnd, Observation
 
@@ -54,28 +53,26 @@ def _space(commits: Sequence[tuple[int, int]], spacing: int) -> list[tuple[int, 
     return [by_slice[k] for k in sorted(by_slice)]
 
 
-@dataclass(slots=True)  # one per partition and sample: not frozen, cheaper to build
-class Sample:
-    """One sampling round for one partition: when, the committed offset, the log end."""
-
-    timestamp_ms: int
-    committed: int | None
-    log_end: int | None
-
-
-def from_samples(samples: Sequence[Sample], *, alive: bool) -> tuple[Observation, ...]:
-    """Sampling: OffsetFetch does not say when an offset was committed, so a commit is dated by
-    the sample that first saw it; an unchanged offset is a new commit of the same offset only
-    while a member of the group owns the partition (`alive`: it commits as it runs), otherwise
-    there was no commit. So a partition nobody consumes ends STOP, and one whose consumer
-    commits the same offset ends STALL, as Burrow would see them from the commits."""
+def from_samples(
+    times: Sequence[int],
+    committed: Sequence[int | None],
+    log_ends: Sequence[int | None],
+    *,
+    alive: bool,
+) -> tuple[Observation, ...]:
+    """Sampling (each round's time, the partition's committed offset and its log end then,
+    None when not read): OffsetFetch does not say when an offset was committed, so a commit is
+    dated by the sample that first saw it; an unchanged offset is a new commit of the same
+    offset only while a member of the group owns the partition (`alive`: it commits as it
+    runs), otherwise there was no commit. So a partition nobody consumes ends STOP, and one
+    whose consumer commits the same offset ends STALL, as Burrow would see them from the
+    commits."""
     out: list[Observation] = []
     last: int | None = None
-    for s in samples:
-        if s.committed is None:
+    for ts, at, end in zip(times, committed, log_ends, strict=True):
+        if at is None:
             continue
-        lag = None if s.log_end is None else max(0, s.log_end - s.committed)
-        if alive or s.committed != last:
-            out.append(Observation(s.timestamp_ms, s.committed, lag))
-        last = s.committed
+        if alive or at != last:
+            out.append(Observation(ts, at, None if end is None else max(0, end - at)))
+        last = at
     return tuple(out)

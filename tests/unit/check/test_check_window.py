@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kgroup.check.model import LogEnd, Observation
-from kgroup.check.window import Sample, from_commits, from_samples, log_end_at
+from kgroup.check.window import from_commits, from_samples, log_end_at
 
 
 def test_a_commit_gets_its_lag_from_the_log_end_known_at_its_time() -> None:
@@ -29,16 +29,16 @@ def test_close_commits_keep_the_newest_per_slice_and_at_most_samples() -> None:
 
 
 def test_samples_of_an_unowned_partition_only_record_changes() -> None:
-    samples = [Sample(0, 10, 20), Sample(1000, 10, 25), Sample(2000, 12, 30), Sample(3000, 12, 30)]
-    assert from_samples(samples, alive=False) == (
+    times, offsets, ends = [0, 1000, 2000, 3000], [10, 10, 12, 12], [20, 25, 30, 30]
+    assert from_samples(times, offsets, ends, alive=False) == (
         Observation(0, 10, 10),
         Observation(2000, 12, 18),
     )
 
 
 def test_samples_of_an_owned_partition_count_each_as_a_commit() -> None:
-    samples = [Sample(0, 10, 20), Sample(1000, 10, 25), Sample(2000, None, 30)]
-    assert from_samples(samples, alive=True) == (
+    times, offsets, ends = [0, 1000, 2000], [10, 10, None], [20, 25, 30]
+    assert from_samples(times, offsets, ends, alive=True) == (
         Observation(0, 10, 10),
         Observation(1000, 10, 15),
     )
