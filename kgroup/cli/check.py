@@ -143,19 +143,20 @@ def check(
 
 def _check_once(opts: GlobalOptions, request: CheckOptions) -> None:
     """One evaluation: notes on stderr, the verdicts printed as they are made, the exit code."""
-    from kgroup.check.run import check
+    from kgroup.check.run import check, fewer_collections
     from kgroup.render.check import check_stream
     from kgroup.render.progress import SamplingProgress
 
     admin = opts.admin()
-    with SamplingProgress(opts.no_color) as bar:
-        run = check(admin, request, note=note, progress=bar.update)
-    skipped = run.selection.skipped_note("check")
-    if skipped:
-        note(skipped)
-    for text in run.notes:
-        note(text)
-    opts.show(check_stream(run, request, run.now_ms, opts.output))
+    with fewer_collections():
+        with SamplingProgress(opts.no_color) as bar:
+            run = check(admin, request, note=note, progress=bar.update)
+        skipped = run.selection.skipped_note("check")
+        if skipped:
+            note(skipped)
+        for text in run.notes:
+            note(text)
+        opts.show(check_stream(run, request, run.now_ms, opts.output))
     run.raise_outcome()
 
 

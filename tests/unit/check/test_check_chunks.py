@@ -126,3 +126,16 @@ def test_named_groups_beyond_one_chunk_are_asked_once_a_round(fleet, monkeypatch
     assert got == [(g, "NOTFOUND" if g == "nosuch" else "STOP") for g in names]
     assert times_asked(made.fetched) == {**dict.fromkeys(GROUPS, 2), "nosuch": 1}
     assert times_asked(made.classic) == {**dict.fromkeys(GROUPS, 2), "nosuch": 1}
+
+
+def test_a_check_collects_garbage_less_often_and_restores_the_collector() -> None:
+    # issue #29: the young generation holds GC_YOUNG objects while a check runs (the default
+    # 700 walked a fleet's short-lived windows and verdicts over and over), then as it was
+    import gc
+
+    before = gc.get_threshold()
+    with run.fewer_collections():
+        assert gc.get_threshold()[0] >= run.GC_YOUNG
+        assert gc.get_freeze_count() > 0  # what was loaded is kept off the collector
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
