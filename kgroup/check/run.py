@@ -222,10 +222,8 @@ def check(
             )
     pairs: dict[tuple[str, int], tuple[str, int]] = {}  # one tuple a partition (sampling)
     looked_up: dict[str, Any] = {}  # sampling's first round: the offsets read just now
-    if history is None:
-        looked_up.update(
-            (g, compact(gi.committed, pairs)) for g, gi in first.items() if gi.error is None
-        )
+    if history is None:  # a group whose lookup failed has no offsets for it (as before)
+        looked_up.update((g, compact(gi.committed, pairs)) for g, gi in first.items())
     if history is None and unknown:
         # before the window: a missing group is never sampled nor waited for; the offsets
         # read are the first round's (the descriptions are asked again at the window's end)
@@ -233,7 +231,7 @@ def check(
             for g, gi in collect_inputs(admin, chunk).items():
                 if gi.error_kind == "not_found":
                     missing[g] = gi
-                elif gi.error is None:
+                else:
                     looked_up[g] = compact(gi.committed, pairs)
     live = [g for g in ids if g not in missing]
     if not live:
