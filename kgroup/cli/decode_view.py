@@ -12,11 +12,9 @@ from kgroup.core.notes import note
 from kgroup.decode.run import summary_document
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from kgroup.cli.context import GlobalOptions
     from kgroup.offsets.decode import DecodedRecord
-    from kgroup.render.progress import Progress
+    from kgroup.render.progress import Progress, TaskBar
     from kgroup.scan.api import Scan
 
 
@@ -31,10 +29,10 @@ class CliDecodeView:
 
         return Progress(self.opts.no_color)
 
-    def console(self) -> Console:
-        from kgroup.render import stderr_console
+    def task_bar(self) -> TaskBar:
+        from kgroup.render.progress import TaskBar
 
-        return stderr_console(self.opts.no_color)
+        return TaskBar(self.opts.no_color)
 
     def records(self, recs: Iterable[DecodedRecord], scan: Scan) -> None:
         write_records(self.opts, recs, scan)

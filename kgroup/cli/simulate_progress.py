@@ -4,11 +4,11 @@ rebalance rounds), gone when the run ends or is interrupted (Ctrl-C exits 130 at
 
 from __future__ import annotations
 
-import os
-import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kgroup.render.progress import LiveLine, enabled
 
 if TYPE_CHECKING:
     from kgroup.assign.simulate import Progress
@@ -21,16 +21,16 @@ class SimulationProgress:
     """`with SimulationProgress(no_color) as progress: simulate(..., on_progress=progress)`.
 
     Silent when stderr is not a terminal or KGROUP_NO_PROGRESS is set. The line is drawn by
-    rich's refresh thread from the last position reported, so it moves with the elapsed time
-    even while one rebalance round runs."""
+    kgroup.render.progress.LiveLine from the last position reported, so it moves with the
+    elapsed time even while one rebalance round runs."""
 
     def __init__(self, no_color: bool) -> None:
         self.no_color = no_color
-        self.enabled = sys.stderr.isatty() and os.environ.get("KGROUP_NO_PROGRESS", "") == ""
+        self.enabled = enabled()
         self.where: Progress | None = None
         self.started = time.monotonic()
         self._timer: threading.Timer | None = None
-        self._live: Any = None
+        self._line: LiveLine | None = None
         self._lock = threading.Lock()
         self._closed = False
 
@@ -46,28 +46,19 @@ class SimulationProgress:
             self._closed = True
             if self._timer is not None:
                 self._timer.cancel()
-            if self._live is not None:
-                self._live.stop()
-                self._live = None
+            if self._line is not None:
+                self._line.stop()
+                self._line = None
 
     def __call__(self, where: Progress) -> None:
         self.where = where
 
     def _show(self) -> None:
-        from rich.live import Live
-
-        from kgroup.render import stderr_console
-
         with self._lock:
             if self._closed:
                 return
-            self._live = Live(
-                _Line(self),
-                console=stderr_console(self.no_color),
-                transient=True,
-                refresh_per_second=4,
-            )
-            self._live.start()
+            self._line = LiveLine(self.no_color, self.text)
+            self._line.start()
 
     def text(self) -> str:
         """`simulate-assign: cooperative-sticky step 2/5 (-c1), round 3, 12s (Ctrl-C stops)`."""
@@ -80,17 +71,3 @@ class SimulationProgress:
             f"simulate-assign: {where.strategy} step {where.step}/{where.steps - 1} "
             f"({where.event}){rounds}, {elapsed}s (Ctrl-C stops)"
         )
-
-
-class _Line:
-    """The renderable rich redraws: the progress text as it is now."""
-
-    def __init__(self, progress: SimulationProgress) -> None:
-        self.progress = progress
-
-    def __rich__(self) -> Any:
-        from rich.text import Text
-
-        from kgroup.render.safe import terminal_safe
-
-        return Text(terminal_safe(self.progress.text()))  # no markup, no control characters

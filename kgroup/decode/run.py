@@ -25,13 +25,12 @@ from kgroup.core.errors import KgroupError, UsageError
 from kgroup.core.notes import note
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from kgroup.core.admin import GroupAdmin
     from kgroup.offsets.decode import DecodedRecord
     from kgroup.offsets.segments import Problem
     from kgroup.scan.api import Scan
     from kgroup.scan.local import DecodeFilter, LocalEngine, SegmentInput
+    from kgroup.scan.spark_jobs import TaskReport
 
 ENGINES = ("auto", "local", "spark")
 
@@ -63,8 +62,8 @@ class DecodeView(Protocol):
     def progress(self) -> AbstractContextManager[DecodeProgress]:
         """The progress bar, taken down when the context ends."""
 
-    def console(self) -> Console:
-        """The stderr console Spark's progress is drawn on."""
+    def task_bar(self) -> TaskReport:
+        """Where Spark's finished tasks are shown (a bar on stderr)."""
 
     def records(self, recs: Iterable[DecodedRecord], scan: Scan) -> None:
         """The record stream on stdout in the output mode."""
@@ -364,9 +363,7 @@ def _spark_scan(
             dict(cluster.client_properties()), req.offsets_topic, partitions, cluster.timeout_s
         )
     spark = start_session(req.spark_master, list(req.spark_conf), app_name="kgroup decode")
-    console = None
-    if progress.enabled:
-        console = view.console()
+    tasks = view.task_bar() if progress.enabled else None
     if share:  # __share_group_state: a task per partition (kgroup.scan.share_spark)
         from kgroup.scan.share_spark import ShareSparkScan
 
@@ -376,7 +373,7 @@ def _spark_scan(
             inputs=inputs or [],
             skip_corrupt=req.skip_corrupt,
             on_problem=on_problem,
-            console=console,
+            tasks=tasks,
         )
     return SparkScan(
         spark,
@@ -385,7 +382,7 @@ def _spark_scan(
         live=live,
         skip_corrupt=req.skip_corrupt,
         on_problem=on_problem,
-        console=console,
+        tasks=tasks,
     )
 
 

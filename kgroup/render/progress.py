@@ -1,4 +1,9 @@
-"""Progress bars on stderr, in one place: `decode`'s reads and `check`'s sampling.
+"""Progress on stderr, in one place: every bar and live line kgroup draws is built here.
+
+`decode`'s reads (`Progress`), `check`'s sampling (`SamplingProgress`), Spark's finished tasks
+(`TaskBar`, fed by kgroup.scan.spark_jobs.TaskProgress through its `TaskReport` protocol) and
+simulate-assign's line (`LiveLine`, its text from kgroup/cli/simulate_progress.py). Run layers
+report numbers through callbacks or protocols of their own and never import rich.
 
 Terminals only: nothing is drawn when stderr is not a terminal or KGROUP_NO_PROGRESS is set;
 the bars are transient (gone once done). rich is imported only when a bar is drawn.
@@ -14,8 +19,21 @@ from typing import Any
 PROGRESS_MIN_BYTES = 32 * 1024 * 1024  # decode: a progress bar for inputs at least this big
 
 
-def _enabled() -> bool:
+def enabled() -> bool:
+    """Whether progress is drawn: stderr is a terminal and KGROUP_NO_PROGRESS is not set."""
     return sys.stderr.isatty() and os.environ.get("KGROUP_NO_PROGRESS", "") == ""
+
+
+def _bar(no_color: bool, columns: Callable[[Any], list[Any]]) -> Any:
+    """A started, transient rich progress bar on stderr with the `columns` made from the
+    rich.progress module (every bar of kgroup is made here)."""
+    import rich.progress as rp
+
+    from kgroup.render import stderr_console
+
+    bar = rp.Progress(*columns(rp), console=stderr_console(no_color), transient=True)
+    bar.start()
+    return bar
 
 
 class Progress:
@@ -26,7 +44,7 @@ class Progress:
         self.no_color = no_color
         self.bar: Any = None
         self.task: Any = None
-        self.enabled = _enabled()
+        self.enabled = enabled()
 
     def __enter__(self) -> Progress:
         return self
@@ -37,12 +55,7 @@ class Progress:
     def _start(self, total: int | None, label: str, columns: Callable[[Any], list[Any]]) -> None:
         if not self.enabled:
             return
-        import rich.progress as rp
-
-        from kgroup.render import stderr_console
-
-        self.bar = rp.Progress(*columns(rp), console=stderr_console(self.no_color), transient=True)
-        self.bar.start()
+        self.bar = _bar(self.no_color, columns)
         self.task = self.bar.add_task(label, total=total)
 
     def start_bytes(self, total: int, label: str) -> None:
@@ -91,7 +104,7 @@ class SamplingProgress:
 
     def __init__(self, no_color: bool) -> None:
         self.no_color = no_color
-        self.enabled = _enabled()
+        self.enabled = enabled()
         self.bar: Any = None
         self.task: Any = None
 
@@ -107,22 +120,95 @@ class SamplingProgress:
         if not self.enabled:
             return
         if self.bar is None:
-            import rich.progress as rp
-
-            from kgroup.render import stderr_console
-
-            self.bar = rp.Progress(
-                rp.TextColumn("sampling"),
-                rp.BarColumn(),
-                rp.MofNCompleteColumn(),
-                rp.TextColumn("{task.fields[left]} left"),
-                console=stderr_console(self.no_color),
-                transient=True,
+            self.bar = _bar(
+                self.no_color,
+                lambda rp: [
+                    rp.TextColumn("sampling"),
+                    rp.BarColumn(),
+                    rp.MofNCompleteColumn(),
+                    rp.TextColumn("{task.fields[left]} left"),
+                ],
             )
-            self.bar.start()
             self.task = self.bar.add_task("sampling", total=total, left="")
         from kgroup.core.timefmt import format_duration_ms
 
         self.bar.update(
             self.task, completed=done, left=format_duration_ms(round(seconds_left) * 1000)
         )
+
+
+def _task_columns(rp: Any) -> list[Any]:
+    return [
+        rp.TextColumn("{task.description}"),
+        rp.BarColumn(),
+        rp.MofNCompleteColumn(),
+        rp.TimeElapsedColumn(),
+    ]
+
+
+class TaskBar:
+    """Spark's finished tasks of all (kgroup.scan.spark_jobs.TaskReport): a bar from `start`
+    to `stop`, once per Spark job; silent when progress is not drawn (`enabled`)."""
+
+    def __init__(self, no_color: bool) -> None:
+        self.no_color = no_color
+        self.enabled = enabled()
+        self.bar: Any = None
+        self.task: Any = None
+
+    def start(self, label: str) -> None:
+        if self.enabled and self.bar is None:
+            self.bar = _bar(self.no_color, _task_columns)
+            self.task = self.bar.add_task(label, total=None)
+
+    def tasks(self, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, total=total, completed=done)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+class LiveLine:
+    """One line on stderr redrawn 4 times a second from `text()` (simulate-assign's progress),
+    so it moves even while the caller is busy; terminal-safe (no markup, no control
+    characters). `start` and `stop` may come from different threads."""
+
+    def __init__(self, no_color: bool, text: Callable[[], str]) -> None:
+        self.no_color = no_color
+        self.text = text
+        self._live: Any = None
+
+    def start(self) -> None:
+        from rich.live import Live
+
+        from kgroup.render import stderr_console
+
+        self._live = Live(
+            _Line(self.text),
+            console=stderr_console(self.no_color),
+            transient=True,
+            refresh_per_second=4,
+        )
+        self._live.start()
+
+    def stop(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+
+class _Line:
+    """The renderable rich redraws: the text as it is now."""
+
+    def __init__(self, text: Callable[[], str]) -> None:
+        self.text = text
+
+    def __rich__(self) -> Any:
+        from rich.text import Text
+
+        from kgroup.render.safe import terminal_safe
+
+        return Text(terminal_safe(self.text()))  # no markup, no control characters

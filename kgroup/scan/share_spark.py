@@ -20,13 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgroup.offsets import segments as seg
 from kgroup.offsets.decode import DecodedRecord
 from kgroup.offsets.share_state import ShareReplay
 from kgroup.scan.local import DecodeFilter, ScanStats, SegmentInput
 from kgroup.scan.share_scan import ShareViews
+
+if TYPE_CHECKING:
+    from kgroup.scan.spark_jobs import TaskReport
 
 
 def partition_groups(inputs: list[SegmentInput]) -> list[list[SegmentInput]]:
@@ -70,7 +73,7 @@ class ShareSparkScan(ShareViews):
     inputs: list[SegmentInput]
     skip_corrupt: bool = False
     on_problem: Callable[[seg.Problem], None] | None = None
-    console: Any = None
+    tasks: TaskReport | None = None  # where Spark's finished tasks are reported
     stats: ScanStats = field(init=False, default_factory=ScanStats)
 
     def _run(self, view: str) -> list[dict[str, Any]]:
@@ -81,7 +84,7 @@ class ShareSparkScan(ShareViews):
             return []
         flt, skip = self.flt, self.skip_corrupt
         rdd = self.spark.sparkContext.parallelize(groups, len(groups))
-        with spark_errors(), TaskProgress(self.spark, self.console):
+        with spark_errors(), TaskProgress(self.spark, self.tasks):
             answers = rdd.map(lambda items: run_partition(items, flt, skip, view)).collect()
         for answer in answers:
             files, size, batches, records = answer["stats"]

@@ -39,7 +39,7 @@ from kgroup.scan import summary as sm
 from kgroup.scan.api import LiveSpec
 from kgroup.scan.local import DecodeFilter, ScanStats, SegmentInput
 from kgroup.scan.ranges import SPLIT_BYTES
-from kgroup.scan.spark_jobs import TaskProgress, spark_errors, translate
+from kgroup.scan.spark_jobs import TaskProgress, TaskReport, spark_errors, translate
 from kgroup.scan.spark_output import claim_out_dir, summary_table, write_record_parts
 from kgroup.scan.spark_session import cds_archive_path, java_problem, start_session
 from kgroup.scan.spark_sources import (
@@ -102,7 +102,7 @@ class SparkScan:
     live: LiveSpec | None = None
     skip_corrupt: bool = False
     on_problem: Callable[[seg.Problem], None] | None = None
-    console: Any = None
+    tasks: TaskReport | None = None  # where Spark's finished tasks are reported
     split_bytes: int | None = None
     stats: ScanStats = field(init=False, default_factory=ScanStats)
 
@@ -170,7 +170,7 @@ class SparkScan:
                 self.on_problem(problem)
 
     def _collect(self, df: Any) -> list[dict[str, Any]]:
-        with spark_errors(), TaskProgress(self.spark, self.console):
+        with spark_errors(), TaskProgress(self.spark, self.tasks):
             return df.toArrow().to_pylist()
 
     # ------------------------------------------------------------ views
@@ -178,7 +178,7 @@ class SparkScan:
     def records(self) -> Iterator[DecodedRecord]:
         """The record stream in input order (streamed to the driver partition by partition)."""
         df = self.frame("records")
-        with spark_errors(), TaskProgress(self.spark, self.console):
+        with spark_errors(), TaskProgress(self.spark, self.tasks):
             for row in df.toLocalIterator(prefetchPartitions=True):
                 d = row.asDict()
                 if d["record_type"] == rw.PROBLEM and d["key_json"] is None:
@@ -265,7 +265,7 @@ class SparkScan:
     def _write_records(self, out: str) -> str:
         opts = ViewOptions("records", self.flt, None, self.skip_corrupt)
         parts: list[Any] = self._reader(opts).partitions()
-        results = write_record_parts(self.spark, parts, opts, self.live, out, self.console)
+        results = write_record_parts(self.spark, parts, opts, self.live, out, self.tasks)
         for r in sorted(results, key=lambda r: r["index"]):
             for source, position, kind, message in json.loads(r["problems"]):
                 problem = seg.Problem(source, position, kind, message)

@@ -1,8 +1,9 @@
-"""Spark jobs seen from the driver: their failures as kgroup errors, their progress on stderr.
+"""Spark jobs seen from the driver: their failures as kgroup errors, their progress reported.
 
 Exceptions raised in executors come back to the driver as Py4J / PySpark exceptions whose
 text holds the Python traceback; `translate` finds the kgroup error in it and `spark_errors`
-raises that instead (chained). `TaskProgress` draws finished tasks from Spark's status tracker.
+raises that instead (chained). `TaskProgress` reports finished tasks from Spark's status
+tracker to a `TaskReport` (cli/ gives kgroup.render.progress.TaskBar; nothing here draws).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import contextlib
 import re
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from kgroup.core import errors as kerrors
 from kgroup.core.errors import CorruptInputError, KgroupError
@@ -55,19 +56,50 @@ def spark_errors() -> Iterator[None]:
         raise
 
 
-class TaskProgress:
-    """A rich progress bar of finished Spark tasks on stderr, fed by the status tracker."""
+class TaskReport(Protocol):
+    """Where `TaskProgress` reports a Spark job's tasks (kgroup.render.progress.TaskBar)."""
 
-    def __init__(self, spark: Any, console: Any, label: str = "spark") -> None:
+    def start(self, label: str) -> None:
+        """A job began: its tasks are not known yet."""
+
+    def tasks(self, done: int, total: int) -> None:
+        """`done` of the `total` tasks of the active stages have finished."""
+
+    def stop(self) -> None:
+        """The job ended (or failed)."""
+
+
+POLL_S = 0.3
+"""How often the status tracker is asked."""
+
+
+def finished_tasks(tracker: Any) -> tuple[int, int] | None:
+    """(finished, all) tasks of the active stages as Spark's status tracker tells them; None
+    while no stage runs or the tracker cannot tell."""
+    try:
+        stages = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
+    except Exception:
+        return None
+    stages = [s for s in stages if s is not None]
+    if not stages:
+        return None
+    return sum(s.numCompletedTasks for s in stages), sum(s.numTasks for s in stages)
+
+
+class TaskProgress:
+    """Finished Spark tasks, polled from the status tracker on a thread while the job runs and
+    reported to `report` (None: nothing is polled)."""
+
+    def __init__(self, spark: Any, report: TaskReport | None, label: str = "spark") -> None:
         self.tracker = spark.sparkContext.statusTracker()
-        self.console = console
+        self.report = report
         self.label = label
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> TaskProgress:
-        if self.console is not None:
-            self._thread = threading.Thread(target=self._run, daemon=True)
+        if self.report is not None:
+            self._thread = threading.Thread(target=self._run, args=(self.report,), daemon=True)
             self._thread.start()
         return self
 
@@ -76,28 +108,12 @@ class TaskProgress:
         if self._thread is not None:
             self._thread.join(timeout=2)
 
-    def _run(self) -> None:
-        import rich.progress as rpg
-
-        bar = rpg.Progress(
-            rpg.TextColumn("{task.description}"),
-            rpg.BarColumn(),
-            rpg.MofNCompleteColumn(),
-            rpg.TimeElapsedColumn(),
-            console=self.console,
-            transient=True,
-        )
-        task = bar.add_task(self.label, total=None)
-        with bar:
-            while not self._stop.wait(0.3):
-                try:
-                    stages = [
-                        self.tracker.getStageInfo(s) for s in self.tracker.getActiveStageIds()
-                    ]
-                except Exception:
-                    continue
-                stages = [s for s in stages if s is not None]
-                if stages:
-                    total = sum(s.numTasks for s in stages)
-                    done = sum(s.numCompletedTasks for s in stages)
-                    bar.update(task, total=total, completed=done)
+    def _run(self, report: TaskReport) -> None:
+        report.start(self.label)
+        try:
+            while not self._stop.wait(POLL_S):
+                counts = finished_tasks(self.tracker)
+                if counts is not None:
+                    report.tasks(*counts)
+        finally:
+            report.stop()

@@ -20,7 +20,7 @@ from kgroup.core.notes import note
 from kgroup.offsets import segments as seg
 from kgroup.scan import rows as rw
 from kgroup.scan.api import LiveSpec
-from kgroup.scan.spark_jobs import TaskProgress, spark_errors
+from kgroup.scan.spark_jobs import TaskProgress, TaskReport, spark_errors
 from kgroup.scan.spark_sources import (
     BATCH_ROWS,
     SegmentPartition,
@@ -97,7 +97,7 @@ def write_record_parts(
     opts: ViewOptions,
     live: LiveSpec | None,
     out: str,
-    console: Any = None,
+    tasks: TaskReport | None = None,
 ) -> list[Any]:
     """Write the record stream of the input partitions `parts` as Parquet into `out`: staged
     part files written by the tasks, committed by the driver, or removed if anything fails.
@@ -115,7 +115,7 @@ def write_record_parts(
         fs.create_dir(po.stage_dir(root, job), recursive=True)
         task = parquet_part_task(parts, opts, live, po.stage_uri(out, job))
         ids = spark.range(0, len(parts), 1, max(len(parts), 1))
-        with spark_errors(), TaskProgress(spark, console):
+        with spark_errors(), TaskProgress(spark, tasks):
             results = ids.mapInArrow(task, PART_STATS_DDL).collect() if parts else []
         staged = [(r["index"], r["path"]) for r in results if r["path"] is not None]
         po.commit(fs, root, job, staged, rw.arrow_schema())

@@ -226,3 +226,82 @@ def test_an_untyped_options_parameter_is_caught() -> None:
     added = "\n\ndef _added(opts: Any, x: int) -> None:\n    pass\n"
     text = path.read_text(encoding="utf-8") + added
     assert ("kgroup/describe/run.py", "_added", "opts") in untyped_options({path: text})
+
+
+# ---------------------------------------------------------------------------------------------
+# Run layers draw nothing: no module below render/ imports rich, and every progress bar or live
+# line is built by render/progress.py alone (issue #25 point 3)
+
+DRAWING = "rich"
+PROGRESS_HOME = "kgroup/render/progress.py"
+PROGRESS_MODULES = ("rich.progress", "rich.live")
+
+
+def rich_imports(edited: dict[Path, str] | None = None) -> set[str]:
+    """Modules of a run layer (or core, offsets, protocol) that import rich, at any depth,
+    under TYPE_CHECKING too (a run layer hands numbers to a protocol cli/ fills in)."""
+    edited = edited or {}
+    found = set()
+    for path in _modules():
+        layer = _layer_of_path(path)
+        if layer is None or LAYERS[layer] > 2:
+            continue
+        modules = _imported(path, edited[path]) if path in edited else _imports_of_file(path)
+        if any(module.split(".")[0] == DRAWING for module in modules):
+            found.add(str(path.relative_to(PACKAGE.parent)))
+    return found
+
+
+def progress_builders(edited: dict[Path, str] | None = None) -> set[str]:
+    """Modules other than render/progress.py that import rich's progress bars or live display."""
+    edited = edited or {}
+    found = set()
+    for path in _modules():
+        name = str(path.relative_to(PACKAGE.parent))
+        if name == PROGRESS_HOME:
+            continue
+        modules = _imported(path, edited[path]) if path in edited else _imports_of_file(path)
+        if any(m == p or m.startswith(p + ".") for m in modules for p in PROGRESS_MODULES):
+            found.add(name)
+    return found
+
+
+def test_no_run_layer_imports_rich() -> None:
+    found = rich_imports()
+    assert not found, (
+        "run layers report progress through a protocol or callback (kgroup.scan.spark_jobs."
+        "TaskReport, kgroup.decode.run.DecodeProgress) that cli/ fills from render/:\n"
+        + "\n".join(sorted(found))
+    )
+
+
+def test_only_render_progress_builds_progress_bars() -> None:
+    found = progress_builders()
+    assert not found, f"build progress bars in {PROGRESS_HOME}:\n" + "\n".join(sorted(found))
+
+
+@pytest.mark.parametrize(
+    ("module", "line"),
+    [
+        ("scan/spark_jobs.py", "import rich.progress as rpg"),
+        ("decode/run.py", "from rich.console import Console"),
+        ("check/run.py", "import rich"),
+    ],
+)
+def test_an_added_rich_import_in_a_run_layer_is_caught(module: str, line: str) -> None:
+    path = PACKAGE / module
+    text = path.read_text(encoding="utf-8") + f"\n\ndef _added():\n    {line}\n"
+    assert f"kgroup/{module}" in rich_imports({path: text})
+
+
+@pytest.mark.parametrize(
+    ("module", "line"),
+    [
+        ("cli/simulate_progress.py", "from rich.live import Live"),
+        ("render/check.py", "import rich.progress as rp"),
+    ],
+)
+def test_an_added_progress_bar_outside_render_progress_is_caught(module: str, line: str) -> None:
+    path = PACKAGE / module
+    text = path.read_text(encoding="utf-8") + f"\n\ndef _added():\n    {line}\n"
+    assert f"kgroup/{module}" in progress_builders({path: text})

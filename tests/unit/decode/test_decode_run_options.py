@@ -51,7 +51,7 @@ class RecordingView:
     def progress(self) -> Iterator[NoBar]:
         yield NoBar()
 
-    def console(self) -> Any:
+    def task_bar(self) -> Any:
         raise AssertionError("no Spark here")
 
     def records(self, recs: Iterable[Any], scan: Any) -> None:
