@@ -6,34 +6,16 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kgroup.core.models import BrokerNode, MemberDescription, TopicPartition
+from kgroup.core.timefmt import format_lag_ms
 from kgroup.describe.engine import GroupLag
 from kgroup.render.model import ELLIPSIS, KEY, NUMBER, PARTITION_KEY_COLUMNS, TEXT, Column, Output
 from kgroup.render.stream import LazyPart, Part, Stream
 
 
-def format_duration_ms(ms: int) -> str:
-    """A lag in milliseconds as people read it, its two largest units: `850ms`, `12s`,
-    `3m12s`, `7h50m`, `2d4h` (tables only; JSON and CSV keep the milliseconds)."""
-    if ms < 0:
-        return f"-{format_duration_ms(-ms)}"
-    if ms < 1000:
-        return f"{ms}ms"
-    seconds = ms // 1000
-    if seconds < 60:
-        return f"{seconds}s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes}m{seconds}s"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 24:
-        return f"{hours}h{minutes}m"
-    days, hours = divmod(hours, 24)
-    return f"{days}d{hours}h"
-
-
 def duration_cell(value: object) -> str | None:
-    """A table cell for a duration in milliseconds (`format_duration_ms`); blank when unknown."""
-    return format_duration_ms(value) if isinstance(value, int) else None
+    """A table cell for a duration in milliseconds (kgroup.core.timefmt.format_lag_ms: its two
+    largest units); blank when unknown."""
+    return format_lag_ms(value) if isinstance(value, int) else None
 
 
 OFFSET_COLUMNS = [

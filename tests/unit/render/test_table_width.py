@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from kgroup.render.describe import format_duration_ms
+from kgroup.core.timefmt import format_lag_ms
 from kgroup.render.output import ELLIPSIS, TEXT, Column, Output
 from kgroup.render.table import fit_widths, write_table
 
@@ -24,7 +24,7 @@ from kgroup.render.table import fit_widths, write_table
     ],
 )
 def test_durations_read_as_people_write_them(ms: int, text: str) -> None:
-    assert format_duration_ms(ms) == text
+    assert format_lag_ms(ms) == text
 
 
 def test_only_text_columns_narrow_widest_first_down_to_their_floor() -> None:
