@@ -3,12 +3,12 @@ status-change lines of `--watch`."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from typing import Any
 
 from kgroup.check.model import GroupVerdict, PartitionVerdict
-from kgroup.render.describe import duration_cell, format_duration_ms
+from kgroup.core.timefmt import format_lag_ms, format_utc_s
+from kgroup.render.describe import duration_cell
 from kgroup.render.model import ELLIPSIS, KEY, NUMBER, PARTITION_KEY_COLUMNS, TEXT, Column, Output
 from kgroup.render.stream import Part, Stream
 
@@ -32,7 +32,7 @@ def drain_text(p: PartitionVerdict) -> str | None:
     if d.eta_ms == 0:
         return "caught up"
     if d.eta_ms is not None:
-        return f"eta {format_duration_ms(d.eta_ms)}"
+        return f"eta {format_lag_ms(d.eta_ms)}"
     if d.behind_per_s is not None:
         return "not draining" if d.behind_per_s == 0 else f"behind {d.behind_per_s:.3g}/s"
     return None
@@ -320,7 +320,7 @@ def status_changes(
     come from the cluster: each line is terminal-safe (kgroup/render/safe.py)."""
     from kgroup.render.safe import terminal_safe
 
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now_ms / 1000))
+    stamp = format_utc_s(now_ms)
     lines = []
     for g in groups:
         seen = [((g.group, ""), g.status.name, g.reason, g.group)]
