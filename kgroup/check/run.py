@@ -32,6 +32,7 @@ from kgroup.core.errors import (
     KgroupError,
 )
 from kgroup.core.models import NextRecord, TopicPartition
+from kgroup.core.timefmt import format_local_clock
 
 if TYPE_CHECKING:
     from kgroup.core.admin import GroupAdmin
@@ -251,7 +252,7 @@ def check(
         if note is not None:
             note(
                 f"{why}sampling {request.samples} times over {_seconds_text(seconds)} "
-                f"(done at {time.strftime('%H:%M:%S', time.localtime(time.time() + seconds))})"
+                f"(done at {format_local_clock(time.time() + seconds)})"
             )
         made = _sampling_chunks(
             admin, request, chunks, looked_up, pairs, missing, live, counts, progress, said

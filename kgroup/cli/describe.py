@@ -137,6 +137,7 @@ def _watch(opts: GlobalOptions, request: DescribeOptions) -> None:
     import sys
     import time
 
+    from kgroup.core.timefmt import format_utc_s
     from kgroup.describe.run import describe
 
     clear = sys.stdout.isatty()
@@ -145,7 +146,7 @@ def _watch(opts: GlobalOptions, request: DescribeOptions) -> None:
         run = describe(admin, request)
         if clear:
             sys.stdout.write("\x1b[2J\x1b[H")
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        stamp = format_utc_s(int(time.time() * 1000))
         sys.stdout.write(f"every {request.watch:g} s, {stamp} (Ctrl-C to stop)\n")
         opts.show(_stream(opts, request, run), mode="table")
         sys.stdout.flush()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 from kgroup.core.commands import group_command
 from kgroup.core.errors import KgroupError, NotFoundError, SafetyRefusal, UsageError
 from kgroup.core.files import BACKUP
+from kgroup.core.timefmt import format_utc_compact_ms
 from kgroup.reset.model import GroupPlan
 from kgroup.reset.planfile import format_for_path, read_plan_file, write_plan_file
 from kgroup.reset.planner import backup_plan
@@ -147,8 +147,7 @@ def choose_backup_path(group: str, requested: str | None, several: bool, now_ms:
     empty name, or a named directory that is missing or not writable, is a usage error (2).
     """
     check_path_given(requested, "--backup")
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now_ms / 1000)) + f"{now_ms % 1000:03d}Z"
-    name = f"{safe_name(group)}-{stamp}.json"
+    name = f"{safe_name(group)}-{format_utc_compact_ms(now_ms)}.json"
     if requested:
         path = Path(requested).expanduser()
         if path.is_dir():

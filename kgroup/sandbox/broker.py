@@ -16,10 +16,10 @@ import socket
 import subprocess
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 
 from kgroup.core.errors import KafkaOperationError, UsageError
+from kgroup.core.timefmt import utc_now_isoformat
 from kgroup.sandbox.state import (
     SandboxState,
     clear_state,
@@ -132,7 +132,7 @@ def start_tansu(port: int | None = None) -> SandboxState:
         bootstrap=address,
         pid=process.pid,
         binary=binary,
-        started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        started_at=utc_now_isoformat(),
         log_file=str(log_file),
     )
 
@@ -168,7 +168,7 @@ def start_docker_kafka() -> SandboxState:
         bootstrap=container.get_bootstrap_server(),
         pid=None,
         binary=container.image,
-        started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        started_at=utc_now_isoformat(),
         log_file="",
         container_id=container.get_wrapped_container().id,
     )
@@ -435,7 +435,7 @@ def start_kafka(given_home: str | None) -> SandboxState:
         bootstrap=address,
         pid=process.pid,
         binary=str(home),
-        started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        started_at=utc_now_isoformat(),
         log_file=str(log_file),
         process_start=process_start_ticks(process.pid),
         java=java,
