@@ -12,6 +12,7 @@ from kgroup.core.wire.calls import (
 )
 from kgroup.core.wire.frames import translated
 from kgroup.protocol import messages as p
+from kgroup.protocol.fields import has_field
 from kgroup.protocol.runtime import Readable
 
 # The generated message modules are imported where they are used: a command loads only the
@@ -24,7 +25,7 @@ from kgroup.protocol.runtime import Readable
 def encode_api_versions_request(version: int = 0) -> bytes:
     from kgroup.protocol.generated.wire import api_versions_request as av_req
 
-    if version != 0:
+    if version != 0:  # policy: v0 is what every broker answers (KIP-511's fallback)
         raise ValueError("kgroup sends ApiVersions v0 only")
     return av_req.write(av_req.ApiVersionsRequest(), version)
 
@@ -47,9 +48,11 @@ def encode_metadata_request(version: int = 1, *, all_topics: bool = False) -> by
     from kgroup.protocol.generated.wire import metadata_request as md_req
 
     spoken_only(p.METADATA, version)
-    # AllowAutoTopicCreation (4+, not ignorable) can only be turned off where it exists
+    # AllowAutoTopicCreation is not ignorable: turned off where the version has it, left at
+    # its default (true) where it has not
+    auto_create = not has_field("MetadataRequest", "AllowAutoTopicCreation", version)
     request = md_req.MetadataRequest(
-        topics=None if all_topics else (), allow_auto_topic_creation=version < 4
+        topics=None if all_topics else (), allow_auto_topic_creation=auto_create
     )
     return md_req.write(request, version)
 
@@ -59,7 +62,8 @@ def decode_metadata_response(body: bytes, version: int = 1) -> res.MetadataResul
     from kgroup.protocol.generated.wire import metadata_response as md_res
 
     d = md_res.read_from(Readable(body), version)
-    with_ids = version >= 10  # kgroup's None for "not sent" where the class holds the zero uuid
+    # kgroup's None for "not sent" where the class holds the zero uuid
+    with_ids = has_field("MetadataResponse", "Topics.TopicId", version)
     brokers = [res.MetadataBroker(b.node_id, b.host, b.port, b.rack) for b in d.brokers]
     topics = [
         res.MetadataTopic(

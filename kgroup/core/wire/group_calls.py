@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from kgroup.core.wire import results as res
 from kgroup.core.wire.frames import translated
+from kgroup.protocol.fields import has_field
 from kgroup.protocol.runtime import Readable
 
 if TYPE_CHECKING:
@@ -22,10 +23,10 @@ if TYPE_CHECKING:
 
 
 def encode_find_coordinator_request(version: int, keys: Sequence[str]) -> bytes:
-    """v4 carries many keys (KIP-699); v1-v3 exactly one."""
+    """CoordinatorKeys (v4+, KIP-699) carries many keys; Key (v0-v3) exactly one."""
     from kgroup.protocol.generated.wire import find_coordinator_request as fc_req
 
-    if version >= 4:
+    if has_field("FindCoordinatorRequest", "CoordinatorKeys", version):
         request = fc_req.FindCoordinatorRequest(
             key_type=res.KEY_TYPE_GROUP, coordinator_keys=tuple(keys)
         )
@@ -43,7 +44,7 @@ def decode_find_coordinator_response(
     from kgroup.protocol.generated.wire import find_coordinator_response as fc_res
 
     d = fc_res.read_from(Readable(body), version)
-    if version >= 4:
+    if has_field("FindCoordinatorResponse", "Coordinators", version):
         return [
             res.CoordinatorResult(c.key, c.node_id, c.host, c.port, c.error_code, c.error_message)
             for c in d.coordinators
@@ -67,7 +68,8 @@ def decode_describe_groups_response(body: bytes, version: int) -> list[res.Descr
     from kgroup.protocol.generated.wire import describe_groups_response as dg_res
 
     d = dg_res.read_from(Readable(body), version)
-    with_operations = version >= 3  # kgroup's None for "not sent" (the class holds INT32_MIN)
+    # kgroup's None for "not sent" (the class holds INT32_MIN)
+    with_operations = has_field("DescribeGroupsResponse", "Groups.AuthorizedOperations", version)
     return [
         res.DescribedGroup(
             g.error_code,
@@ -223,10 +225,11 @@ def decode_sync_group_response(body: bytes, version: int) -> tuple[int, bytes]:
 def encode_leave_group_request(
     version: int, group_id: str, member_id: str, reason: str | None = None
 ) -> bytes:
-    """v1-v2 name the member; v3+ (KIP-345) list members, each with a reason from v5."""
+    """MemberId (v0-v2) names the member; Members (v3+, KIP-345) lists members, each with a
+    reason from v5 (the writer leaves it out before)."""
     from kgroup.protocol.generated.wire import leave_group_request as lg_req
 
-    if version <= 2:
+    if not has_field("LeaveGroupRequest", "Members", version):
         request = lg_req.LeaveGroupRequest(group_id=group_id, member_id=member_id)
     else:
         member = lg_req.MemberIdentity(member_id=member_id, group_instance_id=None, reason=reason)
@@ -249,13 +252,15 @@ def decode_leave_group_response(body: bytes, version: int) -> int:
 def encode_list_groups_request(
     version: int, states: Iterable[str] = (), types: Iterable[str] = ()
 ) -> bytes:
-    """Filters exist from v4 (states, KIP-518) and v5 (types, KIP-848); older versions drop
-    them, as the hand-written encoder did."""
+    """Filters where the version has them (StatesFilter v4+, KIP-518; TypesFilter v5+,
+    KIP-848); older versions drop them, as the hand-written encoder did."""
     from kgroup.protocol.generated.wire import list_groups_request as lgr_req
 
+    with_states = has_field("ListGroupsRequest", "StatesFilter", version)
+    with_types = has_field("ListGroupsRequest", "TypesFilter", version)
     request = lgr_req.ListGroupsRequest(
-        states_filter=tuple(sorted(states)) if version >= 4 else (),
-        types_filter=tuple(sorted(types)) if version >= 5 else (),
+        states_filter=tuple(sorted(states)) if with_states else (),
+        types_filter=tuple(sorted(types)) if with_types else (),
     )
     return lgr_req.write(request, version)
 
@@ -265,7 +270,9 @@ def decode_list_groups_response(body: bytes, version: int) -> res.ListGroupsResu
     from kgroup.protocol.generated.wire import list_groups_response as lgr_res
 
     d = lgr_res.read_from(Readable(body), version)
-    with_state, with_type = version >= 4, version >= 5  # kgroup's None for "not sent"
+    # kgroup's None for "not sent"
+    with_state = has_field("ListGroupsResponse", "Groups.GroupState", version)
+    with_type = has_field("ListGroupsResponse", "Groups.GroupType", version)
     groups = [
         res.ListedGroup(
             g.group_id,

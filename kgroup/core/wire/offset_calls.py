@@ -14,6 +14,7 @@ from kgroup.core.wire.calls import (
 )
 from kgroup.core.wire.frames import translated
 from kgroup.protocol import messages as p
+from kgroup.protocol.fields import has_field
 from kgroup.protocol.runtime import Readable
 
 if TYPE_CHECKING:
@@ -35,8 +36,10 @@ def encode_list_offsets_request(
     from kgroup.protocol.generated.wire import list_offsets_request as lo_req
 
     spoken_only(p.LIST_OFFSETS, version)
-    if version < 2 and isolation_level != res.READ_UNCOMMITTED:
-        raise ValueError("ListOffsets v1 has no isolation level")
+    if isolation_level != res.READ_UNCOMMITTED and not has_field(
+        "ListOffsetsRequest", "IsolationLevel", version
+    ):
+        raise ValueError(f"ListOffsets v{version} has no isolation level")
     request = lo_req.ListOffsetsRequest(
         replica_id=-1,
         isolation_level=isolation_level,
@@ -216,18 +219,21 @@ def decode_offset_delete_response(body: bytes, version: int) -> res.OffsetDelete
 def encode_offset_fetch_request(
     version: int, group_ids: Sequence[str], require_stable: bool = False
 ) -> bytes:
-    """Every partition of each group (Topics = null); v8 carries many groups, v2-v7 one."""
+    """Every partition of each group (Topics = null); Groups (v8+) carries many groups,
+    GroupId (v0-v7) one."""
     from kgroup.protocol.generated.wire import offset_fetch_request as of_req
 
-    if version >= 8:
+    if has_field("OffsetFetchRequest", "Groups", version):
         groups = tuple(of_req.OffsetFetchRequestGroup(group_id=g, topics=None) for g in group_ids)
         request = of_req.OffsetFetchRequest(groups=groups, require_stable=require_stable)
     else:
         if len(group_ids) != 1:
             raise ValueError(f"OffsetFetch v{version} takes exactly one group")
-        # RequireStable is not ignorable: below v7 only its default may be given
+        # RequireStable is not ignorable: where the version lacks it only its default (false)
+        # may be given
+        stable = require_stable and has_field("OffsetFetchRequest", "RequireStable", version)
         request = of_req.OffsetFetchRequest(
-            group_id=group_ids[0], topics=None, require_stable=require_stable and version >= 7
+            group_id=group_ids[0], topics=None, require_stable=stable
         )
     return of_req.write(request, version)
 
@@ -262,6 +268,6 @@ def decode_offset_fetch_response(
     from kgroup.protocol.generated.wire import offset_fetch_response as of_res
 
     d = of_res.read_from(Readable(body), version)
-    if version >= 8:
+    if has_field("OffsetFetchResponse", "Groups", version):
         return [res.FetchedGroup(g.group_id, g.error_code, _fetched(g.topics)) for g in d.groups]
     return [res.FetchedGroup(group_ids[0], d.error_code, _fetched(d.topics))]
