@@ -98,6 +98,7 @@ def encode_describe_configs_request(
     """(resource type, name, keys or None for all) per resource, synonyms not asked for."""
     from kgroup.protocol.generated.wire import describe_configs_request as dc_req
 
+    # policy, not a field range: the versions kgroup speaks (messages.DESCRIBE_CONFIGS)
     if version not in p.DESCRIBE_CONFIGS.versions:
         raise ValueError("kgroup sends DescribeConfigs v1-v2 only")
     request = dc_req.DescribeConfigsRequest(

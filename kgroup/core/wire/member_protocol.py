@@ -70,6 +70,7 @@ def assignment(partitions: Iterable[tuple[str, int]], user_data: bytes | None = 
 def _read(module: ModuleType, data: bytes) -> Versioned:
     r = Readable(data)
     version = r.int16("Version")
+    # Kafka's rule (deserializeSubscription/Assignment), the bound from the generated module
     if version < module.VALID[0]:
         raise ProtocolError(
             f"unsupported {module.NAME} version {version}", position=0, field="Version"

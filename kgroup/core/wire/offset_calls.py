@@ -193,6 +193,7 @@ def encode_offset_delete_request(
 ) -> bytes:
     from kgroup.protocol.generated.wire import offset_delete_request as od_req
 
+    # policy, not a field range: the versions kgroup speaks (messages.OFFSET_DELETE)
     if version not in p.OFFSET_DELETE.versions:
         raise ValueError("kgroup sends OffsetDelete v0 only")
     topics = tuple(

@@ -14,5 +14,7 @@ def choose_version(api: Api, broker: dict[int, tuple[int, int]]) -> int | None:
     if low_high is None:
         return None
     low, high = low_high
+    # policy: the broker's offered range against the versions kgroup chose to speak; no field
+    # range is restated here
     usable = [v for v in api.versions if low <= v <= high]
     return max(usable) if usable else None
