@@ -201,10 +201,10 @@ class WireClient(LeaderClient):
         wanted_states = {s.lower() for s in states or ()}
         wanted_types = {t.lower() for t in types or ()}
 
-        def on(node: BrokerNode) -> Callable[[], tuple[int, ListGroupsResult] | Retry]:
+        def on(node: BrokerNode) -> Callable[[], ListGroupsResult | Retry]:
             return lambda: self.on_broker(node.host, node.port, list_on, retries.deadline)
 
-        def list_on(connection: BrokerConnection) -> tuple[int, ListGroupsResult] | Retry:
+        def list_on(connection: BrokerConnection) -> ListGroupsResult | Retry:
             version = self._version(connection, api_table.LIST_GROUPS)
             body = encode_list_groups_request(version, sorted(states or ()), sorted(wanted_types))
             result = decode_list_groups_response(
@@ -216,14 +216,14 @@ class WireClient(LeaderClient):
                 if isinstance(failure, Retry):
                     return failure
                 raise failure
-            return version, result
+            return result
 
         # A broker that is loading or stopped is asked again until the deadline; one that left
         # the cluster's metadata (the controller fenced it: its groups moved to other brokers)
         # is dropped, and every broker is asked again, since they now hold its groups.
         retries = self._retries()
         nodes = self.brokers()
-        answers: dict[BrokerNode, tuple[int, ListGroupsResult]] = {}
+        answers: dict[BrokerNode, ListGroupsResult] = {}
         pending = list(nodes)
         while pending:
             outcomes = self.settled({node: on(node) for node in pending})
@@ -254,10 +254,10 @@ class WireClient(LeaderClient):
                 pending = again
         listings: dict[str, GroupListing] = {}
         for node in nodes:
-            version, result = answers[node]
-            for group in result.groups:
+            for group in answers[node].groups:
                 state = group.state if group.state else "Unknown"
-                group_type = (group.type or "classic").lower() if version >= 5 else "classic"
+                # type None: the answer's version has no GroupType (list_groups_response)
+                group_type = (group.type or "classic").lower()
                 if wanted_types and group_type not in wanted_types:
                     continue
                 if wanted_states and state != "Unknown" and state.lower() not in wanted_states:

@@ -38,6 +38,7 @@ from kgroup.core.wire.results import (
 )
 from kgroup.core.wire.retry_policy import Retries, connection_retriable
 from kgroup.protocol import messages as api_table
+from kgroup.protocol.fields import field_versions, has_field
 
 # next_records: at most this many rounds (besides the timeout). A round is needed per group of
 # a partition's offsets within one fetch (64 KiB) of each other, so only groups spread over a
@@ -202,10 +203,13 @@ class LeaderClient(BrokerPool):
         requests = []
         for index in order:
             query = queries[index]
-            if query.read_committed and version < 2:
+            if query.read_committed and not has_field(
+                "ListOffsetsRequest", "IsolationLevel", version
+            ):
+                first = field_versions("ListOffsetsRequest", "IsolationLevel")[0]
                 raise KafkaOperationError(
-                    f"broker {connection.address} offers ListOffsets v1 only, which cannot "
-                    "read the last stable offset (read_committed needs v2)",
+                    f"broker {connection.address} offers ListOffsets v{version} at most, which "
+                    f"cannot read the last stable offset (read_committed needs v{first})",
                     hint="use a broker of Kafka 0.11 or later",
                 )
             by_topic: dict[str, list[tuple[int, int]]] = {}

@@ -344,3 +344,36 @@ def test_a_moved_range_moves_what_kgroup_does(
     assert act() == before
     _moved(monkeypatch, message, field, low)
     assert act() == after
+
+
+# --- the client's own checks: ListOffsets' read_committed, ListGroups' group type -------------
+
+
+def _last_stable_on_list_offsets_v2() -> str:
+    from kgroup.core.errors import KafkaOperationError
+    from kgroup.core.wire.client import LAST_STABLE, WireClient
+    from tests.unit.wire.fakebroker import FULL_VERSIONS
+    from tests.unit.wire.test_wire_offsets import T0, Cluster
+
+    offered = dict(FULL_VERSIONS)
+    offered[api_table.LIST_OFFSETS.key] = (0, 2)
+    cluster = Cluster(offered)
+    try:
+        with WireClient(cluster.config()) as client:
+            (stable,) = client.list_offsets([T0], [LAST_STABLE])
+            return f"offset {stable[T0].offset}"
+    except KafkaOperationError as e:
+        return e.message
+    finally:
+        cluster.close()
+
+
+def test_read_committed_refused_where_the_declaration_lacks_isolation_level(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _last_stable_on_list_offsets_v2() == "offset 15"
+    _moved(monkeypatch, "ListOffsetsRequest", "IsolationLevel", 3)
+    assert _last_stable_on_list_offsets_v2().endswith(
+        "offers ListOffsets v2 at most, which cannot read the last stable offset "
+        "(read_committed needs v3)"
+    )
