@@ -263,7 +263,8 @@ def raise_for_interruption(signal_name: str | None, *, topics: bool = False) -> 
     said what is known of each group or topic."""
     if signal_name is None:
         return
-    from kgroup.core.errors import EXIT_INTERRUPTED, PartialFailure
+    from kgroup.core.errors import PartialFailure
+    from kgroup.reset.apply import EXIT_SIGINT, EXIT_SIGTERM
 
     if topics:
         error = PartialFailure(
@@ -277,7 +278,7 @@ def raise_for_interruption(signal_name: str | None, *, topics: bool = False) -> 
             "were deleted, not deleted or unknown",
             hint="check the unknown ones with `kgroup list`",
         )
-    error.exit_code = 128 + 15 if signal_name == "SIGTERM" else EXIT_INTERRUPTED
+    error.exit_code = EXIT_SIGTERM if signal_name == "SIGTERM" else EXIT_SIGINT
     raise error
 
 

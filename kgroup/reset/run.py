@@ -197,6 +197,7 @@ def interruption_lines(report: Any) -> list[str]:
 
 def _interrupted(report: Any, note: Callable[[str], None] | None) -> None:
     from kgroup.core.errors import PartialFailure
+    from kgroup.reset.apply import EXIT_SIGINT
 
     for line in interruption_lines(report):
         if note is not None:
@@ -206,7 +207,7 @@ def _interrupted(report: Any, note: Callable[[str], None] | None) -> None:
         "happened to each group",
         hint="check with `kgroup describe GROUP`; undo a committed group with the command shown",
     )
-    error.exit_code = report.outcomes[0].exit_code if report.outcomes else 130
+    error.exit_code = report.outcomes[0].exit_code if report.outcomes else EXIT_SIGINT
     raise error
 
 

@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kgroup.core.errors import (
+    EXIT_INTERRUPTED,
     AuthorizationError,
     KafkaOperationError,
     KgroupError,
@@ -170,7 +171,7 @@ class FenceUnavailable(KgroupError):
 class FenceCancelled(KgroupError):
     """The fence was aborted (Ctrl-C, SIGTERM) before it joined: nothing may be written."""
 
-    exit_code = 130
+    exit_code = EXIT_INTERRUPTED
 
 
 def session_timeout_ms(env: Mapping[str, str] | None = None) -> int:
