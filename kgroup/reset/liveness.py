@@ -177,18 +177,38 @@ def _last_commit_ms(
     max_bytes: int,
 ) -> int | str | None:
     from kgroup.core.errors import NotFoundError
-    from kgroup.core.topic_reader import TopicReader, partition_ranges, read_range
-    from kgroup.offsets.replay import partition_for
-    from kgroup.scan.local import DecodeFilter, LocalEngine
+    from kgroup.core.topic_reader import TopicReader
 
     deadline = time.monotonic() + timeout_s
-    probe = admin
-    if admin.timeout_s > timeout_s:
+    if admin.timeout_s <= timeout_s:
+        probe = admin
+    else:  # an admin of its own with the shorter timeout: closed on every path (its connections)
         probe = GroupAdmin(replace(admin.config, timeout_s=timeout_s))
     try:
         count = TopicReader(probe, topic).partition_count()
     except NotFoundError:
         return f"no {topic} topic on this cluster (or no Describe permission on it)"
+    finally:
+        if probe is not admin:
+            probe.close()
+    return _read_tail(admin, group, timeout_s, topic, max_records, max_bytes, count, deadline)
+
+
+def _read_tail(
+    admin: GroupAdmin,
+    group: str,
+    timeout_s: float,
+    topic: str,
+    max_records: int,
+    max_bytes: int,
+    count: int,
+    deadline: float,
+) -> int | str | None:
+    """The newest commit of `group` in the tail of its partition (of `count`) of `topic`."""
+    from kgroup.core.topic_reader import partition_ranges, read_range
+    from kgroup.offsets.replay import partition_for
+    from kgroup.scan.local import DecodeFilter, LocalEngine
+
     partition = partition_for(group, count)
     where = f"{topic}-{partition}"
     from kgroup.core.admin import rdkafka_log

@@ -351,3 +351,83 @@ def test_probe_on_an_unreachable_cluster_is_a_reason() -> None:
     result = last_commit_ms(admin_for("127.0.0.1:1", timeout_s=30.0), GROUP, 1.0)
     assert isinstance(result, str) and result.startswith(f"cannot read {OFFSETS_TOPIC}: ")
     assert time.monotonic() - started < 5
+
+
+# ---------------------------------------------------------------------------------------------
+# The probe's own admin (a shorter timeout than the run's) is closed on every path
+
+
+def _metadata_broker(with_offsets_topic: bool):
+    from kgroup.protocol import messages as api_table
+    from tests.unit.wire.fakebroker import FakeBroker, FakePartition, FakeTopic, metadata_body
+
+    topics = (
+        [
+            FakeTopic(
+                OFFSETS_TOPIC, tuple(FakePartition(p, 1) for p in range(PARTITIONS)), internal=True
+            )
+        ]
+        if with_offsets_topic
+        else []
+    )
+    holder: dict = {}
+
+    def handle(api_key: int, version: int, body: bytes) -> bytes:
+        assert api_key == api_table.METADATA.key, api_key
+        broker = holder["broker"]
+        return metadata_body([(1, "127.0.0.1", broker.port)], version, topics)
+
+    broker = FakeBroker(handle)
+    holder["broker"] = broker
+    return broker
+
+
+def _open_sessions(broker) -> int:
+    """Connections the client has not closed (the broker's side closes on the client's EOF)."""
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        open_now = [c for c in broker._sessions if c.fileno() != -1]
+        if not open_now:
+            return 0
+        time.sleep(0.02)
+    return len(open_now)
+
+
+@pytest.mark.parametrize("path", ["no_offsets_topic", "answer", "error", "bug"])
+def test_the_probes_own_admin_leaves_no_connection_open(monkeypatch, path) -> None:
+    from kgroup.core.admin import GroupAdmin
+
+    broker = _metadata_broker(with_offsets_topic=path != "no_offsets_topic")
+    records = _filler(0, 600)
+    records[550] = _commit_msg(550, GROUP, NOW - 5)
+    FakePartition(0, 600, records).install(monkeypatch)
+    ranges, read = topic_reader.partition_ranges, topic_reader.read_range
+    fake = {"bootstrap.servers": "fake:9092"}  # what FakePartition checks it is handed
+    monkeypatch.setattr(topic_reader, "partition_ranges", lambda p, *a: ranges({**p, **fake}, *a))
+    monkeypatch.setattr(topic_reader, "read_range", lambda p, *a, **k: read({**p, **fake}, *a, **k))
+    if path == "error":
+
+        def unreachable(props, topic, partitions, timeout_s):
+            raise UnreachableError("cannot read the watermarks of __consumer_offsets-3")
+
+        monkeypatch.setattr(topic_reader, "partition_ranges", unreachable)
+    if path == "bug":
+
+        def broken(props, topic, partitions, timeout_s):
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr(topic_reader, "partition_ranges", broken)
+    run_admin = GroupAdmin(ClusterConfig(bootstrap_servers=broker.address, timeout_s=10.0))
+    try:
+        if path == "bug":
+            with pytest.raises(RuntimeError):
+                last_commit_ms(run_admin, GROUP, 2.0)
+        else:
+            result = last_commit_ms(run_admin, GROUP, 2.0)  # shorter: a probe admin of its own
+            expected = {"no_offsets_topic": str, "answer": int, "error": str}[path]
+            assert isinstance(result, expected), result
+        assert broker._sessions, "the probe asked the broker nothing"
+        assert _open_sessions(broker) == 0
+    finally:
+        run_admin.close()
+        broker.close()
