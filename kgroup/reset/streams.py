@@ -23,7 +23,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -337,13 +337,14 @@ def delete_after_commit(
     and read back first). Each outcome gets every topic's status and the topics deleted;
     returns one line per group whose deletion failed (the run then exits 1: its offsets are
     committed). Ctrl-C or SIGTERM (`apply.Terminated`, while run.py's handler stays installed)
-    during a deletion stops the deletions: `report.interrupted` names the signal and the
-    outcomes say what is known (deleted, not deleted, unknown), as for an interrupted commit;
-    a run interrupted before (`report.interrupted`) deletes nothing."""
+    anywhere in the deletions (during a DeleteTopics or between two) stops them:
+    `report.interrupted` names the signal and the outcomes say what is known (deleted, not
+    deleted, unknown), as for an interrupted commit; a run interrupted before
+    (`report.interrupted`) deletes nothing."""
     from kgroup.reset.apply import EXIT_SIGINT, EXIT_SIGTERM, Terminated
 
     by_group = {o.group: o for o in report.outcomes}
-    todo = [p for p in plans if p.delete_topics or p.gone_topics]
+    todo = [p for p in plans if (p.delete_topics or p.gone_topics) and p.group in by_group]
     failures: list[str] = []
     if not todo:
         return failures
@@ -351,44 +352,64 @@ def delete_after_commit(
 
     timeout_ms = int(admin.timeout_s * 1000)
     interrupted = report.interrupted  # Ctrl-C during the resets: every group stops, none deletes
-    for plan in todo:
-        outcome = by_group.get(plan.group)
-        if outcome is None:
-            continue
-        if outcome.status != "committed":
-            if plan.delete_topics:  # a landed commit is not "not committed" (apply.LANDED)
-                said = UNVERIFIED.get(outcome.status, "not committed")
-                note(f"{plan.group}: {said}: internal topics not deleted")
-            result = topics_deleted(plan.delete_topics, plan.gone_topics, {})
-            outcome.internal_topics = result.statuses
-            continue
-        progress = DeletionProgress()
-        if interrupted is None and plan.delete_topics:
-            try:
-                delete_topics(admin.wire, plan.delete_topics, timeout_ms, progress)
-            except (KeyboardInterrupt, Terminated) as exc:
-                interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
-        result = topics_deleted(
-            plan.delete_topics,
-            plan.gone_topics,
-            progress.answered,
-            progress.asked,
-            interrupted=interrupted is not None,
-        )
-        outcome.internal_topics = result.statuses
-        outcome.deleted_topics = tuple(result.topics("deleted"))
-        extra = result.message()
-        if extra:
-            outcome.message = f"{outcome.message}; {extra}" if outcome.message else extra
-        failures += [
-            f"{plan.group}: offsets committed and verified, but {e}" for e in result.errors
-        ]
+    progress: dict[str, DeletionProgress] = {}  # the groups whose deletion was started
+    done: set[str] = set()
+    try:
+        for plan in todo:
+            outcome = by_group[plan.group]
+            if outcome.status != "committed":
+                if plan.delete_topics:  # a landed commit is not "not committed" (apply.LANDED)
+                    said = UNVERIFIED.get(outcome.status, "not committed")
+                    note(f"{plan.group}: {said}: internal topics not deleted")
+                outcome.internal_topics = topics_deleted(
+                    plan.delete_topics, plan.gone_topics, {}
+                ).statuses
+                done.add(plan.group)
+                continue
+            asked = progress[plan.group] = DeletionProgress()
+            if interrupted is None and plan.delete_topics:
+                try:
+                    delete_topics(admin.wire, plan.delete_topics, timeout_ms, asked)
+                except (KeyboardInterrupt, Terminated) as exc:
+                    interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+            failures += _said_deleted(plan, outcome, asked, interrupted is not None)
+            done.add(plan.group)
+    except (KeyboardInterrupt, Terminated) as exc:  # between two deletions: the rest not asked
+        interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+        for plan in todo:
+            if plan.group in done:
+                continue
+            outcome = by_group[plan.group]
+            if outcome.status != "committed":
+                result = topics_deleted(plan.delete_topics, plan.gone_topics, {})
+                outcome.internal_topics = result.statuses
+            else:
+                asked = progress.get(plan.group, DeletionProgress())
+                failures += _said_deleted(plan, outcome, asked, True)
     if interrupted is not None:
         report.interrupted = interrupted
         code = EXIT_SIGTERM if interrupted == "SIGTERM" else EXIT_SIGINT
         for outcome in report.outcomes:
             outcome.exit_code = code
     return failures
+
+
+def _said_deleted(plan: GroupPlan, outcome: Any, progress: Any, interrupted: bool) -> list[str]:
+    """A committed group's topics, as far as `progress` knows them, onto its outcome; returns
+    one line per topic whose deletion failed."""
+    result = topics_deleted(
+        plan.delete_topics,
+        plan.gone_topics,
+        progress.answered,
+        progress.asked,
+        interrupted=interrupted,
+    )
+    extra = result.message()
+    outcome.internal_topics = result.statuses
+    outcome.deleted_topics = tuple(result.topics("deleted"))
+    if extra:
+        outcome.message = f"{outcome.message}; {extra}" if outcome.message else extra
+    return [f"{plan.group}: offsets committed and verified, but {e}" for e in result.errors]
 
 
 def delete_with_internal_topics(
@@ -399,8 +420,9 @@ def delete_with_internal_topics(
     the groups deleted as `kgroup delete` deletes them, then the internal topics of each group
     deleted. Returns the rows (with `deleted_topics` and each topic's status in
     `internal_topics`), one line per failed topic deletion, and the signal ("SIGINT",
-    "SIGTERM") that stopped the topic deletions, if any: the rows then say what is known. An
-    interrupt during DeleteGroups (the rows' `interrupted`) deletes no topic."""
+    "SIGTERM") that stopped the topic deletions, if any (during a DeleteTopics or between
+    two): the rows then say what is known. An interrupt during DeleteGroups (the rows'
+    `interrupted`) deletes no topic."""
     from kgroup.core.share_groups import share_groups_among
     from kgroup.core.wire.delete_topics import DeletionProgress, delete_topics
     from kgroup.delete.groups import delete_inactive_groups
@@ -414,35 +436,65 @@ def delete_with_internal_topics(
     failures: list[str] = []
     timeout_ms = int(admin.timeout_s * 1000)
     interrupted = rows.interrupted  # stopped during DeleteGroups: no topic is deleted
+    progress: dict[str, DeletionProgress] = {}  # the groups whose deletion was started
+    done: set[str] = set()
     restore = terminate_as_interrupt()  # the groups are gone: SIGTERM too must let rows be said
     try:
         for row in rows:
             row["deleted_topics"] = []
             row["internal_topics"] = []
+        for row in rows:
+            asked = progress[row["group"]] = DeletionProgress()
             topology = reset.topologies.get(row["group"])
-            if row["status"] != "deleted" or topology is None:
-                continue
-            internal = internal_topics(topology)
-            wanted = [t for t in internal.deletable if t in existing]
-            gone = [t for t in internal.deletable if t not in existing]
-            progress = DeletionProgress()
+            wanted = _deletable(topology, existing) if row["status"] == "deleted" else []
             if interrupted is None and wanted:
                 try:
-                    delete_topics(admin.wire, wanted, timeout_ms, progress)
+                    delete_topics(admin.wire, wanted, timeout_ms, asked)
                 except (KeyboardInterrupt, Terminated) as exc:
                     interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
-            result = topics_deleted(
-                wanted, gone, progress.answered, progress.asked, interrupted is not None
-            )
-            row["deleted_topics"] = result.topics("deleted")
-            row["internal_topics"] = result.listed()
-            kept = [
-                f"internal topic {t} is not named as {row['group']}'s: kept"
-                for t in internal.not_inferred
-            ]
-            said = [m for m in (result.message(), *kept) if m]
-            failures += [f"{row['group']}: deleted, but {e}" for e in result.errors]
-            row["message"] = "; ".join(said) or None
+            failures += _row_said(row, topology, existing, asked, interrupted is not None)
+            done.add(row["group"])
+    except (KeyboardInterrupt, Terminated) as exc:  # between two deletions: the rest not asked
+        interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+        for row in rows:
+            if row["group"] not in done:
+                asked = progress.get(row["group"], DeletionProgress())
+                topology = reset.topologies.get(row["group"])
+                failures += _row_said(row, topology, existing, asked, True)
     finally:
         restore()
     return rows, failures, interrupted
+
+
+def _deletable(topology: StreamsTopology | None, existing: Container[str]) -> list[str]:
+    """The internal topics of a deleted group's topology that the cluster still has."""
+    if topology is None:
+        return []
+    return [t for t in internal_topics(topology).deletable if t in existing]
+
+
+def _row_said(
+    row: dict[str, Any],
+    topology: StreamsTopology | None,
+    existing: Container[str],
+    progress: Any,
+    interrupted: bool,
+) -> list[str]:
+    """A `delete` row's internal topics, as far as `progress` knows them (none for a group not
+    deleted); returns one line per topic whose deletion failed."""
+    row["deleted_topics"] = []
+    row["internal_topics"] = []
+    if row["status"] != "deleted" or topology is None:
+        return []
+    internal = internal_topics(topology)
+    wanted = [t for t in internal.deletable if t in existing]
+    gone = [t for t in internal.deletable if t not in existing]
+    result = topics_deleted(wanted, gone, progress.answered, progress.asked, interrupted)
+    kept = [
+        f"internal topic {t} is not named as {row['group']}'s: kept" for t in internal.not_inferred
+    ]
+    said = [m for m in (result.message(), *kept) if m]
+    row["deleted_topics"] = result.topics("deleted")
+    row["internal_topics"] = result.listed()
+    row["message"] = "; ".join(said) or None
+    return [f"{row['group']}: deleted, but {e}" for e in result.errors]

@@ -147,3 +147,91 @@ def test_a_group_committed_but_not_verified_is_not_said_not_committed(
     assert delete_after_commit(admin, [plan], report, notes.append) == []
     assert notes == [f"a: {said}: internal topics not deleted"]
     assert report.outcomes[0].internal_topics == {"a-x-changelog": "not_deleted"}
+
+
+def test_an_interrupt_between_two_deletions_still_gives_every_topic_its_status() -> None:
+    """Ctrl-C landing between two DeleteTopics (here while a group's note is printed) escaped
+    delete_after_commit bare: no group's topics were said. Now the deletions stop there: the
+    topics deleted before are `deleted`, those not asked for yet `not_deleted`."""
+    from types import SimpleNamespace
+
+    from kgroup.core.config import ClusterConfig
+    from kgroup.core.wire.client import WireClient
+    from kgroup.reset.apply import ExecutionReport, GroupOutcome
+    from kgroup.reset.model import GroupPlan
+    from kgroup.reset.streams import delete_after_commit
+    from tests.unit.wire.fakeshare import DELETE_TOPICS_KEY, ShareCluster
+
+    made = ShareCluster(topics={"a-x-changelog": 1, "b-x-changelog": 1, "c-x-changelog": 1})
+    client = WireClient(ClusterConfig(made.address, timeout_s=5))
+    report = ExecutionReport(
+        outcomes=[
+            GroupOutcome("a", "committed"),
+            GroupOutcome("b", "committed_unverified", exit_code=1),
+            GroupOutcome("c", "committed"),
+        ]
+    )
+    plans = [GroupPlan(g, (), "to earliest", delete_topics=(f"{g}-x-changelog",)) for g in "abc"]
+
+    def note(line: str) -> None:
+        raise KeyboardInterrupt  # Ctrl-C while b's note is written
+
+    try:
+        admin = SimpleNamespace(wire=client, timeout_s=5)
+        failures = delete_after_commit(admin, plans, report, note)
+    except KeyboardInterrupt:
+        pytest.fail("the Ctrl-C escaped delete_after_commit: no topic's status was said")
+    finally:
+        client.close()
+        made.close()
+    assert [r["topics"] for k, r in made.requests if k == DELETE_TOPICS_KEY] == [["a-x-changelog"]]
+    assert failures == []
+    assert report.interrupted == "SIGINT"
+    a, b, c = report.outcomes
+    assert a.internal_topics == {"a-x-changelog": "deleted"}
+    assert a.deleted_topics == ("a-x-changelog",)
+    assert b.internal_topics == {"b-x-changelog": "not_deleted"}
+    assert c.internal_topics == {"c-x-changelog": "not_deleted"}
+    assert "not deleted: c-x-changelog (interrupted before asking)" in (c.message or "")
+    assert [o.exit_code for o in report.outcomes] == [130, 130, 130]
+
+
+def test_delete_interrupted_between_two_groups_topics_still_says_each_row(monkeypatch) -> None:
+    """`delete --delete-all-internal-topics`: Ctrl-C landing after app3's DeleteTopics answered,
+    before its row was written, escaped the loop bare (no row said). Now app3's topics are
+    `deleted` (its answer is known), app4's `not_deleted` (never asked)."""
+    from kgroup.reset import streams
+    from tests.cli.test_cli_streams_internal_topics import chl, make, rep
+    from tests.helpers import admin_for
+    from tests.unit.wire.fakeshare import DELETE_TOPICS_KEY
+
+    real = streams.topics_deleted
+    calls: list[int] = []
+
+    def interrupted_once(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt  # after app3's DeleteTopics answered
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(streams, "topics_deleted", interrupted_once)
+    made = make(("app3", "app4"))
+    admin = admin_for(made.address, timeout_s=5)
+    try:
+        rows, failures, interrupted = streams.delete_with_internal_topics(admin, ["app3", "app4"])
+    except KeyboardInterrupt:
+        pytest.fail("the Ctrl-C escaped delete_with_internal_topics: no row was said")
+    finally:
+        admin.close()
+        made.close()
+    assert interrupted == "SIGINT" and failures == []
+    asked = [r["topics"] for k, r in made.requests if k == DELETE_TOPICS_KEY]
+    assert [sorted(t) for t in asked] == [sorted([rep("app3"), chl("app3")])]
+    by_group = {r["group"]: r for r in rows}
+    said = {g: {t["topic"]: t["status"] for t in r["internal_topics"]} for g, r in by_group.items()}
+    assert said == {
+        "app3": dict.fromkeys((rep("app3"), chl("app3")), "deleted"),
+        "app4": dict.fromkeys((rep("app4"), chl("app4")), "not_deleted"),
+    }
+    assert sorted(by_group["app3"]["deleted_topics"]) == sorted([rep("app3"), chl("app3")])
+    assert "interrupted before asking" in by_group["app4"]["message"]
