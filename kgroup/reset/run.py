@@ -211,6 +211,80 @@ def _interrupted(report: Any, note: Callable[[str], None] | None) -> None:
     raise error
 
 
+class SigtermDuringExecute:
+    """SIGTERM while --execute runs, as a context manager: first it raises apply.Terminated in
+    the main thread (the groups are stopped and reported as on Ctrl-C, exit 143); once
+    `reporting()` is called it waits for the report, which is written in full, and leaving
+    the block makes the run exit 143 (an error leaving it keeps its message, with exit 143).
+    The old handler is given back on leaving, whatever happens.
+
+    While the report is written SIGTERM is blocked in the main thread, not only noted by a
+    handler: a signal landing in a write to a full pipe cuts the write short, and Python's
+    text stdout then drops the rest of the document (CPython returns the short count of an
+    interrupted partial write). A SIGTERM delivered meanwhile stays pending and is taken on
+    leaving; one reaching another thread is noted by the handler."""
+
+    def __init__(self) -> None:
+        self.received = False
+        self._restore: Callable[[], Any] = lambda: None
+        self._mask: Any = None  # the main thread's signal mask before the report, if blocked
+
+    def __enter__(self) -> SigtermDuringExecute:
+        self._restore = terminate_as_interrupt()
+        return self
+
+    def reporting(self) -> None:
+        """From now on SIGTERM waits for the report (the run is over: nothing left to stop)."""
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+
+        def note(_signum: int, _frame: Any) -> None:
+            self.received = True
+
+        signal.signal(signal.SIGTERM, note)
+        if hasattr(signal, "pthread_sigmask"):
+            self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+
+    def _unblock(self) -> None:
+        """Take a SIGTERM that came while blocked (consumed, so none is delivered after the
+        handler is given back), then give the main thread its mask back."""
+        import signal
+
+        if self._mask is None:
+            return
+        if signal.SIGTERM in signal.sigpending():
+            signal.sigwait({signal.SIGTERM})
+            self.received = True
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
+        self._mask = None
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, _tb: Any) -> None:
+        try:
+            self._unblock()
+        finally:
+            self._restore()
+        if not self.received:
+            return
+        from kgroup.reset.apply import EXIT_SIGTERM
+
+        if isinstance(exc, KgroupError):
+            exc.message = (
+                f"{exc.message.rstrip('.')}; then SIGTERM came while the report was written"
+            )
+            exc.exit_code = EXIT_SIGTERM
+            return
+        if exc is None:
+            error = KgroupError(
+                "terminated (SIGTERM) while the report was written; --execute had finished "
+                "and the report is complete"
+            )
+            error.exit_code = EXIT_SIGTERM
+            raise error
+
+
 def terminate_as_interrupt() -> Any:
     """While --execute runs: SIGTERM raises apply.Terminated in the main thread (so the groups
     are stopped and reported as on Ctrl-C, exit 143); returns what restores the old handler."""
@@ -359,21 +433,19 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None], view:
         return
     from kgroup.reset.streams import delete_after_commit
 
-    restore = terminate_as_interrupt()
-    try:
+    with SigtermDuringExecute() as sigterm:
         report = execute_plans(
             admin, plans, backup=opts.backup, now_ms=now_ms, guards=guards, note=note
         )
         # SIGTERM stays an interruption while internal topics go: the report is still said
         not_deleted = delete_after_commit(admin, plans, report, note)
-    finally:
-        restore()
-    view.executed(plans, report)
-    _finish(report, note)
-    if not_deleted:
-        from kgroup.core.errors import PartialFailure
+        sigterm.reporting()  # a SIGTERM now lets the report finish, then exits 143
+        view.executed(plans, report)
+        _finish(report, note)
+        if not_deleted:
+            from kgroup.core.errors import PartialFailure
 
-        raise PartialFailure("; ".join(not_deleted))  # exit 1: the offsets are committed
+            raise PartialFailure("; ".join(not_deleted))  # exit 1: the offsets are committed
 
 
 def run_undo(
@@ -411,23 +483,22 @@ def run_undo(
         except KgroupError as refusal:
             _would_refuse([(group, refusal)], note, executing)
         return
-    if protection is not None:
-        from kgroup.reset.apply import GroupOutcome
+    with SigtermDuringExecute() as sigterm:
+        if protection is not None:
+            from kgroup.reset.apply import GroupOutcome
 
-        report = ExecutionReport()
-        report.outcomes.append(
-            GroupOutcome(
-                group=group,
-                status="refused",
-                message=protection.one_line(),
-                exit_code=protection.exit_code,
+            report = ExecutionReport()
+            report.outcomes.append(
+                GroupOutcome(
+                    group=group,
+                    status="refused",
+                    message=protection.one_line(),
+                    exit_code=protection.exit_code,
+                )
             )
-        )
-    else:
-        from kgroup.reset.refusals import Guards
+        else:
+            from kgroup.reset.refusals import Guards
 
-        restore = terminate_as_interrupt()
-        try:
             # the protection is checked above (with --force); limits do not apply to a restore
             report = execute_plans(
                 admin,
@@ -438,7 +509,6 @@ def run_undo(
                 expected={group: expected},
                 note=note,
             )
-        finally:
-            restore()
-    view.executed([plan], report)
-    _finish(report, note)
+        sigterm.reporting()  # a SIGTERM now lets the report finish, then exits 143
+        view.executed([plan], report)
+        _finish(report, note)
