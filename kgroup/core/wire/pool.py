@@ -14,7 +14,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -334,7 +333,12 @@ class BrokerPool:
         self, tasks: dict[BrokerNode, Callable[[], T]]
     ) -> dict[BrokerNode, T | BaseException]:
         """Run one task per broker, in threads when there are several; each task's result or
-        the exception it raised (one broker failing never hides the others' answers)."""
+        the exception it raised (one broker failing never hides the others' answers).
+
+        An interrupt of the waiting thread (Ctrl-C, or reset's SIGTERM exception) leaves at
+        once, re-raised: no task is started after it, and those under way are left to end on
+        their own (daemon threads; their outcome is unknown, as the callers' progress says)
+        instead of being waited for, up to the timeout."""
         outcomes: dict[BrokerNode, T | BaseException] = {}
         if len(tasks) <= 1:
             for node, task in tasks.items():
@@ -343,14 +347,35 @@ class BrokerPool:
                 except Exception as exc:
                     outcomes[node] = exc
             return outcomes
-        with ThreadPoolExecutor(max_workers=min(len(tasks), MAX_THREADS)) as pool:
-            futures = {node: pool.submit(task) for node, task in tasks.items()}
-            for node, future in futures.items():
+        todo = list(tasks.items())
+        todo.reverse()  # popped from the end: in the given order
+        stopped = threading.Event()
+        taking = threading.Lock()
+
+        def work() -> None:
+            while True:
+                with taking:
+                    if stopped.is_set() or not todo:
+                        return
+                    node, task = todo.pop()
                 try:
-                    outcomes[node] = future.result()
+                    outcomes[node] = task()
                 except BaseException as exc:
                     outcomes[node] = exc
-        return outcomes
+
+        threads = [
+            threading.Thread(target=work, daemon=True, name="kgroup-wire")
+            for _ in range(min(len(tasks), MAX_THREADS))
+        ]
+        try:
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        except BaseException:
+            stopped.set()  # an interrupt: nothing more is sent; nobody waits for the rest
+            raise
+        return {node: outcomes[node] for node in tasks}
 
     def api_versions(self) -> dict[int, tuple[int, int]]:
         """API key -> (lowest, highest) version a bootstrap broker offers (ApiVersions)."""
