@@ -171,7 +171,7 @@ def reset_offsets(
     counts = zip(TO_ALIASES, (to_earliest, to_latest, to_current), strict=True)
     gopts = options(ctx)
     run_reset(
-        gopts,
+        gopts.admin,
         ResetOptions(
             groups=groups,
             all_groups=all_groups,
@@ -251,7 +251,7 @@ def undo(
 
     gopts = options(ctx)
     run_undo(
-        gopts,
+        gopts.admin,
         group,
         backup,
         dry_run=dry_run,

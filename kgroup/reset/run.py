@@ -8,9 +8,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgroup.core.errors import KgroupError, UsageError
+
+if TYPE_CHECKING:
+    from kgroup.core.admin import GroupAdmin
 
 
 @dataclass(frozen=True)
@@ -382,7 +385,14 @@ def _not_planned(plans: Any, note: Callable[[str], None]) -> list[tuple[str, Kgr
     return failed
 
 
-def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None], view: ResetView) -> None:
+def run_reset(
+    connect: Callable[[], GroupAdmin],
+    opts: ResetOptions,
+    note: Callable[[str], None],
+    view: ResetView,
+) -> None:
+    """Plan, and with --execute commit, a reset; `connect` gives the cluster's admin (called
+    only when the cluster is needed: an offline dry run needs none)."""
     from kgroup.reset.apply import execute_plans
     from kgroup.reset.gather import ResetScope, build_plans, resolve_groups
     from kgroup.reset.refusals import (
@@ -403,7 +413,7 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None], view:
         _export(opts.export, plans, int(time.time() * 1000), note)
         view.plans(plans)
         return
-    admin = gopts.admin()
+    admin = connect()
     scope = ResetScope(
         opts.groups,
         opts.all_groups,
@@ -449,7 +459,7 @@ def run_reset(gopts: Any, opts: ResetOptions, note: Callable[[str], None], view:
 
 
 def run_undo(
-    gopts: Any,
+    connect: Callable[[], GroupAdmin],
     group: str,
     backup: str | None,
     *,
@@ -467,7 +477,7 @@ def run_undo(
     backup_file = undo_source(group, backup)
     note(f"restoring from {backup_file}")
     now_ms = int(time.time() * 1000)
-    admin = gopts.admin()
+    admin = connect()
     plan, expected = undo_plan(admin, group, backup_file, now_ms)
     plan = plan_for_undo(plan, backup_file)  # refuses an empty plan; marks what it undoes
     # an undo is a reset too: a protected group changes only with --force

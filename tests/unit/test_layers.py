@@ -180,10 +180,7 @@ def test_an_added_kafka_client_import_is_caught(module: str, line: str) -> None:
 
 OPTION_NAMES = ("opts", "gopts")
 # (module, function, parameter) still untyped. Empty it as they go; never add to it.
-UNTYPED_LEFT: set[tuple[str, str, str]] = {
-    ("kgroup/reset/run.py", "run_reset", "gopts"),  # cli's GlobalOptions, for .admin()
-    ("kgroup/reset/run.py", "run_undo", "gopts"),
-}
+UNTYPED_LEFT: set[tuple[str, str, str]] = set()
 
 
 def untyped_options(edited: dict[Path, str] | None = None) -> set[tuple[str, str, str]]:
