@@ -337,7 +337,7 @@ def jsonable(obj: Any) -> Any:
     return obj
 
 
-# ---------------------------------------------------------------- compiled reader caches
+# ------------------------------------- generated readers, by record type, layout and version
 
 _KEY_READERS: dict[int, layouts.Reader] = {}
 # by (record type id, earlier layout's label or None, version): each layout its own reader

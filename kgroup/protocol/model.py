@@ -83,9 +83,10 @@ def in_range(bounds: tuple[int, int] | None, version: int) -> bool:
     return bounds is not None and bounds[0] <= version <= bounds[1]
 
 
-# eq=False: tables are compared and hashed by identity, which keeps the compiled-codec cache
-# lookups cheap (a field-by-field hash of a nested table costs more than decoding it). Not
-# frozen, though nothing assigns to a declaration: a kgroup run loads a few hundred of these
+# eq=False: tables are compared and hashed by identity, which keeps lookups keyed on them
+# (kgroup.offsets.layouts' tables of generated readers and writers by struct and version)
+# cheap (a field-by-field hash of a nested table costs more than decoding it). Not frozen,
+# though nothing assigns to a declaration: a kgroup run loads a few hundred of these
 # objects, and a frozen dataclass's per-field object.__setattr__ in __init__ and its
 # generated __setattr__/__delattr__ cost ~1.5% of a single-group describe.
 @dataclass(eq=False)

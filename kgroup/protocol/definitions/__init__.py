@@ -54,7 +54,8 @@ _loading = threading.Lock()  # first uses may come from several request threads 
 
 def load(path: str) -> Message:
     """The message declared in `<path>.json` under this folder (`"wire/FetchRequest"`), read
-    once: later calls return the same object, which the compiled-codec caches key on."""
+    once: later calls return the same object, which the tables of generated readers and
+    writers (kgroup.offsets.layouts) key on."""
     msg = _loaded.get(path)
     if msg is None:
         with _loading:
