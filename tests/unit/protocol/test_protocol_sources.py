@@ -37,12 +37,6 @@ NO_COMMIT_YET = {
     "embedded/ConnectProtocolMetadata",
     "embedded/CooperativeStickyAssignorUserData",
     "embedded/StickyAssignorUserData",
-    "wire/ApiVersionsResponse",
-    "wire/DescribeConfigsResponse",
-    "wire/DescribeLogDirsResponse",
-    "wire/FetchRequest",
-    "wire/FetchResponse",
-    "wire/MetadataResponse",
 }
 
 
