@@ -19,7 +19,8 @@ Keys as Kafka spells them: `name`, `type` ("request", "response", "header", "dat
 (`int32`, `[]int32`, `Name` or `[]Name` with inline `fields` or a common struct), `versions`,
 `nullableVersions`, `taggedVersions`, `tag`, `default` (Kafka's text: "-1", "false", "null"),
 `ignorable`, `flexibleVersions` and `about` (the model's `note`). kgroup's additions, not loaded:
-`source` (the Kafka file or Java class transcribed) and `comment` (kgroup's notes on a choice).
+`source` (the Kafka file or Java class transcribed, and the apache/kafka commit it was compared
+with) and `comment` (kgroup's notes on a choice).
 """
 
 from __future__ import annotations
