@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from kgroup.describe.collect import Selection
 
 CHUNK_GROUPS = 2000
+GC_YOUNG = 50_000  # allocations between young collections while a fleet is described (700)
 SHOWN_OVER_LAG = 5  # partitions over --fail-on-lag named in the error
 
 
@@ -118,14 +120,34 @@ def _described(
 
     if not ids:
         return
-    metadata = admin.topics(include_internal=True)
-    for start in range(0, len(ids), CHUNK_GROUPS):
-        yield from collect(
-            admin,
-            ids[start : start + CHUNK_GROUPS],
-            topics=request.topics or None,
-            read_committed=request.read_committed,
-            lag_time=request.lag_time and request.view == "offsets",
-            now_ms=int(clock() * 1000),
-            metadata=metadata,
-        )
+    with quiet_collector():
+        metadata = admin.topics(include_internal=True)
+        for start in range(0, len(ids), CHUNK_GROUPS):
+            yield from collect(
+                admin,
+                ids[start : start + CHUNK_GROUPS],
+                topics=request.topics or None,
+                read_committed=request.read_committed,
+                lag_time=request.lag_time and request.view == "offsets",
+                now_ms=int(clock() * 1000),
+                metadata=metadata,
+            )
+
+
+@contextmanager
+def quiet_collector() -> Iterator[None]:
+    """The cyclic garbage collector kept off what the process had loaded (typer, rich, the
+    wire client: objects it would otherwise walk at every full collection) and run less often
+    while groups are described and printed: a fleet makes millions of short-lived objects, of
+    which reference counting frees all but a few hundred. Restored when the groups are done
+    (or the iteration is given up). Measured: see the README's figures of issue #29."""
+    import gc
+
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG, *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
