@@ -28,14 +28,26 @@ from kgroup.core.models import (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class GroupInput:
-    """What the cluster said about one group."""
+    """What the cluster said about one group (its `__init__` fills the instance dict, as
+    kgroup.core.models' fleet models do: one a group)."""
 
     description: GroupDescription
     committed: Mapping[TopicPartition, CommittedOffset]
     error: str | None = None
     error_kind: str | None = None  # "not_found", "unreachable" (exit 6) or "error"
+
+    def __init__(
+        self,
+        description: GroupDescription,
+        committed: Mapping[TopicPartition, CommittedOffset],
+        error: str | None = None,
+        error_kind: str | None = None,
+    ) -> None:
+        d = self.__dict__
+        d["description"], d["committed"] = description, committed
+        d["error"], d["error_kind"] = error, error_kind
 
 
 class PartitionLag(NamedTuple):
@@ -57,9 +69,9 @@ class PartitionLag(NamedTuple):
     metadata: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class GroupLag:
-    """A group's rows and totals, or its error."""
+    """A group's rows and totals, or its error (its `__init__` fills the instance dict)."""
 
     group: str
     description: GroupDescription
@@ -68,6 +80,21 @@ class GroupLag:
     total_lag: int | None = None
     error: str | None = None
     error_kind: str | None = None
+
+    def __init__(
+        self,
+        group: str,
+        description: GroupDescription,
+        rows: tuple[PartitionLag, ...],
+        topic_totals: dict[str, int | None] | None = None,
+        total_lag: int | None = None,
+        error: str | None = None,
+        error_kind: str | None = None,
+    ) -> None:
+        d = self.__dict__
+        d["group"], d["description"], d["rows"] = group, description, rows
+        d["topic_totals"] = {} if topic_totals is None else topic_totals
+        d["total_lag"], d["error"], d["error_kind"] = total_lag, error, error_kind
 
 
 #: The sort key of a partition, `(topic, number)`: made and compared in C (an attrgetter, no

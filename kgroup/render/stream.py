@@ -22,7 +22,6 @@ Nothing holds the whole fleet:
 
 from __future__ import annotations
 
-import functools
 import json
 import textwrap
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -51,6 +50,21 @@ class Part:
     text: str | None = None
 
 
+class _Made:
+    """A LazyPart attribute made by its maker (`_make_<name>`) when first asked for, then kept
+    in the instance dict, which later lookups find first (a non-data descriptor): what
+    `functools.cached_property` does, without its lock on Python 3.11 (one a group)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.maker = name, "_make_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = getattr(obj, self.maker)()
+        return value
+
+
 class LazyPart(Part):
     """A Part whose rows and JSON element are made when first asked for: a table or CSV asks
     for the rows only, JSON and JSON Lines for the element only, so a fleet's groups are not
@@ -64,13 +78,8 @@ class LazyPart(Part):
     ) -> None:
         self._make_rows, self._make_item, self.footer = rows, item, footer
 
-    @functools.cached_property
-    def rows(self) -> Sequence[dict[str, Any]]:  # type: ignore[override]
-        return self._make_rows()
-
-    @functools.cached_property
-    def item(self) -> dict[str, Any] | None:  # type: ignore[override]
-        return self._make_item()
+    rows: Sequence[dict[str, Any]] = _Made()  # type: ignore[assignment]
+    item: dict[str, Any] | None = _Made()  # type: ignore[assignment]
 
 
 # a list, or a function of the first rows and whether they are all the rows
