@@ -440,11 +440,12 @@ def write_table(stream: Stream, out: TextIO, *, color: bool, width: int | None) 
         rows = len(cells)
     del cells
     sample.clear()
+    lines = layout.lines
     for part in parts:
         if part.rows and not rows:
             write(layout.header(color))
         if part.rows:
-            write("".join([layout.row(make_cells(row)) for row in part.rows]))
+            write(lines([make_cells(row) for row in part.rows]))
             rows += len(part.rows)
         footer.extend(part.footer)
     lines = [] if rows else [stream.empty_message or "(none)"]
@@ -547,6 +548,17 @@ class _Layout:
         bold = [f"\x1b[1m{self._pad(i, t)}\x1b[0m" for i, t in enumerate(titles)]
         table_width = sum(self.widths) + len(GAP) * self.last
         return "\x1b[1m \x1b[0m ".join(bold) + "\n" + "─" * table_width + "\n"
+
+    def lines(self, rows: list[list[str]]) -> str:
+        """The lines of several rows' cells (`row` of each): when no cell may wrap or be cut
+        (a pipe, or no free-text column) and every line is ASCII, one format and one strip a
+        line, without `row`'s and `line`'s frames (a fleet's 100,000 rows)."""
+        if not self.any_fits:
+            form = self.template.format
+            text = "\n".join([form(*cells).rstrip() for cells in rows])
+            if text.isascii():
+                return text + "\n"
+        return "".join([self.row(cells) for cells in rows])
 
     def row(self, cells: list[str]) -> str:
         if not self.any_fits:
