@@ -214,18 +214,24 @@ class Readable:
             )
 
     def string(self, label: str, compact: bool, nullable: bool = False) -> str | None:
-        start, b = self.p, self.b
-        if compact:  # the usual one-byte N+1 length
-            n, p = (b[start] - 1, start + 1) if start < self.e and b[start] < 0x80 else (-1, 0)
-        else:  # a non-negative int16 length
-            n, p = ((b[start] << 8) | b[start + 1], start + 2) if start + 2 <= self.e else (-1, 0)
-            n = -1 if n > 0x7FFF else n
-        if n >= 0:
-            end = p + n
-            if end <= self.e:
+        start, b, e = self.p, self.b, self.e
+        if compact:  # the usual one-byte N+1 length (0: null, 0x80 and up: a longer varint)
+            if start < e and 0 < b[start] < 0x80:
+                end = start + b[start]
+                if end <= e:
+                    self.p = end
+                    try:
+                        return b[start + 1 : end].decode()
+                    except UnicodeDecodeError:
+                        raise ProtocolError(
+                            "string is not UTF-8", position=start, field=label
+                        ) from None
+        elif start + 2 <= e and b[start] < 0x80:  # a non-negative int16 length
+            end = start + 2 + ((b[start] << 8) | b[start + 1])
+            if end <= e:
                 self.p = end
                 try:
-                    return b[p:end].decode()
+                    return b[start + 2 : end].decode()
                 except UnicodeDecodeError:
                     raise ProtocolError(
                         "string is not UTF-8", position=start, field=label
