@@ -184,11 +184,11 @@ def collect(
         require_describable(admin, unlisted)  # hidden by an ACL: exit 1 naming it
         require_topics(unlisted, counts)  # no such topic: exit 3 naming it
     views = {
-        gid: [
-            tp
-            for tp in partitions_in_view(gi, counts, topics)
-            if tp.topic not in hidden.get(gid, ())
-        ]
+        gid: (
+            [tp for tp in partitions_in_view(gi, counts, topics) if tp.topic not in hidden[gid]]
+            if gid in hidden  # most groups: no topic hidden, no partition to filter
+            else partitions_in_view(gi, counts, topics)
+        )
         for gid, gi in inputs.items()
     }
     # the groups share their partitions' objects (kgroup.core.wire.convert.partition_of):
