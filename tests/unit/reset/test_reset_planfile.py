@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kgroup.core.errors import CorruptInputError, NotFoundError, UsageError
@@ -331,13 +331,42 @@ def group_plans(draw):
     return plans
 
 
+# Fixed examples tried first on every run: a group name padded with spaces and not ASCII,
+# empty metadata next to none, the largest int64 offset and int32-range partition used, a
+# group without rows, a backup row that removes an offset (new_offset None).
+EDGE_PLANS = [
+    GroupPlan(
+        " grüße \t",
+        (
+            PlanRow(" grüße \t", "a.b-c_D", 0, None, 2**63 - 1, 0, 2**63 - 1, metadata=""),
+            PlanRow(" grüße \t", "a.b-c_D", 500, 2**63 - 1, 0, None, None, leader_epoch=0),
+        ),
+        "to-offset 1",
+    ),
+    GroupPlan("\x00g\u2028", (), "to-offset 1"),
+]
+EDGE_BACKUP = [
+    GroupPlan("g", (PlanRow("g", "t", 1, 4, None, None, None, metadata='m"\\'),), "undo")
+]
+
+# Seeded (derandomize) and without a deadline: the one failure seen in CI was Hypothesis'
+# 200 ms deadline on a loaded 2-core machine ("Unreliable test timings": a slow first call, a
+# fast rerun), not an input the round trip breaks; 20,000 random examples found none.
+PROPERTY = settings(derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY
 @given(group_plans())
+@example(EDGE_PLANS)
+@example(EDGE_BACKUP)
 def test_json_round_trip_property(plans) -> None:
     text = plans_to_json(plans, kind="plan", created_at_ms=CREATED)
     assert parse_json_plan(text, "p.json").plans == tuple(sorted(plans, key=lambda p: p.group))
 
 
+@PROPERTY
 @given(group_plans())
+@example(EDGE_PLANS[:1])
 def test_csv_round_trip_property(plans) -> None:
     rows = parse_csv_plan(plans_to_csv(plans), "p.csv") if any(p.rows for p in plans) else ()
     expected = [
