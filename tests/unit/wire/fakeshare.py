@@ -142,11 +142,13 @@ class ShareCluster(GroupsCluster):
     delete_topic_answers: dict[str, list[int]] = field(default_factory=dict)
     requests: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     raw: list[tuple[int, bytes, bytes]] = field(default_factory=list)  # api, request, response
-    # hold the n-th DeleteTopics (1-based) unanswered, or the OffsetCommit of group
-    # `hold_commit_of`: `delete_held` / `commit_held` is set when it arrives, the answer waits
-    # for `release` (set by close()); a stalled controller or coordinator
+    # hold the n-th DeleteTopics (1-based) unanswered, or every OffsetCommit of the group(s)
+    # `hold_commit_of`: `delete_held` / `commit_held` is set when the first arrives, the answer
+    # waits for `release` (set by close()); a stalled controller or coordinator. `commits_held`
+    # names the groups whose OffsetCommit arrived and is held, in arrival order.
     hold_delete_topics: int | None = None
-    hold_commit_of: str | None = None
+    hold_commit_of: str | tuple[str, ...] | None = None
+    commits_held: list[str] = field(default_factory=list)
     delete_held: threading.Event = field(default_factory=threading.Event)
     commit_held: threading.Event = field(default_factory=threading.Event)
     # likewise the n-th DeleteGroups (`groups_held`); a group's error codes for its next
@@ -510,7 +512,9 @@ class ShareCluster(GroupsCluster):
         request = read_request(api_table.OFFSET_COMMIT, version, body)
         self.requests.append((api_table.OFFSET_COMMIT.key, request))
         group_id = request["group_id"]
-        if group_id == self.hold_commit_of:
+        held = self.hold_commit_of
+        if held is not None and group_id in ((held,) if isinstance(held, str) else held):
+            self.commits_held.append(group_id)
             self.commit_held.set()
             self.release.wait(60)
         sg = self.streams_groups.get(group_id)
