@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 from kgroup.protocol.definitions import load  # noqa: E402
 from kgroup.protocol.model import NULL, Array, Field, Message, Struct, snake  # noqa: E402
 from kgroup.protocol.types import uuid_bytes  # noqa: E402
+from scripts.gen_api_table import api_table_py  # noqa: E402
 from scripts.gen_field_versions import field_versions_py  # noqa: E402
 
 DEFINITIONS = ROOT / "kgroup" / "protocol" / "definitions"
@@ -737,6 +738,7 @@ def generated_files() -> dict[Path, str]:
     )
     wire = [path for path in declarations() if path.startswith("wire/")]
     files[OUT / "field_versions.py"] = field_versions_py(wire)
+    files[OUT / "apis.py"] = api_table_py(wire)
     files[ROOT / "kgroup" / "offsets" / "opcodes.h"] = opcodes_h()
     files[ROOT / "kgroup" / "offsets" / "opcodes.py"] = opcodes_py()
     return files

@@ -239,35 +239,39 @@ def message(
 
 @dataclass(eq=False)
 class Api:
-    """One wire API: its key, its request and response declarations and the versions kgroup
-    speaks (`versions`, a subset of the valid versions of both; the wire client negotiates
-    among them)."""
+    """One wire API: its key, its valid versions, where flexible versions start and the
+    versions kgroup speaks (`versions`, within the valid ones; the wire client negotiates among
+    them). `request` and `response`, the declarations, are read on first use only: the wire
+    client needs none of them (kgroup.protocol.generated.apis gives the rest)."""
 
     key: int
     name: str
-    request: Message
-    response: Message
+    valid: tuple[int, int]
+    flexible_from: int | None
     versions: tuple[int, ...]
     note: str = ""
 
     def __post_init__(self) -> None:
         for version in self.versions:
-            for msg in (self.request, self.response):
-                if not msg.supports(version):
-                    raise ValueError(f"{msg.name} does not declare v{version}")
-        if self.request.flexible_from != self.response.flexible_from:
-            raise ValueError(f"{self.name}: request and response disagree on flexible versions")
+            if not self.valid[0] <= version <= self.valid[1]:
+                raise ValueError(f"{self.name} does not declare v{version}")
 
-    @property
-    def valid(self) -> tuple[int, int]:
-        return self.request.valid
+    @cached_property
+    def request(self) -> Message:
+        """The request declaration (`wire/<name>Request.json`), read now."""
+        from kgroup.protocol.definitions import load
 
-    @property
-    def flexible_from(self) -> int | None:
-        return self.request.flexible_from
+        return load(f"wire/{self.name}Request")
+
+    @cached_property
+    def response(self) -> Message:
+        """The response declaration (`wire/<name>Response.json`), read now."""
+        from kgroup.protocol.definitions import load
+
+        return load(f"wire/{self.name}Response")
 
     def flexible(self, version: int) -> bool:
-        return self.request.flexible(version)
+        return self.flexible_from is not None and version >= self.flexible_from
 
     def request_header_version(self, version: int) -> int:
         """RequestHeader v2 in flexible versions, else v1 (ApiMessageType.requestHeaderVersion)."""

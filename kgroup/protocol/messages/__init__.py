@@ -2,7 +2,9 @@
 an api key to its `Api`, and `FETCH`, `OFFSET_COMMIT`, ... are the same `Api`s by name.
 
 The request and response layouts are `kgroup.protocol.definitions` `wire/<Name>Request.json` and
-`wire/<Name>Response.json` (their api key too), loaded when an API is first used. They cover at
+`wire/<Name>Response.json`. Their api key, valid and flexible versions come from the generated
+table kgroup.protocol.generated.apis (scripts/gen_protocol.py), so the wire client reads no JSON;
+`Api.request` / `Api.response` load the declarations when a test or tool asks. They cover at
 least the spoken versions and usually all of Kafka's valid versions. Transcription notes:
 
 - Fetch: v0-v11 (FetchResponse.json 0-12, flexible 12+, stored copies 0403d432 / 0de6cc5f); the
@@ -36,7 +38,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from kgroup.protocol.definitions import load
+from kgroup.protocol.generated.apis import API_TABLE
 from kgroup.protocol.model import Api, snake
 
 # The versions kgroup sends, per API (`kgroup.core.wire.versions` chooses among them).
@@ -69,16 +71,14 @@ BY_ATTRIBUTE: dict[str, str] = {snake(name).upper(): name for name in SPOKEN}
 
 
 def wire_api(name: str, spoken: tuple[int, ...]) -> Api:
-    """The API `name` with its request and response declarations, speaking `spoken`."""
-    request, response = load(f"wire/{name}Request"), load(f"wire/{name}Response")
-    if request.api_key is None or request.api_key != response.api_key:
-        raise ValueError(f"{name}: request and response disagree on the api key")
-    return Api(request.api_key, name, request, response, spoken)
+    """The API `name` speaking `spoken`, from the generated table (no declaration is read)."""
+    key, valid, flexible_from = API_TABLE[name]
+    return Api(key, name, valid, flexible_from, spoken)
 
 
 def __getattr__(attribute: str) -> Any:
-    """`APIS` and each `Api` by attribute (`FETCH`, ...), built on first use: its JSON is read
-    then. Module attributes, so each is built once and later lookups do not come here."""
+    """`APIS` and each `Api` by attribute (`FETCH`, ...), built on first use. Module
+    attributes, so each is built once and later lookups do not come here."""
     if attribute == "APIS":
         apis = [getattr(sys.modules[__name__], attr) for attr in BY_ATTRIBUTE]
         value: Any = {api.key: api for api in apis}
