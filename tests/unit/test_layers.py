@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -37,7 +37,6 @@ LAYERS = {
 
 # The upward arrows still left, as (importing module, imported module). Empty it as they go;
 # never add to it: a run layer hands results or callbacks to cli/ instead of rendering.
-ALLOWED_UPWARD: set[tuple[str, str]] = set()  # none left (issue #25 point 3 done)
 
 
 def _modules() -> Iterator[Path]:
@@ -76,6 +75,24 @@ def _imports_of_file(path: Path) -> tuple[str, ...]:
     return tuple(_imported(path))
 
 
+def _importers(
+    edited: dict[Path, str] | None,
+    checked: Callable[[Path], bool],
+    forbidden: Callable[[str], bool],
+) -> set[str]:
+    """kgroup/... names of the `checked` modules importing a `forbidden` module (at any depth,
+    lazily too); `edited` gives modules' text in place of the files'."""
+    edited = edited or {}
+    found = set()
+    for path in _modules():
+        if not checked(path):
+            continue
+        modules = _imported(path, edited[path]) if path in edited else _imports_of_file(path)
+        if any(forbidden(module) for module in modules):
+            found.add(str(path.relative_to(PACKAGE.parent)))
+    return found
+
+
 def upward_imports(edited: dict[Path, str] | None = None) -> set[tuple[str, str]]:
     """(module path, imported module) for every import of a higher layer; `edited` gives
     modules' text in place of the files'."""
@@ -107,15 +124,10 @@ def test_the_scan_sees_generated_modules_and_lazy_imports() -> None:
 
 
 def test_no_import_runs_back_up_the_layers() -> None:
-    new = upward_imports() - ALLOWED_UPWARD
+    new = upward_imports()
     assert not new, "imports of a higher layer (move the code, or pass a callback down):\n" + (
         "\n".join(f"  {module} imports {target}" for module, target in sorted(new))
     )
-
-
-def test_the_list_of_arrows_left_holds_only_arrows_still_there() -> None:
-    gone = ALLOWED_UPWARD - upward_imports()
-    assert not gone, f"remove from ALLOWED_UPWARD, these imports are gone: {sorted(gone)}"
 
 
 @pytest.mark.parametrize(
@@ -131,7 +143,7 @@ def test_an_added_upward_import_is_caught(module: str, line: str, arrow: str) ->
     """The scan itself, with one upward import added inside a function of a module."""
     path = PACKAGE / module
     text = path.read_text(encoding="utf-8") + f"\n\ndef _added():\n    {line}\n"
-    assert (f"kgroup/{module}", arrow) in upward_imports({path: text}) - ALLOWED_UPWARD
+    assert (f"kgroup/{module}", arrow) in upward_imports({path: text})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -142,15 +154,11 @@ KAFKA_CLIENT = "confluent_kafka"
 
 def kafka_client_imports(edited: dict[Path, str] | None = None) -> set[str]:
     """Modules outside kgroup/core that import confluent_kafka (at any depth, lazily too)."""
-    edited = edited or {}
-    found = set()
-    for path in _modules():
-        if _layer_of_path(path) in (None, "core"):
-            continue
-        modules = _imported(path, edited[path]) if path in edited else _imports_of_file(path)
-        if any(module.split(".")[0] == KAFKA_CLIENT for module in modules):
-            found.add(str(path.relative_to(PACKAGE.parent)))
-    return found
+    return _importers(
+        edited,
+        lambda path: _layer_of_path(path) not in (None, "core"),
+        lambda module: module.split(".")[0] == KAFKA_CLIENT,
+    )
 
 
 def test_only_core_imports_the_kafka_client() -> None:
@@ -180,7 +188,6 @@ def test_an_added_kafka_client_import_is_caught(module: str, line: str) -> None:
 
 OPTION_NAMES = ("opts", "gopts")
 # (module, function, parameter) still untyped. Empty it as they go; never add to it.
-UNTYPED_LEFT: set[tuple[str, str, str]] = set()
 
 
 def untyped_options(edited: dict[Path, str] | None = None) -> set[tuple[str, str, str]]:
@@ -207,15 +214,10 @@ def untyped_options(edited: dict[Path, str] | None = None) -> set[tuple[str, str
 
 
 def test_run_layers_take_typed_options() -> None:
-    new = untyped_options() - UNTYPED_LEFT
+    new = untyped_options()
     assert not new, "give these a typed options object (a dataclass the CLI builds):\n" + (
         "\n".join(f"  {m}: {f}({a}: Any)" for m, f, a in sorted(new))
     )
-
-
-def test_the_list_of_untyped_options_left_holds_only_ones_still_there() -> None:
-    gone = UNTYPED_LEFT - untyped_options()
-    assert not gone, f"remove from UNTYPED_LEFT, these are typed now: {sorted(gone)}"
 
 
 def test_an_untyped_options_parameter_is_caught() -> None:
@@ -237,30 +239,21 @@ PROGRESS_MODULES = ("rich.progress", "rich.live")
 def rich_imports(edited: dict[Path, str] | None = None) -> set[str]:
     """Modules of a run layer (or core, offsets, protocol) that import rich, at any depth,
     under TYPE_CHECKING too (a run layer hands numbers to a protocol cli/ fills in)."""
-    edited = edited or {}
-    found = set()
-    for path in _modules():
+
+    def below_render(path: Path) -> bool:
         layer = _layer_of_path(path)
-        if layer is None or LAYERS[layer] > 2:
-            continue
-        modules = _imported(path, edited[path]) if path in edited else _imports_of_file(path)
-        if any(module.split(".")[0] == DRAWING for module in modules):
-            found.add(str(path.relative_to(PACKAGE.parent)))
-    return found
+        return layer is not None and LAYERS[layer] <= 2
+
+    return _importers(edited, below_render, lambda module: module.split(".")[0] == DRAWING)
 
 
 def progress_builders(edited: dict[Path, str] | None = None) -> set[str]:
     """Modules other than render/progress.py that import rich's progress bars or live display."""
-    edited = edited or {}
-    found = set()
-    for path in _modules():
-        name = str(path.relative_to(PACKAGE.parent))
-        if name == PROGRESS_HOME:
-            continue
-        modules = _imported(path, edited[path]) if path in edited else _imports_of_file(path)
-        if any(m == p or m.startswith(p + ".") for m in modules for p in PROGRESS_MODULES):
-            found.add(name)
-    return found
+    return _importers(
+        edited,
+        lambda path: str(path.relative_to(PACKAGE.parent)) != PROGRESS_HOME,
+        lambda module: any(module == p or module.startswith(p + ".") for p in PROGRESS_MODULES),
+    )
 
 
 def test_no_run_layer_imports_rich() -> None:
