@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -118,28 +117,6 @@ class CheckRun:
 
 
 SHOWN_BAD = 3
-
-# the young generation's size while a check runs: a fleet's check makes millions of short-lived
-# objects (windows, verdicts, rows), none in reference cycles, and Python's default of 700
-# walks them at every 700 allocations (issue #29: ~3% of the instructions of 1,000 groups)
-GC_YOUNG = 50_000
-
-
-@contextmanager
-def fewer_collections() -> Iterator[None]:
-    """Collect garbage less often while a check runs: what is loaded so far is kept off the
-    collector (gc.freeze) and the young generation holds GC_YOUNG objects; restored after."""
-    import gc
-
-    threshold = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(max(threshold[0], GC_YOUNG), *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
-        gc.unfreeze()
-
 
 CHUNK_GROUPS = 2000  # groups described, evaluated and printed at a time (as describe's chunks)
 

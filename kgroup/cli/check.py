@@ -143,7 +143,8 @@ def check(
 
 def _check_once(opts: GlobalOptions, request: CheckOptions) -> None:
     """One evaluation: notes on stderr, the verdicts printed as they are made, the exit code."""
-    from kgroup.check.run import check, fewer_collections
+    from kgroup.check.run import check
+    from kgroup.core.collector import fewer_collections
     from kgroup.render.check import check_stream
     from kgroup.render.progress import SamplingProgress
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kgroup.core.collector import fewer_collections
 from kgroup.core.errors import CheckFailed
 from kgroup.describe.engine import GroupLag
 
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from kgroup.describe.collect import Selection
 
 CHUNK_GROUPS = 2000
-GC_YOUNG = 50_000  # allocations between young collections while a fleet is described (700)
 SHOWN_OVER_LAG = 5  # partitions over --fail-on-lag named in the error
 
 
@@ -120,7 +119,7 @@ def _described(
 
     if not ids:
         return
-    with quiet_collector():
+    with fewer_collections():
         metadata = admin.topics(include_internal=True)
         for start in range(0, len(ids), CHUNK_GROUPS):
             yield from collect(
@@ -132,22 +131,3 @@ def _described(
                 now_ms=int(clock() * 1000),
                 metadata=metadata,
             )
-
-
-@contextmanager
-def quiet_collector() -> Iterator[None]:
-    """The cyclic garbage collector kept off what the process had loaded (typer, rich, the
-    wire client: objects it would otherwise walk at every full collection) and run less often
-    while groups are described and printed: a fleet makes millions of short-lived objects, of
-    which reference counting frees all but a few hundred. Restored when the groups are done
-    (or the iteration is given up). Measured: see the README's figures of issue #29."""
-    import gc
-
-    threshold = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG, *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
-        gc.unfreeze()

@@ -133,9 +133,11 @@ def test_a_check_collects_garbage_less_often_and_restores_the_collector() -> Non
     # 700 walked a fleet's short-lived windows and verdicts over and over), then as it was
     import gc
 
+    from kgroup.core.collector import GC_YOUNG, fewer_collections
+
     before = gc.get_threshold()
-    with run.fewer_collections():
-        assert gc.get_threshold()[0] >= run.GC_YOUNG
+    with fewer_collections():
+        assert gc.get_threshold()[0] >= GC_YOUNG
         assert gc.get_freeze_count() > 0  # what was loaded is kept off the collector
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from kgroup.describe.run import GC_YOUNG, DescribeOptions, describe
+from kgroup.core.collector import GC_YOUNG
+from kgroup.describe.run import DescribeOptions, describe
 from tests.helpers import admin_for
 from tests.unit.wire.fakegroups import GroupsCluster
 
