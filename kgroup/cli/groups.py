@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from kgroup.cli.context import options
+from kgroup.cli.context import note, options
 from kgroup.cli.options import (
     choice_option,
     force_option,
@@ -87,32 +87,35 @@ def delete_groups(
     if not groups:
         raise UsageError("delete needs GROUP... or --group GROUP", hint="kgroup delete GROUP")
     opts = options(ctx)
-    not_deleted: list[str] = []
-    interrupted: str | None = None
-    if delete_all_internal_topics:  # streams groups (kgroup.reset.streams)
-        from kgroup.reset.streams import delete_with_internal_topics
+    from kgroup.delete.groups import raise_for_failures, raise_for_interruption, row_lines
+    from kgroup.reset.interrupts import Interrupts
 
-        rows, not_deleted, interrupted = delete_with_internal_topics(
-            opts.admin(), groups, force=force
+    with Interrupts(note) as interrupts:  # SIGTERM as Ctrl-C, from here to the last row
+        not_deleted: list[str] = []
+        interrupted: str | None = None
+        if delete_all_internal_topics:  # streams groups (kgroup.reset.streams)
+            from kgroup.reset.streams import delete_with_internal_topics
+
+            rows, not_deleted, interrupted = delete_with_internal_topics(
+                opts.admin(), groups, force=force
+            )
+        else:
+            rows = delete_inactive_groups(opts.admin(), groups, force=force)
+        interrupts.reporting(lambda: row_lines(rows))
+        opts.show(
+            Output(
+                columns=[Column("group"), Column("status"), Column("message")],
+                rows=rows,
+                document={"groups": rows},
+            )
         )
-    else:
-        rows = delete_inactive_groups(opts.admin(), groups, force=force)
-    opts.show(
-        Output(
-            columns=[Column("group"), Column("status"), Column("message")],
-            rows=rows,
-            document={"groups": rows},
-        )
-    )
-    from kgroup.delete.groups import raise_for_failures, raise_for_interruption
+        raise_for_interruption(rows.interrupted)  # during DeleteGroups: no topic was deleted
+        raise_for_interruption(interrupted, topics=True)
+        raise_for_failures(rows, "deleted")
+        if not_deleted:
+            from kgroup.core.errors import PartialFailure
 
-    raise_for_interruption(rows.interrupted)  # during DeleteGroups: no topic was deleted
-    raise_for_interruption(interrupted, topics=True)
-    raise_for_failures(rows, "deleted")
-    if not_deleted:
-        from kgroup.core.errors import PartialFailure
-
-        raise PartialFailure("; ".join(not_deleted))  # exit 1: the groups are deleted
+            raise PartialFailure("; ".join(not_deleted))  # exit 1: the groups are deleted
 
 
 def delete_offsets(

@@ -8,7 +8,7 @@ reset-offsets (`kgroup.reset.planner`); each group or partition gets a row, and 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kgroup.core.admin import GroupAdmin
@@ -106,39 +106,20 @@ INTERRUPTED = {
 def _delete_interruptibly(
     admin: GroupAdmin, group_ids: Sequence[str]
 ) -> tuple[dict[str, Any], str | None]:
-    """DeleteGroups for `group_ids` with Ctrl-C and SIGTERM caught: group -> None (deleted),
-    its error, or after an interrupt `not_deleted` / `unknown` for a group not answered; and
-    the signal, if any. The SIGTERM handler is the caller's again on return."""
+    """DeleteGroups for `group_ids` with Ctrl-C and SIGTERM (`interrupts.Terminated`, while the
+    caller's `interrupts.Interrupts` is installed) caught: group -> None (deleted), its error,
+    or after an interrupt `not_deleted` / `unknown` for a group not answered
+    (`DeletionProgress.outcome`); and the signal, if any."""
     from kgroup.core.wire.delete_topics import DeletionProgress
-    from kgroup.reset.apply import Terminated
-    from kgroup.reset.run import terminate_as_interrupt
+    from kgroup.reset.interrupts import INTERRUPTS, signal_of
 
     if not group_ids:
         return {}, None
     progress = DeletionProgress()
-    restore = terminate_as_interrupt()
     try:
         return dict(admin.delete_groups(group_ids, progress)), None
-    except (KeyboardInterrupt, Terminated) as exc:
-        signal_name = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
-    finally:
-        restore()
-    return interrupted_outcome(group_ids, progress.answered, progress.asked), signal_name
-
-
-def interrupted_outcome(
-    group_ids: Sequence[str], answered: Mapping[str, Any], asked: Collection[str]
-) -> dict[str, Any]:
-    """Each group of an interrupted DeleteGroups: its answer, `unknown` when its request was
-    sent and not answered, else `not_deleted` (never asked, or answered with an error to
-    retry and not asked again). Pure."""
-    out: dict[str, Any] = {}
-    for group_id in group_ids:
-        if group_id in answered:
-            out[group_id] = answered[group_id]
-        else:
-            out[group_id] = "unknown" if group_id in asked else "not_deleted"
-    return out
+    except INTERRUPTS as exc:
+        return {g: progress.outcome(g) for g in group_ids}, signal_of(exc)
 
 
 def delete_group_offsets(
@@ -257,29 +238,36 @@ def _protection_refusals(
     return {g: protection_refusal(g, patterns) for g in wanted}
 
 
+def row_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """One line per group of `delete`: its status and message (said on stderr when Ctrl-C cut
+    the table or document short)."""
+    return [
+        f"{r['group']}: {r['status']}" + (f": {r['message']}" if r.get("message") else "")
+        for r in rows
+    ]
+
+
 def raise_for_interruption(signal_name: str | None, *, topics: bool = False) -> None:
     """After the output: Ctrl-C (130) or SIGTERM (143) stopped `delete`'s DeleteGroups or
     (`topics`) the internal-topic deletions of `delete --delete-all-internal-topics`; the rows
     said what is known of each group or topic."""
     if signal_name is None:
         return
-    from kgroup.core.errors import PartialFailure
-    from kgroup.reset.apply import EXIT_SIGINT, EXIT_SIGTERM
+    from kgroup.reset.interrupts import interrupted_error
 
     if topics:
-        error = PartialFailure(
-            f"interrupted ({signal_name}) while deleting internal topics; the groups' rows say "
-            "which topics were deleted, not deleted or unknown",
+        raise interrupted_error(
+            signal_name,
+            "while deleting internal topics",
+            "the groups' rows say which topics were deleted, not deleted or unknown",
             hint="check the unknown ones with kafka-topics --describe",
         )
-    else:
-        error = PartialFailure(
-            f"interrupted ({signal_name}) while deleting groups; the rows say which groups "
-            "were deleted, not deleted or unknown",
-            hint="check the unknown ones with `kgroup list`",
-        )
-    error.exit_code = EXIT_SIGTERM if signal_name == "SIGTERM" else EXIT_SIGINT
-    raise error
+    raise interrupted_error(
+        signal_name,
+        "while deleting groups",
+        "the rows say which groups were deleted, not deleted or unknown",
+        hint="check the unknown ones with `kgroup list`",
+    )
 
 
 def raise_for_failures(rows: Sequence[dict[str, Any]], done: str) -> None:

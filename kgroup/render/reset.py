@@ -148,10 +148,9 @@ def execution_output(plans: Sequence[GroupPlan], report: ExecutionReport) -> Out
                 "note": outcome.message if outcome and outcome.status == "committed" else None,
                 "forced": list(plan.forced),
                 "deleted_topics": list(outcome.deleted_topics) if outcome else [],
-                "internal_topics": [
-                    {"topic": t, "status": s}
-                    for t, s in (outcome.internal_topics if outcome else {}).items()
-                ],
+                "internal_topics": outcome.internal_topics.listed()
+                if outcome and outcome.internal_topics
+                else [],
                 "partitions": [_row_json(r) for r in plan.rows],
             }
         )

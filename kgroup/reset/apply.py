@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.commands import group_command
@@ -37,14 +37,16 @@ from kgroup.core.errors import (
 )
 from kgroup.core.models import CommittedOffset, GroupDescription, TopicPartition
 from kgroup.reset.backups import choose_backup_path, undo_command, write_backup
+from kgroup.reset.interrupts import EXIT_SIGINT, INTERRUPTS, signal_exit_code, signal_of
 from kgroup.reset.model import GroupPlan, stale_offsets
 from kgroup.reset.planfile import read_plan_file
 from kgroup.reset.refusals import Guards, active_member_refusal, guard_refusal
 
+if TYPE_CHECKING:
+    from kgroup.reset.streams import TopicsDeleted
+
 # A commit that landed but that kgroup cannot vouch for (README "Exit codes").
 EXIT_COMMITTED_AT_RISK = 8
-EXIT_SIGINT = 130
-EXIT_SIGTERM = 143  # 128 + SIGTERM, as shells report a process ended by it
 
 # Every status a group's result can have: what happened to its offsets, and the exit code of a
 # run where every group ended so. README "Statuses of reset-offsets --execute and undo" lists
@@ -96,9 +98,13 @@ class GroupOutcome:
     exit_code: int = 0
     verified: int = 0
     fenced: bool = False
-    deleted_topics: tuple[str, ...] = ()  # internal topics deleted after (kgroup.reset.streams)
-    # every internal topic to delete -> its status (kgroup.reset.streams.TOPIC_STATUSES)
-    internal_topics: dict[str, str] = field(default_factory=dict)
+    # the internal topics to delete after, each with its status (kgroup.reset.streams)
+    internal_topics: TopicsDeleted | None = None
+
+    @property
+    def deleted_topics(self) -> tuple[str, ...]:
+        """The internal topics deleted after the commit (their status says so)."""
+        return tuple(self.internal_topics.topics("deleted")) if self.internal_topics else ()
 
 
 @dataclass
@@ -109,10 +115,6 @@ class ExecutionReport:
     @property
     def failed(self) -> list[GroupOutcome]:
         return [o for o in self.outcomes if o.status != "committed"]
-
-
-class Terminated(BaseException):
-    """SIGTERM during --execute (kgroup.reset.run installs the handler raising it)."""
 
 
 class CommittedAtRisk(KgroupError):
@@ -392,7 +394,7 @@ def execute_plan(
             outcome = _commit_checked(
                 admin, plan, fence, backup_target, backup, now_ms, expected, run
             )
-        except (KeyboardInterrupt, Terminated):
+        except INTERRUPTS:
             raise  # reported at once; the probe's daemon thread is left
         except BaseException:
             probe.wait()
@@ -696,8 +698,8 @@ def execute_plans(
 
     Groups run concurrently, up to FENCES_PER_COORDINATOR per coordinator, each coordinator's
     groups in their order; the report lists them in the plans' order. Ctrl-C (KeyboardInterrupt)
-    or SIGTERM (`Terminated`) stops every group at its next step, makes the fences leave, and
-    reports what is known of each group (`report.interrupted` names the signal).
+    or SIGTERM (`interrupts.Terminated`) stops every group at its next step, makes the fences
+    leave, and reports what is known of each group (`report.interrupted` names the signal).
     """
     report = ExecutionReport()
     if not plans:
@@ -762,12 +764,12 @@ def execute_plans(
             for thread in threads:
                 while thread.is_alive():
                     thread.join(0.1)
-    except (KeyboardInterrupt, Terminated) as exc:
-        report.interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+    except INTERRUPTS as exc:
+        report.interrupted = signal_of(exc)
         _stop(runs, cancel)
     report.outcomes = [run.outcome or _interrupted_outcome(run) for run in runs]
     if report.interrupted is not None:
-        code = EXIT_SIGTERM if report.interrupted == "SIGTERM" else EXIT_SIGINT
+        code = signal_exit_code(report.interrupted)
         for outcome in report.outcomes:
             outcome.exit_code = code
     return report
@@ -785,7 +787,7 @@ def _stop(runs: Sequence[GroupRun], cancel: threading.Event) -> None:
     try:
         for run in runs:
             run.done.wait(max(0.0, deadline - time.monotonic()))
-    except (KeyboardInterrupt, Terminated):
+    except INTERRUPTS:
         pass  # a second Ctrl-C / SIGTERM ends the wait, not the report nor the leaving
     for run in runs:
         if run.fence is not None and not run.done.is_set():
@@ -798,7 +800,7 @@ def _abort_shielded(fence: Any) -> None:
         try:
             fence.abort()
             return
-        except (KeyboardInterrupt, Terminated):
+        except INTERRUPTS:
             continue
 
 

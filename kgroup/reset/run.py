@@ -174,17 +174,17 @@ def _finish(report: Any, note: Callable[[str], None] | None = None) -> None:
 
 
 def interruption_lines(report: Any) -> list[str]:
-    """One line per group after Ctrl-C / SIGTERM: what is known of its offsets."""
+    """One line per group after Ctrl-C / SIGTERM (during the run, or cutting its report): what
+    is known of its offsets."""
     from kgroup.reset.backups import undo_command
-    from kgroup.reset.streams import topics_said
 
     lines = []
     for o in report.outcomes:
         undo = (
             f"; backup {o.backup}; undo with: {undo_command(o.group, o.backup)}" if o.backup else ""
         )
-        if o.internal_topics:
-            undo += f"; {topics_said(o.internal_topics)}"
+        if o.internal_topics is not None and (topics := o.internal_topics.said()):
+            undo += f"; {topics}"
         if o.status == "committed":
             lines.append(f"{o.group}: committed and verified{undo}")
         elif o.status == "committed_unverified":
@@ -199,111 +199,17 @@ def interruption_lines(report: Any) -> list[str]:
 
 
 def _interrupted(report: Any, note: Callable[[str], None] | None) -> None:
-    from kgroup.core.errors import PartialFailure
-    from kgroup.reset.apply import EXIT_SIGINT
+    from kgroup.reset.interrupts import interrupted_error
 
     for line in interruption_lines(report):
         if note is not None:
             note(line)
-    error = PartialFailure(
-        f"interrupted ({report.interrupted}) during --execute; the lines above say what "
-        "happened to each group",
+    raise interrupted_error(
+        report.interrupted,
+        "during --execute",
+        "the lines above say what happened to each group",
         hint="check with `kgroup describe GROUP`; undo a committed group with the command shown",
     )
-    error.exit_code = report.outcomes[0].exit_code if report.outcomes else EXIT_SIGINT
-    raise error
-
-
-class SigtermDuringExecute:
-    """SIGTERM while --execute runs, as a context manager: first it raises apply.Terminated in
-    the main thread (the groups are stopped and reported as on Ctrl-C, exit 143); once
-    `reporting()` is called it waits for the report, which is written in full, and leaving
-    the block makes the run exit 143 (an error leaving it keeps its message, with exit 143).
-    The old handler is given back on leaving, whatever happens.
-
-    While the report is written SIGTERM is blocked in the main thread, not only noted by a
-    handler: a signal landing in a write to a full pipe cuts the write short, and Python's
-    text stdout then drops the rest of the document (CPython returns the short count of an
-    interrupted partial write). A SIGTERM delivered meanwhile stays pending and is taken on
-    leaving; one reaching another thread is noted by the handler."""
-
-    def __init__(self) -> None:
-        self.received = False
-        self._restore: Callable[[], Any] = lambda: None
-        self._mask: Any = None  # the main thread's signal mask before the report, if blocked
-
-    def __enter__(self) -> SigtermDuringExecute:
-        self._restore = terminate_as_interrupt()
-        return self
-
-    def reporting(self) -> None:
-        """From now on SIGTERM waits for the report (the run is over: nothing left to stop)."""
-        import signal
-        import threading
-
-        if threading.current_thread() is not threading.main_thread():
-            return
-
-        def note(_signum: int, _frame: Any) -> None:
-            self.received = True
-
-        signal.signal(signal.SIGTERM, note)
-        if hasattr(signal, "pthread_sigmask"):
-            self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
-
-    def _unblock(self) -> None:
-        """Take a SIGTERM that came while blocked (consumed, so none is delivered after the
-        handler is given back), then give the main thread its mask back."""
-        import signal
-
-        if self._mask is None:
-            return
-        if signal.SIGTERM in signal.sigpending():
-            signal.sigwait({signal.SIGTERM})
-            self.received = True
-        signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
-        self._mask = None
-
-    def __exit__(self, exc_type: Any, exc: BaseException | None, _tb: Any) -> None:
-        try:
-            self._unblock()
-        finally:
-            self._restore()
-        if not self.received:
-            return
-        from kgroup.reset.apply import EXIT_SIGTERM
-
-        if isinstance(exc, KgroupError):
-            exc.message = (
-                f"{exc.message.rstrip('.')}; then SIGTERM came while the report was written"
-            )
-            exc.exit_code = EXIT_SIGTERM
-            return
-        if exc is None:
-            error = KgroupError(
-                "terminated (SIGTERM) while the report was written; --execute had finished "
-                "and the report is complete"
-            )
-            error.exit_code = EXIT_SIGTERM
-            raise error
-
-
-def terminate_as_interrupt() -> Any:
-    """While --execute runs: SIGTERM raises apply.Terminated in the main thread (so the groups
-    are stopped and reported as on Ctrl-C, exit 143); returns what restores the old handler."""
-    import signal
-    import threading
-
-    from kgroup.reset.apply import Terminated
-
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
-
-    def handler(_signum: int, _frame: Any) -> None:
-        raise Terminated()
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def combined_exit_code(codes: Any) -> int:
@@ -441,15 +347,16 @@ def run_reset(
                 refusals.append((plan.group, refusal))
         _would_refuse(refusals, note, executing, not_planned, len(plans))
         return
+    from kgroup.reset.interrupts import Interrupts
     from kgroup.reset.streams import delete_after_commit
 
-    with SigtermDuringExecute() as sigterm:
+    with Interrupts(note) as interrupts:
         report = execute_plans(
             admin, plans, backup=opts.backup, now_ms=now_ms, guards=guards, note=note
         )
         # SIGTERM stays an interruption while internal topics go: the report is still said
         not_deleted = delete_after_commit(admin, plans, report, note)
-        sigterm.reporting()  # a SIGTERM now lets the report finish, then exits 143
+        interrupts.reporting(lambda: interruption_lines(report))
         view.executed(plans, report)
         _finish(report, note)
         if not_deleted:
@@ -493,7 +400,9 @@ def run_undo(
         except KgroupError as refusal:
             _would_refuse([(group, refusal)], note, executing)
         return
-    with SigtermDuringExecute() as sigterm:
+    from kgroup.reset.interrupts import Interrupts
+
+    with Interrupts(note) as interrupts:
         if protection is not None:
             from kgroup.reset.apply import GroupOutcome
 
@@ -519,6 +428,6 @@ def run_undo(
                 expected={group: expected},
                 note=note,
             )
-        sigterm.reporting()  # a SIGTERM now lets the report finish, then exits 143
+        interrupts.reporting(lambda: interruption_lines(report))
         view.executed([plan], report)
         _finish(report, note)

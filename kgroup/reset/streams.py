@@ -33,6 +33,7 @@ from kgroup.core.wire.streams_topology import StreamsTopology
 from kgroup.reset.model import GroupPlan
 
 if TYPE_CHECKING:
+    from kgroup.core.wire.delete_topics import DeletionProgress
     from kgroup.delete.groups import GroupRows
 
 # StreamsGroupCommand.matchesInternalTopicFormat
@@ -221,24 +222,14 @@ def read_streams_groups(
     return reset
 
 
-# What became of one internal topic kgroup was to delete (`internal_topics` in the JSON).
-TOPIC_STATUSES = ("deleted", "already_gone", "not_deleted", "unknown")
-
-
-def topics_said(statuses: Mapping[str, str]) -> str:
-    """Each internal topic's fate in a few words (an interrupted run's line for its group)."""
-    words = {
-        "deleted": "deleted",
-        "already_gone": "already gone",
-        "not_deleted": "not deleted",
-        "unknown": "unknown whether deleted",
-    }
-    said = []
-    for status in TOPIC_STATUSES:
-        topics = [t for t, s in statuses.items() if s == status]
-        if topics:
-            said.append(f"{words[status]}: {', '.join(topics)}")
-    return f"internal topics {'; '.join(said)}" if said else ""
+# What became of one internal topic kgroup was to delete (`internal_topics` in the JSON), and
+# how an interrupted run's line for its group says it.
+TOPIC_STATUSES = {
+    "deleted": "deleted",
+    "already_gone": "already gone",
+    "not_deleted": "not deleted",
+    "unknown": "unknown whether deleted",
+}
 
 
 @dataclass
@@ -261,6 +252,15 @@ class TopicsDeleted:
     def listed(self) -> list[dict[str, str]]:
         """The JSON's `internal_topics`: a {topic, status} per topic."""
         return [{"topic": t, "status": s} for t, s in self.statuses.items()]
+
+    def said(self) -> str:
+        """Each topic's fate in a few words (an interrupted run's line for its group)."""
+        said = [
+            f"{words}: {', '.join(topics)}"
+            for status, words in TOPIC_STATUSES.items()
+            if (topics := self.topics(status))
+        ]
+        return f"internal topics {'; '.join(said)}" if said else ""
 
     def message(self) -> str | None:
         """The result's message: the deleted, the already gone, the errors, and after an
@@ -290,32 +290,29 @@ class TopicsDeleted:
 def topics_deleted(
     wanted: Sequence[str],
     gone: Sequence[str],
-    answered: Mapping[str, KgroupError | None],
-    asked: Iterable[str] = (),
+    progress: DeletionProgress | None = None,
     interrupted: bool = False,
 ) -> TopicsDeleted:
-    """Each topic's status from what DeleteTopics answered for `wanted` (None: deleted;
-    NotFoundError, UNKNOWN_TOPIC_OR_PARTITION: already gone) and `gone`, the topics the metadata
-    lacked (already gone, not asked for). Unanswered: `unknown` if its request was sent
-    (`asked`), else `not_deleted`; answered REQUEST_TIMED_OUT (deletion started, not seen
-    complete in the request's timeout) or sent and its answer lost: `unknown`, a failure
-    still."""
-    from kgroup.core.wire.delete_topics import outcome_unknown
+    """Each topic's status from what DeleteTopics did for `wanted` (`progress`; None: nothing
+    asked) and `gone`, the topics the metadata lacked (already gone, not asked for). Answered
+    None: deleted; NotFoundError (UNKNOWN_TOPIC_OR_PARTITION): already gone; REQUEST_TIMED_OUT
+    (deletion started, not seen complete in the request's timeout) or sent and its answer lost:
+    `unknown`, a failure still; unanswered: as `DeletionProgress.outcome` says."""
+    from kgroup.core.wire.delete_topics import DeletionProgress, outcome_unknown
 
-    asked = set(asked)
+    progress = progress or DeletionProgress()
     result = TopicsDeleted({}, interrupted=interrupted)
     for topic in wanted:
-        if topic not in answered:
-            result.statuses[topic] = "unknown" if topic in asked else "not_deleted"
-            continue
-        error = answered[topic]
-        if error is None:
+        outcome = progress.outcome(topic)
+        if isinstance(outcome, str):  # not answered: not_deleted or unknown
+            result.statuses[topic] = outcome
+        elif outcome is None:
             result.statuses[topic] = "deleted"
-        elif isinstance(error, NotFoundError):
+        elif isinstance(outcome, NotFoundError):
             result.statuses[topic] = "already_gone"
         else:  # REQUEST_TIMED_OUT, or the answer lost: it may be deleted
-            result.statuses[topic] = "unknown" if outcome_unknown(error) else "not_deleted"
-            result.failed[topic] = error.one_line()
+            result.statuses[topic] = "unknown" if outcome_unknown(outcome) else "not_deleted"
+            result.failed[topic] = outcome.one_line()
     for topic in gone:
         result.statuses.setdefault(topic, "already_gone")
     return result
@@ -334,79 +331,61 @@ def delete_after_commit(
     admin: Any, plans: Sequence[GroupPlan], report: Any, note: Callable[[str], None]
 ) -> list[str]:
     """After --execute: delete each committed group's internal topics (its offsets committed
-    and read back first). Each outcome gets every topic's status and the topics deleted;
-    returns one line per group whose deletion failed (the run then exits 1: its offsets are
-    committed). Ctrl-C or SIGTERM (`apply.Terminated`, while run.py's handler stays installed)
-    anywhere in the deletions (during a DeleteTopics or between two) stops them:
+    and read back first). Each outcome gets every topic's status (`internal_topics`); returns
+    one line per group whose deletion failed (the run then exits 1: its offsets are
+    committed). Ctrl-C or SIGTERM (`interrupts.Terminated`, while run.py's `Interrupts` is
+    installed) anywhere in the deletions (during a DeleteTopics or between two) stops them:
     `report.interrupted` names the signal and the outcomes say what is known (deleted, not
     deleted, unknown), as for an interrupted commit; a run interrupted before
     (`report.interrupted`) deletes nothing."""
-    from kgroup.reset.apply import EXIT_SIGINT, EXIT_SIGTERM, Terminated
+    from kgroup.reset.interrupts import INTERRUPTS, signal_exit_code, signal_of
 
     by_group = {o.group: o for o in report.outcomes}
     todo = [p for p in plans if (p.delete_topics or p.gone_topics) and p.group in by_group]
-    failures: list[str] = []
     if not todo:
-        return failures
+        return []
     from kgroup.core.wire.delete_topics import DeletionProgress, delete_topics
 
     timeout_ms = int(admin.timeout_s * 1000)
+    progress = {p.group: DeletionProgress() for p in todo}
+    said: dict[str, list[str]] = {}  # group -> its failures, once its topics are said
+
+    def say(plan: GroupPlan, interrupted: bool, *, quiet: bool = False) -> None:
+        outcome = by_group[plan.group]
+        if outcome.status == "committed":
+            said[plan.group] = _said_deleted(plan, outcome, progress[plan.group], interrupted)
+            return
+        if plan.delete_topics and not quiet:  # a landed commit is not "not committed"
+            not_committed = UNVERIFIED.get(outcome.status, "not committed")
+            note(f"{plan.group}: {not_committed}: internal topics not deleted")
+        outcome.internal_topics = topics_deleted(plan.delete_topics, plan.gone_topics)
+        said[plan.group] = []
+
     interrupted = report.interrupted  # Ctrl-C during the resets: every group stops, none deletes
-    progress: dict[str, DeletionProgress] = {}  # the groups whose deletion was started
-    done: set[str] = set()
     try:
         for plan in todo:
-            outcome = by_group[plan.group]
-            if outcome.status != "committed":
-                if plan.delete_topics:  # a landed commit is not "not committed" (apply.LANDED)
-                    said = UNVERIFIED.get(outcome.status, "not committed")
-                    note(f"{plan.group}: {said}: internal topics not deleted")
-                outcome.internal_topics = topics_deleted(
-                    plan.delete_topics, plan.gone_topics, {}
-                ).statuses
-                done.add(plan.group)
-                continue
-            asked = progress[plan.group] = DeletionProgress()
-            if interrupted is None and plan.delete_topics:
-                try:
-                    delete_topics(admin.wire, plan.delete_topics, timeout_ms, asked)
-                except (KeyboardInterrupt, Terminated) as exc:
-                    interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
-            failures += _said_deleted(plan, outcome, asked, interrupted is not None)
-            done.add(plan.group)
-    except (KeyboardInterrupt, Terminated) as exc:  # between two deletions: the rest not asked
-        interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
-        for plan in todo:
-            if plan.group in done:
-                continue
-            outcome = by_group[plan.group]
-            if outcome.status != "committed":
-                result = topics_deleted(plan.delete_topics, plan.gone_topics, {})
-                outcome.internal_topics = result.statuses
-            else:
-                asked = progress.get(plan.group, DeletionProgress())
-                failures += _said_deleted(plan, outcome, asked, True)
+            committed = by_group[plan.group].status == "committed"
+            if interrupted is None and plan.delete_topics and committed:
+                delete_topics(admin.wire, plan.delete_topics, timeout_ms, progress[plan.group])
+            say(plan, interrupted is not None)
+    except INTERRUPTS as exc:  # during a DeleteTopics or between two: the rest not asked
+        interrupted = signal_of(exc)
+    for plan in todo:
+        if plan.group not in said:
+            say(plan, True, quiet=True)
     if interrupted is not None:
         report.interrupted = interrupted
-        code = EXIT_SIGTERM if interrupted == "SIGTERM" else EXIT_SIGINT
         for outcome in report.outcomes:
-            outcome.exit_code = code
-    return failures
+            outcome.exit_code = signal_exit_code(interrupted)
+    return [line for plan in todo for line in said[plan.group]]
 
 
 def _said_deleted(plan: GroupPlan, outcome: Any, progress: Any, interrupted: bool) -> list[str]:
     """A committed group's topics, as far as `progress` knows them, onto its outcome; returns
     one line per topic whose deletion failed."""
-    result = topics_deleted(
-        plan.delete_topics,
-        plan.gone_topics,
-        progress.answered,
-        progress.asked,
-        interrupted=interrupted,
-    )
+    result = topics_deleted(plan.delete_topics, plan.gone_topics, progress, interrupted)
     extra = result.message()
-    outcome.internal_topics = result.statuses
-    outcome.deleted_topics = tuple(result.topics("deleted"))
+    outcome.internal_topics = result
     if extra:
         outcome.message = f"{outcome.message}; {extra}" if outcome.message else extra
     return [f"{plan.group}: offsets committed and verified, but {e}" for e in result.errors]
@@ -420,47 +399,40 @@ def delete_with_internal_topics(
     the groups deleted as `kgroup delete` deletes them, then the internal topics of each group
     deleted. Returns the rows (with `deleted_topics` and each topic's status in
     `internal_topics`), one line per failed topic deletion, and the signal ("SIGINT",
-    "SIGTERM") that stopped the topic deletions, if any (during a DeleteTopics or between
-    two): the rows then say what is known. An interrupt during DeleteGroups (the rows'
-    `interrupted`) deletes no topic."""
+    "SIGTERM": `interrupts.Terminated`, while the CLI's `Interrupts` is installed) that stopped
+    the topic deletions, if any (during a DeleteTopics or between two): the rows then say what
+    is known. An interrupt during DeleteGroups (the rows' `interrupted`) deletes no topic."""
     from kgroup.core.share_groups import share_groups_among
     from kgroup.core.wire.delete_topics import DeletionProgress, delete_topics
     from kgroup.delete.groups import delete_inactive_groups
-    from kgroup.reset.apply import Terminated
-    from kgroup.reset.run import terminate_as_interrupt
+    from kgroup.reset.interrupts import INTERRUPTS, signal_of
 
     share_groups_among(admin, group_ids)  # learns every group's type
     reset = read_streams_groups(admin, group_ids, TopicDeletion(all_internal=True))
     existing = admin.topics(include_internal=True)
     rows = delete_inactive_groups(admin, group_ids, force=force)
-    failures: list[str] = []
     timeout_ms = int(admin.timeout_s * 1000)
     interrupted = rows.interrupted  # stopped during DeleteGroups: no topic is deleted
-    progress: dict[str, DeletionProgress] = {}  # the groups whose deletion was started
-    done: set[str] = set()
-    restore = terminate_as_interrupt()  # the groups are gone: SIGTERM too must let rows be said
+    progress = {row["group"]: DeletionProgress() for row in rows}
+    said: dict[str, list[str]] = {}  # group -> its failures, once its row is said
+
+    def say(row: dict[str, Any], interrupted: bool) -> None:
+        topology = reset.topologies.get(row["group"])
+        said[row["group"]] = _row_said(row, topology, existing, progress[row["group"]], interrupted)
+
     try:
-        for row in rows:  # _row_said gives every row its topic fields, on every path
-            asked = progress[row["group"]] = DeletionProgress()
+        for row in rows:
             topology = reset.topologies.get(row["group"])
             wanted = _deletable(topology, existing) if row["status"] == "deleted" else []
             if interrupted is None and wanted:
-                try:
-                    delete_topics(admin.wire, wanted, timeout_ms, asked)
-                except (KeyboardInterrupt, Terminated) as exc:
-                    interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
-            failures += _row_said(row, topology, existing, asked, interrupted is not None)
-            done.add(row["group"])
-    except (KeyboardInterrupt, Terminated) as exc:  # between two deletions: the rest not asked
-        interrupted = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
-        for row in rows:
-            if row["group"] not in done:
-                asked = progress.get(row["group"], DeletionProgress())
-                topology = reset.topologies.get(row["group"])
-                failures += _row_said(row, topology, existing, asked, True)
-    finally:
-        restore()
-    return rows, failures, interrupted
+                delete_topics(admin.wire, wanted, timeout_ms, progress[row["group"]])
+            say(row, interrupted is not None)
+    except INTERRUPTS as exc:  # during a DeleteTopics or between two: the rest not asked
+        interrupted = signal_of(exc)
+    for row in rows:
+        if row["group"] not in said:
+            say(row, True)
+    return rows, [line for row in rows for line in said[row["group"]]], interrupted
 
 
 def _deletable(topology: StreamsTopology | None, existing: Container[str]) -> list[str]:
@@ -486,7 +458,7 @@ def _row_said(
     internal = internal_topics(topology)
     wanted = [t for t in internal.deletable if t in existing]
     gone = [t for t in internal.deletable if t not in existing]
-    result = topics_deleted(wanted, gone, progress.answered, progress.asked, interrupted)
+    result = topics_deleted(wanted, gone, progress, interrupted)
     kept = [
         f"internal topic {t} is not named as {row['group']}'s: kept" for t in internal.not_inferred
     ]

@@ -74,10 +74,11 @@ def test_an_interrupt_during_delete_groups_deletes_no_internal_topic(tmp_path) -
     assert "interrupted (SIGINT) while deleting groups" in stderr
 
 
-def test_interrupted_outcome_tells_answered_asked_and_never_asked() -> None:
-    from kgroup.delete.groups import interrupted_outcome
+def test_a_deletion_progress_tells_answered_asked_and_never_asked() -> None:
+    """The one rule for groups (DeleteGroups) and topics (DeleteTopics) an interrupt left."""
+    from kgroup.core.wire.delete_topics import DeletionProgress
 
     error = KafkaOperationError("boom")
-    answered = {"a": None, "b": error}
-    outcome = interrupted_outcome(["a", "b", "c", "d"], answered, {"c"})
+    progress = DeletionProgress(asked={"c"}, answered={"a": None, "b": error})
+    outcome = {name: progress.outcome(name) for name in ("a", "b", "c", "d")}
     assert outcome == {"a": None, "b": error, "c": "unknown", "d": "not_deleted"}

@@ -94,7 +94,7 @@ def test_sigterm_while_the_report_is_written_finishes_it_and_exits_143(
     (group,) = document["groups"]
     assert (group["group"], group["status"]) == ("g0", "committed")
     assert errors.strip().splitlines()[-1] == (
-        "kgroup: error: terminated (SIGTERM) while the report was written; --execute had "
+        "kgroup: error: terminated (SIGTERM) while the report was written; the run had "
         "finished and the report is complete"
     )
     expected = 9 if command == "reset" else 2
@@ -107,11 +107,11 @@ def test_a_failure_reported_when_sigterm_came_keeps_its_message_and_exits_143() 
     import os
 
     from kgroup.core.errors import PartialFailure
-    from kgroup.reset.run import SigtermDuringExecute
+    from kgroup.reset.interrupts import Interrupts
 
     before = signal.getsignal(signal.SIGTERM)
-    with pytest.raises(PartialFailure) as raised, SigtermDuringExecute() as sigterm:
-        sigterm.reporting()
+    with pytest.raises(PartialFailure) as raised, Interrupts() as interrupts:
+        interrupts.reporting()
         os.kill(os.getpid(), signal.SIGTERM)  # held until the block is left
         raise PartialFailure("1 of 2 group(s) not reset: g1: refused")
     assert raised.value.exit_code == 143

@@ -62,6 +62,15 @@ class DeletionProgress:
     asked: set[str] = field(default_factory=set)
     answered: dict[str, KgroupError | None] = field(default_factory=dict)
 
+    def outcome(self, name: str) -> KgroupError | str | None:
+        """What is known of `name` (a topic or group) once the deletion stopped: its answer
+        (None: deleted, else the error); unanswered, `unknown` when its request was sent (it
+        may be deleted), else `not_deleted` (never asked, or answered with an error to retry
+        and not asked again)."""
+        if name in self.answered:
+            return self.answered[name]
+        return "unknown" if name in self.asked else "not_deleted"
+
 
 class UnansweredDeletion(KafkaOperationError):
     """A topic's DeleteTopics was sent and its answer never came (the connection failed): the

@@ -54,7 +54,8 @@ def test_sources_are_never_deleted_and_sinks_only_through_their_reader() -> None
 
 def test_each_topic_gets_its_status_and_the_message_says_them() -> None:
     from kgroup.core.errors import AuthorizationError, NotFoundError
-    from kgroup.reset.streams import topics_deleted, topics_said
+    from kgroup.core.wire.delete_topics import DeletionProgress
+    from kgroup.reset.streams import topics_deleted
 
     answered = {
         "a-x-changelog": None,
@@ -62,9 +63,8 @@ def test_each_topic_gets_its_status_and_the_message_says_them() -> None:
         "a-z-changelog": AuthorizationError("not allowed to delete topic a-z-changelog"),
     }
     wanted = [*answered, "a-w-repartition", "a-v-repartition"]
-    result = topics_deleted(
-        wanted, ["a-gone-changelog"], answered, asked=["a-w-repartition"], interrupted=True
-    )
+    progress = DeletionProgress(asked={"a-w-repartition"}, answered=answered)
+    result = topics_deleted(wanted, ["a-gone-changelog"], progress, interrupted=True)
     assert result.statuses == {
         "a-x-changelog": "deleted",
         "a-y-changelog": "already_gone",
@@ -80,7 +80,7 @@ def test_each_topic_gets_its_status_and_the_message_says_them() -> None:
     assert "not deleted: not allowed to delete topic a-z-changelog" in message
     assert "not deleted: a-v-repartition (interrupted before asking)" in message
     assert "unknown whether deleted: a-w-repartition" in message
-    assert topics_said(result.statuses) == (
+    assert result.said() == (
         "internal topics deleted: a-x-changelog; already gone: a-y-changelog, a-gone-changelog; "
         "not deleted: a-z-changelog, a-v-repartition; unknown whether deleted: a-w-repartition"
     )
@@ -115,7 +115,7 @@ def test_a_run_interrupted_before_the_deletion_deletes_nothing() -> None:
     assert [r for k, r in made.requests if k == DELETE_TOPICS_KEY] == []
     assert "a-x-changelog" in made.topics and failures == []
     (outcome,) = report.outcomes
-    assert outcome.internal_topics == {"a-x-changelog": "not_deleted"}
+    assert outcome.internal_topics.statuses == {"a-x-changelog": "not_deleted"}
     assert "not deleted: a-x-changelog (interrupted before asking)" in (outcome.message or "")
     assert (report.interrupted, outcome.exit_code) == ("SIGINT", 130)
 
@@ -146,7 +146,7 @@ def test_a_group_committed_but_not_verified_is_not_said_not_committed(
     admin = SimpleNamespace(wire=None, timeout_s=5)
     assert delete_after_commit(admin, [plan], report, notes.append) == []
     assert notes == [f"a: {said}: internal topics not deleted"]
-    assert report.outcomes[0].internal_topics == {"a-x-changelog": "not_deleted"}
+    assert report.outcomes[0].internal_topics.statuses == {"a-x-changelog": "not_deleted"}
 
 
 def test_an_interrupt_between_two_deletions_still_gives_every_topic_its_status() -> None:
@@ -188,10 +188,10 @@ def test_an_interrupt_between_two_deletions_still_gives_every_topic_its_status()
     assert failures == []
     assert report.interrupted == "SIGINT"
     a, b, c = report.outcomes
-    assert a.internal_topics == {"a-x-changelog": "deleted"}
+    assert a.internal_topics.statuses == {"a-x-changelog": "deleted"}
     assert a.deleted_topics == ("a-x-changelog",)
-    assert b.internal_topics == {"b-x-changelog": "not_deleted"}
-    assert c.internal_topics == {"c-x-changelog": "not_deleted"}
+    assert b.internal_topics.statuses == {"b-x-changelog": "not_deleted"}
+    assert c.internal_topics.statuses == {"c-x-changelog": "not_deleted"}
     assert "not deleted: c-x-changelog (interrupted before asking)" in (c.message or "")
     assert [o.exit_code for o in report.outcomes] == [130, 130, 130]
 
