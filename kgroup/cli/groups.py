@@ -151,19 +151,22 @@ def delete_offsets(
     for value in topic:  # a bad --topic is a usage error before the cluster is asked
         parse_topic_option(value)
     opts = options(ctx)
-    rows = delete_group_offsets(opts.admin(), group, topic, force=force)
-    opts.show(
-        Output(
-            columns=[
-                Column("group"),
-                Column("topic"),
-                Column("partition", justify="right"),
-                Column("status"),
-            ],
-            rows=rows,
-            document={"group": group, "partitions": rows},
-        )
-    )
-    from kgroup.delete.groups import raise_for_offset_failures
+    from kgroup.delete.groups import raise_for_offset_failures, row_lines
+    from kgroup.reset.interrupts import Interrupts
 
-    raise_for_offset_failures(rows)
+    with Interrupts(note) as interrupts:  # SIGTERM as Ctrl-C, from here to the last row
+        rows = delete_group_offsets(opts.admin(), group, topic, force=force)
+        interrupts.reporting(lambda: row_lines(rows))
+        opts.show(
+            Output(
+                columns=[
+                    Column("group"),
+                    Column("topic"),
+                    Column("partition", justify="right"),
+                    Column("status"),
+                ],
+                rows=rows,
+                document={"group": group, "partitions": rows},
+            )
+        )
+        raise_for_offset_failures(rows)

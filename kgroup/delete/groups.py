@@ -239,12 +239,14 @@ def _protection_refusals(
 
 
 def row_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
-    """One line per group of `delete`: its status and message (said on stderr when Ctrl-C cut
-    the table or document short)."""
-    return [
-        f"{r['group']}: {r['status']}" + (f": {r['message']}" if r.get("message") else "")
-        for r in rows
-    ]
+    """One line per row of `delete` (a group) or `delete-offsets` (a partition): its status and
+    message (said on stderr when Ctrl-C cut the table or document short)."""
+    lines = []
+    for r in rows:
+        where = f"{r['group']} {r['topic']}:{r['partition']}" if "topic" in r else r["group"]
+        message = f": {r['message']}" if r.get("message") else ""
+        lines.append(f"{where}: {r['status']}{message}")
+    return lines
 
 
 def raise_for_interruption(signal_name: str | None, *, topics: bool = False) -> None:

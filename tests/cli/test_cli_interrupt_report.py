@@ -30,6 +30,7 @@ from kgroup.protocol import messages as api_table
 from tests.cli.test_cli_reset_fence import kgroup_env
 from tests.cli.test_cli_streams_internal_topics import make
 from tests.unit.wire.fakecoordinator import CoordinatorCluster
+from tests.unit.wire.fakegroups import GroupsCluster
 from tests.unit.wire.fakeshare import DELETE_GROUPS, ShareCluster
 
 DELETED = [f"g{i:03d}" for i in range(300)]  # rows of ~60 bytes: several times a 4 KiB pipe
@@ -217,3 +218,44 @@ def test_the_signal_table_is_the_one_rule() -> None:
         "interrupted (SIGTERM) while deleting groups; the rows say. Hint: h",
         143,
     )
+
+
+@pytest.fixture
+def offsets() -> Iterator[GroupsCluster]:
+    made = GroupsCluster(topics={"orders": 300}, offsets={"billing": dict.fromkeys(PARTITIONS, 5)})
+    yield made
+    made.close()
+
+
+PARTITIONS = [("orders", p) for p in range(300)]
+
+
+def delete_offsets_command(cluster: GroupsCluster, *output: str) -> list[str]:
+    base = [sys.executable, "-m", "kgroup", "-b", cluster.address, "--timeout", "20"]
+    return [*base, "delete-offsets", "billing", "--topic", "orders", *output]
+
+
+def test_sigterm_while_delete_offsets_prints_its_rows_finishes_them_and_exits_143(
+    offsets, tmp_path
+) -> None:
+    command = delete_offsets_command(offsets, "-o", "json")
+    process, read_end = start_blocked(command, kgroup_env(tmp_path))
+    stdout, stderr = finish(process, read_end, signal.SIGTERM)
+    assert process.returncode == 143, stderr  # was -15: killed while printing the rows
+    rows = json.loads(stdout)["partitions"]
+    assert [(r["topic"], r["partition"], r["status"]) for r in rows] == [
+        (t, p, "deleted") for t, p in PARTITIONS
+    ]
+    assert "terminated (SIGTERM) while the report was written" in stderr
+    assert offsets.offsets.get("billing", {}) == {}
+
+
+def test_ctrl_c_while_delete_offsets_prints_its_rows_says_every_partition(
+    offsets, tmp_path
+) -> None:
+    process, read_end = start_blocked(delete_offsets_command(offsets), kgroup_env(tmp_path))
+    _stdout, stderr = finish(process, read_end, signal.SIGINT)
+    assert process.returncode == 130, stderr
+    said = [line.removeprefix("kgroup: ") for line in stderr.strip().splitlines()]
+    assert said[-len(PARTITIONS) - 1 : -1] == [f"billing {t}:{p}: deleted" for t, p in PARTITIONS]
+    assert said[-1].startswith("error: interrupted (SIGINT) while the report was written")
