@@ -235,3 +235,23 @@ def test_delete_interrupted_between_two_groups_topics_still_says_each_row(monkey
     }
     assert sorted(by_group["app3"]["deleted_topics"]) == sorted([rep("app3"), chl("app3")])
     assert "interrupted before asking" in by_group["app4"]["message"]
+
+
+def test_deleted_topics_come_from_the_statuses_alone() -> None:
+    """One source of truth: a group's `deleted_topics` (JSON and outcome) is what its topic
+    statuses say, and the JSON's `internal_topics` is TopicsDeleted.listed()."""
+    from kgroup.render.reset import execution_output
+    from kgroup.reset.apply import ExecutionReport, GroupOutcome
+    from kgroup.reset.model import GroupPlan
+    from kgroup.reset.streams import TopicsDeleted
+
+    topics = TopicsDeleted({"a-x-changelog": "deleted", "a-y-repartition": "unknown"})
+    outcome = GroupOutcome("a", "committed", internal_topics=topics)
+    assert outcome.deleted_topics == ("a-x-changelog",)
+    plan = GroupPlan("a", (), "to earliest", delete_topics=("a-x-changelog", "a-y-repartition"))
+    (document,) = execution_output([plan], ExecutionReport([outcome])).document["groups"]
+    assert document["deleted_topics"] == ["a-x-changelog"]
+    assert document["internal_topics"] == [
+        {"topic": "a-x-changelog", "status": "deleted"},
+        {"topic": "a-y-repartition", "status": "unknown"},
+    ]
