@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING
 from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
 from kgroup.core.wire.cluster_calls import (
     decode_api_versions_response,
-    decode_sasl_authenticate_response,
     decode_sasl_handshake_response,
     encode_api_versions_request,
     encode_sasl_authenticate_request,
@@ -42,7 +41,9 @@ from kgroup.core.wire.frames import (
     decode_response_header,
     encode_request_header,
     frame,
+    translated,
 )
+from kgroup.core.wire.reauth import Session, lifetime_of, plan
 from kgroup.core.wire.results import NONE, error_name
 from kgroup.core.wire.sasl import MECHANISMS, SaslError, ScramClient, plain_message
 from kgroup.core.wire.sasl_oauth import (
@@ -55,9 +56,14 @@ from kgroup.core.wire.sasl_oauth import (
 from kgroup.core.wire.versions import choose_version
 from kgroup.protocol import messages as api_table
 from kgroup.protocol.model import Api
+from kgroup.protocol.runtime import Readable
 
 if TYPE_CHECKING:  # ssl is imported where TLS is used: a plaintext run never loads it
     import ssl
+
+    from kgroup.protocol.generated.wire.sasl_authenticate_response import (
+        SaslAuthenticateResponse,
+    )
 
 log = logging.getLogger("kgroup.wire")
 
@@ -254,6 +260,14 @@ def private_pem_file(text: str) -> Iterator[str]:
             os.rmdir(directory)
 
 
+@translated
+def _read_sasl_authenticate(body: bytes, version: int) -> SaslAuthenticateResponse:
+    """A SaslAuthenticateResponse v0-v2, SessionLifetimeMs (v1+, KIP-368) included."""
+    from kgroup.protocol.generated.wire import sasl_authenticate_response as sa_res
+
+    return sa_res.read_from(Readable(body), version)
+
+
 def _oauth_status(challenge: bytes) -> str:
     """The `status` of RFC 7628's JSON error challenge (never echoes anything else)."""
     import json
@@ -288,6 +302,10 @@ class BrokerConnection:
     """A connected, authenticated socket to one broker; requests go through `call`/`pipeline`.
 
     Thread-safe: one caller at a time uses the socket (the client runs one thread per broker).
+
+    A SASL session the broker gave a lifetime (KIP-368) is renewed on the same connection
+    before it expires (`kgroup.core.wire.reauth` says when): a request finding it due waits for
+    the requests in flight to be answered, then SaslHandshake and SaslAuthenticate run again.
     """
 
     def __init__(
@@ -314,6 +332,8 @@ class BrokerConnection:
         self._sock: socket.socket | None = None
         self._correlation = 0
         self._lock = threading.Lock()
+        self.session: Session | None = None  # the SASL session, once authenticated
+        self.reauthentications = 0
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -415,7 +435,32 @@ class BrokerConnection:
             )
         self.versions = result.versions
 
-    def _authenticate(self, deadline: float) -> None:
+    def _authenticate(self, deadline: float, *, again: bool = False) -> None:
+        """SaslHandshake v1 then the mechanism's SaslAuthenticate exchange; `again`: a
+        re-authentication of this open connection (KIP-368: no ApiVersions first)."""
+        started = time.monotonic()
+        lifetimes: list[int] = []
+        self._sasl_exchange(deadline, again, lifetimes)
+        self.session = plan(started, lifetime_of(lifetimes), reauthenticated=again)
+        log.debug(
+            "%s to %s with %s (%s)",
+            "re-authenticated" if again else "authenticated",
+            self.address,
+            self.security.mechanism,
+            self.session.describe(),
+        )
+
+    def _reauthenticate(self) -> None:
+        """Renew the session: the broker closes the connection on the first request after its
+        expiry. Its own deadline, the connection's timeout (not the waiting call's)."""
+        limit_s, self._limit_s = self._limit_s, None
+        try:
+            self._authenticate(time.monotonic() + self.timeout_s, again=True)
+        finally:
+            self._limit_s = limit_s
+        self.reauthentications += 1
+
+    def _sasl_exchange(self, deadline: float, again: bool, lifetimes: list[int]) -> None:
         mechanism = self.security.mechanism or ""
         username = self.security.username or ""
         password = self.security.password or ""
@@ -437,6 +482,7 @@ class BrokerConnection:
             raise KafkaOperationError(f"broker {self.address} does not offer SaslAuthenticate")
 
         who = f"as {username!r}" if mechanism != "OAUTHBEARER" else "with an OAUTHBEARER token"
+        what = "re-authentication" if again else "authentication"
         hint = (
             "check sasl.username, sasl.password and sasl.mechanism"
             if mechanism != "OAUTHBEARER"
@@ -447,14 +493,15 @@ class BrokerConnection:
         def step(payload: bytes) -> bytes:
             request = encode_sasl_authenticate_request(version, payload)
             reply = self._exchange([(api_table.SASL_AUTHENTICATE, version, request)], deadline)[0]
-            result = decode_sasl_authenticate_response(reply, version)
+            result = _read_sasl_authenticate(reply, version)
             if result.error_code != NONE:
                 detail = f": {result.error_message}" if result.error_message else ""
                 raise SaslError(
-                    f"authentication to broker {self.address} {who} failed "
+                    f"{what} to broker {self.address} {who} failed "
                     f"({error_name(result.error_code)}{detail})",
                     hint=hint,
                 )
+            lifetimes.append(result.session_lifetime_ms)
             return result.auth_bytes
 
         if mechanism == "PLAIN":
@@ -467,7 +514,6 @@ class BrokerConnection:
         server_first = step(scram.first_message())
         server_final = step(scram.final_message(server_first))
         scram.verify_server_final(server_final)
-        log.debug("authenticated to %s with %s", self.address, mechanism)
 
     def _authenticate_oauthbearer(self, step: Callable[[bytes], bytes], deadline: float) -> None:
         """RFC 7628: the initial response; a broker refusing the token answers with a JSON error,
@@ -488,7 +534,7 @@ class BrokerConnection:
                 f"broker {self.address} refused the OAUTHBEARER token ({status})",
                 hint="check the token's principal, scope and audience",
             )
-        log.debug("authenticated to %s with OAUTHBEARER (%s)", self.address, source.describe)
+        log.debug("OAUTHBEARER token from %s", source.describe)
 
     # -- requests --------------------------------------------------------------------------------
 
@@ -514,7 +560,7 @@ class BrokerConnection:
                 raise ConnectionLost(f"connection to broker {self.address} is closed")
             self._limit_s = limit_s
             try:
-                return self._exchange(requests, deadline)
+                return self._exchange(requests, deadline, renew=True)
             except BaseException:
                 # The stream position is unknown after any failure: never reuse the socket.
                 self._close_socket()
@@ -522,13 +568,25 @@ class BrokerConnection:
             finally:
                 self._limit_s = None
 
-    def _exchange(self, requests: Sequence[tuple[Api, int, bytes]], deadline: float) -> list[bytes]:
+    def _exchange(
+        self,
+        requests: Sequence[tuple[Api, int, bytes]],
+        deadline: float,
+        *,
+        renew: bool = False,
+    ) -> list[bytes]:
+        """Send `requests` pipelined and read their answers. `renew`: re-authenticate first when
+        the session is due (`reauth`), once the requests in flight are answered."""
         pending: deque[tuple[int, int, Api, int, int]] = deque()
         results: list[bytes] = [b""] * len(requests)
         outstanding = 0
         index = 0
         while index < len(requests) or pending:
             while index < len(requests):
+                if renew and self.session is not None and self.session.due(time.monotonic()):
+                    if pending:
+                        break  # never while a request is in flight: answers first
+                    self._reauthenticate()
                 api, version, body = requests[index]
                 correlation = (self._correlation + 1) & 0x7FFFFFFF
                 header = encode_request_header(
