@@ -283,3 +283,25 @@ def test_a_pipeline_outliving_the_session_reauthenticates_between_its_answers() 
         broker.close()
     assert len(bodies) == len(seen) == 25
     assert gate.connections == 1 and gate.count("expired") == 0, gate.events
+
+
+def test_a_connection_idle_past_its_session_renews_it_before_its_next_request() -> None:
+    """The fence's own connection (reset-offsets) is nobody's to reopen: a request after the
+    session expired used to be a ConnectionLost; the broker accepts a SaslHandshake that late."""
+    cluster = GroupsCluster()
+    gate = SaslGate(
+        cluster.broker.handler, "PLAIN", {"alice": PASSWORD}, lifetime_ms=LIFETIME_MS
+    ).install(cluster.broker)
+    try:
+        with WireClient(sasl_config(cluster.address, "PLAIN")) as client:
+            connection = client.new_connection("127.0.0.1", cluster.broker.port).open()
+            version = connection.version_for(api_table.METADATA)
+            request = encode_metadata_request(version, all_topics=False)
+            connection.call(api_table.METADATA, version, request)
+            time.sleep(LIFETIME_MS / 1000 + 0.2)  # past the broker's expiry, not only 85-95 %
+            connection.call(api_table.METADATA, version, request)
+            assert connection.is_open and connection.reauthentications == 1
+            connection.close()
+    finally:
+        cluster.close()
+    assert [e[0] for e in gate.events] == ["auth", "reauth"]
