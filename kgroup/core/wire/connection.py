@@ -508,14 +508,16 @@ class BrokerConnection:
             step(plain_message(username, password))
             return
         if mechanism == "OAUTHBEARER":
-            self._authenticate_oauthbearer(step, deadline)
+            self._authenticate_oauthbearer(step, deadline, again)
             return
         scram = ScramClient(mechanism, username, password)
         server_first = step(scram.first_message())
         server_final = step(scram.final_message(server_first))
         scram.verify_server_final(server_final)
 
-    def _authenticate_oauthbearer(self, step: Callable[[bytes], bytes], deadline: float) -> None:
+    def _authenticate_oauthbearer(
+        self, step: Callable[[bytes], bytes], deadline: float, again: bool = False
+    ) -> None:
         """RFC 7628: the initial response; a broker refusing the token answers with a JSON error,
         to which the client sends a lone kvsep and the broker fails the exchange."""
         source = self.security.oauth
@@ -530,8 +532,9 @@ class BrokerConnection:
         if challenge:
             status = _oauth_status(challenge)
             step(KVSEP)  # the broker answers with an error here (SaslError)
+            when = " on re-authentication" if again else ""
             raise SaslError(
-                f"broker {self.address} refused the OAUTHBEARER token ({status})",
+                f"broker {self.address} refused the OAUTHBEARER token{when} ({status})",
                 hint="check the token's principal, scope and audience",
             )
         log.debug("OAUTHBEARER token from %s", source.describe)

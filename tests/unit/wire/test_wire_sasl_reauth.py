@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 
 from kgroup.core.config import ClusterConfig
+from kgroup.core.errors import KafkaOperationError
 from kgroup.core.wire.client import WireClient
 from kgroup.core.wire.cluster_calls import encode_metadata_request
 from kgroup.core.wire.log_dirs import WIRE_API
 from kgroup.core.wire.reauth import lifetime_of, plan
+from kgroup.core.wire.sasl import SaslError
 from kgroup.protocol import messages as api_table
 from tests.helpers import run_kgroup
 from tests.unit.wire.fakebroker import FakeBroker, metadata_body
@@ -305,3 +307,36 @@ def test_a_connection_idle_past_its_session_renews_it_before_its_next_request() 
     finally:
         cluster.close()
     assert [e[0] for e in gate.events] == ["auth", "reauth"]
+
+
+def test_a_token_refused_on_reauthentication_is_one_line_without_the_token() -> None:
+    """A revoked token: the broker answers the re-authentication's initial response with an
+    RFC 7628 error challenge (OAuthBearerSaslServer), then fails the exchange."""
+    accepted: list[str] = []
+
+    def first_token_once(token: str) -> tuple[str, float] | None:
+        if accepted:
+            return None  # revoked since
+        accepted.append(token)
+        return "alice", time.time() + 3600
+
+    cluster = GroupsCluster()
+    gate = SaslGate(
+        cluster.broker.handler, "OAUTHBEARER", check_token=first_token_once, lifetime_ms=LIFETIME_MS
+    ).install(cluster.broker)
+    try:
+        with (
+            WireClient(sasl_config(cluster.address, "OAUTHBEARER")) as client,
+            pytest.raises(SaslError) as caught,
+        ):
+            keep_asking(client, 3.0)
+    finally:
+        cluster.close()
+    line = caught.value.one_line()
+    assert "\n" not in line
+    assert line.startswith(
+        f"re-authentication to broker {cluster.address} with an OAUTHBEARER token failed "
+        "(SASL_AUTHENTICATION_FAILED: invalid_token). Hint: check the token's principal"
+    ), line
+    assert isinstance(caught.value, KafkaOperationError)  # exit 1 (README's exit codes)
+    assert accepted[0] not in line and gate.tokens == [accepted[0]] * 2
