@@ -6,6 +6,8 @@ does; runs as a user would, against the SASL fakes (tests/unit/wire/fakesasl.py)
 from __future__ import annotations
 
 import json
+import shutil
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -26,6 +28,7 @@ from tests.unit.wire.fakebroker import FakeBroker, metadata_body
 from tests.unit.wire.fakecheck import CheckCluster
 from tests.unit.wire.fakegroups import GroupsCluster
 from tests.unit.wire.fakesasl import SaslGate
+from tests.unit.wire.test_wire_tls import certificate  # noqa: F401 (a fixture)
 
 LIFETIME_MS = 1500
 PASSWORD = "Pass-Word-77"
@@ -340,3 +343,30 @@ def test_a_token_refused_on_reauthentication_is_one_line_without_the_token() -> 
     ), line
     assert isinstance(caught.value, KafkaOperationError)  # exit 1 (README's exit codes)
     assert accepted[0] not in line and gate.tokens == [accepted[0]] * 2
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl CLI")
+def test_sasl_ssl_reauthenticates_inside_the_tls_session(request: pytest.FixtureRequest) -> None:
+    cert, key = request.getfixturevalue("certificate")  # test_wire_tls's self-signed localhost
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(str(cert), str(key))
+
+    def handler(api: int, version: int, body: bytes) -> bytes:
+        return metadata_body([(1, "localhost", broker.port)], version)
+
+    broker = FakeBroker(handler, tls=context)
+    gate = SaslGate(handler, "SCRAM-SHA-256", {"alice": PASSWORD}, lifetime_ms=LIFETIME_MS).install(
+        broker
+    )
+    config = sasl_config(
+        f"localhost:{broker.port}",
+        "SCRAM-SHA-256",
+        **{"security.protocol": "SASL_SSL", "ssl.ca.location": str(cert)},
+    )
+    try:
+        with WireClient(config) as client:
+            keep_asking(client, 2.0)
+    finally:
+        broker.close()
+    assert gate.connections == 1 and gate.count("expired") == 0, gate.events
+    assert gate.count("reauth") >= 1, gate.events
