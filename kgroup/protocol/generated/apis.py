@@ -9,7 +9,7 @@ API_TABLE: dict[str, tuple[int, tuple[int, int], int | None]] = {
     "AlterShareGroupOffsets": (91, (0, 0), 0),
     "ApiVersions": (18, (0, 4), 3),
     "ConsumerGroupDescribe": (69, (0, 1), 0),
-    "DeleteGroups": (42, (0, 3), 2),
+    "DeleteGroups": (42, (0, 2), 2),
     "DeleteShareGroupOffsets": (92, (0, 0), 0),
     "DeleteTopics": (20, (1, 6), 4),
     "DescribeConfigs": (32, (0, 4), 4),

@@ -92,7 +92,6 @@ FIELD_VERSIONS: dict[str, dict[str, tuple[int, int]]] = {
         "Results": (0, 32767),
         "Results.GroupId": (0, 32767),
         "Results.ErrorCode": (0, 32767),
-        "Results.ErrorMessage": (3, 32767),
     },
     "DeleteShareGroupOffsetsRequest": {
         "GroupId": (0, 32767),
