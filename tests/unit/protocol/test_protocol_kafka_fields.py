@@ -13,6 +13,7 @@ this checks the rest of a transcription, for the files compared with Kafka's so 
 from __future__ import annotations
 
 import json
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -488,6 +489,25 @@ KAFKA: dict[str, tuple[str, str, list[Row]]] = {
             ("SessionLifetimeMs", "int64", "1+", None, True, "0"),
         ],
     ),
+    "SaslAuthenticateRequest": (
+        "apache/kafka 3f108e996211 (v0-v2)",
+        "0-2",
+        [("AuthBytes", "bytes", "0+", None, False, None)],
+    ),
+    "ListGroupsResponse": (
+        # 07a283ac has the same fields plus a headerVersions key no Kafka message file has
+        "apache/kafka 5c1644fc05a8 (v0-v5, KIP-848's GroupType)",
+        "0-5",
+        [
+            ("ThrottleTimeMs", "int32", "1+", None, True, None),
+            ("ErrorCode", "int16", "0+", None, False, None),
+            ("Groups", "[]ListedGroup", "0+", None, False, None),
+            ("Groups.GroupId", "string", "0+", None, False, None),
+            ("Groups.ProtocolType", "string", "0+", None, False, None),
+            ("Groups.GroupState", "string", "4+", None, True, None),
+            ("Groups.GroupType", "string", "5+", None, True, None),
+        ],
+    ),
     "ResponseHeader": (
         # 0effb0fe (0-2, flexible 2+) is not the released file: Kafka 4.0's protocol guide
         # (its kafka-4.0.0 package) lists Response Header v0 and v1, v1 with tagged fields
@@ -519,6 +539,35 @@ KAFKA: dict[str, tuple[str, str, list[Row]]] = {
             ("Topics.PartitionMetadata", "[]PartitionMetadata", "0+", None, False, None),
             ("Topics.PartitionMetadata.Partition", "int32", "0+", None, False, None),
             ("Topics.PartitionMetadata.Racks", "[]string", "0+", None, False, None),
+        ],
+    ),
+    # Kafka Connect's Java Schemas (no JSON file): v0 ConnectProtocol (c6e2ca47: CONFIG_STATE_V0,
+    # ASSIGNMENT_V0 with `new ArrayOf(...)`), v1/v2 IncrementalCooperativeConnectProtocol
+    # (7a2231ab, 022f0d6b: ALLOCATION_V1 NULLABLE_BYTES, ASSIGNMENT_V1 with `ArrayOf.nullable`).
+    # Java's `delay` default 0 only fills a missing trailing field (TOLERATE_MISSING_FIELDS_WITH_
+    # DEFAULTS), which Connect workers never write; kgroup reads every field.
+    "embedded/ConnectProtocolMetadata": (
+        "apache/kafka c6e2ca47eca1 and 7a2231ab7e26 (v0-v2)",
+        "0-2",
+        [
+            ("url", "string", "0+", None, False, None),
+            ("configOffset", "int64", "0+", None, False, None),
+            ("allocation", "bytes", "1+", "1+", False, None),
+        ],
+    ),
+    "embedded/ConnectProtocolAssignment": (
+        "apache/kafka c6e2ca47eca1 and 7a2231ab7e26 (v0-v2)",
+        "0-2",
+        [
+            ("error", "int16", "0+", None, False, None),
+            ("leader", "string", "0+", None, False, None),
+            ("leaderUrl", "string", "0+", None, False, None),
+            ("configOffset", "int64", "0+", None, False, None),
+            ("assignment", "[]ConnectorTasks", "0+", "1+", False, None),
+            ("revoked", "[]ConnectorTasks", "1+", "1+", False, None),
+            ("delay", "int32", "1+", None, False, None),
+            ("common:ConnectorTasks.connector", "string", "0+", None, False, None),
+            ("common:ConnectorTasks.tasks", "[]int32", "0+", None, False, None),
         ],
     ),
 }
@@ -621,6 +670,32 @@ def tags(spec: dict[str, Any]) -> dict[str, tuple[int, str]]:
 @pytest.mark.parametrize("name", sorted(KAFKA))
 def test_declaration_tags_what_kafkas_file_tags(name: str) -> None:
     assert tags(_spec(name)) == KAFKA_TAGS.get(name, {}), f"{name} vs {KAFKA[name][0]}"
+
+
+def test_a_connect_assignment_with_null_arrays_decodes_as_kafka_reads_it() -> None:
+    """ASSIGNMENT_V1 writes a null assignment or revoked list as length -1 (`ArrayOf.nullable`);
+    Kafka reads it as null, so the member's assignment decodes instead of staying raw bytes."""
+    from kgroup.offsets.embedded import decode_assignment
+
+    def string(text: str) -> bytes:
+        return struct.pack(">h", len(text)) + text.encode()
+
+    head = struct.pack(">hh", 1, 0) + string("w1") + string("http://w1:8083")
+    data = head + struct.pack(">qiii", 7, -1, -1, 3000)
+    assert decode_assignment("connect", data) == {
+        "version": 1,
+        "error": 0,
+        "leader": "w1",
+        "leader_url": "http://w1:8083",
+        "config_offset": 7,
+        "assignment": None,
+        "revoked": None,
+        "delay": 3000,
+    }
+    v0 = struct.pack(">hh", 0, 0) + string("w1") + string("u") + struct.pack(">qi", 7, -1)
+    kept = decode_assignment("connect", v0)  # ASSIGNMENT_V0: `new ArrayOf`, never null
+    assert kept is not None and kept["raw_base64"] == v0
+    assert "non-nullable field assignment" in kept["error"]
 
 
 def test_the_comparison_sees_a_changed_range_a_flag_and_a_renamed_field() -> None:

@@ -281,9 +281,7 @@ def read_v1(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
     (n8,) = I32(b, p)
     p += 4
     if n8 < 0:
-        raise after(
-            "non-nullable field assignment was serialized as null", s9, p, "assignment", True
-        )
+        v7 = None
     else:
         if n8 > e - p:
             raise after(allocate(n8, e - p), s9, p, "assignment", False)
@@ -298,7 +296,7 @@ def read_v1(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
     (n18,) = I32(b, p)
     p += 4
     if n18 < 0:
-        raise after("non-nullable field revoked was serialized as null", s19, p, "revoked", True)
+        v17 = None
     else:
         if n18 > e - p:
             raise after(allocate(n18, e - p), s19, p, "revoked", False)
@@ -464,9 +462,7 @@ def read_v2(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
     (n8,) = I32(b, p)
     p += 4
     if n8 < 0:
-        raise after(
-            "non-nullable field assignment was serialized as null", s9, p, "assignment", True
-        )
+        v7 = None
     else:
         if n8 > e - p:
             raise after(allocate(n8, e - p), s9, p, "assignment", False)
@@ -481,7 +477,7 @@ def read_v2(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
     (n18,) = I32(b, p)
     p += 4
     if n18 < 0:
-        raise after("non-nullable field revoked was serialized as null", s19, p, "revoked", True)
+        v17 = None
     else:
         if n18 > e - p:
             raise after(allocate(n18, e - p), s19, p, "revoked", False)

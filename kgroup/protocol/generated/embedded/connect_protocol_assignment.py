@@ -6,8 +6,8 @@ which transcribes
 connect/runtime/src/main/java/org/apache/kafka/connect/runtime/distributed/ConnectProtocol.java
 (apache/kafka c6e2ca47: CONFIG_STATE_V0, ASSIGNMENT_V0, CONNECTOR_ASSIGNMENT_V0) and connect/run
 time/src/main/java/org/apache/kafka/connect/runtime/distributed/IncrementalCooperativeConnectPro
-tocol.java (apache/kafka 7a2231ab: ALLOCATION_V1, ASSIGNMENT_V1, whose assignment and revoked
-arrays are nullable; v2 the same layout).
+tocol.java (apache/kafka 7a2231ab and 022f0d6b: ALLOCATION_V1, ASSIGNMENT_V1, whose assignment
+and revoked arrays are ArrayOf.nullable, declared nullable 1+ here; v2 the same layout).
 """
 
 from __future__ import annotations
@@ -63,10 +63,10 @@ class ConnectProtocolAssignment(Struct):
     leader_url: str
     #: configOffset (int64, v0+)
     config_offset: int
-    #: assignment ([]ConnectorTasks, v0+)
-    assignment: tuple[ConnectorTasks, ...]
-    #: revoked ([]ConnectorTasks, v1+): KIP-415
-    revoked: tuple[ConnectorTasks, ...]
+    #: assignment ([]ConnectorTasks, v0+, nullable v1+)
+    assignment: tuple[ConnectorTasks, ...] | None
+    #: revoked ([]ConnectorTasks, v1+, nullable v1+): KIP-415
+    revoked: tuple[ConnectorTasks, ...] | None
     #: delay (int32, v1+)
     delay: int
 
@@ -76,8 +76,8 @@ class ConnectProtocolAssignment(Struct):
         leader: str = "",
         leader_url: str = "",
         config_offset: int = 0,
-        assignment: tuple[ConnectorTasks, ...] = (),
-        revoked: tuple[ConnectorTasks, ...] = (),
+        assignment: tuple[ConnectorTasks, ...] | None = (),
+        revoked: tuple[ConnectorTasks, ...] | None = (),
         delay: int = 0,
     ) -> None:
         _set(self, "error", error)
@@ -110,11 +110,11 @@ def _read_ConnectProtocolAssignment(r: Readable, version: int) -> ConnectProtoco
     leader = r.string("leader", False)
     leader_url = r.string("leaderUrl", False)
     config_offset = r.int64("configOffset")
-    n = r.count("assignment", False)
-    assignment = tuple([_read_ConnectorTasks(r, version) for _ in range(n)])
+    n = r.count("assignment", False, version >= 1)
+    assignment = None if n < 0 else tuple([_read_ConnectorTasks(r, version) for _ in range(n)])
     if version >= 1:
-        n = r.count("revoked", False)
-        revoked = tuple([_read_ConnectorTasks(r, version) for _ in range(n)])
+        n = r.count("revoked", False, True)
+        revoked = None if n < 0 else tuple([_read_ConnectorTasks(r, version) for _ in range(n)])
     else:
         revoked = ()
     delay = r.int32("delay") if version >= 1 else 0
@@ -137,10 +137,10 @@ def _write_ConnectProtocolAssignment(
     w_string(out, obj.leader, False, False, "leader")
     w_string(out, obj.leader_url, False, False, "leaderUrl")
     out += I64(obj.config_offset)
-    for x in w_count(out, obj.assignment, False, False, "assignment"):
+    for x in w_count(out, obj.assignment, False, version >= 1, "assignment"):
         _write_ConnectorTasks(out, x, version)
     if version >= 1:
-        for x in w_count(out, obj.revoked, False, False, "revoked"):
+        for x in w_count(out, obj.revoked, False, True, "revoked"):
             _write_ConnectorTasks(out, x, version)
     elif version <= 0 and obj.revoked != ():
         raise absent("revoked", version)
