@@ -254,6 +254,147 @@ KAFKA: dict[str, tuple[str, str, list[Row]]] = {
             ("TimeoutMs", "int32", "0+", None, False, None),
         ],
     ),
+    # The small request files, each the commit its declaration names
+    "FindCoordinatorRequest": (
+        "apache/kafka 06a2dac25278 (v0-v4, KIP-699)",
+        "0-4",
+        [
+            ("Key", "string", "0-3", None, False, None),
+            ("KeyType", "int8", "1+", None, False, "0"),
+            ("CoordinatorKeys", "[]string", "4+", None, False, None),
+        ],
+    ),
+    "ListGroupsRequest": (
+        # 145b6897 is a development layout (a tagged States struct), never released
+        "apache/kafka 6647cf989f5a (v0-v5, KIP-848's TypesFilter)",
+        "0-5",
+        [
+            ("StatesFilter", "[]string", "4+", None, False, None),
+            ("TypesFilter", "[]string", "5+", None, False, None),
+        ],
+    ),
+    "DescribeGroupsRequest": (
+        "apache/kafka 42e240e797ee (v0-v5; v6, KIP-1043, the same fields)",
+        "0-5",
+        [
+            ("Groups", "[]string", "0+", None, False, None),
+            ("IncludeAuthorizedOperations", "bool", "3+", None, True, "false"),
+        ],
+    ),
+    "ApiVersionsRequest": (
+        "apache/kafka 120e68870579 (v0-v4)",
+        "0-4",
+        [
+            ("ClientSoftwareName", "string", "3+", None, True, None),
+            ("ClientSoftwareVersion", "string", "3+", None, True, None),
+        ],
+    ),
+    "ConsumerGroupDescribeRequest": (
+        "apache/kafka 0e54774efe25 (v0-v1)",
+        "0-1",
+        [
+            ("GroupIds", "[]string", "0+", None, False, None),
+            ("IncludeAuthorizedOperations", "bool", "0+", None, False, None),
+        ],
+    ),
+    "OffsetDeleteRequest": (
+        "apache/kafka 147803fe428b (v0)",
+        "0",
+        [
+            ("GroupId", "string", "0+", None, False, None),
+            ("Topics", "[]OffsetDeleteRequestTopic", "0+", None, False, None),
+            ("Topics.Name", "string", "0+", None, False, None),
+            ("Topics.Partitions", "[]OffsetDeleteRequestPartition", "0+", None, False, None),
+            ("Topics.Partitions.PartitionIndex", "int32", "0+", None, False, None),
+        ],
+    ),
+    "SaslHandshakeRequest": (
+        "apache/kafka 2ec1ebc6f57e (v0-v1)",
+        "0-1",
+        [("Mechanism", "string", "0+", None, False, None)],
+    ),
+    "SaslHandshakeResponse": (
+        "apache/kafka 1af943b711b1 (v0-v1)",
+        "0-1",
+        [
+            ("ErrorCode", "int16", "0+", None, False, None),
+            ("Mechanisms", "[]string", "0+", None, False, None),
+        ],
+    ),
+    # The classic group protocol, each a full v0-vN file (187b5fb5, 046d2a04 and 2ec1ebc6, the
+    # early files some abouts come from, stop at v4, v3 and v4)
+    "JoinGroupRequest": (
+        "apache/kafka 06a2dac25278 (v0-v9)",
+        "0-9",
+        [
+            ("GroupId", "string", "0+", None, False, None),
+            ("SessionTimeoutMs", "int32", "0+", None, False, None),
+            ("RebalanceTimeoutMs", "int32", "1+", None, True, "-1"),
+            ("MemberId", "string", "0+", None, False, None),
+            ("GroupInstanceId", "string", "5+", "5+", False, "null"),
+            ("ProtocolType", "string", "0+", None, False, None),
+            ("Protocols", "[]JoinGroupRequestProtocol", "0+", None, False, None),
+            ("Protocols.Name", "string", "0+", None, False, None),
+            ("Protocols.Metadata", "bytes", "0+", None, False, None),
+            ("Reason", "string", "8+", "8+", True, "null"),
+        ],
+    ),
+    "JoinGroupResponse": (
+        "apache/kafka d7f0d39ba7ba (v0-v9)",
+        "0-9",
+        [
+            ("ThrottleTimeMs", "int32", "2+", None, True, None),
+            ("ErrorCode", "int16", "0+", None, False, None),
+            ("GenerationId", "int32", "0+", None, False, "-1"),
+            ("ProtocolType", "string", "7+", "7+", True, "null"),
+            ("ProtocolName", "string", "0+", "7+", False, None),
+            ("Leader", "string", "0+", None, False, None),
+            ("SkipAssignment", "bool", "9+", None, False, "false"),
+            ("MemberId", "string", "0+", None, False, None),
+            ("Members", "[]JoinGroupResponseMember", "0+", None, False, None),
+            ("Members.MemberId", "string", "0+", None, False, None),
+            ("Members.GroupInstanceId", "string", "5+", "5+", True, "null"),
+            ("Members.Metadata", "bytes", "0+", None, False, None),
+        ],
+    ),
+    "SyncGroupRequest": (
+        "apache/kafka 43bb9093b599 (v0-v5, KIP-559)",
+        "0-5",
+        [
+            ("GroupId", "string", "0+", None, False, None),
+            ("GenerationId", "int32", "0+", None, False, None),
+            ("MemberId", "string", "0+", None, False, None),
+            ("GroupInstanceId", "string", "3+", "3+", False, "null"),
+            ("ProtocolType", "string", "5+", "5+", True, "null"),
+            ("ProtocolName", "string", "5+", "5+", True, "null"),
+            ("Assignments", "[]SyncGroupRequestAssignment", "0+", None, False, None),
+            ("Assignments.MemberId", "string", "0+", None, False, None),
+            ("Assignments.Assignment", "bytes", "0+", None, False, None),
+        ],
+    ),
+    "SyncGroupResponse": (
+        "apache/kafka c1969009137c (v0-v5, KIP-559)",
+        "0-5",
+        [
+            ("ThrottleTimeMs", "int32", "1+", None, True, None),
+            ("ErrorCode", "int16", "0+", None, False, None),
+            ("ProtocolType", "string", "5+", "5+", True, "null"),
+            ("ProtocolName", "string", "5+", "5+", True, "null"),
+            ("Assignment", "bytes", "0+", None, False, None),
+        ],
+    ),
+    "LeaveGroupRequest": (
+        # v5 (KIP-800) adds Members.Reason, outside this file
+        "apache/kafka 0432e6c4d1bb (v0-v4)",
+        "0-4",
+        [
+            ("GroupId", "string", "0+", None, False, None),
+            ("MemberId", "string", "0-2", None, False, None),
+            ("Members", "[]MemberIdentity", "3+", None, False, None),
+            ("Members.MemberId", "string", "3+", None, False, None),
+            ("Members.GroupInstanceId", "string", "3+", "3+", False, "null"),
+        ],
+    ),
     # Issue #25: the share- and streams-group files and DeleteGroups, checked against Kafka 4.1
     "DeleteGroupsRequest": (
         # 4.1 offers v0-v2; the stored 07a283ac (a v3) is no released Kafka's file

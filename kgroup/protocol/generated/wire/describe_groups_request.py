@@ -15,7 +15,6 @@ from kgroup.protocol.runtime import (
     Struct,
     _new,
     _set,
-    absent,
     w_count,
     w_string,
     w_tags,
@@ -35,7 +34,8 @@ class DescribeGroupsRequest(Struct):
 
     #: Groups ([]string, v0+): The names of the groups to describe
     groups: tuple[str, ...]
-    #: IncludeAuthorizedOperations (bool, v3+): Whether to include authorized operations.
+    #: IncludeAuthorizedOperations (bool, v3+, ignorable): Whether to include authorized
+    #: operations.
     include_authorized_operations: bool
     #: tagged fields this version of kgroup does not know
     unknown_tags: tuple[tuple[int, bytes], ...]
@@ -69,8 +69,6 @@ def _write_DescribeGroupsRequest(out: bytearray, obj: DescribeGroupsRequest, ver
         w_string(out, x, version >= 5, False, "Groups")
     if version >= 3:
         out += b"\x01" if obj.include_authorized_operations else b"\x00"
-    elif version <= 2 and obj.include_authorized_operations:
-        raise absent("IncludeAuthorizedOperations", version)
     if version >= 5:
         tags = list(obj.unknown_tags)
         w_tags(out, tags)
