@@ -395,6 +395,83 @@ KAFKA: dict[str, tuple[str, str, list[Row]]] = {
             ("Members.GroupInstanceId", "string", "3+", "3+", False, "null"),
         ],
     ),
+    "LeaveGroupResponse": (
+        # 042c531e is an early v0-v3 file whose GroupInstanceId is nullable in v3 only
+        "apache/kafka 52c1a13d94c6 (v0-v5)",
+        "0-5",
+        [
+            ("ThrottleTimeMs", "int32", "1+", None, True, None),
+            ("ErrorCode", "int16", "0+", None, False, None),
+            ("Members", "[]MemberResponse", "3+", None, False, None),
+            ("Members.MemberId", "string", "3+", None, False, None),
+            ("Members.GroupInstanceId", "string", "3+", "3+", False, None),
+            ("Members.ErrorCode", "int16", "3+", None, False, None),
+        ],
+    ),
+    "ListOffsetsRequest": (
+        # v9-v10 (KIP-1005, KIP-1075: TimeoutMs) are beyond the declared v0-v8
+        "apache/kafka e3e579e7d69f (v0-v10)",
+        "0-10",
+        [
+            ("ReplicaId", "int32", "0+", None, False, None),
+            ("IsolationLevel", "int8", "2+", None, False, None),
+            ("Topics", "[]ListOffsetsTopic", "0+", None, False, None),
+            ("Topics.Name", "string", "0+", None, False, None),
+            ("Topics.Partitions", "[]ListOffsetsPartition", "0+", None, False, None),
+            ("Topics.Partitions.PartitionIndex", "int32", "0+", None, False, None),
+            ("Topics.Partitions.CurrentLeaderEpoch", "int32", "4+", None, True, "-1"),
+            ("Topics.Partitions.Timestamp", "int64", "0+", None, False, None),
+            ("Topics.Partitions.MaxNumOffsets", "int32", "0", None, False, "1"),
+            ("TimeoutMs", "int32", "10+", None, True, None),
+        ],
+    ),
+    "OffsetCommitRequest": (
+        # KIP-848's names before 4.1's v10 topic ids (036b9e32, a development file, puts TopicId in
+        # v9 and keeps GenerationId); GroupInstanceId is not ignorable in either
+        "apache/kafka 3e22e0dd5d5f (v0-v9)",
+        "0-9",
+        [
+            ("GroupId", "string", "0+", None, False, None),
+            ("GenerationIdOrMemberEpoch", "int32", "1+", None, True, "-1"),
+            ("MemberId", "string", "1+", None, True, None),
+            ("GroupInstanceId", "string", "7+", "7+", False, "null"),
+            ("RetentionTimeMs", "int64", "2-4", None, True, "-1"),
+            ("Topics", "[]OffsetCommitRequestTopic", "0+", None, False, None),
+            ("Topics.Name", "string", "0+", None, False, None),
+            ("Topics.Partitions", "[]OffsetCommitRequestPartition", "0+", None, False, None),
+            ("Topics.Partitions.PartitionIndex", "int32", "0+", None, False, None),
+            ("Topics.Partitions.CommittedOffset", "int64", "0+", None, False, None),
+            ("Topics.Partitions.CommittedLeaderEpoch", "int32", "6+", None, True, "-1"),
+            ("Topics.Partitions.CommitTimestamp", "int64", "1", None, False, "-1"),
+            ("Topics.Partitions.CommittedMetadata", "string", "0+", "0+", False, None),
+        ],
+    ),
+    "OffsetCommitResponse": (
+        "apache/kafka 6d152370926a (v2-v9: v0-v1 removed in Kafka 4.0)",
+        "2-9",
+        [
+            ("ThrottleTimeMs", "int32", "3+", None, True, None),
+            ("Topics", "[]OffsetCommitResponseTopic", "0+", None, False, None),
+            ("Topics.Name", "string", "0+", None, False, None),
+            ("Topics.Partitions", "[]OffsetCommitResponsePartition", "0+", None, False, None),
+            ("Topics.Partitions.PartitionIndex", "int32", "0+", None, False, None),
+            ("Topics.Partitions.ErrorCode", "int16", "0+", None, False, None),
+        ],
+    ),
+    "OffsetDeleteResponse": (
+        # 33128146 (a "v1, KIP-1313" with a headerVersions key) is no released Kafka's file
+        "apache/kafka c2a414ea77c8 (v0)",
+        "0",
+        [
+            ("ErrorCode", "int16", "0+", None, False, None),
+            ("ThrottleTimeMs", "int32", "0+", None, True, None),
+            ("Topics", "[]OffsetDeleteResponseTopic", "0+", None, False, None),
+            ("Topics.Name", "string", "0+", None, False, None),
+            ("Topics.Partitions", "[]OffsetDeleteResponsePartition", "0+", None, False, None),
+            ("Topics.Partitions.PartitionIndex", "int32", "0+", None, False, None),
+            ("Topics.Partitions.ErrorCode", "int16", "0+", None, False, None),
+        ],
+    ),
     # Issue #25: the share- and streams-group files and DeleteGroups, checked against Kafka 4.1
     "DeleteGroupsRequest": (
         # 4.1 offers v0-v2; the stored 07a283ac (a v3) is no released Kafka's file
