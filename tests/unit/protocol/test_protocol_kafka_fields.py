@@ -472,6 +472,38 @@ KAFKA: dict[str, tuple[str, str, list[Row]]] = {
             ("Topics.Partitions.ErrorCode", "int16", "0+", None, False, None),
         ],
     ),
+    "DeleteTopicsResponse": (
+        # v0 removed in Kafka 4.0 (KIP-896), declared v1-v6
+        "apache/kafka d7f0d39ba7ba (v0-v6)",
+        "0-6",
+        [
+            ("ThrottleTimeMs", "int32", "1+", None, True, None),
+            ("Responses", "[]DeletableTopicResult", "0+", None, False, None),
+            ("Responses.Name", "string", "0+", "6+", False, None),
+            ("Responses.TopicId", "uuid", "6+", None, True, None),
+            ("Responses.ErrorCode", "int16", "0+", None, False, None),
+            ("Responses.ErrorMessage", "string", "5+", "5+", True, "null"),
+        ],
+    ),
+    "DescribeLogDirsResponse": (
+        # v4's TotalBytes and UsableBytes (KIP-827) are outside this file
+        "apache/kafka 23e5884c6c5b (v0-v3)",
+        "0-3",
+        [
+            ("ThrottleTimeMs", "int32", "0+", None, False, None),
+            ("ErrorCode", "int16", "3+", None, False, None),
+            ("Results", "[]DescribeLogDirsResult", "0+", None, False, None),
+            ("Results.ErrorCode", "int16", "0+", None, False, None),
+            ("Results.LogDir", "string", "0+", None, False, None),
+            ("Results.Topics", "[]DescribeLogDirsTopic", "0+", None, False, None),
+            ("Results.Topics.Name", "string", "0+", None, False, None),
+            ("Results.Topics.Partitions", "[]DescribeLogDirsPartition", "0+", None, False, None),
+            ("Results.Topics.Partitions.PartitionIndex", "int32", "0+", None, False, None),
+            ("Results.Topics.Partitions.PartitionSize", "int64", "0+", None, False, None),
+            ("Results.Topics.Partitions.OffsetLag", "int64", "0+", None, False, None),
+            ("Results.Topics.Partitions.IsFutureKey", "bool", "0+", None, False, None),
+        ],
+    ),
     # Issue #25: the share- and streams-group files and DeleteGroups, checked against Kafka 4.1
     "DeleteGroupsRequest": (
         # 4.1 offers v0-v2; the stored 07a283ac (a v3) is no released Kafka's file
