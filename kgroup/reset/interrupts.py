@@ -79,6 +79,7 @@ class Interrupts:
         self._summary: Callable[[], Sequence[str]] | None = None
         self._restore: Callable[[], Any] = lambda: None
         self._mask: Any = None  # the main thread's signal mask before the report, if blocked
+        self._reporting = False  # reporting() has blocked SIGTERM (once, however often called)
 
     def __enter__(self) -> Interrupts:
         self._restore = _terminate_as_interrupt()
@@ -86,13 +87,15 @@ class Interrupts:
 
     def reporting(self, summary: Callable[[], Sequence[str]] = tuple) -> None:
         """The run is over, its report comes: SIGTERM waits for it; Ctrl-C cuts it short and
-        `summary()` is said instead."""
+        `summary()` is said instead. Called again (a report in parts), the latest summary is
+        the one said, and SIGTERM stays held until the block is left."""
         import signal
         import threading
 
         self._summary = summary
-        if threading.current_thread() is not threading.main_thread():
-            return
+        if self._reporting or threading.current_thread() is not threading.main_thread():
+            return  # called again: the mask saved the first time is the one to give back
+        self._reporting = True
 
         def noted(_signum: int, _frame: Any) -> None:
             self.received = True
@@ -108,11 +111,13 @@ class Interrupts:
 
         if self._mask is None:
             return
-        if signal.SIGTERM in signal.sigpending():
-            signal.sigwait({signal.SIGTERM})
-            self.received = True
-        signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
-        self._mask = None
+        mask, self._mask = self._mask, None
+        try:
+            if signal.SIGTERM in signal.sigpending():
+                signal.sigwait({signal.SIGTERM})
+                self.received = True
+        finally:  # a Ctrl-C meanwhile must not leave SIGTERM blocked for good
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def _say_summary(self) -> None:
         """Each line of the summary through `note`; another Ctrl-C meanwhile is not let cut it."""
