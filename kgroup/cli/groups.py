@@ -151,7 +151,11 @@ def delete_offsets(
     for value in topic:  # a bad --topic is a usage error before the cluster is asked
         parse_topic_option(value)
     opts = options(ctx)
-    from kgroup.delete.groups import raise_for_offset_failures, row_lines
+    from kgroup.delete.groups import (
+        raise_for_offset_failures,
+        raise_for_offsets_interruption,
+        row_lines,
+    )
     from kgroup.reset.interrupts import Interrupts
 
     with Interrupts(note) as interrupts:  # SIGTERM as Ctrl-C, from here to the last row
@@ -169,4 +173,5 @@ def delete_offsets(
                 document={"group": group, "partitions": rows},
             )
         )
+        raise_for_offsets_interruption(rows.interrupted, group)  # during OffsetDelete
         raise_for_offset_failures(rows)

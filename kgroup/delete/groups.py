@@ -8,11 +8,12 @@ reset-offsets (`kgroup.reset.planner`); each group or partition gets a row, and 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.errors import SafetyRefusal
+from kgroup.core.models import TopicPartition
 
 
 class GroupRows(list[dict[str, Any]]):
@@ -124,7 +125,7 @@ def _delete_interruptibly(
 
 def delete_group_offsets(
     admin: GroupAdmin, group_id: str, topics: Sequence[str], *, force: bool = False
-) -> list[dict[str, Any]]:
+) -> GroupRows:
     """Delete committed offsets (OffsetDelete, KIP-496); one row per partition in scope.
 
     Kafka's coordinator decides, as for kafka-consumer-groups.sh --delete-offsets: an empty
@@ -138,6 +139,8 @@ def delete_group_offsets(
     A group matching a protected-group pattern is refused (SafetyRefusal, exit 4) before
     the cluster is asked anything, unless `force`; so is a configuration that cannot send
     OffsetDelete. Partitions without a committed offset are reported `no_offset`, not sent.
+    Ctrl-C or SIGTERM during OffsetDelete stops it: each partition asked for is `unknown` (the
+    request may have been applied), and the signal is the rows' `interrupted`.
     """
     from kgroup.core.acl import require_describable
     from kgroup.core.errors import KgroupError, NotFoundError
@@ -156,18 +159,24 @@ def delete_group_offsets(
         from kgroup.core.share_groups import delete_share_offsets, share_groups_among
 
         if share_groups_among(admin, [group_id]):  # KIP-932: start offsets, per topic
-            return delete_share_offsets(admin, group_id, selections, list(known))
+            return GroupRows(delete_share_offsets(admin, group_id, selections, list(known)))
         raise NotFoundError(
             f"group {group_id} has no committed offsets", hint="check the name with `kgroup list`"
         )
     scope = resolve_scope(selections, known, committed=committed.keys())
     present = [tp for tp in scope if tp in committed]
-    outcome = admin.delete_offsets_each(group_id, present) if present else {}
-    rows = []
+    outcome, interrupted = _delete_offsets_interruptibly(admin, group_id, present)
+    rows = GroupRows(interrupted=interrupted)
     for tp in scope:
         error = outcome.get(tp)
         if tp not in committed:
             status, message = "no_offset", None
+        elif interrupted is not None:
+            status = "unknown"
+            message = (
+                f"unknown whether deleted: interrupted while OffsetDelete was under way; "
+                f"check with `kgroup describe {group_id}`"
+            )
         elif error is None:
             status, message = "deleted", None
         else:
@@ -183,6 +192,22 @@ def delete_group_offsets(
             }
         )
     return rows
+
+
+def _delete_offsets_interruptibly(
+    admin: GroupAdmin, group_id: str, partitions: Sequence[TopicPartition]
+) -> tuple[Mapping[TopicPartition, Any], str | None]:
+    """OffsetDelete for `partitions` with Ctrl-C and SIGTERM (`interrupts.Terminated`, while the
+    caller's `interrupts.Interrupts` is installed) caught: partition -> None (deleted) or its
+    error, and the signal that stopped it, if any (then no partition is known)."""
+    from kgroup.reset.interrupts import INTERRUPTS, signal_of
+
+    if not partitions:
+        return {}, None
+    try:
+        return admin.delete_offsets_each(group_id, partitions), None
+    except INTERRUPTS as exc:
+        return {}, signal_of(exc)
 
 
 def _row_status(error: Exception) -> str:
@@ -269,6 +294,21 @@ def raise_for_interruption(signal_name: str | None, *, topics: bool = False) -> 
         "while deleting groups",
         "the rows say which groups were deleted, not deleted or unknown",
         hint="check the unknown ones with `kgroup list`",
+    )
+
+
+def raise_for_offsets_interruption(signal_name: str | None, group_id: str) -> None:
+    """After the rows: Ctrl-C (130) or SIGTERM (143) stopped `delete-offsets`'s OffsetDelete;
+    the partitions asked for are `unknown`."""
+    if signal_name is None:
+        return
+    from kgroup.reset.interrupts import interrupted_error
+
+    raise interrupted_error(
+        signal_name,
+        "while deleting offsets",
+        "the rows say which partitions' offsets may be deleted (unknown)",
+        hint=f"check them with `kgroup describe {group_id}`",
     )
 
 

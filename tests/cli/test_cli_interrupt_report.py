@@ -259,3 +259,60 @@ def test_ctrl_c_while_delete_offsets_prints_its_rows_says_every_partition(
     said = [line.removeprefix("kgroup: ") for line in stderr.strip().splitlines()]
     assert said[-len(PARTITIONS) - 1 : -1] == [f"billing {t}:{p}: deleted" for t, p in PARTITIONS]
     assert said[-1].startswith("error: interrupted (SIGINT) while the report was written")
+
+
+class HeldOffsetDelete(GroupsCluster):
+    """OffsetDelete held unanswered (`asked` set when it arrives) until close(): the request
+    may have been applied or not, nobody can tell from the client."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.asked = threading.Event()
+        self.release = threading.Event()
+
+    def handler(self, api: int, version: int, body: bytes) -> bytes:
+        if api == api_table.OFFSET_DELETE.key:
+            self.asked.set()
+            self.release.wait(30)
+        return super().handler(api, version, body)
+
+    def close(self) -> None:
+        self.release.set()
+        super().close()
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_during_offset_delete_says_each_partition_unknown(tmp_path, sig, code) -> None:
+    """An interrupt while OffsetDelete was in flight ended in a bare 'interrupted (SIGTERM)':
+    nothing said whether the offsets were gone. Now, as `delete` does for DeleteGroups, each
+    partition asked for is a row `unknown` (the document whole) and the last line says so."""
+    made = HeldOffsetDelete(topics={"orders": 3}, offsets={"billing": {("orders", 0): 5}})
+    try:
+        command = [sys.executable, "-m", "kgroup", "-b", made.address, "--timeout", "20"]
+        process = subprocess.Popen(
+            [*command, "delete-offsets", "billing", "--topic", "orders", "-o", "json"],
+            env=kgroup_env(tmp_path),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert made.asked.wait(30), process.communicate(timeout=5)
+        process.send_signal(sig)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        made.close()
+    name = "SIGTERM" if sig == signal.SIGTERM else "SIGINT"
+    assert process.returncode == code, stderr
+    assert "Traceback" not in stderr
+    rows = json.loads(stdout)["partitions"]  # was: no rows at all
+    assert [(r["partition"], r["status"]) for r in rows] == [
+        (0, "unknown"),
+        (1, "no_offset"),
+        (2, "no_offset"),
+    ]
+    assert "kgroup describe billing" in rows[0]["message"]
+    assert stderr.strip().splitlines()[-1] == (
+        f"kgroup: error: interrupted ({name}) while deleting offsets; the rows say which "
+        "partitions' offsets may be deleted (unknown). Hint: check them with `kgroup describe "
+        "billing`"
+    )
