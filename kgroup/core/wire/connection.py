@@ -579,7 +579,8 @@ class BrokerConnection:
         renew: bool = False,
     ) -> list[bytes]:
         """Send `requests` pipelined and read their answers. `renew`: re-authenticate first when
-        the session is due (`reauth`), once the requests in flight are answered."""
+        the session is due (`reauth`), once the requests in flight are answered; the
+        re-authentication has its own deadline and does not count against `deadline`."""
         pending: deque[tuple[int, int, Api, int, int]] = deque()
         results: list[bytes] = [b""] * len(requests)
         outstanding = 0
@@ -589,7 +590,10 @@ class BrokerConnection:
                 if renew and self.session is not None and self.session.due(time.monotonic()):
                     if pending:
                         break  # never while a request is in flight: answers first
+                    began = time.monotonic()
                     self._reauthenticate()
+                    # as a new connection's authentication, not the waiting requests' time
+                    deadline += time.monotonic() - began
                 api, version, body = requests[index]
                 correlation = (self._correlation + 1) & 0x7FFFFFFF
                 header = encode_request_header(

@@ -382,3 +382,39 @@ def test_sasl_ssl_reauthenticates_inside_the_tls_session(request: pytest.Fixture
         broker.close()
     assert gate.connections == 1 and gate.count("expired") == 0, gate.events
     assert gate.count("reauth") >= 1, gate.events
+
+
+def test_a_slow_reauthentication_does_not_eat_the_requests_timeout() -> None:
+    """A new connection authenticates on its own time; a re-authentication came out of the
+    waiting request's: with a 1 s timeout, a 0.6 s re-authentication then a 0.5 s answer was a
+    BrokerTimeout naming Metadata, which the broker had answered in time."""
+    cluster = GroupsCluster()
+    gate = SaslGate(
+        cluster.broker.handler, "PLAIN", {"alice": PASSWORD}, lifetime_ms=LIFETIME_MS
+    ).install(cluster.broker)
+    authentications: list[int] = []
+
+    def slow(api: int, version: int, body: bytes) -> bytes:
+        if api == api_table.SASL_AUTHENTICATE.key:
+            authentications.append(api)
+            if len(authentications) > 1:  # the re-authentication (the OIDC endpoint, say)
+                time.sleep(0.6)
+        elif api == api_table.METADATA.key:
+            time.sleep(0.5)
+        return gate(api, version, body)
+
+    cluster.broker.handler = slow
+    config = sasl_config(cluster.address, "PLAIN")
+    config.timeout_s = 1
+    try:
+        with WireClient(config) as client:
+            connection = client.new_connection("127.0.0.1", cluster.broker.port).open()
+            version = connection.version_for(api_table.METADATA)
+            request = encode_metadata_request(version, all_topics=False)
+            time.sleep(LIFETIME_MS / 1000 * 0.9)  # due (85 %), not yet expired
+            connection.call(api_table.METADATA, version, request)
+            assert connection.reauthentications == 1
+            connection.close()
+    finally:
+        cluster.close()
+    assert [e[0] for e in gate.events] == ["auth", "reauth"], gate.events
