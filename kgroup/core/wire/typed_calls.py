@@ -29,10 +29,7 @@ if TYPE_CHECKING:
     from kgroup.core.wire.connection import BrokerConnection
 
     class GroupAnswer(_GroupAnswer, Protocol):
-        """A group's part of an answer: its id, error code and message."""
-
-        @property
-        def error_message(self) -> str | None: ...
+        """A group's part of an answer: its id and error code (a message where the API has one)."""
 
     # a coordinator's check for an API; its answer for its groups
     Missing = Callable[[BrokerConnection], KgroupError | None]
@@ -121,7 +118,9 @@ def by_group(
         elif refusals and code in refusals:
             out[group_id] = refusals[code](group_id)
         else:
-            error = group_error(code, group_id, operation, group.error_message)
+            # DeleteGroups' results carry no message (Kafka 4.1's DeleteGroupsResponse v0-v2)
+            message = getattr(group, "error_message", None)
+            error = group_error(code, group_id, operation, message)
             out[group_id] = coordinator_failure(code, error, api)
     return out
 
