@@ -18,8 +18,10 @@ from kgroup.cli.complete import choices, completing, quiet_stderr, to_devnull
 from kgroup.cli.context import GlobalOptions, note, options
 from kgroup.core.errors import (
     EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
     EXIT_USAGE,
     KgroupError,
+    Terminated,
     UsageError,
 )
 
@@ -299,6 +301,9 @@ def run(args: list[str]) -> int:
     except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("kgroup: interrupted\n")
         return EXIT_INTERRUPTED
+    except Terminated:  # a SIGTERM in the instant a run's handler is being given back
+        sys.stderr.write("kgroup: interrupted (SIGTERM)\n")
+        return EXIT_TERMINATED
     except getattr(click_exceptions, "NoArgsIsHelpError", ()) as exc:
         # `kgroup` or `kgroup sandbox` alone: the help as click prints it (stderr), not one line
         exc.show()

@@ -74,6 +74,12 @@ class ClusterConfig:
         """Where a librdkafka property was set, for error hints."""
         return self.origins.get(key, "configuration")
 
+    def __repr__(self) -> str:  # a log line or a failing test's output shows no secret
+        return (
+            f"ClusterConfig(bootstrap_servers={self.bootstrap_servers!r}, "
+            f"properties={redact(self.properties)!r}, timeout_s={self.timeout_s!r})"
+        )
+
 
 # --- Java -> librdkafka translation -------------------------------------------------------------
 

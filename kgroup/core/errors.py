@@ -15,6 +15,12 @@ EXIT_CHECK_FAILED = 5
 EXIT_UNREACHABLE = 6
 EXIT_CORRUPT = 7
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report a process ended by it
+
+
+class Terminated(BaseException):
+    """SIGTERM while a run changes the cluster (`reset.interrupts.Interrupts` installs the
+    handler raising it)."""
 
 
 class KgroupError(Exception):

@@ -16,14 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kgroup.core.errors import EXIT_INTERRUPTED, KgroupError, PartialFailure
+from kgroup.core.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    KgroupError,
+    PartialFailure,
+    Terminated,
+)
 
 EXIT_SIGINT = EXIT_INTERRUPTED
-EXIT_SIGTERM = 143  # 128 + SIGTERM, as shells report a process ended by it
-
-
-class Terminated(BaseException):
-    """SIGTERM while a run changes the cluster (`Interrupts` installs the handler raising it)."""
+EXIT_SIGTERM = EXIT_TERMINATED
 
 
 # What the run catches to stop and report, for either signal.

@@ -135,3 +135,21 @@ def test_colour_on_a_terminal_and_none_with_no_color(kafka_broker, unique) -> No
     assert "\x1b[" not in plain, plain
     plain_flag = _run_in_terminal(["--no-color", *args], base)
     assert "\x1b[" not in plain_flag
+
+
+def test_a_sigterm_escaping_a_run_is_exit_143_in_one_line(monkeypatch, capsys) -> None:
+    # the instant between a run's SIGTERM handler raising and the handler being given back
+    from kgroup.cli import app as cli_app
+    from kgroup.core.errors import Terminated
+
+    def terminated(*args, **kwargs):
+        raise Terminated()
+
+    monkeypatch.setattr(cli_app.typer.main, "get_command", lambda app: _Raising(terminated))
+    assert cli_app.run(["list"]) == 143
+    assert capsys.readouterr().err == "kgroup: interrupted (SIGTERM)\n"
+
+
+class _Raising:
+    def __init__(self, main) -> None:
+        self.main = main

@@ -6,6 +6,7 @@ import pytest
 
 from kgroup.core.config import (
     REDACTED,
+    ClusterConfig,
     build_cluster_config,
     translate_java_properties,
 )
@@ -221,3 +222,20 @@ def test_default_api_timeout_sets_the_timeout(tmp_path) -> None:
     assert (
         build_cluster_config(bootstrap="b:1", command_config=str(conf), timeout_s=2).timeout_s == 2
     )
+
+
+def test_a_configs_repr_shows_no_secret() -> None:
+    config = ClusterConfig(
+        "broker:9092",
+        {
+            "sasl.password": "hunter2-pw",
+            "sasl.oauthbearer.client.secret": "s3cr3t-client",
+            "ssl.key.pem": "-----BEGIN PRIVATE KEY-----abc",
+            "security.protocol": "SASL_SSL",
+        },
+    )
+    shown = repr(config) + str(config)
+    for secret in ("hunter2-pw", "s3cr3t-client", "BEGIN PRIVATE KEY"):
+        assert secret not in shown
+    assert "'security.protocol': 'SASL_SSL'" in shown
+    assert "broker:9092" in shown
