@@ -180,3 +180,105 @@ def test_a_groups_json_text_is_json_dumps_of_its_element(seed) -> None:
     expected = json.dumps(group_json(g), indent=2, ensure_ascii=False).replace("\n", "\n    ")
     assert group_text(g) == expected
     assert indented(group_json(g), 2) == expected
+
+
+def pinned_group():
+    """A group whose every field of the JSON element has a value of its own (no two alike)."""
+    from kgroup.check.model import Drain, GroupVerdict, MemberRollup, PartitionVerdict, Status
+
+    hot = PartitionVerdict(
+        topic="orders", partition=3, status=Status.WARN, rule="lag-not-decreasing",
+        reason="falling behind", committed=120, log_start=7, log_end=250, lag=130,
+        lag_ms=61_000, complete=2 / 3, drain=Drain(2.00049, 14.12345, None, 12.12296),
+        headroom_ms=3_539_000, owner=Owner("m-1", "app-1", "/10.0.0.1"),
+        observations=(Observation(1000, 100, 50), Observation(5000, 110, None)),
+        log_ends=(LogEnd(1000, 150),), headroom_by="time", headroom_time_ms=3_539_000,
+        headroom_size_ms=None, size_bytes=4096,
+    )  # fmt: skip
+    idle = PartitionVerdict(
+        topic="audit", partition=0, status=Status.OK, rule="no-committed-offset",
+        reason="nothing", committed=None, log_start=0, log_end=0, lag=None, lag_ms=None,
+        complete=1.0, drain=Drain(None, None, 0, None), headroom_ms=None, owner=None,
+        observations=(), log_ends=(),
+    )  # fmt: skip
+    return GroupVerdict(
+        group="payments", status=Status.WARN, rule="lag-not-decreasing",
+        reason="WARN on orders:3: falling behind", source="history", state="Stable",
+        type="classic", partitions=(idle, hot),
+        members=(
+            MemberRollup("m-1", "app-1", "/10.0.0.1", 1, 130, hot),
+            MemberRollup("m-2", None, None, 0, None, None),
+        ),
+        skew=1.23456, total_lag=130, complete=0.83333, error=None,
+    )  # fmt: skip
+
+
+# The element of `groups` written by hand: every key, in order, with the value the verdict
+# gives it. group_json (JSON Lines, the table's document) and group_text (the JSON document)
+# must both give exactly this (they take their facts from one list: render/check.py).
+PINNED_ELEMENT = {
+    "group": "payments", "status": "WARN", "rule": "lag-not-decreasing",
+    "reason": "WARN on orders:3: falling behind", "state": "Stable", "type": "classic",
+    "source": "history", "log_end_source": "list_offsets_by_timestamp", "error": None,
+    "total_lag": 130, "complete": 0.833, "skew": 1.235,
+    "partitions": [
+        {
+            "topic": "audit", "partition": 0, "status": "OK", "rule": "no-committed-offset",
+            "reason": "nothing", "current_offset": None, "log_start_offset": 0,
+            "log_end_offset": 0, "lag": None, "lag_ms": None, "complete": 1.0,
+            "consume_rate": None, "produce_rate": None, "drain_eta_ms": 0,
+            "falling_behind_per_s": None, "headroom_ms": None, "headroom_by": None,
+            "headroom_time_ms": None, "headroom_size_ms": None, "partition_size_bytes": None,
+            "consumer_id": None, "client_id": None, "host": None,
+            "evidence": {"commits": [], "log_ends": []},
+        },
+        {
+            "topic": "orders", "partition": 3, "status": "WARN", "rule": "lag-not-decreasing",
+            "reason": "falling behind", "current_offset": 120, "log_start_offset": 7,
+            "log_end_offset": 250, "lag": 130, "lag_ms": 61_000, "complete": 0.667,
+            "consume_rate": 2.0, "produce_rate": 14.123, "drain_eta_ms": None,
+            "falling_behind_per_s": 12.123, "headroom_ms": 3_539_000, "headroom_by": "time",
+            "headroom_time_ms": 3_539_000, "headroom_size_ms": None,
+            "partition_size_bytes": 4096, "consumer_id": "m-1", "client_id": "app-1",
+            "host": "/10.0.0.1",
+            "evidence": {
+                "commits": [
+                    {"timestamp_ms": 1000, "offset": 100, "lag": 50},
+                    {"timestamp_ms": 5000, "offset": 110, "lag": None},
+                ],
+                "log_ends": [{"timestamp_ms": 1000, "offset": 150}],
+            },
+        },
+    ],
+    "members": [
+        {
+            "consumer_id": "m-1", "client_id": "app-1", "host": "/10.0.0.1", "partitions": 1,
+            "total_lag": 130, "hottest": {"topic": "orders", "partition": 3, "lag": 130},
+        },
+        {
+            "consumer_id": "m-2", "client_id": None, "host": None, "partitions": 0,
+            "total_lag": None, "hottest": None,
+        },
+    ],
+}  # fmt: skip
+
+
+def _keys_in_order(value):
+    """The document's keys as nested lists, in order (dict equality ignores order)."""
+    if isinstance(value, dict):
+        return [(k, _keys_in_order(v)) for k, v in value.items()]
+    if isinstance(value, list):
+        return [_keys_in_order(v) for v in value]
+    return None
+
+
+def test_a_groups_element_is_pinned_in_every_mode() -> None:
+    from kgroup.render.check import check_part, group_json, group_text
+
+    g = pinned_group()
+    assert group_json(g) == PINNED_ELEMENT
+    assert _keys_in_order(group_json(g)) == _keys_in_order(PINNED_ELEMENT)
+    assert check_part(g, "jsonl").item == PINNED_ELEMENT
+    expected_text = json.dumps(PINNED_ELEMENT, indent=2).replace("\n", "\n    ")
+    assert group_text(g) == expected_text
+    assert check_part(g, "json").text == expected_text
