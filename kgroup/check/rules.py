@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import pairwise
-from operator import attrgetter
 
 from kgroup.check.model import (
     Drain,
@@ -41,6 +40,7 @@ from kgroup.check.model import (
     Thresholds,
     TopicRetention,
 )
+from kgroup.core.models import tp_order
 
 # --- Burrow's rules, one function each (caching.go names in the docstrings) -------
 
@@ -241,8 +241,6 @@ def evaluate_partition(
     complete = min(1.0, len(observations) / window.slots) if window.slots > 0 else 1.0
     if lag is None:
         status, rule = Status.OK, "no-committed-offset"
-    elif lag <= 0:  # burrow_status's first rule, without the log ends' offsets
-        status, rule = Status.OK, "current-lag-zero"
     else:
         status, rule = burrow_status(observations, [e.offset for e in window.log_ends], lag, now_ms)
     reason = _REASONS[rule]
@@ -370,9 +368,6 @@ def member_rollup(
     return tuple(rollups), skew
 
 
-_BY_PARTITION = attrgetter("topic", "partition")
-
-
 def evaluate_group(
     group: str,
     windows: Sequence[PartitionWindow],
@@ -391,7 +386,7 @@ def evaluate_group(
     verdicts = tuple(
         [
             evaluate_partition(w, now_ms, thresholds, of_topic(w.topic))
-            for w in sorted(windows, key=_BY_PARTITION)
+            for w in sorted(windows, key=tp_order)
         ]
     )
     status, decider = group_status(verdicts)

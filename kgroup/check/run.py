@@ -18,6 +18,7 @@ from kgroup.check.model import (
     SAMPLING,
     GroupVerdict,
     LogEnd,
+    Observation,
     Owner,
     PartitionWindow,
     Status,
@@ -30,7 +31,7 @@ from kgroup.core.errors import (
     KafkaOperationError,
     KgroupError,
 )
-from kgroup.core.models import NextRecord, TopicPartition
+from kgroup.core.models import NextRecord, TopicPartition, tp_order
 from kgroup.core.timefmt import format_local_clock
 
 if TYPE_CHECKING:
@@ -326,7 +327,8 @@ def _history_chunk(
                 ends = shared[tp] = (
                     (*grid.get(tp, []), LogEnd(now_ms, mark.log_end)) if mark else ()
                 )
-            committed = gi.committed.get(tp)
+            at = gi.committed.get(tp)
+            committed = at.offset if at is not None else None
             obs = from_commits(
                 commits.pop((gid, tp), []),
                 ends,
@@ -336,19 +338,10 @@ def _history_chunk(
             positions = [LogEnd(o.timestamp_ms, o.offset) for o in obs]
             if committed is not None:
                 if not obs:  # no commit in the window: the offset stood still all along
-                    positions.append(LogEnd(now_ms - request.window_ms, committed.offset))
-                positions.append(LogEnd(now_ms, committed.offset))
+                    positions.append(LogEnd(now_ms - request.window_ms, committed))
+                positions.append(LogEnd(now_ms, committed))
             out.append(
-                _window(
-                    tp,
-                    obs,
-                    ends,
-                    committed,
-                    mark,
-                    owners.get(tp),
-                    request.samples,
-                    positions=tuple(positions),
-                )
+                _window(tp, obs, ends, committed, mark, owners.get(tp), request.samples, positions)
             )
         return out
 
@@ -487,20 +480,17 @@ def _sampling_chunk(
             committed = committed_of.get(pair)
             if committed is not None:
                 positions.append(LogEnd(now_ms, committed))
-            mark = marks_of.get(pair)
             out.append(
-                PartitionWindow(
-                    tp.topic,
-                    tp.partition,
+                _window(
+                    tp,
                     obs,
                     shared.get(pair) or log_ends(pair),
                     committed,
-                    mark.log_start if mark is not None else None,
-                    mark.log_end if mark is not None else None,
-                    owner=owner,
-                    slots=samples,
-                    positions=tuple(positions),
-                    committed_in_window=alive or moved,
+                    marks_of.get(pair),
+                    owner,
+                    samples,
+                    positions,
+                    alive or moved,
                 )
             )
         return out
@@ -525,8 +515,6 @@ def _views_now(
 def _existing(
     views: dict[str, list[TopicPartition]], counts: dict[str, int]
 ) -> list[TopicPartition]:
-    from kgroup.describe.engine import tp_order
-
     return sorted(
         {tp for tps in views.values() for tp in tps if tp.partition < counts.get(tp.topic, 0)},
         key=tp_order,
@@ -543,25 +531,30 @@ def _owners(description: Any) -> dict[TopicPartition, Owner]:
 
 def _window(
     tp: TopicPartition,
-    obs: tuple,
-    ends: Sequence[LogEnd],
-    committed: Any,
+    obs: tuple[Observation, ...],
+    ends: tuple[LogEnd, ...],
+    committed: int | None,
     mark: Any,
     owner: Owner | None,
     slots: int,
-    **more: Any,
+    positions: list[LogEnd],
+    committed_in_window: bool | None = None,
 ) -> PartitionWindow:
+    """One partition's window, as history and sampling both make it: the committed offset and
+    watermarks (`mark`, None when unknown) now, the log ends and commits of the window."""
     return PartitionWindow(
-        topic=tp.topic,
-        partition=tp.partition,
-        observations=obs,
-        log_ends=ends if type(ends) is tuple else tuple(ends),
-        committed=committed.offset if committed is not None else None,
-        log_start=mark.log_start if mark is not None else None,
-        log_end=mark.log_end if mark is not None else None,
-        owner=owner,
-        slots=slots,
-        **more,
+        tp.topic,
+        tp.partition,
+        obs,
+        ends,
+        committed,
+        mark.log_start if mark is not None else None,
+        mark.log_end if mark is not None else None,
+        None,
+        owner,
+        slots,
+        tuple(positions),
+        committed_in_window,
     )
 
 
@@ -580,8 +573,6 @@ def _finish(
     """Add the chunk's lag times and retention (topics earlier chunks asked for are not asked
     again), then evaluate its groups (errors carried) while they are iterated: a group's
     windows are made when it is evaluated and dropped after."""
-    from kgroup.describe.engine import tp_order
-
     lagging_set = set()
     for gid, tps in views.items() if request.lag_time else ():  # --no-lag-time: none asked
         committed = inputs[gid].committed

@@ -11,8 +11,10 @@ Equality, hashing, `repr`, `dataclasses.replace` and immutability stay the datac
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -24,6 +26,13 @@ class TopicPartition:
 
     def __str__(self) -> str:
         return f"{self.topic}:{self.partition}"
+
+
+#: The one order of topic-partitions, `(topic, number)`, as a sort key for anything with
+#: `topic` and `partition` (TopicPartition, describe's rows, check's windows): made and
+#: compared in C (an attrgetter, no Python frame; TopicPartition's own `<` runs in Python),
+#: for the 100,000 partitions of a fleet sorted twice a group.
+tp_order: Callable[[Any], tuple[str, int]] = attrgetter("topic", "partition")
 
 
 @dataclass(frozen=True, init=False)

@@ -189,6 +189,25 @@ def test_max_lag_time_turns_a_partition_err_but_never_hides_a_worse_status() -> 
     assert (still.status, still.rule) == (Status.STALL, "stalled")
 
 
+def test_a_partition_at_lag_zero_is_ok_whatever_its_window_says() -> None:
+    # Burrow's first rule, as evaluate_partition applies it: a rewound window whose last
+    # commit is long past (STOP, REWIND by the other rules) is OK once the lag is 0, and a
+    # committed offset beyond the log end (truncated log) counts as lag 0
+    for committed, log_end in ((4000, 4000), (4500, 4000)):
+        verdict = evaluate_partition(
+            part(REWOUND_ROWS, committed, log_end), 9_000_000, Thresholds()
+        )
+        assert (verdict.status, verdict.rule, verdict.reason, verdict.lag) == (
+            Status.OK,
+            "current-lag-zero",
+            "caught up (lag 0)",
+            0,
+        )
+
+
+REWOUND_ROWS = [(1000, 100_000, 100), (3000, 300_000, 200), (2000, 400_000, 1250)]
+
+
 def test_completeness_is_the_share_of_the_window_filled() -> None:
     obs = [(1000, 100_000, 300), (2000, 200_000, 200)]
     verdict = evaluate_partition(part(obs, 2000, 2200), 250_000, Thresholds())
@@ -223,3 +242,23 @@ def test_fail_on_levels() -> None:
     assert fails(Status.ERR, "err") and fails(Status.STOP, "err")
     assert fails(Status.WARN, "warn") and not fails(Status.OK, "warn")
     assert not fails(Status.NOTFOUND, "warn")
+
+
+def test_check_and_describe_order_partitions_alike() -> None:
+    # one order of topic-partitions (kgroup.core.models.tp_order): by topic name as Python
+    # compares text (code points: upper case first), then by partition number (2 before 10)
+    from kgroup.core.models import CommittedOffset, GroupDescription, TopicPartition, Watermarks
+    from kgroup.describe.engine import GroupInput, build_group_lag
+
+    given = [("b", 10), ("注文", 0), ("b", 2), ("B", 1), ("a", 3), ("b", 1)]
+    expected = [("B", 1), ("a", 3), ("b", 1), ("b", 2), ("b", 10), ("注文", 0)]
+    windows = [PartitionWindow(t, p, (), (), 5, 0, 5) for t, p in given]
+    verdict = evaluate_group("g", windows, now_ms=0, thresholds=Thresholds())
+    assert [(p.topic, p.partition) for p in verdict.partitions] == expected
+    tps = [TopicPartition(t, p) for t, p in given]
+    lag = build_group_lag(
+        GroupInput(GroupDescription("g", "Empty"), {tp: CommittedOffset(5) for tp in tps}),
+        tps,
+        {tp: Watermarks(0, 5) for tp in tps},
+    )
+    assert [(r.topic, r.partition) for r in lag.rows] == expected
