@@ -215,43 +215,34 @@ class Readable:
 
     def string(self, label: str, compact: bool, nullable: bool = False) -> str | None:
         start, b, e = self.p, self.b, self.e
-        if compact:  # the usual one-byte N+1 length (0: null, 0x80 and up: a longer varint)
-            if start < e and 0 < b[start] < 0x80:
-                end = start + b[start]
-                if end <= e:
-                    self.p = end
-                    try:
-                        return b[start + 1 : end].decode()
-                    except UnicodeDecodeError:
-                        raise ProtocolError(
-                            "string is not UTF-8", position=start, field=label
-                        ) from None
-        elif start + 2 <= e and b[start] < 0x80:  # a non-negative int16 length
-            end = start + 2 + ((b[start] << 8) | b[start + 1])
-            if end <= e:
-                self.p = end
-                try:
-                    return b[start + 2 : end].decode()
-                except UnicodeDecodeError:
-                    raise ProtocolError(
-                        "string is not UTF-8", position=start, field=label
-                    ) from None
-        n = self._length(label, compact, False)
-        if n < 0:
+        # the usual lengths read inline: a compact one-byte N+1 (0: null; 0x80 and up: a
+        # longer varint, read by _length) or an int16 (negative: null)
+        if compact and start < e and b[start] < 0x80:
+            p = start + 1
+            end = start + b[start]  # before p: null
+        elif not compact and start + 2 <= e:
+            p = start + 2
+            end = p + ((b[start] << 8) | b[start + 1]) if b[start] < 0x80 else start  # null
+        else:
+            n = self._length(label, compact, False)
+            if n > 0x7FFF:
+                raise ProtocolError(
+                    f"string field {java_name(label)} had invalid length {n}",
+                    position=start,
+                    field=label,
+                )
+            p = self.p
+            end = p + n
+        if end > e:
+            self.p = p
+            raise self._short(end - p, label)
+        if end < p:
+            self.p = p
             self._null(label, start, nullable)
             return None
-        if n > 0x7FFF:
-            raise ProtocolError(
-                f"string field {java_name(label)} had invalid length {n}",
-                position=start,
-                field=label,
-            )
-        p = self.p
-        if p + n > self.e:
-            raise self._short(n, label)
-        self.p = p + n
+        self.p = end
         try:
-            return self.b[p : p + n].decode()
+            return b[p:end].decode()
         except UnicodeDecodeError:
             raise ProtocolError("string is not UTF-8", position=start, field=label) from None
 
