@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 PROGRESS_MIN_BYTES = 32 * 1024 * 1024  # decode: a progress bar for inputs at least this big
 
@@ -24,66 +24,86 @@ def enabled() -> bool:
     return sys.stderr.isatty() and os.environ.get("KGROUP_NO_PROGRESS", "") == ""
 
 
-def _bar(no_color: bool, columns: Callable[[Any], list[Any]]) -> Any:
-    """A started, transient rich progress bar on stderr with the `columns` made from the
-    rich.progress module (every bar of kgroup is made here)."""
-    import rich.progress as rp
-
-    from kgroup.render import stderr_console
-
-    bar = rp.Progress(*columns(rp), console=stderr_console(no_color), transient=True)
-    bar.start()
-    return bar
+def _task_columns(rp: Any) -> list[Any]:
+    """Things done of all, and the time since the start (decode's records, Spark's tasks)."""
+    return [
+        rp.TextColumn("{task.description}"),
+        rp.BarColumn(),
+        rp.MofNCompleteColumn(),
+        rp.TimeElapsedColumn(),
+    ]
 
 
-class Progress:
-    """A rich progress bar on stderr for long reads (`decode`); silent when stderr is not a
-    terminal or KGROUP_NO_PROGRESS is set."""
+def _byte_columns(rp: Any) -> list[Any]:
+    """Bytes read of all, the speed and the time left (decode's large inputs)."""
+    return [
+        rp.TextColumn("{task.description}"),
+        rp.BarColumn(),
+        rp.DownloadColumn(),
+        rp.TransferSpeedColumn(),
+        rp.TimeRemainingColumn(),
+    ]
+
+
+def _sampling_columns(rp: Any) -> list[Any]:
+    """Rounds sampled of all, and the time left (check)."""
+    return [
+        rp.TextColumn("sampling"),
+        rp.BarColumn(),
+        rp.MofNCompleteColumn(),
+        rp.TextColumn("{task.fields[left]} left"),
+    ]
+
+
+class _Bar:
+    """One transient rich progress bar on stderr with one task: drawn from `_open` (when
+    progress is drawn: `enabled`) until `stop`; rich is imported only then."""
 
     def __init__(self, no_color: bool) -> None:
         self.no_color = no_color
+        self.enabled = enabled()
         self.bar: Any = None
         self.task: Any = None
-        self.enabled = enabled()
 
-    def __enter__(self) -> Progress:
+    def __enter__(self: _B) -> _B:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _start(self, total: int | None, label: str, columns: Callable[[Any], list[Any]]) -> None:
+    def _open(
+        self, columns: Callable[[Any], list[Any]], label: str, total: int | None, **fields: Any
+    ) -> None:
+        """Start the bar with the `columns` made from the rich.progress module."""
         if not self.enabled:
             return
-        self.bar = _bar(self.no_color, columns)
-        self.task = self.bar.add_task(label, total=total)
+        import rich.progress as rp
+
+        from kgroup.render import stderr_console
+
+        self.bar = rp.Progress(*columns(rp), console=stderr_console(self.no_color), transient=True)
+        self.bar.start()
+        self.task = self.bar.add_task(label, total=total, **fields)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+_B = TypeVar("_B", bound=_Bar)
+
+
+class Progress(_Bar):
+    """A rich progress bar on stderr for long reads (`decode`); silent when stderr is not a
+    terminal or KGROUP_NO_PROGRESS is set."""
 
     def start_bytes(self, total: int, label: str) -> None:
-        if total < PROGRESS_MIN_BYTES:
-            return
-        self._start(
-            total,
-            label,
-            lambda rp: [
-                rp.TextColumn("{task.description}"),
-                rp.BarColumn(),
-                rp.DownloadColumn(),
-                rp.TransferSpeedColumn(),
-                rp.TimeRemainingColumn(),
-            ],
-        )
+        if total >= PROGRESS_MIN_BYTES:
+            self._open(_byte_columns, label, total)
 
     def start_records(self, label: str) -> None:
-        self._start(
-            None,
-            label,
-            lambda rp: [
-                rp.TextColumn("{task.description}"),
-                rp.BarColumn(),
-                rp.MofNCompleteColumn(),
-                rp.TimeElapsedColumn(),
-            ],
-        )
+        self._open(_task_columns, label, None)
 
     def advance(self, n: int) -> None:
         if self.bar is not None:
@@ -93,43 +113,15 @@ class Progress:
         if self.bar is not None and (done % 1000 == 0 or done == total):
             self.bar.update(self.task, completed=done, total=total)
 
-    def stop(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
 
-
-class SamplingProgress:
+class SamplingProgress(_Bar):
     """`check`'s bar while it samples: rounds done of all, and the time left."""
-
-    def __init__(self, no_color: bool) -> None:
-        self.no_color = no_color
-        self.enabled = enabled()
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __enter__(self) -> SamplingProgress:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
 
     def update(self, done: int, total: int, seconds_left: float) -> None:
         if not self.enabled:
             return
         if self.bar is None:
-            self.bar = _bar(
-                self.no_color,
-                lambda rp: [
-                    rp.TextColumn("sampling"),
-                    rp.BarColumn(),
-                    rp.MofNCompleteColumn(),
-                    rp.TextColumn("{task.fields[left]} left"),
-                ],
-            )
-            self.task = self.bar.add_task("sampling", total=total, left="")
+            self._open(_sampling_columns, "sampling", total, left="")
         from kgroup.core.timefmt import format_duration_ms
 
         self.bar.update(
@@ -137,38 +129,17 @@ class SamplingProgress:
         )
 
 
-def _task_columns(rp: Any) -> list[Any]:
-    return [
-        rp.TextColumn("{task.description}"),
-        rp.BarColumn(),
-        rp.MofNCompleteColumn(),
-        rp.TimeElapsedColumn(),
-    ]
-
-
-class TaskBar:
+class TaskBar(_Bar):
     """Spark's finished tasks of all (kgroup.scan.spark_jobs.TaskReport): a bar from `start`
     to `stop`, once per Spark job; silent when progress is not drawn (`enabled`)."""
 
-    def __init__(self, no_color: bool) -> None:
-        self.no_color = no_color
-        self.enabled = enabled()
-        self.bar: Any = None
-        self.task: Any = None
-
     def start(self, label: str) -> None:
-        if self.enabled and self.bar is None:
-            self.bar = _bar(self.no_color, _task_columns)
-            self.task = self.bar.add_task(label, total=None)
+        if self.bar is None:
+            self._open(_task_columns, label, None)
 
     def tasks(self, done: int, total: int) -> None:
         if self.bar is not None:
             self.bar.update(self.task, total=total, completed=done)
-
-    def stop(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
 
 
 class LiveLine:

@@ -5,6 +5,7 @@ through LiveLine. Drawn here on a rich console forced to be a terminal, written 
 from __future__ import annotations
 
 import io
+import re
 import time
 from types import SimpleNamespace
 from typing import Any
@@ -133,3 +134,42 @@ def test_simulate_assign_progress_line_is_drawn_by_render_progress(
         assert isinstance(progress._line, LiveLine)
     assert progress._line is None
     assert "simulate-assign: cooperative-sticky step 2/5 (-c1), round 3" in terminal.getvalue()
+
+
+def _drawn(bar: Any, terminal: io.StringIO) -> str:
+    """The bar's last frame as drawn now (the text after its last redraw)."""
+    bar.bar.refresh()
+    return terminal.getvalue().rsplit("\r\x1b[2K", 1)[-1]
+
+
+def test_each_bar_draws_its_columns(terminal: io.StringIO) -> None:
+    from kgroup.render.progress import Progress, SamplingProgress
+
+    records = Progress(no_color=True)
+    records.enabled = True
+    records.start_records("decoding")
+    records.records(1000, 4000)
+    assert re.fullmatch(r"decoding .* 1000/4000 \d+:\d\d:\d\d", _drawn(records, terminal))
+    records.stop()
+
+    read = Progress(no_color=True)
+    read.enabled = True
+    read.start_bytes(1024, "small")  # under PROGRESS_MIN_BYTES: no bar
+    assert read.bar is None
+    read.start_bytes(64 * 1024 * 1024, "reading")
+    read.advance(16 * 1024 * 1024)
+    assert _drawn(read, terminal).split()[-4:] == ["16.8/67.1", "MB", "?", "-:--:--"]
+    read.stop()
+
+    with SamplingProgress(no_color=True) as sampling:
+        sampling.enabled = True
+        sampling.update(2, 10, 65.4)
+        assert re.fullmatch(r"sampling .* 2/10 1m5s left", _drawn(sampling, terminal))
+    assert sampling.bar is None  # gone with the `with`
+
+    tasks = TaskBar(no_color=True)
+    tasks.enabled = True
+    tasks.start("spark")
+    tasks.tasks(3, 8)
+    assert re.fullmatch(r"spark .* 3/8 \d+:\d\d:\d\d", _drawn(tasks, terminal))
+    tasks.stop()
