@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -347,17 +347,16 @@ class BrokerPool:
                 except Exception as exc:
                     outcomes[node] = exc
             return outcomes
-        todo = list(tasks.items())
-        todo.reverse()  # popped from the end: in the given order
-        stopped = threading.Event()
-        taking = threading.Lock()
+        # taken in the given order by popleft, atomic as reset's queues (kgroup.reset.apply):
+        # no lock; emptied on an interrupt, so no thread takes a task after it
+        todo = deque(tasks.items())
 
         def work() -> None:
             while True:
-                with taking:
-                    if stopped.is_set() or not todo:
-                        return
-                    node, task = todo.pop()
+                try:
+                    node, task = todo.popleft()
+                except IndexError:
+                    return
                 try:
                     outcomes[node] = task()
                 except BaseException as exc:
@@ -373,7 +372,7 @@ class BrokerPool:
             for thread in threads:
                 thread.join()
         except BaseException:
-            stopped.set()  # an interrupt: nothing more is sent; nobody waits for the rest
+            todo.clear()  # an interrupt: nothing more is sent; nobody waits for the rest
             raise
         return {node: outcomes[node] for node in tasks}
 
