@@ -85,7 +85,9 @@ def test_check_outliving_the_session_reauthenticates_on_its_one_connection(
     assert group["status"] == "WARN"  # the lag grows (fakecheck): sampling went through
     assert gate.count("expired") == 0, gate.events  # the broker never cut a connection
     assert gate.connections == 1, gate.events
-    assert gate.count("auth") == 1 and gate.count("reauth") >= 2, gate.events
+    # samples at 0, 1.3, 2.7 and 4 s; a session renewed at a random 85-95 % of 1.5 s is due
+    # before the second sample or just after it, so one or two renewals, never an expiry
+    assert gate.count("auth") == 1 and gate.count("reauth") >= 1, gate.events
     assert PASSWORD not in result.stdout + result.stderr
 
 
