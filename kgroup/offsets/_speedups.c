@@ -35,8 +35,9 @@
 #define EMPTY_COMMIT_CELLS ",,,,,,,"
 _Static_assert(sizeof(EMPTY_COMMIT_CELLS) - 1 == OFFSET_COMMIT_COLUMNS, "a comma per cell");
 
-/* opcodes, null markers and fixed kinds of the programs layouts.py builds: generated with
- * layouts.py's (opcodes.py) by scripts/gen_protocol.py from one table */
+/* opcodes, null markers and fixed kinds of the programs generated with the readers
+ * (kgroup/offsets/generated/readers/, PROGRAMS): written by scripts/gen_protocol.py from the
+ * table scripts/gen_offsets_codec.py builds the programs with */
 #include "opcodes.h"
 
 #define BAIL (-1)  /* give up: no Python error is left set when a function returns BAIL */

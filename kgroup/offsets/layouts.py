@@ -7,8 +7,9 @@ OFFSETS_FORMAT.md §1. scripts/gen_offsets_codec.py writes one straight-line Pyt
 declaration and version, with the options the decoder prints with: uuids as Kafka's base64 text,
 fields a version lacks left out (no defaults filled in), errors raised as `wire.DecodeError`
 naming the field and the byte in the words `kgroup decode` has always used
-(`kgroup.offsets.wording`). Nothing is compiled at run time: a declaration is found in the
-generated index by its content (`fingerprint`).
+(`kgroup.offsets.wording`). Nothing is compiled at run time: a declaration (generated
+Python, kgroup.protocol.declarations) names its file (`path`), which names its generated
+module (`module_name`).
 
 Strictness is Kafka's generated `read` methods' (issue #13): every field of the version is
 required; a negative length or count is null where the field is nullable and "non-nullable
@@ -18,19 +19,19 @@ UTF-8 raises UnicodeDecodeError. The caller decides about trailing bytes (Kafka 
 Unknown tagged fields are kept as `_tag<N>: bytes`, so data from a newer Kafka is not lost.
 
 When the compiled extension is built (`native.py`), each reader is wrapped in a
-`_speedups.Reader` that runs a program compiled from the same tables (`c_program`) and hands
-the bytes to the Python reader whenever it gives up, so errors always come from the Python code.
+`_speedups.Reader` that runs the program generated with it (`PROGRAMS` in the reader's module,
+`c_program`) and hands the bytes to the Python reader whenever it gives up, so errors always
+come from the Python code.
 """
 
 from __future__ import annotations
 
 import importlib
-import zlib
 from collections.abc import Callable
 from typing import Any
 
-from kgroup.offsets import native, opcodes
-from kgroup.offsets.schema import Array, Message, Struct
+from kgroup.offsets import native
+from kgroup.offsets.schema import Message, Struct, snake
 from kgroup.offsets.wording import WORDING as WORDING
 
 Reader = Callable[[bytes, int, int], tuple[dict[str, Any], int]]
@@ -38,31 +39,52 @@ Writer = Callable[[dict[str, Any], bytearray], None]
 
 _READERS: dict[tuple[Any, ...], Reader] = {}
 _GENERATED: dict[tuple[str, Struct, int, bool], Any] = {}
+_MODULES: dict[tuple[str, str], Any] = {}
 
 
-def fingerprint(struct: Struct) -> str:
-    """A declaration's content as a short key (its repr: every field, nested structs too):
-    the generated index finds a table by it, whichever object holds it."""
-    data = repr(struct).encode()
-    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+def module_name(path: str) -> str:
+    """The generated module of a declaration: `coordinator/kafka-3.7/ShareGroupMetadataValue`
+    -> `coordinator_kafka_3_7_share_group_metadata_value` (scripts/gen_offsets_codec.py names
+    the files by this rule)."""
+    *folders, name = path.split("/")
+    return "_".join([*(f.replace("-", "_").replace(".", "_") for f in folders), snake(name)])
+
+
+def _module(kind: str, struct: Struct) -> Any:
+    """The generated module of `struct`'s declaration (kind "readers" or "writers")."""
+    cache_key = (kind, struct.path)
+    module = _MODULES.get(cache_key)
+    if module is None:
+        name = f"kgroup.offsets.generated.{kind}.{module_name(struct.path)}"
+        try:
+            module = importlib.import_module(name) if struct.path else None
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            module = None
+        if module is None:
+            where = f"declaration {struct.path!r}" if struct.path else "declaration built in code"
+            raise LookupError(
+                f"no generated {kind[:-1]} for {struct.name} ({where}): run `make protocol` "
+                "(scripts/gen_protocol.py) after adding a declaration"
+            )
+        _MODULES[cache_key] = module
+    return module
 
 
 def _generated(kind: str, struct: Struct, version: int, flexible: bool) -> Any:
-    """The generated `read_v<version>` / `write_v<version>` (kind "readers" or "writers") of
-    `struct`, looked up once per table and version."""
+    """The generated `read_v<version>` / `write_v<version>` of `struct` (cached)."""
     cache_key = (kind, struct, version, flexible)
     fn = _GENERATED.get(cache_key)
     if fn is None:
-        package = importlib.import_module(f"kgroup.offsets.generated.{kind}")
-        name = package.INDEX.get((fingerprint(struct), version, flexible))
-        if name is None:
+        module = _module(kind, struct)
+        fn = getattr(module, f"{'read' if kind == 'readers' else 'write'}_v{version}", None)
+        flexible_from = module.FLEXIBLE_FROM
+        if fn is None or flexible != (flexible_from is not None and version >= flexible_from):
             raise LookupError(
                 f"no generated {kind[:-1]} for {struct.name} v{version}"
-                f"{' (flexible)' if flexible else ''}: run `make protocol` "
-                "(scripts/gen_offsets_codec.py) after changing a declaration"
+                f"{' (flexible)' if flexible else ''}: its declaration has no such version"
             )
-        module = importlib.import_module(f"kgroup.offsets.generated.{kind}.{name}")
-        fn = getattr(module, f"{'read' if kind == 'readers' else 'write'}_v{version}")
         _GENERATED[cache_key] = fn
     return fn
 
@@ -103,10 +125,6 @@ def read_message(
 
 
 # ---------------------------------------------------------------- program for the C reader
-# An op is (opcode, key, argument, nullable): `nullable` says whether a negative length/count is
-# null (else the C code gives up and the Python reader raises Kafka's "non-nullable field ... was
-# serialized as null"). The opcodes, null markers and fixed kinds are generated with the C
-# side's opcodes.h from one table (scripts/gen_protocol.py).
 
 
 class Unsupported(Exception):
@@ -114,48 +132,13 @@ class Unsupported(Exception):
 
 
 def c_program(struct: Struct, version: int, flexible: bool) -> tuple[Any, ...]:
-    """`struct` at `version` as (plain ops, ((tag, op), ...)), in the order the Python reader
-    reads them (tagged fields only in flexible versions)."""
-    plain: list[tuple[Any, ...]] = []
-    tagged: list[tuple[int, tuple[Any, ...]]] = []
-    for fd in struct.fields:
-        if not fd.present(version):
-            continue
-        if fd.flexible is not None:  # a field-level flexibleVersions (request headers only)
-            raise Unsupported(fd.name)
-        nullable = fd.nullable_in(version)
-        if fd.tagged_in(version, flexible):
-            tagged.append((fd.tag, _c_op(fd.key, fd.type, version, flexible, nullable, True)))
-        else:
-            plain.append(_c_op(fd.key, fd.type, version, flexible, nullable, False))
-    tagged.sort(key=lambda item: item[0])
-    return tuple(plain), tuple(tagged)
-
-
-def _c_op(
-    key: str | None, typ: Any, version: int, flexible: bool, nullable: bool, tagged: bool
-) -> tuple:
-    """One op (opcode, key, argument, nullable)."""
-    if isinstance(typ, str):
-        if typ in opcodes.KINDS:
-            return (opcodes.OP_FIXED, key, opcodes.KINDS[typ], False)
-        if typ == "string":
-            return (opcodes.OP_STR, key, None, nullable)
-        if typ == "bytes":
-            return (opcodes.OP_BYTES, key, None, nullable)
-        raise Unsupported(typ)
-    if isinstance(typ, Array):
-        el = typ.of
-        if isinstance(el, str) and el in opcodes.KINDS and el != "uuid":
-            return (opcodes.OP_ARRAY_FIXED, key, opcodes.KINDS[el], nullable)
-        # elements are never nullable (structs have no null marker)
-        return (opcodes.OP_ARRAY, key, _c_op(None, el, version, flexible, False, False), nullable)
-    if isinstance(typ, Struct):
-        marker = opcodes.NULL_NONE
-        if nullable:
-            marker = opcodes.NULL_VARINT if tagged else opcodes.NULL_BYTE
-        return (opcodes.OP_STRUCT, key, (marker, c_program(typ, version, flexible)), nullable)
-    raise Unsupported(repr(typ))
+    """`struct` at `version` as the C reader's program: (plain ops, ((tag, op), ...)), generated
+    with the reader (scripts/gen_offsets_codec.py); Unsupported where there is none."""
+    _generated("readers", struct, version, flexible)  # the version exists, as declared
+    program = _module("readers", struct).PROGRAMS.get(version)
+    if program is None:
+        raise Unsupported(f"{struct.name} v{version}")
+    return program
 
 
 # ---------------------------------------------------------------- writer

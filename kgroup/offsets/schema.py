@@ -7,16 +7,18 @@ Scala `GroupMetadataManager` schemas before that), and
 `clients/src/main/resources/common/message/ConsumerProtocol{Subscription,Assignment}.json`;
 Kafka Connect's `ConnectProtocol` / `IncrementalCooperativeConnectProtocol`. Summarised in
 OFFSETS_FORMAT.md §2-4. The layouts themselves are JSON in that schema language, one file per
-message, in `kgroup.protocol.definitions` (`coordinator/<Name>Key.json` and `<Name>Value.json`,
-earlier layouts in `coordinator/kafka-X.Y/`, `embedded/`): a new Kafka version means editing
-lines there. The consumer protocol and the sticky assignors' user data are bound in
+message, under kgroup/protocol/definitions/ (`coordinator/<Name>Key.json` and
+`<Name>Value.json`, earlier layouts in `coordinator/kafka-X.Y/`, `embedded/`): a new Kafka
+version means editing lines there and running `make protocol`. They are build input: the
+declarations used here are their generated Python (`kgroup.protocol.declarations`). The
+consumer protocol and the sticky assignors' user data are bound in
 `kgroup.protocol.member_messages` (the wire APIs carry the same bytes) and re-exported.
 
 Field names keep Kafka's spelling; the decoder prints them in snake_case (`commitTimestamp` ->
 `commit_timestamp`, `GroupId` -> `group_id`), the naming of CLI.md "decode output records".
-The readers and writers of `layouts.py` are generated from these declarations
-(scripts/gen_offsets_codec.py, committed under `kgroup.offsets.generated`); nothing is written
-by hand per version.
+The readers and writers of `layouts.py` and the C reader's programs are generated from these
+declarations (scripts/gen_offsets_codec.py, committed under `kgroup.offsets.generated`); nothing
+is written by hand per version, nothing is compiled when kgroup runs.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from kgroup.protocol.definitions import load
+from kgroup.protocol.declarations import declaration
 
 # The declaration model is kgroup.protocol's: the same tables drive the wire codec, this decoder
 # and the C fast path. The consumer embedded protocol is declared once, with the wire APIs that
@@ -51,8 +53,9 @@ from kgroup.protocol.model import (  # noqa: F401 (re-exported)
 @dataclass(frozen=True)
 class RecordType:
     """A record type id with its key and value declarations (pairs from Kafka's `apiKey`): Kafka's
-    `<stem>Key.json` (or `key_file`) and `<stem>Value.json` in `coordinator/`, read on first use,
-    and the value's earlier layouts, `coordinator/<label>/<stem>Value.json` for each label."""
+    `<stem>Key` (or `key_file`) and `<stem>Value` in `coordinator/`, built on first use from
+    their generated Python, and the value's earlier layouts, `coordinator/<label>/<stem>Value`
+    for each label."""
 
     type_id: int
     stem: str
@@ -80,16 +83,16 @@ class RecordType:
 
     @cached_property
     def key(self) -> Message:
-        return load(self.key_path)
+        return declaration(self.key_path)
 
     @cached_property
     def value(self) -> Message:
-        return load(self.value_path)
+        return declaration(self.value_path)
 
     @cached_property
     def alternates(self) -> tuple[tuple[str, Message], ...]:
         return tuple(
-            (label, load(f"coordinator/{label}/{self.stem}Value")) for label in self.earlier
+            (label, declaration(f"coordinator/{label}/{self.stem}Value")) for label in self.earlier
         )
 
 
@@ -146,7 +149,7 @@ RECORD_TYPES: dict[int, RecordType] = _index(_RECORD_TYPES)
 RECORD_TYPE_NAMES: frozenset[str] = frozenset(rt.name for rt in _RECORD_TYPES)
 
 # Every key and value also by its Kafka name in capitals (OFFSET_COMMIT_KEY, OFFSET_COMMIT_VALUE,
-# GROUP_METADATA_VALUE, ...): the path of its declaration, read by __getattr__ on first use.
+# GROUP_METADATA_VALUE, ...): the path of its declaration, built by __getattr__ on first use.
 DECLARATIONS: dict[str, str] = {
     snake(path.rsplit("/", 1)[1]).upper(): path
     for rt in _RECORD_TYPES
@@ -158,15 +161,15 @@ def __getattr__(attribute: str) -> Message:
     path = DECLARATIONS.get(attribute)
     if path is None:
         raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
-    return load(path)
+    return declaration(path)
 
 
 # ====================================================================== embedded: Kafka Connect
 # Kafka Connect: `ConnectProtocol` (v0, protocol "default") and
 # `IncrementalCooperativeConnectProtocol` (v1 "compatible", v2 "sessioned"); int16 version prefix
 # like ConsumerProtocol.
-CONNECT_METADATA = load("embedded/ConnectProtocolMetadata")
-CONNECT_ASSIGNMENT = load("embedded/ConnectProtocolAssignment")
+CONNECT_METADATA = declaration("embedded/ConnectProtocolMetadata")
+CONNECT_ASSIGNMENT = declaration("embedded/ConnectProtocolAssignment")
 
 # ====================================================================== control records (§6.1)
 

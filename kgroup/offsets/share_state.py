@@ -3,9 +3,10 @@ what they mean once replayed (the start offset and state epoch of each share-par
 
 Source of truth: Kafka's share-coordinator definitions
 (`share-coordinator/src/main/resources/common/message/Share{Snapshot,Update}{Key,Value}.json`,
-declared in `kgroup.protocol.definitions` under `share/`), `ShareCoordinatorRecordSerde` (the
-`CoordinatorRecordSerde` framing of `__consumer_offsets`: int16 record type + key struct, int16
-value version + value struct, null value = tombstone) and `ShareCoordinatorShard.replay`:
+declared in kgroup/protocol/definitions/share/, used as their generated Python),
+`ShareCoordinatorRecordSerde` (the `CoordinatorRecordSerde` framing of `__consumer_offsets`:
+int16 record type + key struct, int16 value version + value struct, null value = tombstone)
+and `ShareCoordinatorShard.replay`:
 
 - ShareSnapshot: replaces the share-partition's state (snapshot and state epochs, leader epoch,
   start offset, state batches);
@@ -29,7 +30,7 @@ from typing import Any
 from kgroup.offsets import layouts
 from kgroup.offsets.decode import DecodedRecord, decode_key_into, earlier_layout
 from kgroup.offsets.wire import INT16, DecodeError
-from kgroup.protocol.definitions import load
+from kgroup.protocol.declarations import declaration
 from kgroup.protocol.model import Message, snake
 
 TOPIC = "__share_group_state"
@@ -50,15 +51,15 @@ class ShareRecordType:
 
     @cached_property
     def key(self) -> Message:
-        return load(f"share/{self.stem}Key")
+        return declaration(f"share/{self.stem}Key")
 
     @cached_property
     def value(self) -> Message:
-        return load(f"share/{self.stem}Value")
+        return declaration(f"share/{self.stem}Value")
 
     @cached_property
     def alternates(self) -> tuple[tuple[str, Message], ...]:
-        return tuple((lbl, load(f"share/{lbl}/{self.stem}Value")) for lbl in self.earlier)
+        return tuple((lbl, declaration(f"share/{lbl}/{self.stem}Value")) for lbl in self.earlier)
 
 
 SHARE_RECORD_TYPES: dict[int, ShareRecordType] = {

@@ -12,8 +12,10 @@ are not modelled: they do not change the bytes.
 The same model serves wire APIs (`Api`: request and response of one api key), the
 `__consumer_offsets` records (`kgroup.offsets.schema`) and embedded protocols
 (ConsumerProtocolSubscription/Assignment). Every declaration is JSON in Kafka's schema language
-under `kgroup.protocol.definitions`, loaded into this model on first use; `f()`, `struct()`,
-`arr()` and `message()` build declarations in code (tests do).
+under kgroup/protocol/definitions/, a build input: scripts/gen_protocol.py writes each as this
+model's objects in Python (kgroup/protocol/generated/declarations/, found by path through
+`kgroup.protocol.declarations`), so kgroup reads no JSON when it runs. `f()`, `struct()`, `arr()`
+and `message()` build declarations in code (tests do).
 """
 
 from __future__ import annotations
@@ -91,10 +93,13 @@ def in_range(bounds: tuple[int, int] | None, version: int) -> bool:
 # generated __setattr__/__delattr__ cost ~1.5% of a single-group describe.
 @dataclass(eq=False)
 class Struct:
-    """A struct type: its name and its fields in wire order."""
+    """A struct type: its name and its fields in wire order. A message's own struct carries the
+    message's `path` (its declaration file, by which kgroup.offsets.layouts finds the generated
+    readers and writers); nested structs and structs built in code have none."""
 
     name: str
     fields: tuple[Field, ...]
+    path: str = ""
 
 
 @dataclass(eq=False)
@@ -191,7 +196,9 @@ def arr(of: str | Struct) -> Array:
 class Message:
     """A versioned message: valid version range and the first flexible version (None = never).
 
-    `api_key` and `kind` ("request", "response", "header", "data") are informative.
+    `api_key` and `kind` ("request", "response", "header", "data") are informative; `path` is
+    the declaration file it was generated from (`coordinator/OffsetCommitValue`, "" when built
+    in code).
     """
 
     name: str
@@ -201,6 +208,7 @@ class Message:
     note: str = ""
     api_key: int | None = None
     kind: str = "data"
+    path: str = ""
 
     def flexible(self, version: int) -> bool:
         return self.flexible_from is not None and version >= self.flexible_from
@@ -210,7 +218,7 @@ class Message:
 
     @cached_property
     def struct(self) -> Struct:
-        return Struct(self.name, self.fields)
+        return Struct(self.name, self.fields, self.path)
 
 
 def message(
@@ -241,8 +249,9 @@ def message(
 class Api:
     """One wire API: its key, its valid versions, where flexible versions start and the
     versions kgroup speaks (`versions`, within the valid ones; the wire client negotiates among
-    them). `request` and `response`, the declarations, are read on first use only: the wire
-    client needs none of them (kgroup.protocol.generated.apis gives the rest)."""
+    them). `request` and `response`, the declarations (generated Python, no JSON), are built on
+    first use only: the wire client needs none of them (kgroup.protocol.generated.apis gives the
+    rest)."""
 
     key: int
     name: str
@@ -258,17 +267,17 @@ class Api:
 
     @cached_property
     def request(self) -> Message:
-        """The request declaration (`wire/<name>Request.json`), read now."""
-        from kgroup.protocol.definitions import load
+        """The request declaration (`wire/<name>Request`)."""
+        from kgroup.protocol.declarations import declaration
 
-        return load(f"wire/{self.name}Request")
+        return declaration(f"wire/{self.name}Request")
 
     @cached_property
     def response(self) -> Message:
-        """The response declaration (`wire/<name>Response.json`), read now."""
-        from kgroup.protocol.definitions import load
+        """The response declaration (`wire/<name>Response`)."""
+        from kgroup.protocol.declarations import declaration
 
-        return load(f"wire/{self.name}Response")
+        return declaration(f"wire/{self.name}Response")
 
     def flexible(self, version: int) -> bool:
         return self.flexible_from is not None and version >= self.flexible_from

@@ -4,8 +4,9 @@ an api key to its `Api`, and `FETCH`, `OFFSET_COMMIT`, ... are the same `Api`s b
 The request and response layouts are `kgroup.protocol.definitions` `wire/<Name>Request.json` and
 `wire/<Name>Response.json`. Their api key, valid and flexible versions come from the generated
 table kgroup.protocol.generated.apis (scripts/gen_protocol.py), so the wire client reads no JSON;
-`Api.request` / `Api.response` load the declarations when a test or tool asks. They cover at
-least the spoken versions and usually all of Kafka's valid versions. Transcription notes:
+`Api.request` / `Api.response` build the declarations (generated Python) when a test or tool
+asks. They cover at least the spoken versions and usually all of Kafka's valid versions.
+Transcription notes:
 
 - Fetch: v0-v11 (FetchResponse.json 0-12, flexible 12+, stored copies 0403d432 / 0de6cc5f); the
   flexible v12+ (KIP-595 tags, KIP-516 topic ids 13+, KIP-903 ReplicaState 15+) is not declared.

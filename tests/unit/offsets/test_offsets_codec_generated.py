@@ -7,7 +7,6 @@ regenerating would change one, as test_protocol_generated.py does for kgroup.pro
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import subprocess
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from kgroup.offsets import layouts, schema
+from kgroup.protocol.declarations import declaration
 from scripts import gen_offsets_codec
 
 FIXTURE = (
@@ -67,23 +67,47 @@ def test_a_hand_edit_makes_the_check_fail(monkeypatch: pytest.MonkeyPatch) -> No
 def test_every_declaration_and_version_the_decoder_reads_is_generated() -> None:
     count = 0
     for path in gen_offsets_codec.paths():
-        msg = schema.load(path)
+        msg = declaration(path)
         for version in range(msg.valid[0], msg.valid[1] + 1):
             fn = layouts.get_py_reader(msg.struct, version, msg.flexible(version))
-            assert fn.__module__.startswith("kgroup.offsets.generated.readers."), path
+            assert fn.__module__ == f"kgroup.offsets.generated.readers.{layouts.module_name(path)}"
             count += 1
     assert count > 50  # keys, values, earlier layouts, share state, embedded protocols
 
 
-def test_a_declaration_changed_without_regenerating_is_named() -> None:
+def test_the_c_programs_are_generated_from_the_declarations() -> None:
+    """The committed programs are the JSON declarations' (the fast path's tables are not
+    compiled at run time, and not copied by hand)."""
+    from scripts.definitions import load
+
+    count = 0
+    for path in gen_offsets_codec.paths():
+        msg = load(path)
+        for version, program in gen_offsets_codec.programs(msg).items():
+            struct = declaration(path).struct
+            if program is None:
+                with pytest.raises(layouts.Unsupported):
+                    layouts.c_program(struct, version, msg.flexible(version))
+            else:
+                assert layouts.c_program(struct, version, msg.flexible(version)) == program
+                count += 1
+    assert count > 50
+
+
+def test_a_declaration_without_generated_code_is_named() -> None:
+    """Readers are found by the declaration's path: a table built in code has none, and a
+    version the declaration lacks is refused (no reader of another layout is taken)."""
     msg = schema.OFFSET_COMMIT_VALUE
-    changed = schema.Struct(
-        msg.struct.name, (*msg.struct.fields[:-1], dataclasses.replace(msg.struct.fields[-1]))
-    )
-    assert layouts.get_py_reader(changed, 3, False)  # the same content: found
-    renamed = schema.Struct(msg.struct.name, msg.struct.fields[:-1])
-    with pytest.raises(LookupError, match=r"OffsetCommitValue v3: run `make protocol`"):
-        layouts.get_py_reader(renamed, 3, False)
+    built = schema.Struct(msg.struct.name, msg.struct.fields)
+    with pytest.raises(LookupError, match=r"OffsetCommitValue \(declaration built in code\)"):
+        layouts.get_py_reader(built, 3, False)
+    with pytest.raises(LookupError, match=r"OffsetCommitValue v5"):
+        layouts.get_py_reader(msg.struct, 5, True)
+    with pytest.raises(LookupError, match=r"OffsetCommitValue v3 \(flexible\)"):
+        layouts.get_py_reader(msg.struct, 3, True)
+    unknown = schema.Struct("Nothing", (), "coordinator/NothingValue")
+    with pytest.raises(LookupError, match=r"declaration 'coordinator/NothingValue'"):
+        layouts.get_reader(unknown, 0, False)
 
 
 @pytest.mark.skipif(not FIXTURE.is_dir(), reason="the Kafka 4.1 fixtures are not on this machine")

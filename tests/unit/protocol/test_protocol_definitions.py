@@ -12,8 +12,8 @@ import pytest
 from kgroup.offsets import schema
 from kgroup.protocol import definitions
 from kgroup.protocol import messages as p
-from kgroup.protocol.definitions import load
 from kgroup.protocol.model import Array, Message, Struct
+from scripts.definitions import load
 
 ROOT = Path(definitions.__file__).parent
 PATHS = sorted(str(f.relative_to(ROOT).with_suffix("")) for f in ROOT.rglob("*.json"))

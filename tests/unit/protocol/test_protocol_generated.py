@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgroup.protocol.definitions import load
 from kgroup.protocol.errors import ProtocolError, ProtocolWriteError
 from kgroup.protocol.model import Array, Message, Struct, snake
 from scripts import gen_protocol
+from scripts.definitions import load
 from tests.unit.protocol import dict_codec as dicts
 from tests.unit.protocol.strategies import message_values
 

@@ -21,12 +21,12 @@ import pytest
 
 from kgroup.offsets import segments as seg
 from kgroup.offsets.schema import RECORD_TYPES
-from kgroup.protocol.definitions import load
 from kgroup.protocol.generated.embedded import (
     consumer_protocol_assignment,
     consumer_protocol_subscription,
 )
 from kgroup.protocol.model import Array, Struct, snake
+from scripts.definitions import load
 
 FIXTURES = Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "kafka-4.1"
 if not FIXTURES.is_dir():  # worktrees live beside shared/

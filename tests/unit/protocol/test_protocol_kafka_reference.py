@@ -17,8 +17,8 @@ import pytest
 
 from kgroup.protocol import definitions
 from kgroup.protocol import messages as api_table
-from kgroup.protocol.definitions import load
 from kgroup.protocol.model import OPEN, Array, Field, Message, Struct, parse_versions
+from scripts.definitions import load
 
 # file -> (validVersions, flexibleVersions) in Kafka 4.1
 KAFKA_41: dict[str, tuple[str, str]] = {

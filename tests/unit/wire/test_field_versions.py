@@ -22,7 +22,6 @@ from kgroup.core.wire import cluster_calls, group_calls, offset_calls
 from kgroup.core.wire.results import READ_COMMITTED, READ_UNCOMMITTED
 from kgroup.protocol import fields
 from kgroup.protocol import messages as api_table
-from kgroup.protocol.definitions import load
 from kgroup.protocol.generated.field_versions import FIELD_VERSIONS
 from kgroup.protocol.generated.wire import describe_groups_request as dg_req
 from kgroup.protocol.generated.wire import describe_groups_response as dg_res
@@ -37,6 +36,7 @@ from kgroup.protocol.generated.wire import metadata_response as md_res
 from kgroup.protocol.generated.wire import offset_fetch_request as of_req
 from kgroup.protocol.generated.wire import offset_fetch_response as of_res
 from kgroup.protocol.model import Array, Struct
+from scripts.definitions import load
 
 UUID = bytes(range(1, 17))
 

@@ -29,6 +29,187 @@ _unpack_iii = _struct.Struct(">iii").unpack_from
 _unpack_q = _struct.Struct(">q").unpack_from
 _unpack_i = _struct.Struct(">i").unpack_from
 
+FLEXIBLE_FROM = 4  # the first flexible version (None: never)
+# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
+# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
+# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
+PROGRAMS: dict[int, Any] = {
+    0: (
+        (
+            (2, "protocol_type", None, False),
+            (1, "generation", 3, False),
+            (2, "protocol", None, True),
+            (2, "leader", None, True),
+            (
+                5,
+                "members",
+                (
+                    6,
+                    None,
+                    (
+                        0,
+                        (
+                            (
+                                (2, "member_id", None, False),
+                                (2, "client_id", None, False),
+                                (2, "client_host", None, False),
+                                (1, "session_timeout", 3, False),
+                                (3, "subscription", None, False),
+                                (3, "assignment", None, False),
+                            ),
+                            (),
+                        ),
+                    ),
+                    False,
+                ),
+                False,
+            ),
+        ),
+        (),
+    ),
+    1: (
+        (
+            (2, "protocol_type", None, False),
+            (1, "generation", 3, False),
+            (2, "protocol", None, True),
+            (2, "leader", None, True),
+            (
+                5,
+                "members",
+                (
+                    6,
+                    None,
+                    (
+                        0,
+                        (
+                            (
+                                (2, "member_id", None, False),
+                                (2, "client_id", None, False),
+                                (2, "client_host", None, False),
+                                (1, "rebalance_timeout", 3, False),
+                                (1, "session_timeout", 3, False),
+                                (3, "subscription", None, False),
+                                (3, "assignment", None, False),
+                            ),
+                            (),
+                        ),
+                    ),
+                    False,
+                ),
+                False,
+            ),
+        ),
+        (),
+    ),
+    2: (
+        (
+            (2, "protocol_type", None, False),
+            (1, "generation", 3, False),
+            (2, "protocol", None, True),
+            (2, "leader", None, True),
+            (1, "current_state_timestamp", 4, False),
+            (
+                5,
+                "members",
+                (
+                    6,
+                    None,
+                    (
+                        0,
+                        (
+                            (
+                                (2, "member_id", None, False),
+                                (2, "client_id", None, False),
+                                (2, "client_host", None, False),
+                                (1, "rebalance_timeout", 3, False),
+                                (1, "session_timeout", 3, False),
+                                (3, "subscription", None, False),
+                                (3, "assignment", None, False),
+                            ),
+                            (),
+                        ),
+                    ),
+                    False,
+                ),
+                False,
+            ),
+        ),
+        (),
+    ),
+    3: (
+        (
+            (2, "protocol_type", None, False),
+            (1, "generation", 3, False),
+            (2, "protocol", None, True),
+            (2, "leader", None, True),
+            (1, "current_state_timestamp", 4, False),
+            (
+                5,
+                "members",
+                (
+                    6,
+                    None,
+                    (
+                        0,
+                        (
+                            (
+                                (2, "member_id", None, False),
+                                (2, "group_instance_id", None, True),
+                                (2, "client_id", None, False),
+                                (2, "client_host", None, False),
+                                (1, "rebalance_timeout", 3, False),
+                                (1, "session_timeout", 3, False),
+                                (3, "subscription", None, False),
+                                (3, "assignment", None, False),
+                            ),
+                            (),
+                        ),
+                    ),
+                    False,
+                ),
+                False,
+            ),
+        ),
+        (),
+    ),
+    4: (
+        (
+            (2, "protocol_type", None, False),
+            (1, "generation", 3, False),
+            (2, "protocol", None, True),
+            (2, "leader", None, True),
+            (1, "current_state_timestamp", 4, False),
+            (
+                5,
+                "members",
+                (
+                    6,
+                    None,
+                    (
+                        0,
+                        (
+                            (
+                                (2, "member_id", None, False),
+                                (2, "group_instance_id", None, True),
+                                (2, "client_id", None, False),
+                                (2, "client_host", None, False),
+                                (1, "rebalance_timeout", 3, False),
+                                (1, "session_timeout", 3, False),
+                                (3, "subscription", None, False),
+                                (3, "assignment", None, False),
+                            ),
+                            (),
+                        ),
+                    ),
+                    False,
+                ),
+                False,
+            ),
+        ),
+        (),
+    ),
+}
+
 
 def _read_v0_MemberMetadata_12(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
     if p + 2 > e:

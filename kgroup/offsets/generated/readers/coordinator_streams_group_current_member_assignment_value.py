@@ -25,6 +25,123 @@ from kgroup.offsets.generated.helpers import (
 
 _unpack_iib = _struct.Struct(">iib").unpack_from
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
+# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
+# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
+PROGRAMS: dict[int, Any] = {
+    0: (
+        (
+            (1, "member_epoch", 3, False),
+            (1, "previous_member_epoch", 3, False),
+            (1, "state", 0, False),
+            (
+                5,
+                "active_tasks",
+                (
+                    6,
+                    None,
+                    (
+                        0,
+                        (
+                            ((2, "subtopology_id", None, False), (4, "partitions", 3, False)),
+                            ((0, (4, "assignment_epochs", 3, True)),),
+                        ),
+                    ),
+                    False,
+                ),
+                False,
+            ),
+            (
+                5,
+                "standby_tasks",
+                (
+                    6,
+                    None,
+                    (
+                        0,
+                        (
+                            ((2, "subtopology_id", None, False), (4, "partitions", 3, False)),
+                            ((0, (4, "assignment_epochs", 3, True)),),
+                        ),
+                    ),
+                    False,
+                ),
+                False,
+            ),
+            (
+                5,
+                "warmup_tasks",
+                (
+                    6,
+                    None,
+                    (
+                        0,
+                        (
+                            ((2, "subtopology_id", None, False), (4, "partitions", 3, False)),
+                            ((0, (4, "assignment_epochs", 3, True)),),
+                        ),
+                    ),
+                    False,
+                ),
+                False,
+            ),
+            (
+                5,
+                "active_tasks_pending_revocation",
+                (
+                    6,
+                    None,
+                    (
+                        0,
+                        (
+                            ((2, "subtopology_id", None, False), (4, "partitions", 3, False)),
+                            ((0, (4, "assignment_epochs", 3, True)),),
+                        ),
+                    ),
+                    False,
+                ),
+                False,
+            ),
+            (
+                5,
+                "standby_tasks_pending_revocation",
+                (
+                    6,
+                    None,
+                    (
+                        0,
+                        (
+                            ((2, "subtopology_id", None, False), (4, "partitions", 3, False)),
+                            ((0, (4, "assignment_epochs", 3, True)),),
+                        ),
+                    ),
+                    False,
+                ),
+                False,
+            ),
+            (
+                5,
+                "warmup_tasks_pending_revocation",
+                (
+                    6,
+                    None,
+                    (
+                        0,
+                        (
+                            ((2, "subtopology_id", None, False), (4, "partitions", 3, False)),
+                            ((0, (4, "assignment_epochs", 3, True)),),
+                        ),
+                    ),
+                    False,
+                ),
+                False,
+            ),
+        ),
+        (),
+    ),
+}
+
 
 def _read_v0_TaskIds_8(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
     s10 = p

@@ -25,6 +25,144 @@ from kgroup.offsets.generated.helpers import (
 _unpack_i = _struct.Struct(">i").unpack_from
 _unpack_ih = _struct.Struct(">ih").unpack_from
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
+# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
+# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
+PROGRAMS: dict[int, Any] = {
+    0: (
+        (
+            (1, "epoch", 3, False),
+            (
+                5,
+                "subtopologies",
+                (
+                    6,
+                    None,
+                    (
+                        0,
+                        (
+                            (
+                                (2, "subtopology_id", None, False),
+                                (5, "source_topics", (2, None, None, False), False),
+                                (5, "source_topic_regex", (2, None, None, False), False),
+                                (
+                                    5,
+                                    "state_changelog_topics",
+                                    (
+                                        6,
+                                        None,
+                                        (
+                                            0,
+                                            (
+                                                (
+                                                    (2, "name", None, False),
+                                                    (1, "partitions", 3, False),
+                                                    (1, "replication_factor", 1, False),
+                                                    (
+                                                        5,
+                                                        "topic_configs",
+                                                        (
+                                                            6,
+                                                            None,
+                                                            (
+                                                                0,
+                                                                (
+                                                                    (
+                                                                        (2, "key", None, False),
+                                                                        (2, "value", None, False),
+                                                                    ),
+                                                                    (),
+                                                                ),
+                                                            ),
+                                                            False,
+                                                        ),
+                                                        False,
+                                                    ),
+                                                ),
+                                                (),
+                                            ),
+                                        ),
+                                        False,
+                                    ),
+                                    False,
+                                ),
+                                (5, "repartition_sink_topics", (2, None, None, False), False),
+                                (
+                                    5,
+                                    "repartition_source_topics",
+                                    (
+                                        6,
+                                        None,
+                                        (
+                                            0,
+                                            (
+                                                (
+                                                    (2, "name", None, False),
+                                                    (1, "partitions", 3, False),
+                                                    (1, "replication_factor", 1, False),
+                                                    (
+                                                        5,
+                                                        "topic_configs",
+                                                        (
+                                                            6,
+                                                            None,
+                                                            (
+                                                                0,
+                                                                (
+                                                                    (
+                                                                        (2, "key", None, False),
+                                                                        (2, "value", None, False),
+                                                                    ),
+                                                                    (),
+                                                                ),
+                                                            ),
+                                                            False,
+                                                        ),
+                                                        False,
+                                                    ),
+                                                ),
+                                                (),
+                                            ),
+                                        ),
+                                        False,
+                                    ),
+                                    False,
+                                ),
+                                (
+                                    5,
+                                    "copartition_groups",
+                                    (
+                                        6,
+                                        None,
+                                        (
+                                            0,
+                                            (
+                                                (
+                                                    (4, "source_topics", 1, False),
+                                                    (4, "source_topic_regex", 1, False),
+                                                    (4, "repartition_source_topics", 1, False),
+                                                ),
+                                                (),
+                                            ),
+                                        ),
+                                        False,
+                                    ),
+                                    False,
+                                ),
+                            ),
+                            (),
+                        ),
+                    ),
+                    False,
+                ),
+                False,
+            ),
+        ),
+        (),
+    ),
+}
+
 
 def _read_v0_TopicConfig_36(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
     s38 = p

@@ -26,6 +26,97 @@ _unpack_hh = _struct.Struct(">hh").unpack_from
 _unpack_q = _struct.Struct(">q").unpack_from
 _unpack_i = _struct.Struct(">i").unpack_from
 
+FLEXIBLE_FROM = None  # the first flexible version (None: never)
+# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
+# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
+# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
+PROGRAMS: dict[int, Any] = {
+    0: (
+        (
+            (1, "error", 1, False),
+            (2, "leader", None, False),
+            (2, "leader_url", None, False),
+            (1, "config_offset", 4, False),
+            (
+                5,
+                "assignment",
+                (
+                    6,
+                    None,
+                    (0, (((2, "connector", None, False), (4, "tasks", 3, False)), ())),
+                    False,
+                ),
+                False,
+            ),
+        ),
+        (),
+    ),
+    1: (
+        (
+            (1, "error", 1, False),
+            (2, "leader", None, False),
+            (2, "leader_url", None, False),
+            (1, "config_offset", 4, False),
+            (
+                5,
+                "assignment",
+                (
+                    6,
+                    None,
+                    (0, (((2, "connector", None, False), (4, "tasks", 3, False)), ())),
+                    False,
+                ),
+                True,
+            ),
+            (
+                5,
+                "revoked",
+                (
+                    6,
+                    None,
+                    (0, (((2, "connector", None, False), (4, "tasks", 3, False)), ())),
+                    False,
+                ),
+                True,
+            ),
+            (1, "delay", 3, False),
+        ),
+        (),
+    ),
+    2: (
+        (
+            (1, "error", 1, False),
+            (2, "leader", None, False),
+            (2, "leader_url", None, False),
+            (1, "config_offset", 4, False),
+            (
+                5,
+                "assignment",
+                (
+                    6,
+                    None,
+                    (0, (((2, "connector", None, False), (4, "tasks", 3, False)), ())),
+                    False,
+                ),
+                True,
+            ),
+            (
+                5,
+                "revoked",
+                (
+                    6,
+                    None,
+                    (0, (((2, "connector", None, False), (4, "tasks", 3, False)), ())),
+                    False,
+                ),
+                True,
+            ),
+            (1, "delay", 3, False),
+        ),
+        (),
+    ),
+}
+
 
 def _read_v0_ConnectorTasks_11(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
     if p + 2 > e:

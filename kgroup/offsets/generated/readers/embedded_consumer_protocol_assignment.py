@@ -20,6 +20,81 @@ from kgroup.offsets.generated.helpers import (
     utf8,
 )
 
+FLEXIBLE_FROM = None  # the first flexible version (None: never)
+# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
+# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
+# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
+PROGRAMS: dict[int, Any] = {
+    0: (
+        (
+            (
+                5,
+                "assigned_partitions",
+                (
+                    6,
+                    None,
+                    (0, (((2, "topic", None, False), (4, "partitions", 3, False)), ())),
+                    False,
+                ),
+                False,
+            ),
+            (3, "user_data", None, True),
+        ),
+        (),
+    ),
+    1: (
+        (
+            (
+                5,
+                "assigned_partitions",
+                (
+                    6,
+                    None,
+                    (0, (((2, "topic", None, False), (4, "partitions", 3, False)), ())),
+                    False,
+                ),
+                False,
+            ),
+            (3, "user_data", None, True),
+        ),
+        (),
+    ),
+    2: (
+        (
+            (
+                5,
+                "assigned_partitions",
+                (
+                    6,
+                    None,
+                    (0, (((2, "topic", None, False), (4, "partitions", 3, False)), ())),
+                    False,
+                ),
+                False,
+            ),
+            (3, "user_data", None, True),
+        ),
+        (),
+    ),
+    3: (
+        (
+            (
+                5,
+                "assigned_partitions",
+                (
+                    6,
+                    None,
+                    (0, (((2, "topic", None, False), (4, "partitions", 3, False)), ())),
+                    False,
+                ),
+                False,
+            ),
+            (3, "user_data", None, True),
+        ),
+        (),
+    ),
+}
+
 
 def _read_v0_TopicPartition_5(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
     if p + 2 > e:

@@ -32,6 +32,8 @@ _KEYS3 = frozenset(
     ]
 )
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_TopicPartitions_4(d: dict[str, Any], out: bytearray) -> None:
     v5 = d.get("topic_id", b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")

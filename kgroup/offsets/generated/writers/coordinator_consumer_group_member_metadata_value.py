@@ -36,6 +36,8 @@ _KEYS4 = frozenset(
     ]
 )
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_ClassicProtocol_29(d: dict[str, Any], out: bytearray) -> None:
     v30 = d.get("name", "")

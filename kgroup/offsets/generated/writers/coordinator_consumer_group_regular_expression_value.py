@@ -21,6 +21,8 @@ _DEFAULT0 = []
 _pack_qq = _struct.Struct(">qq").pack
 _KEYS2 = frozenset(["timestamp", "topics", "version"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def write_v0(d: dict[str, Any], out: bytearray) -> None:
     v1 = d.get("topics", _DEFAULT0)

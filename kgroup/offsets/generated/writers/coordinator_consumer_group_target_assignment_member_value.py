@@ -21,6 +21,8 @@ _DEFAULT0 = []
 _KEYS1 = frozenset(["partitions", "topic_id"])
 _KEYS2 = frozenset(["topic_partitions"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_TopicPartition_4(d: dict[str, Any], out: bytearray) -> None:
     v5 = d.get("topic_id", b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")

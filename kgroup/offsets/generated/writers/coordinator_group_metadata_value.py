@@ -39,6 +39,8 @@ _KEYS5 = frozenset(
     ["current_state_timestamp", "generation", "leader", "members", "protocol", "protocol_type"]
 )
 
+FLEXIBLE_FROM = 4  # the first flexible version (None: never)
+
 
 def _write_v0_MemberMetadata_13(d: dict[str, Any], out: bytearray) -> None:
     v14 = d.get("member_id", "")

@@ -24,6 +24,8 @@ _KEYS2 = frozenset(["partition", "racks"])
 _KEYS3 = frozenset(["num_partitions", "partition_metadata", "topic_id", "topic_name"])
 _KEYS4 = frozenset(["epoch", "topics"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_PartitionMetadata_12(d: dict[str, Any], out: bytearray) -> None:
     out += _pack_i(d.get("partition", 0))

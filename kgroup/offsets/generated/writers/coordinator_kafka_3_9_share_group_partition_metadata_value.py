@@ -23,6 +23,8 @@ _KEYS1 = frozenset(["partitions", "topic_id", "topic_name"])
 _KEYS2 = frozenset(["topic_id", "topic_name"])
 _KEYS3 = frozenset(["deleting_topics", "initialized_topics"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_TopicPartitionsInfo_4(d: dict[str, Any], out: bytearray) -> None:
     v5 = d.get("topic_id", b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")

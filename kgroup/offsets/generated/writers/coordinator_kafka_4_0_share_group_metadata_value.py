@@ -18,6 +18,8 @@ from kgroup.offsets.generated.helpers import (
 _pack_i = _struct.Struct(">i").pack
 _KEYS1 = frozenset(["epoch"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def write_v0(d: dict[str, Any], out: bytearray) -> None:
     out += _pack_i(d.get("epoch", 0))

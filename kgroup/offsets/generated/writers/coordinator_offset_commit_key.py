@@ -17,6 +17,8 @@ from kgroup.offsets.generated.helpers import (
 
 _pack_i = _struct.Struct(">i").pack
 
+FLEXIBLE_FROM = None  # the first flexible version (None: never)
+
 
 def write_v0(d: dict[str, Any], out: bytearray) -> None:
     v1 = d.get("group", "")

@@ -27,6 +27,8 @@ _KEYS3 = frozenset(
     ["commit_timestamp", "expire_timestamp", "leader_epoch", "metadata", "offset", "topic_id"]
 )
 
+FLEXIBLE_FROM = 4  # the first flexible version (None: never)
+
 
 def write_v0(d: dict[str, Any], out: bytearray) -> None:
     out += _pack_q(d.get("offset", 0))

@@ -23,6 +23,8 @@ _DEFAULT1 = []
 _KEYS2 = frozenset(["partitions", "topic_id"])
 _KEYS3 = frozenset(["assigned_partitions", "member_epoch", "previous_member_epoch", "state"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_TopicPartition_4(d: dict[str, Any], out: bytearray) -> None:
     v5 = d.get("topic_id", b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")

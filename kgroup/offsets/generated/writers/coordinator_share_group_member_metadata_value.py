@@ -19,6 +19,8 @@ from kgroup.offsets.generated.helpers import (
 _DEFAULT0 = []
 _KEYS1 = frozenset(["client_host", "client_id", "rack_id", "subscribed_topic_names"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def write_v0(d: dict[str, Any], out: bytearray) -> None:
     v1 = d.get("rack_id", "")

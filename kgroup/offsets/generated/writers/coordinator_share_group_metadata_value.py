@@ -18,6 +18,8 @@ from kgroup.offsets.generated.helpers import (
 _pack_iq = _struct.Struct(">iq").pack
 _KEYS1 = frozenset(["epoch", "metadata_hash"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def write_v0(d: dict[str, Any], out: bytearray) -> None:
     out += _pack_iq(d.get("epoch", 0), d.get("metadata_hash", 0))

@@ -36,6 +36,8 @@ _KEYS3 = frozenset(
     ]
 )
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_TaskIds_4(d: dict[str, Any], out: bytearray) -> None:
     v5 = d.get("subtopology_id", "")

@@ -37,6 +37,8 @@ _KEYS6 = frozenset(
     ]
 )
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_Endpoint_17(d: dict[str, Any], out: bytearray) -> None:
     v18 = d.get("host", "")

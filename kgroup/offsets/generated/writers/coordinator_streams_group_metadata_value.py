@@ -32,6 +32,8 @@ _KEYS3 = frozenset(
     ]
 )
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_KeyValue_5(d: dict[str, Any], out: bytearray) -> None:
     v6 = d.get("key", "")

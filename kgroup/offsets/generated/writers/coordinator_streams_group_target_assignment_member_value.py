@@ -21,6 +21,8 @@ _DEFAULT0 = []
 _KEYS1 = frozenset(["partitions", "subtopology_id"])
 _KEYS2 = frozenset(["active_tasks", "standby_tasks", "warmup_tasks"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_TaskIds_4(d: dict[str, Any], out: bytearray) -> None:
     v5 = d.get("subtopology_id", "")

@@ -14,6 +14,8 @@ from kgroup.offsets.generated.helpers import (
     too_long,
 )
 
+FLEXIBLE_FROM = None  # the first flexible version (None: never)
+
 
 def write_v0(d: dict[str, Any], out: bytearray) -> None:
     v1 = d.get("group_id", "")

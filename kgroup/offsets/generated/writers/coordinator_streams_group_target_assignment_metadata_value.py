@@ -20,6 +20,8 @@ _pack_i = _struct.Struct(">i").pack
 _pack_q = _struct.Struct(">q").pack
 _KEYS2 = frozenset(["assignment_epoch", "assignment_timestamp"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def write_v0(d: dict[str, Any], out: bytearray) -> None:
     out += _pack_i(d.get("assignment_epoch", 0))

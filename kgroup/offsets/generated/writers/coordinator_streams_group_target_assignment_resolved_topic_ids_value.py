@@ -23,6 +23,8 @@ _DEFAULT1 = []
 _KEYS2 = frozenset(["subtopology_id", "topic_ids"])
 _KEYS3 = frozenset(["assignment_epoch", "resolved_topic_ids_by_subtopology"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_ResolvedTopicIds_4(d: dict[str, Any], out: bytearray) -> None:
     v5 = d.get("subtopology_id", "")

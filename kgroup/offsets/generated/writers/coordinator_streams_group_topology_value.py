@@ -37,6 +37,8 @@ _KEYS6 = frozenset(
 )
 _KEYS7 = frozenset(["epoch", "subtopologies"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_TopicConfig_28(d: dict[str, Any], out: bytearray) -> None:
     v29 = d.get("key", "")

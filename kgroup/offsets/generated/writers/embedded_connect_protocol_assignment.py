@@ -22,6 +22,8 @@ _pack_q = _struct.Struct(">q").pack
 _DEFAULT2 = []
 _pack_i = _struct.Struct(">i").pack
 
+FLEXIBLE_FROM = None  # the first flexible version (None: never)
+
 
 def _write_v0_ConnectorTasks_10(d: dict[str, Any], out: bytearray) -> None:
     v11 = d.get("connector", "")

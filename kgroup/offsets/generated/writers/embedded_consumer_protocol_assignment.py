@@ -18,6 +18,8 @@ from kgroup.offsets.generated.helpers import (
 
 _DEFAULT0 = []
 
+FLEXIBLE_FROM = None  # the first flexible version (None: never)
+
 
 def _write_v0_TopicPartition_4(d: dict[str, Any], out: bytearray) -> None:
     v5 = d.get("topic", "")

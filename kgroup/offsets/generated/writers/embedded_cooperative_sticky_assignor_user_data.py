@@ -12,6 +12,8 @@ from typing import Any
 
 _pack_i = _struct.Struct(">i").pack
 
+FLEXIBLE_FROM = None  # the first flexible version (None: never)
+
 
 def write_v0(d: dict[str, Any], out: bytearray) -> None:
     out += _pack_i(d.get("generation", 0))

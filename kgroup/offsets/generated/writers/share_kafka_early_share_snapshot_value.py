@@ -24,6 +24,8 @@ _KEYS4 = frozenset(
     ["leader_epoch", "snapshot_epoch", "start_offset", "state_batches", "state_epoch"]
 )
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_StateBatch_4(d: dict[str, Any], out: bytearray) -> None:
     out += _pack_qqbh(

@@ -32,6 +32,8 @@ _KEYS4 = frozenset(
     ]
 )
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_StateBatch_4(d: dict[str, Any], out: bytearray) -> None:
     out += _pack_qqbh(

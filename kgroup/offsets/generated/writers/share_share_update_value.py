@@ -22,6 +22,8 @@ _pack_qqbh = _struct.Struct(">qqbh").pack
 _KEYS3 = frozenset(["delivery_count", "delivery_state", "first_offset", "last_offset"])
 _KEYS4 = frozenset(["leader_epoch", "snapshot_epoch", "start_offset", "state_batches"])
 
+FLEXIBLE_FROM = 0  # the first flexible version (None: never)
+
 
 def _write_v0_StateBatch_4(d: dict[str, Any], out: bytearray) -> None:
     out += _pack_qqbh(
