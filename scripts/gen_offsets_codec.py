@@ -921,16 +921,29 @@ def programs(msg: Message) -> dict[int, tuple[Any, ...] | None]:
     return out
 
 
-def _programs_text(msg: Message) -> list[str]:
+def programs_py() -> str:
+    """kgroup/offsets/generated/programs.py: every declaration's programs, one module (the C
+    value decoder takes every record type's at once; no reader module is imported for them)."""
     lines = [
-        "# The program the compiled reader (`_speedups.Reader`) runs for each version, None where",
-        "# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,",
-        "# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.",
-        "PROGRAMS: dict[int, Any] = {",
+        '"""The program the compiled reader (`_speedups.Reader`) runs for each declaration and',
+        "version: `PROGRAMS[path][version]` is (plain ops, ((tag, op), ...)), an op (opcode, key,",
+        "argument, nullable) with the opcodes of kgroup/offsets/opcodes.h, or None where the C",
+        "reader does not cover the table; `FLEXIBLE_FROM[path]` the first flexible version.",
+        f'\n{HEADER}\n"""',
+        "",
+        "from typing import Any",
+        "",
+        "PROGRAMS: dict[str, dict[int, Any]] = {",
     ]
-    lines += [f"    {version}: {program!r}," for version, program in programs(msg).items()]
-    lines += ["}"]
-    return lines
+    flexible: list[str] = []
+    for path in paths():
+        msg = load(path)
+        lines.append(f"    {path!r}: {{")
+        lines += [f"        {version}: {program!r}," for version, program in programs(msg).items()]
+        lines.append("    },")
+        flexible.append(f"    {path!r}: {msg.flexible_from!r},")
+    lines += ["}", "FLEXIBLE_FROM: dict[str, int | None] = {", *flexible, "}"]
+    return "\n".join(lines) + "\n"
 
 
 def _module_text(path: str, msg: Message, kind: str) -> str:
@@ -961,7 +974,6 @@ def _module_text(path: str, msg: Message, kind: str) -> str:
         *module.constants(),
         "",
         f"FLEXIBLE_FROM = {msg.flexible_from!r}  # the first flexible version (None: never)",
-        *(_programs_text(msg) if kind == "readers" else []),
         "",
         "",
         *module.lines,
@@ -978,6 +990,7 @@ def generated_files() -> dict[Path, str]:
             f'call.\n\n{HEADER}\n"""\n'
         ),
         OUT / "helpers.py": HELPERS,
+        OUT / "programs.py": programs_py(),
     }
     for kind in PREFIX:
         for path in paths():

@@ -19,7 +19,7 @@ UTF-8 raises UnicodeDecodeError. The caller decides about trailing bytes (Kafka 
 Unknown tagged fields are kept as `_tag<N>: bytes`, so data from a newer Kafka is not lost.
 
 When the compiled extension is built (`native.py`), each reader is wrapped in a
-`_speedups.Reader` that runs the program generated with it (`PROGRAMS` in the reader's module,
+`_speedups.Reader` that runs the program generated with it (kgroup.offsets.generated.programs,
 `c_program`) and hands the bytes to the Python reader whenever it gives up, so errors always
 come from the Python code.
 """
@@ -133,9 +133,19 @@ class Unsupported(Exception):
 
 def c_program(struct: Struct, version: int, flexible: bool) -> tuple[Any, ...]:
     """`struct` at `version` as the C reader's program: (plain ops, ((tag, op), ...)), generated
-    with the reader (scripts/gen_offsets_codec.py); Unsupported where there is none."""
-    _generated("readers", struct, version, flexible)  # the version exists, as declared
-    program = _module("readers", struct).PROGRAMS.get(version)
+    with the readers (kgroup.offsets.generated.programs); Unsupported where there is none."""
+    from kgroup.offsets.generated import programs
+
+    versions = programs.PROGRAMS.get(struct.path)
+    if versions is None or version not in versions:
+        raise LookupError(
+            f"no generated program for {struct.name} v{version} "
+            f"({struct.path or 'declaration built in code'}): run `make protocol`"
+        )
+    flexible_from = programs.FLEXIBLE_FROM[struct.path]
+    if flexible != (flexible_from is not None and version >= flexible_from):
+        raise LookupError(f"{struct.name} v{version} is {'not ' if flexible else ''}flexible")
+    program = versions[version]
     if program is None:
         raise Unsupported(f"{struct.name} v{version}")
     return program

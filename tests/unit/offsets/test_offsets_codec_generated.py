@@ -56,9 +56,10 @@ def test_generated_files_are_current() -> None:
     assert not stale, f"run `python scripts/gen_offsets_codec.py`: {stale}"
 
 
-def test_a_hand_edit_makes_the_check_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("name", ["readers/coordinator_offset_commit_value.py", "programs.py"])
+def test_a_hand_edit_makes_the_check_fail(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     files = gen_offsets_codec.generated_files()
-    target = gen_offsets_codec.OUT / "readers" / "coordinator_offset_commit_value.py"
+    target = gen_offsets_codec.OUT / name
     assert target in files
     monkeypatch.setitem(files, target, files[target] + "# hand edit\n")
     assert target in gen_offsets_codec.stale(files)

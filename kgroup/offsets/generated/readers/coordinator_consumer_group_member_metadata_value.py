@@ -25,62 +25,6 @@ from kgroup.offsets.generated.helpers import (
 _unpack_i = _struct.Struct(">i").unpack_from
 
 FLEXIBLE_FROM = 0  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (
-        (
-            (2, "instance_id", None, True),
-            (2, "rack_id", None, True),
-            (2, "client_id", None, False),
-            (2, "client_host", None, False),
-            (5, "subscribed_topic_names", (2, None, None, False), False),
-            (2, "subscribed_topic_regex", None, True),
-            (1, "rebalance_timeout_ms", 3, False),
-            (2, "server_assignor", None, True),
-        ),
-        (
-            (
-                0,
-                (
-                    6,
-                    "classic_member_metadata",
-                    (
-                        2,
-                        (
-                            (
-                                (1, "session_timeout_ms", 3, False),
-                                (
-                                    5,
-                                    "supported_protocols",
-                                    (
-                                        6,
-                                        None,
-                                        (
-                                            0,
-                                            (
-                                                (
-                                                    (2, "name", None, False),
-                                                    (3, "metadata", None, False),
-                                                ),
-                                                (),
-                                            ),
-                                        ),
-                                        False,
-                                    ),
-                                    False,
-                                ),
-                            ),
-                            (),
-                        ),
-                    ),
-                    True,
-                ),
-            ),
-        ),
-    ),
-}
 
 
 def _read_v0_ClassicProtocol_33(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

@@ -21,12 +21,6 @@ _unpack_i = _struct.Struct(">i").unpack_from
 _unpack_q = _struct.Struct(">q").unpack_from
 
 FLEXIBLE_FROM = 0  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (((1, "epoch", 3, False),), ((0, (1, "metadata_hash", 4, False)),)),
-}
 
 
 def read_v0(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

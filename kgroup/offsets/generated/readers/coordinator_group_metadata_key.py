@@ -18,12 +18,6 @@ from kgroup.offsets.generated.helpers import (
 )
 
 FLEXIBLE_FROM = None  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (((2, "group", None, False),), ()),
-}
 
 
 def read_v0(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

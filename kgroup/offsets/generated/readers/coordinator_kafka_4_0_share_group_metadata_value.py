@@ -19,12 +19,6 @@ from kgroup.offsets.generated.helpers import (
 _unpack_i = _struct.Struct(">i").unpack_from
 
 FLEXIBLE_FROM = 0  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (((1, "epoch", 3, False),), ()),
-}
 
 
 def read_v0(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

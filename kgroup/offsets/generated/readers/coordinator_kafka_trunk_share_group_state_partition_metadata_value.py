@@ -26,69 +26,6 @@ from kgroup.offsets.generated.helpers import (
 _unpack_16s = _struct.Struct(">16s").unpack_from
 
 FLEXIBLE_FROM = 0  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (
-        (
-            (
-                5,
-                "initializing_topics",
-                (
-                    6,
-                    None,
-                    (
-                        0,
-                        (
-                            (
-                                (1, "topic_id", 6, False),
-                                (2, "topic_name", None, False),
-                                (4, "partitions", 3, False),
-                            ),
-                            (),
-                        ),
-                    ),
-                    False,
-                ),
-                False,
-            ),
-            (
-                5,
-                "initialized_topics",
-                (
-                    6,
-                    None,
-                    (
-                        0,
-                        (
-                            (
-                                (1, "topic_id", 6, False),
-                                (2, "topic_name", None, False),
-                                (4, "partitions", 3, False),
-                            ),
-                            (),
-                        ),
-                    ),
-                    False,
-                ),
-                False,
-            ),
-            (
-                5,
-                "deleting_topics",
-                (
-                    6,
-                    None,
-                    (0, (((1, "topic_id", 6, False), (2, "topic_name", None, False)), ())),
-                    False,
-                ),
-                False,
-            ),
-        ),
-        (),
-    ),
-}
 
 
 def _read_v0_TopicPartitionsInfo_5(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

@@ -30,46 +30,6 @@ _unpack_qi = _struct.Struct(">qi").unpack_from
 _unpack_16s = _struct.Struct(">16s").unpack_from
 
 FLEXIBLE_FROM = 4  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (
-        ((1, "offset", 4, False), (2, "metadata", None, False), (1, "commit_timestamp", 4, False)),
-        (),
-    ),
-    1: (
-        (
-            (1, "offset", 4, False),
-            (2, "metadata", None, False),
-            (1, "commit_timestamp", 4, False),
-            (1, "expire_timestamp", 4, False),
-        ),
-        (),
-    ),
-    2: (
-        ((1, "offset", 4, False), (2, "metadata", None, False), (1, "commit_timestamp", 4, False)),
-        (),
-    ),
-    3: (
-        (
-            (1, "offset", 4, False),
-            (1, "leader_epoch", 3, False),
-            (2, "metadata", None, False),
-            (1, "commit_timestamp", 4, False),
-        ),
-        (),
-    ),
-    4: (
-        (
-            (1, "offset", 4, False),
-            (1, "leader_epoch", 3, False),
-            (2, "metadata", None, False),
-            (1, "commit_timestamp", 4, False),
-        ),
-        ((0, (1, "topic_id", 6, False)),),
-    ),
-}
 
 
 def read_v0(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

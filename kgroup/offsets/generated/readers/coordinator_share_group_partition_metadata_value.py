@@ -26,57 +26,6 @@ _unpack_16s = _struct.Struct(">16s").unpack_from
 _unpack_i = _struct.Struct(">i").unpack_from
 
 FLEXIBLE_FROM = 0  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (
-        (
-            (
-                5,
-                "topics",
-                (
-                    6,
-                    None,
-                    (
-                        0,
-                        (
-                            (
-                                (1, "topic_id", 6, False),
-                                (2, "topic_name", None, False),
-                                (1, "num_partitions", 3, False),
-                                (
-                                    5,
-                                    "partition_metadata",
-                                    (
-                                        6,
-                                        None,
-                                        (
-                                            0,
-                                            (
-                                                (
-                                                    (1, "partition", 3, False),
-                                                    (5, "racks", (2, None, None, False), False),
-                                                ),
-                                                (),
-                                            ),
-                                        ),
-                                        False,
-                                    ),
-                                    False,
-                                ),
-                            ),
-                            (),
-                        ),
-                    ),
-                    False,
-                ),
-                False,
-            ),
-        ),
-        (),
-    ),
-}
 
 
 def _read_v0_PartitionMetadata_15(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

@@ -25,35 +25,6 @@ _unpack_ii = _struct.Struct(">ii").unpack_from
 _unpack_H = _struct.Struct(">H").unpack_from
 
 FLEXIBLE_FROM = 0  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (
-        (
-            (2, "instance_id", None, True),
-            (2, "rack_id", None, True),
-            (2, "client_id", None, False),
-            (2, "client_host", None, False),
-            (1, "rebalance_timeout_ms", 3, False),
-            (1, "topology_epoch", 3, False),
-            (2, "process_id", None, False),
-            (
-                6,
-                "user_endpoint",
-                (1, (((2, "host", None, False), (1, "port", 2, False)), ())),
-                True,
-            ),
-            (
-                5,
-                "client_tags",
-                (6, None, (0, (((2, "key", None, False), (2, "value", None, False)), ())), False),
-                False,
-            ),
-        ),
-        (),
-    ),
-}
 
 
 def _read_v0_Endpoint_19(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

@@ -26,33 +26,6 @@ _unpack_iq = _struct.Struct(">iq").unpack_from
 _unpack_i = _struct.Struct(">i").unpack_from
 
 FLEXIBLE_FROM = 0  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (
-        ((1, "epoch", 3, False), (1, "metadata_hash", 4, False)),
-        (
-            (0, (1, "validated_topology_epoch", 3, False)),
-            (
-                1,
-                (
-                    5,
-                    "last_assignment_configs",
-                    (
-                        6,
-                        None,
-                        (0, (((2, "key", None, False), (2, "value", None, False)), ())),
-                        False,
-                    ),
-                    True,
-                ),
-            ),
-            (2, (1, "stored_description_topology_epoch", 3, False)),
-            (3, (1, "failed_description_topology_epoch", 3, False)),
-        ),
-    ),
-}
 
 
 def _read_v0_KeyValue_8(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

@@ -22,49 +22,6 @@ from kgroup.offsets.generated.helpers import (
 )
 
 FLEXIBLE_FROM = 0  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (
-        (
-            (
-                5,
-                "active_tasks",
-                (
-                    6,
-                    None,
-                    (0, (((2, "subtopology_id", None, False), (4, "partitions", 3, False)), ())),
-                    False,
-                ),
-                False,
-            ),
-            (
-                5,
-                "standby_tasks",
-                (
-                    6,
-                    None,
-                    (0, (((2, "subtopology_id", None, False), (4, "partitions", 3, False)), ())),
-                    False,
-                ),
-                False,
-            ),
-            (
-                5,
-                "warmup_tasks",
-                (
-                    6,
-                    None,
-                    (0, (((2, "subtopology_id", None, False), (4, "partitions", 3, False)), ())),
-                    False,
-                ),
-                False,
-            ),
-        ),
-        (),
-    ),
-}
 
 
 def _read_v0_TaskIds_5(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

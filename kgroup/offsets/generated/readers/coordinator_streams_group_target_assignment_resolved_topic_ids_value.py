@@ -26,37 +26,6 @@ _unpack_i = _struct.Struct(">i").unpack_from
 _unpack_16s = _struct.Struct(">16s").unpack_from
 
 FLEXIBLE_FROM = 0  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (
-        (
-            (1, "assignment_epoch", 3, False),
-            (
-                5,
-                "resolved_topic_ids_by_subtopology",
-                (
-                    6,
-                    None,
-                    (
-                        0,
-                        (
-                            (
-                                (2, "subtopology_id", None, False),
-                                (5, "topic_ids", (1, None, 6, False), False),
-                            ),
-                            (),
-                        ),
-                    ),
-                    False,
-                ),
-                False,
-            ),
-        ),
-        (),
-    ),
-}
 
 
 def _read_v0_ResolvedTopicIds_6(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

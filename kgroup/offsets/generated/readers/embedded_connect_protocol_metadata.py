@@ -23,20 +23,6 @@ _unpack_q = _struct.Struct(">q").unpack_from
 _unpack_qi = _struct.Struct(">qi").unpack_from
 
 FLEXIBLE_FROM = None  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (((2, "url", None, False), (1, "config_offset", 4, False)), ()),
-    1: (
-        ((2, "url", None, False), (1, "config_offset", 4, False), (3, "allocation", None, True)),
-        (),
-    ),
-    2: (
-        ((2, "url", None, False), (1, "config_offset", 4, False), (3, "allocation", None, True)),
-        (),
-    ),
-}
 
 
 def read_v0(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

@@ -26,69 +26,6 @@ _unpack_i = _struct.Struct(">i").unpack_from
 _unpack_ih = _struct.Struct(">ih").unpack_from
 
 FLEXIBLE_FROM = None  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (((5, "topics", (2, None, None, False), False), (3, "user_data", None, True)), ()),
-    1: (
-        (
-            (5, "topics", (2, None, None, False), False),
-            (3, "user_data", None, True),
-            (
-                5,
-                "owned_partitions",
-                (
-                    6,
-                    None,
-                    (0, (((2, "topic", None, False), (4, "partitions", 3, False)), ())),
-                    False,
-                ),
-                False,
-            ),
-        ),
-        (),
-    ),
-    2: (
-        (
-            (5, "topics", (2, None, None, False), False),
-            (3, "user_data", None, True),
-            (
-                5,
-                "owned_partitions",
-                (
-                    6,
-                    None,
-                    (0, (((2, "topic", None, False), (4, "partitions", 3, False)), ())),
-                    False,
-                ),
-                False,
-            ),
-            (1, "generation_id", 3, False),
-        ),
-        (),
-    ),
-    3: (
-        (
-            (5, "topics", (2, None, None, False), False),
-            (3, "user_data", None, True),
-            (
-                5,
-                "owned_partitions",
-                (
-                    6,
-                    None,
-                    (0, (((2, "topic", None, False), (4, "partitions", 3, False)), ())),
-                    False,
-                ),
-                False,
-            ),
-            (1, "generation_id", 3, False),
-            (2, "rack_id", None, True),
-        ),
-        (),
-    ),
-}
 
 
 def read_v0(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

@@ -25,44 +25,6 @@ from kgroup.offsets.generated.helpers import (
 _unpack_i = _struct.Struct(">i").unpack_from
 
 FLEXIBLE_FROM = None  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (
-        (
-            (
-                5,
-                "previous_assignment",
-                (
-                    6,
-                    None,
-                    (0, (((2, "topic", None, False), (4, "partitions", 3, False)), ())),
-                    False,
-                ),
-                False,
-            ),
-        ),
-        (),
-    ),
-    1: (
-        (
-            (
-                5,
-                "previous_assignment",
-                (
-                    6,
-                    None,
-                    (0, (((2, "topic", None, False), (4, "partitions", 3, False)), ())),
-                    False,
-                ),
-                False,
-            ),
-            (1, "generation", 3, False),
-        ),
-        (),
-    ),
-}
 
 
 def _read_v0_TopicPartition_5(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

@@ -23,12 +23,6 @@ from kgroup.offsets.generated.helpers import (
 _unpack_16si = _struct.Struct(">16si").unpack_from
 
 FLEXIBLE_FROM = None  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (((2, "group_id", None, False), (1, "topic_id", 6, False), (1, "partition", 3, False)), ()),
-}
 
 
 def read_v0(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:

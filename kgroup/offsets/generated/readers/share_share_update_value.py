@@ -23,41 +23,6 @@ _unpack_iiq = _struct.Struct(">iiq").unpack_from
 _unpack_qqbh = _struct.Struct(">qqbh").unpack_from
 
 FLEXIBLE_FROM = 0  # the first flexible version (None: never)
-# The program the compiled reader (`_speedups.Reader`) runs for each version, None where
-# it does not cover the table: (plain ops, ((tag, op), ...)), an op (opcode, key,
-# argument, nullable) with the opcodes of kgroup/offsets/opcodes.h.
-PROGRAMS: dict[int, Any] = {
-    0: (
-        (
-            (1, "snapshot_epoch", 3, False),
-            (1, "leader_epoch", 3, False),
-            (1, "start_offset", 4, False),
-            (
-                5,
-                "state_batches",
-                (
-                    6,
-                    None,
-                    (
-                        0,
-                        (
-                            (
-                                (1, "first_offset", 4, False),
-                                (1, "last_offset", 4, False),
-                                (1, "delivery_state", 0, False),
-                                (1, "delivery_count", 1, False),
-                            ),
-                            (),
-                        ),
-                    ),
-                    False,
-                ),
-                False,
-            ),
-        ),
-        (),
-    ),
-}
 
 
 def _read_v0_StateBatch_8(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
