@@ -210,10 +210,11 @@ def import_all() -> int:
     """Import every generated `__consumer_offsets` reader module as a fresh process would
     (those already imported dropped first); returns how many."""
     import importlib
+    import pkgutil
 
     from kgroup.offsets.generated import readers
 
-    names = sorted(set(readers.INDEX.values()))
+    names = sorted(module.name for module in pkgutil.iter_modules(readers.__path__))
     for name in names:
         sys.modules.pop(f"{readers.__name__}.{name}", None)
     for name in names:
