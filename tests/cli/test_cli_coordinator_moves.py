@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     COORDINATOR_LOAD_IN_PROGRESS,
     COORDINATOR_NOT_AVAILABLE,
     GROUP_AUTHORIZATION_FAILED,

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from kgroup.core.errors import KafkaOperationError
-from kgroup.core.wire.results import COORDINATOR_LOAD_IN_PROGRESS
+from kgroup.core.wire.error_codes import COORDINATOR_LOAD_IN_PROGRESS
 from tests.cli.test_cli_reset_fence import kgroup_env
 from tests.cli.test_cli_streams_internal_topics import chl, deletes, interrupt, make, rep, statuses
 from tests.unit.wire.fakeshare import DELETE_GROUPS

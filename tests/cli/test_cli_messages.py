@@ -8,7 +8,11 @@ import re
 
 import pytest
 
-from kgroup.core.wire.results import NONE, SASL_AUTHENTICATION_FAILED, UNSUPPORTED_SASL_MECHANISM
+from kgroup.core.wire.error_codes import (
+    NONE,
+    SASL_AUTHENTICATION_FAILED,
+    UNSUPPORTED_SASL_MECHANISM,
+)
 from kgroup.protocol import messages as api_table
 from tests.helpers import run_kgroup
 from tests.unit.wire.fakebroker import FakeBroker

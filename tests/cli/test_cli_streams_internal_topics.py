@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kgroup.core.wire.results import UNKNOWN_TOPIC_OR_PARTITION
+from kgroup.core.wire.error_codes import UNKNOWN_TOPIC_OR_PARTITION
 from tests.cli.test_cli_reset_fence import kgroup_env
 from tests.helpers import run_kgroup
 from tests.unit.wire.fakeshare import DELETE_TOPICS_KEY, FakeStreamsGroup, ShareCluster

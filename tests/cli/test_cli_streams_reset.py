@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kgroup.core.wire.results import TOPIC_AUTHORIZATION_FAILED
+from kgroup.core.wire.error_codes import TOPIC_AUTHORIZATION_FAILED
 from kgroup.protocol import messages as api_table
 from tests.helpers import run_kgroup
 from tests.unit.wire.fakeshare import (

@@ -56,6 +56,7 @@ from kgroup.core.wire.convert import (
     to_member,
     topic_id_text,
 )
+from kgroup.core.wire.error_codes import NONE
 from kgroup.core.wire.group_calls import (
     decode_consumer_group_describe_response,
     decode_describe_groups_response,
@@ -109,7 +110,6 @@ from kgroup.core.wire.pool import (
     ClusterMetadata,
 )
 from kgroup.core.wire.results import (
-    NONE,
     RESOURCE_TOPIC,
     CoordinatorResult,
     DescribedResource,

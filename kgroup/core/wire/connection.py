@@ -36,6 +36,7 @@ from kgroup.core.wire.cluster_calls import (
     encode_sasl_authenticate_request,
     encode_sasl_handshake_request,
 )
+from kgroup.core.wire.error_codes import NONE, error_name
 from kgroup.core.wire.frames import (
     ProtocolError,
     decode_response_header,
@@ -44,7 +45,6 @@ from kgroup.core.wire.frames import (
     translated,
 )
 from kgroup.core.wire.reauth import Session, lifetime_of, plan
-from kgroup.core.wire.results import NONE, error_name
 from kgroup.core.wire.sasl import MECHANISMS, SaslError, ScramClient, plain_message
 from kgroup.core.wire.sasl_oauth import (
     KVSEP,

@@ -20,6 +20,7 @@ from kgroup.core.models import (
     TopicPartition,
     committed_offset,
 )
+from kgroup.core.wire.error_codes import NONE
 from kgroup.core.wire.frames import ProtocolError
 from kgroup.core.wire.kafka_errors import (
     Retry,
@@ -29,7 +30,6 @@ from kgroup.core.wire.kafka_errors import (
 )
 from kgroup.core.wire.member_protocol import decode_assignment, decode_subscription, pairs
 from kgroup.core.wire.results import (
-    NONE,
     ConsumerGroupDescribed,
     DescribedGroup,
     DescribedMember,

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 from kgroup.core.errors import KgroupError, SafetyRefusal
 from kgroup.core.models import BrokerNode
 from kgroup.core.wire.delete_topics import DeletionProgress
+from kgroup.core.wire.error_codes import NON_EMPTY_GROUP
 from kgroup.core.wire.kafka_errors import Retry, tagged
-from kgroup.core.wire.results import NON_EMPTY_GROUP
 from kgroup.core.wire.typed_calls import by_group, exchange, needs, per_coordinator
 from kgroup.protocol.messages.share_groups import DELETE_GROUPS
 

@@ -25,14 +25,14 @@ from kgroup.core.errors import (
     KgroupError,
     NotFoundError,
 )
-from kgroup.core.wire.frames import translated
-from kgroup.core.wire.kafka_errors import tagged, unsupported_api
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     NONE,
     TOPIC_AUTHORIZATION_FAILED,
     UNKNOWN_TOPIC_OR_PARTITION,
     error_name,
 )
+from kgroup.core.wire.frames import translated
+from kgroup.core.wire.kafka_errors import tagged, unsupported_api
 from kgroup.protocol.generated.wire import delete_topics_request, delete_topics_response
 from kgroup.protocol.messages import wire_api
 from kgroup.protocol.runtime import Readable

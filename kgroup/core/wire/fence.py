@@ -38,6 +38,18 @@ from kgroup.core.errors import (
     SafetyRefusal,
 )
 from kgroup.core.models import CommittedOffset, TopicPartition
+from kgroup.core.wire.error_codes import (
+    GROUP_AUTHORIZATION_FAILED,
+    ILLEGAL_GENERATION,
+    INCONSISTENT_GROUP_PROTOCOL,
+    INVALID_SESSION_TIMEOUT,
+    MEMBER_ID_REQUIRED,
+    NONE,
+    REBALANCE_IN_PROGRESS,
+    UNKNOWN_MEMBER_ID,
+    UNSUPPORTED_VERSION,
+    error_name,
+)
 from kgroup.core.wire.group_calls import (
     decode_describe_groups_response,
     decode_join_group_response,
@@ -60,19 +72,7 @@ from kgroup.core.wire.offset_calls import (
     encode_offset_commit_request,
     encode_offset_fetch_request,
 )
-from kgroup.core.wire.results import (
-    GROUP_AUTHORIZATION_FAILED,
-    ILLEGAL_GENERATION,
-    INCONSISTENT_GROUP_PROTOCOL,
-    INVALID_SESSION_TIMEOUT,
-    MEMBER_ID_REQUIRED,
-    NONE,
-    REBALANCE_IN_PROGRESS,
-    UNKNOWN_MEMBER_ID,
-    UNSUPPORTED_VERSION,
-    JoinResult,
-    error_name,
-)
+from kgroup.core.wire.results import JoinResult
 from kgroup.protocol import messages as api_table
 
 PROTOCOL_TYPE = "consumer"

@@ -24,7 +24,7 @@ from kgroup.core.errors import (
 )
 from kgroup.core.models import TopicPartition
 from kgroup.core.wire.connection import BrokerTimeout
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     CLUSTER_AUTHORIZATION_FAILED,
     GROUP_AUTHORIZATION_FAILED,
     GROUP_ID_NOT_FOUND,

@@ -13,6 +13,12 @@ from dataclasses import dataclass
 from kgroup.core.errors import KafkaOperationError, KgroupError
 from kgroup.core.models import BrokerNode, NextRecord, OffsetAtTime, TopicPartition
 from kgroup.core.wire.connection import BrokerConnection
+from kgroup.core.wire.error_codes import (
+    NONE,
+    OFFSET_OUT_OF_RANGE,
+    UNKNOWN_TOPIC_OR_PARTITION,
+    error_name,
+)
 from kgroup.core.wire.kafka_errors import fetch_error, offsets_error
 from kgroup.core.wire.offset_calls import (
     decode_fetch_response,
@@ -25,18 +31,13 @@ from kgroup.core.wire.results import (
     EARLIEST_TIMESTAMP,
     FETCH_MAX_BYTES,
     LATEST_TIMESTAMP,
-    NONE,
-    OFFSET_OUT_OF_RANGE,
     READ_COMMITTED,
     READ_UNCOMMITTED,
-    RETRIABLE_LEADER_ERRORS,
-    UNKNOWN_TOPIC_OR_PARTITION,
     FetchedPartition,
     FetchPosition,
     ListedOffset,
-    error_name,
 )
-from kgroup.core.wire.retry_policy import Retries, connection_retriable
+from kgroup.core.wire.retry_policy import RETRIABLE_LEADER_ERRORS, Retries, connection_retriable
 from kgroup.protocol import messages as api_table
 from kgroup.protocol.fields import field_versions, has_field
 

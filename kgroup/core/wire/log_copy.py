@@ -20,14 +20,11 @@ from typing import Any, BinaryIO
 
 from kgroup.core.errors import KafkaOperationError, UnreachableError
 from kgroup.core.models import TopicPartition
+from kgroup.core.wire.error_codes import NONE, OFFSET_OUT_OF_RANGE
 from kgroup.core.wire.kafka_errors import fetch_error
 from kgroup.core.wire.leaders import EARLIEST, LATEST
-from kgroup.core.wire.results import (
-    NONE,
-    OFFSET_OUT_OF_RANGE,
-    RETRIABLE_LEADER_ERRORS,
-    FetchPosition,
-)
+from kgroup.core.wire.results import FetchPosition
+from kgroup.core.wire.retry_policy import RETRIABLE_LEADER_ERRORS
 from kgroup.offsets.framing import last_offset, split_batches
 
 FIRST_MAX_BYTES = 1 << 20

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from kgroup.core.errors import AuthorizationError, KafkaOperationError, KgroupError
 from kgroup.core.models import BrokerNode, TopicPartition
+from kgroup.core.wire.error_codes import CLUSTER_AUTHORIZATION_FAILED, NONE, error_name
 from kgroup.core.wire.frames import translated
-from kgroup.core.wire.results import CLUSTER_AUTHORIZATION_FAILED, NONE, error_name
 from kgroup.protocol.generated.wire import describe_log_dirs_request, describe_log_dirs_response
 from kgroup.protocol.messages import wire_api
 from kgroup.protocol.runtime import Readable

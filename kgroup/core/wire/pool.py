@@ -29,15 +29,9 @@ from kgroup.core.wire.connection import (
     security_from_properties,
 )
 from kgroup.core.wire.convert import rack_of, topic_id_text
+from kgroup.core.wire.error_codes import LEADER_NOT_AVAILABLE, NONE, UNKNOWN_TOPIC_OR_PARTITION
 from kgroup.core.wire.kafka_errors import unreachable_cluster
-from kgroup.core.wire.results import (
-    LEADER_NOT_AVAILABLE,
-    NONE,
-    UNKNOWN_TOPIC_OR_PARTITION,
-    MetadataPartition,
-    MetadataResult,
-    MetadataTopic,
-)
+from kgroup.core.wire.results import MetadataPartition, MetadataResult, MetadataTopic
 from kgroup.core.wire.sasl import MECHANISMS
 from kgroup.core.wire.sasl_oauth import token_source_problem as oauth_problem
 from kgroup.protocol import messages as api_table

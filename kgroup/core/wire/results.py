@@ -4,118 +4,13 @@ Plain data, no byte layout: the layouts are `kgroup.protocol`'s generated messag
 `cluster_calls`, `offset_calls`, `group_calls` and `member_protocol` map them to these types,
 which are what the rest of kgroup reads (the answer of a call, not Kafka's message). Named
 tuples: immutable, compared and hashed by value as frozen dataclasses are, and made at import
-without the generated code each dataclass costs (~1.4 ms apiece). Error codes
-and names come from org.apache.kafka.common.protocol.Errors; the other constants cite their
-Kafka class.
+without the generated code each dataclass costs (~1.4 ms apiece). The constants cite their
+Kafka class; error codes are `error_codes`.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
-
-# --- error codes (org.apache.kafka.common.protocol.Errors) ---------------------------------------
-
-ERROR_NAMES: dict[int, str] = {
-    -1: "UNKNOWN_SERVER_ERROR",
-    0: "NONE",
-    1: "OFFSET_OUT_OF_RANGE",
-    2: "CORRUPT_MESSAGE",
-    3: "UNKNOWN_TOPIC_OR_PARTITION",
-    5: "LEADER_NOT_AVAILABLE",
-    6: "NOT_LEADER_OR_FOLLOWER",
-    7: "REQUEST_TIMED_OUT",
-    8: "BROKER_NOT_AVAILABLE",
-    9: "REPLICA_NOT_AVAILABLE",
-    13: "NETWORK_EXCEPTION",
-    14: "COORDINATOR_LOAD_IN_PROGRESS",
-    15: "COORDINATOR_NOT_AVAILABLE",
-    16: "NOT_COORDINATOR",
-    17: "INVALID_TOPIC_EXCEPTION",
-    22: "ILLEGAL_GENERATION",
-    23: "INCONSISTENT_GROUP_PROTOCOL",
-    24: "INVALID_GROUP_ID",
-    25: "UNKNOWN_MEMBER_ID",
-    26: "INVALID_SESSION_TIMEOUT",
-    27: "REBALANCE_IN_PROGRESS",
-    29: "TOPIC_AUTHORIZATION_FAILED",
-    30: "GROUP_AUTHORIZATION_FAILED",
-    31: "CLUSTER_AUTHORIZATION_FAILED",
-    33: "UNSUPPORTED_SASL_MECHANISM",
-    34: "ILLEGAL_SASL_STATE",
-    35: "UNSUPPORTED_VERSION",
-    42: "INVALID_REQUEST",
-    43: "UNSUPPORTED_FOR_MESSAGE_FORMAT",
-    53: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
-    56: "KAFKA_STORAGE_ERROR",
-    58: "SASL_AUTHENTICATION_FAILED",
-    68: "NON_EMPTY_GROUP",
-    69: "GROUP_ID_NOT_FOUND",
-    74: "FENCED_LEADER_EPOCH",
-    75: "UNKNOWN_LEADER_EPOCH",
-    78: "OFFSET_NOT_AVAILABLE",
-    79: "MEMBER_ID_REQUIRED",
-    81: "GROUP_MAX_SIZE_REACHED",
-    82: "FENCED_INSTANCE_ID",
-    86: "GROUP_SUBSCRIBED_TO_TOPIC",
-    88: "UNSTABLE_OFFSET_COMMIT",
-    89: "THROTTLING_QUOTA_EXCEEDED",
-    100: "UNKNOWN_TOPIC_ID",
-}
-
-NONE = 0
-OFFSET_OUT_OF_RANGE = 1
-UNKNOWN_TOPIC_OR_PARTITION = 3
-LEADER_NOT_AVAILABLE = 5
-NOT_LEADER_OR_FOLLOWER = 6
-REPLICA_NOT_AVAILABLE = 9
-COORDINATOR_LOAD_IN_PROGRESS = 14
-COORDINATOR_NOT_AVAILABLE = 15
-NOT_COORDINATOR = 16
-ILLEGAL_GENERATION = 22
-INCONSISTENT_GROUP_PROTOCOL = 23
-INVALID_GROUP_ID = 24
-UNKNOWN_MEMBER_ID = 25
-INVALID_SESSION_TIMEOUT = 26
-REBALANCE_IN_PROGRESS = 27
-TOPIC_AUTHORIZATION_FAILED = 29
-GROUP_AUTHORIZATION_FAILED = 30
-CLUSTER_AUTHORIZATION_FAILED = 31
-UNSUPPORTED_SASL_MECHANISM = 33
-UNSUPPORTED_VERSION = 35
-SASL_AUTHENTICATION_FAILED = 58
-NON_EMPTY_GROUP = 68
-GROUP_ID_NOT_FOUND = 69
-FENCED_LEADER_EPOCH = 74
-UNKNOWN_LEADER_EPOCH = 75
-OFFSET_NOT_AVAILABLE = 78
-MEMBER_ID_REQUIRED = 79
-GROUP_SUBSCRIBED_TO_TOPIC = 86
-UNSTABLE_OFFSET_COMMIT = 88
-
-# Errors after which asking (the right) coordinator again can succeed.
-RETRIABLE_COORDINATOR_ERRORS = frozenset(
-    {COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR}
-)
-
-
-# Partition errors after which asking the partition's leader again, with fresh metadata, can
-# succeed: the leader moved or is being elected (the Java admin client's ListOffsetsHandler
-# retries these after a metadata refresh too).
-RETRIABLE_LEADER_ERRORS = frozenset(
-    {
-        LEADER_NOT_AVAILABLE,
-        NOT_LEADER_OR_FOLLOWER,
-        REPLICA_NOT_AVAILABLE,
-        FENCED_LEADER_EPOCH,
-        UNKNOWN_LEADER_EPOCH,
-        OFFSET_NOT_AVAILABLE,
-    }
-)
-
-
-def error_name(code: int) -> str:
-    """Kafka's name for an error code (`UNKNOWN_ERROR_CODE_<n>` for codes not in the table)."""
-    return ERROR_NAMES.get(code, f"UNKNOWN_ERROR_CODE_{code}")
 
 
 class ApiVersionsResult(NamedTuple):

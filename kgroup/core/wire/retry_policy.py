@@ -29,12 +29,18 @@ from enum import Enum
 
 from kgroup.core.errors import KgroupError, UnreachableError
 from kgroup.core.wire.connection import BrokerTimeout
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     COORDINATOR_LOAD_IN_PROGRESS,
     COORDINATOR_NOT_AVAILABLE,
     ERROR_NAMES,
+    FENCED_LEADER_EPOCH,
+    LEADER_NOT_AVAILABLE,
     NOT_COORDINATOR,
+    NOT_LEADER_OR_FOLLOWER,
+    OFFSET_NOT_AVAILABLE,
     REBALANCE_IN_PROGRESS,
+    REPLICA_NOT_AVAILABLE,
+    UNKNOWN_LEADER_EPOCH,
     UNSTABLE_OFFSET_COMMIT,
 )
 
@@ -46,6 +52,21 @@ BACKOFF_FACTOR = 2.0
 BACKOFF_JITTER = 0.2
 # The last backoff ends this long before the deadline, so that a last try still fits.
 LAST_TRY_S = 0.05
+
+
+# Partition errors after which asking the partition's leader again, with fresh metadata, can
+# succeed: the leader moved or is being elected (the Java admin client's ListOffsetsHandler
+# retries these after a metadata refresh too). ListOffsets and Fetch (`leaders`, `log_copy`).
+RETRIABLE_LEADER_ERRORS = frozenset(
+    {
+        LEADER_NOT_AVAILABLE,
+        NOT_LEADER_OR_FOLLOWER,
+        REPLICA_NOT_AVAILABLE,
+        FENCED_LEADER_EPOCH,
+        UNKNOWN_LEADER_EPOCH,
+        OFFSET_NOT_AVAILABLE,
+    }
+)
 
 
 class Action(Enum):

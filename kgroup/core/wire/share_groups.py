@@ -32,6 +32,7 @@ from kgroup.core.models import (
 )
 from kgroup.core.wire import typed_calls
 from kgroup.core.wire.convert import typed_group_description, typed_member
+from kgroup.core.wire.error_codes import NON_EMPTY_GROUP, NONE
 from kgroup.core.wire.kafka_errors import (
     Retry,
     coordinator_failure,
@@ -39,7 +40,6 @@ from kgroup.core.wire.kafka_errors import (
     missing_answer,
     tagged,
 )
-from kgroup.core.wire.results import NON_EMPTY_GROUP, NONE
 from kgroup.core.wire.typed_calls import by_group, exchange, guarded, per_coordinator
 from kgroup.protocol.messages.share_groups import (
     ALTER_SHARE_GROUP_OFFSETS,

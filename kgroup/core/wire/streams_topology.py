@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from kgroup.core.errors import KgroupError
 from kgroup.core.models import BrokerNode
+from kgroup.core.wire.error_codes import NONE
 from kgroup.core.wire.frames import translated
 from kgroup.core.wire.kafka_errors import Retry, coordinator_failure, group_error, unsupported_api
-from kgroup.core.wire.results import NONE
 from kgroup.protocol.generated.wire import (
     streams_group_describe_request as sgd_req,
 )

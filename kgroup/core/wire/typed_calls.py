@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kgroup.core.errors import KgroupError
 from kgroup.core.models import BrokerNode, GroupDescription
+from kgroup.core.wire.error_codes import NONE
 from kgroup.core.wire.frames import translated
 from kgroup.core.wire.kafka_errors import Retry, coordinator_failure, group_error, unsupported_api
-from kgroup.core.wire.results import NONE
 from kgroup.protocol.model import Api
 from kgroup.protocol.runtime import Readable, Struct
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from kgroup.core.acl import topic_errors
 from kgroup.core.admin import GroupAdmin
 from kgroup.core.config import ClusterConfig
-from kgroup.core.wire.results import UNKNOWN_TOPIC_OR_PARTITION
+from kgroup.core.wire.error_codes import UNKNOWN_TOPIC_OR_PARTITION
 from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakeacl import AclCluster
 from tests.unit.wire.wirecodec import Reader

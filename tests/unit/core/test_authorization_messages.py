@@ -12,7 +12,7 @@ from kgroup.core.errors import AuthorizationError
 from kgroup.core.models import TopicPartition
 from kgroup.core.rdkafka_errors import map_kafka_error
 from kgroup.core.wire import kafka_errors as ke
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     CLUSTER_AUTHORIZATION_FAILED,
     GROUP_AUTHORIZATION_FAILED,
     TOPIC_AUTHORIZATION_FAILED,

@@ -10,6 +10,7 @@ import pytest
 from kgroup.core.models import CommittedOffset, committed_offset
 from kgroup.core.wire import convert
 from kgroup.core.wire import results as res
+from kgroup.core.wire.error_codes import NONE
 
 
 @pytest.mark.parametrize("epoch", [None, 4])
@@ -26,11 +27,11 @@ def test_committed_offset_fast_path_is_the_dataclass(epoch: int | None) -> None:
 def test_fetched_offsets_are_the_committed_offsets_kafka_sent() -> None:
     fetched = res.FetchedGroup(
         "g1",
-        res.NONE,
+        NONE,
         [
-            res.FetchedOffset("orders", 1, 42, -1, None, res.NONE),
-            res.FetchedOffset("orders", 0, 7, 3, "m", res.NONE),
-            res.FetchedOffset("orders", 2, -1, -1, "", res.NONE),
+            res.FetchedOffset("orders", 1, 42, -1, None, NONE),
+            res.FetchedOffset("orders", 0, 7, 3, "m", NONE),
+            res.FetchedOffset("orders", 2, -1, -1, "", NONE),
         ],
     )
     offsets = convert.to_committed_offsets(fetched)

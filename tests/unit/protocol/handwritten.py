@@ -10,11 +10,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kgroup.core.wire import member_protocol
+from kgroup.core.wire.error_codes import NONE
 from kgroup.core.wire.results import (
     FETCH_MAX_BYTES,
     FETCH_MAX_WAIT_MS,
     KEY_TYPE_GROUP,
-    NONE,
     READ_UNCOMMITTED,
     ApiVersionsResult,
     ConsumerGroupDescribed,

@@ -19,6 +19,7 @@ from kgroup.core.wire.cluster_calls import (
     decode_sasl_authenticate_response,
     decode_sasl_handshake_response,
 )
+from kgroup.core.wire.error_codes import GROUP_SUBSCRIBED_TO_TOPIC
 from kgroup.core.wire.frames import ProtocolError
 from kgroup.core.wire.group_calls import (
     decode_consumer_group_describe_response,
@@ -43,7 +44,6 @@ from kgroup.core.wire.offset_calls import (
     encode_offset_delete_request,
     encode_offset_fetch_request,
 )
-from kgroup.core.wire.results import GROUP_SUBSCRIBED_TO_TOPIC
 from kgroup.protocol import messages as p
 from tests.unit.protocol import dict_codec as dicts
 from tests.unit.protocol import handwritten as h

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kgroup.core.wire.results import TOPIC_AUTHORIZATION_FAILED, UNKNOWN_TOPIC_OR_PARTITION
+from kgroup.core.wire.error_codes import TOPIC_AUTHORIZATION_FAILED, UNKNOWN_TOPIC_OR_PARTITION
 from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import FakePartition, FakeTopic, metadata_body
 from tests.unit.wire.fakegroups import GroupsCluster

@@ -24,7 +24,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     GROUP_ID_NOT_FOUND,
     ILLEGAL_GENERATION,
     NON_EMPTY_GROUP,

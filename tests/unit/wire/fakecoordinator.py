@@ -31,7 +31,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     ILLEGAL_GENERATION,
     INCONSISTENT_GROUP_PROTOCOL,
     MEMBER_ID_REQUIRED,

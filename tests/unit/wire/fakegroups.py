@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     GROUP_ID_NOT_FOUND,
     GROUP_SUBSCRIBED_TO_TOPIC,
     NON_EMPTY_GROUP,

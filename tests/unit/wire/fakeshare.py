@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     GROUP_ID_NOT_FOUND,
     NON_EMPTY_GROUP,
     UNKNOWN_MEMBER_ID,

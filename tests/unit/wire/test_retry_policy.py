@@ -12,8 +12,7 @@ from kgroup.core.errors import KafkaOperationError, SafetyRefusal, UnreachableEr
 from kgroup.core.models import CommittedOffset, TopicPartition
 from kgroup.core.wire.client import WireClient
 from kgroup.core.wire.connection import BrokerConnection, BrokerTimeout, ConnectionLost, Security
-from kgroup.core.wire.group_calls import encode_describe_groups_request
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     COORDINATOR_LOAD_IN_PROGRESS,
     COORDINATOR_NOT_AVAILABLE,
     GROUP_AUTHORIZATION_FAILED,
@@ -25,6 +24,7 @@ from kgroup.core.wire.results import (
     UNKNOWN_MEMBER_ID,
     UNSTABLE_OFFSET_COMMIT,
 )
+from kgroup.core.wire.group_calls import encode_describe_groups_request
 from kgroup.core.wire.retry_policy import RULES, Action, Retries, action, failure_action
 from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import FakeBroker

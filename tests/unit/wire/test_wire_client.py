@@ -19,20 +19,20 @@ from kgroup.core.errors import (
 )
 from kgroup.core.models import CommittedOffset, TopicPartition
 from kgroup.core.wire.client import WireClient, kafka_error_of
-from kgroup.core.wire.member_protocol import (
-    Versioned,
-    assignment,
-    encode_assignment,
-    encode_subscription,
-    subscription,
-)
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     COORDINATOR_NOT_AVAILABLE,
     GROUP_AUTHORIZATION_FAILED,
     GROUP_ID_NOT_FOUND,
     INVALID_GROUP_ID,
     NOT_COORDINATOR,
     SASL_AUTHENTICATION_FAILED,
+)
+from kgroup.core.wire.member_protocol import (
+    Versioned,
+    assignment,
+    encode_assignment,
+    encode_subscription,
+    subscription,
 )
 from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import FULL_VERSIONS, FakeBroker, metadata_body

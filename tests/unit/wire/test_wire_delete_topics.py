@@ -10,7 +10,7 @@ from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import AuthorizationError, NotFoundError
 from kgroup.core.wire.client import WireClient
 from kgroup.core.wire.delete_topics import delete_topics, encode_delete_topics_request
-from kgroup.core.wire.results import TOPIC_AUTHORIZATION_FAILED
+from kgroup.core.wire.error_codes import TOPIC_AUTHORIZATION_FAILED
 from tests.unit.wire.fakeshare import DELETE_TOPICS_KEY, ShareCluster
 from tests.unit.wire.wirecodec import Reader
 

@@ -14,7 +14,8 @@ from kgroup.core.wire.cluster_calls import (
     decode_describe_configs_response,
     encode_describe_configs_request,
 )
-from kgroup.core.wire.results import TOPIC_AUTHORIZATION_FAILED, DescribedConfig
+from kgroup.core.wire.error_codes import TOPIC_AUTHORIZATION_FAILED
+from kgroup.core.wire.results import DescribedConfig
 from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import FULL_VERSIONS, FakeBroker
 

@@ -8,8 +8,8 @@ import threading
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import KgroupError
 from kgroup.core.wire.client import WireClient
+from kgroup.core.wire.error_codes import COORDINATOR_LOAD_IN_PROGRESS
 from kgroup.core.wire.fence import FenceCancelled, GroupFence
-from kgroup.core.wire.results import COORDINATOR_LOAD_IN_PROGRESS
 from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakecluster import FakeCluster
 

@@ -20,13 +20,12 @@ from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import AuthorizationError, KafkaOperationError
 from kgroup.core.models import NextRecord, TopicPartition
 from kgroup.core.wire.client import WireClient
-from kgroup.core.wire.results import (
-    EARLIEST_TIMESTAMP,
+from kgroup.core.wire.error_codes import (
     NOT_LEADER_OR_FOLLOWER,
     OFFSET_OUT_OF_RANGE,
-    READ_COMMITTED,
     TOPIC_AUTHORIZATION_FAILED,
 )
+from kgroup.core.wire.results import EARLIEST_TIMESTAMP, READ_COMMITTED
 from kgroup.offsets.encode import encode_batch, encode_control_batch
 from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import (

@@ -7,15 +7,10 @@ import struct
 
 import pytest
 
+from kgroup.core.wire.error_codes import OFFSET_OUT_OF_RANGE, UNSUPPORTED_VERSION
 from kgroup.core.wire.frames import ProtocolError
 from kgroup.core.wire.offset_calls import decode_fetch_response, encode_fetch_request
-from kgroup.core.wire.results import (
-    OFFSET_OUT_OF_RANGE,
-    READ_COMMITTED,
-    UNSUPPORTED_VERSION,
-    FetchedPartition,
-    FetchPosition,
-)
+from kgroup.core.wire.results import READ_COMMITTED, FetchedPartition, FetchPosition
 
 
 def i8(v: int) -> bytes:

@@ -9,6 +9,7 @@ import inspect
 
 from kgroup.core.wire import convert
 from kgroup.core.wire import results as res
+from kgroup.core.wire.error_codes import NONE
 from kgroup.protocol.generated.wire import offset_fetch_response as ofr
 
 
@@ -27,9 +28,7 @@ def test_wire_results_are_made_without_dataclass_code_at_import() -> None:
 
 def test_groups_committing_the_same_partition_share_one_topic_partition() -> None:
     def fetched(group: str) -> res.FetchedGroup:
-        return res.FetchedGroup(
-            group, res.NONE, [res.FetchedOffset("orders", 3, 42, -1, "", res.NONE)]
-        )
+        return res.FetchedGroup(group, NONE, [res.FetchedOffset("orders", 3, 42, -1, "", NONE)])
 
     (a,) = convert.to_committed_offsets(fetched("g1"))  # type: ignore[misc]
     (b,) = convert.to_committed_offsets(fetched("g2"))  # type: ignore[misc]

@@ -25,8 +25,9 @@ from kgroup.core.errors import KgroupError, UnreachableError
 from kgroup.core.models import TopicPartition
 from kgroup.core.wire import log_copy
 from kgroup.core.wire.client import WireClient
+from kgroup.core.wire.error_codes import OFFSET_OUT_OF_RANGE
 from kgroup.core.wire.log_copy import copy_partition_log
-from kgroup.core.wire.results import EARLIEST_TIMESTAMP, OFFSET_OUT_OF_RANGE
+from kgroup.core.wire.results import EARLIEST_TIMESTAMP
 from kgroup.offsets.encode import encode_batch
 from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import (

@@ -11,13 +11,13 @@ from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import AuthorizationError, KafkaOperationError
 from kgroup.core.models import TopicPartition
 from kgroup.core.wire.client import WireClient
+from kgroup.core.wire.error_codes import CLUSTER_AUTHORIZATION_FAILED
 from kgroup.core.wire.log_dirs import (
     WIRE_API,
     decode_describe_log_dirs_response,
     encode_describe_log_dirs_request,
     partition_sizes,
 )
-from kgroup.core.wire.results import CLUSTER_AUTHORIZATION_FAILED
 from kgroup.protocol import messages as api_table
 from tests.unit.wire.fakebroker import FULL_VERSIONS, FakeBroker, FakePartition, FakeTopic
 from tests.unit.wire.fakebroker import metadata_body as fake_metadata

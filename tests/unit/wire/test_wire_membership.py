@@ -3,6 +3,11 @@ JoinGroup/SyncGroup/LeaveGroup{Request,Response}.json, and a member's OffsetComm
 
 from __future__ import annotations
 
+from kgroup.core.wire.error_codes import (
+    MEMBER_ID_REQUIRED,
+    REBALANCE_IN_PROGRESS,
+    UNKNOWN_MEMBER_ID,
+)
 from kgroup.core.wire.group_calls import (
     decode_join_group_response,
     decode_leave_group_response,
@@ -12,12 +17,7 @@ from kgroup.core.wire.group_calls import (
     encode_sync_group_request,
 )
 from kgroup.core.wire.offset_calls import encode_offset_commit_request
-from kgroup.core.wire.results import (
-    MEMBER_ID_REQUIRED,
-    REBALANCE_IN_PROGRESS,
-    UNKNOWN_MEMBER_ID,
-    JoinResult,
-)
+from kgroup.core.wire.results import JoinResult
 
 
 def test_join_group_request_v5_by_hand() -> None:

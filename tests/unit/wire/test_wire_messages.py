@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kgroup.core.wire import cluster_calls, group_calls, offset_calls
+from kgroup.core.wire.error_codes import NOT_COORDINATOR, error_name
 from kgroup.core.wire.frames import ProtocolError
 from kgroup.core.wire.member_protocol import (
     Versioned,
@@ -20,7 +21,6 @@ from kgroup.core.wire.member_protocol import (
 )
 from kgroup.core.wire.member_protocol import assignment as member_assignment
 from kgroup.core.wire.results import (
-    NOT_COORDINATOR,
     READ_COMMITTED,
     CoordinatorResult,
     FetchedOffset,
@@ -31,7 +31,6 @@ from kgroup.core.wire.results import (
     MetadataPartition,
     MetadataTopic,
     SaslAuthenticateResult,
-    error_name,
 )
 from kgroup.core.wire.versions import choose_version
 from kgroup.protocol import messages as api_table

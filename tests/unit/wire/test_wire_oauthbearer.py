@@ -20,7 +20,7 @@ import pytest
 from kgroup.core.config import ClusterConfig, build_cluster_config
 from kgroup.core.errors import ConfigError, KafkaOperationError
 from kgroup.core.wire.client import WireClient
-from kgroup.core.wire.results import SASL_AUTHENTICATION_FAILED
+from kgroup.core.wire.error_codes import SASL_AUTHENTICATION_FAILED
 from kgroup.core.wire.sasl_oauth import Token, TokenSource, initial_response
 from kgroup.protocol import messages as api_table
 from tests.helpers import run_kgroup

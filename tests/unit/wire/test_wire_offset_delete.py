@@ -17,7 +17,7 @@ from kgroup.core.errors import (
 )
 from kgroup.core.models import TopicPartition
 from kgroup.core.wire.client import WireClient, kafka_error_of
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     COORDINATOR_LOAD_IN_PROGRESS,
     GROUP_AUTHORIZATION_FAILED,
     GROUP_ID_NOT_FOUND,

@@ -23,7 +23,7 @@ from kgroup.core.wire.client import (
     WireClient,
     kafka_error_of,
 )
-from kgroup.core.wire.results import (
+from kgroup.core.wire.error_codes import (
     LEADER_NOT_AVAILABLE,
     NOT_LEADER_OR_FOLLOWER,
     TOPIC_AUTHORIZATION_FAILED,
