@@ -23,11 +23,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from kgroup.core.wire.cluster_calls import decode_metadata_response
-from kgroup.core.wire.group_calls import (
-    decode_consumer_group_describe_response,
-    decode_describe_groups_response,
-)
+from kgroup.core.wire.calls import read_answer
 from kgroup.core.wire.member_protocol import decode_subscription
 from kgroup.core.wire.offset_calls import (
     decode_list_offsets_response,
@@ -36,6 +32,9 @@ from kgroup.core.wire.offset_calls import (
     encode_offset_commit_request,
 )
 from kgroup.protocol import messages as p
+from kgroup.protocol.generated.wire import consumer_group_describe_response as cgd_res
+from kgroup.protocol.generated.wire import describe_groups_response as dg_res
+from kgroup.protocol.generated.wire import metadata_response as md_res
 from tests.unit.protocol import dict_codec as dicts
 from tests.unit.protocol import handwritten as hw
 
@@ -250,7 +249,7 @@ def main() -> int:
             (
                 f"Metadata v{version} decode (10000 partitions)",
                 lambda b=body, v=version: hw.decode_metadata_response(b, v),
-                lambda b=body, v=version: decode_metadata_response(b, v),
+                lambda b=body, v=version: read_answer(md_res, b, v),
             )
         )
     fetch = offset_fetch_v8()
@@ -266,7 +265,7 @@ def main() -> int:
         (
             "DescribeGroups v5 decode (500 groups x 5)",
             lambda: hw.decode_describe_groups_response(describe, 5),
-            lambda: decode_describe_groups_response(describe, 5),
+            lambda: read_answer(dg_res, describe, 5),
         )
     )
     offsets = list_offsets_v8()
@@ -282,7 +281,7 @@ def main() -> int:
         (
             "ConsumerGroupDescribe v1 decode (300 x 5)",
             lambda: hw.decode_consumer_group_describe_response(cgd, 1),
-            lambda: decode_consumer_group_describe_response(cgd, 1),
+            lambda: read_answer(cgd_res, cgd, 1),
         )
     )
     subs = [

@@ -85,23 +85,24 @@ def topic_errors(admin: GroupAdmin, names: Iterable[str]) -> dict[str, int]:
 
 
 def _wire_topic_errors(wire: Any, names: list[str]) -> dict[str, int]:
-    from kgroup.core.wire.cluster_calls import decode_metadata_response
+    from kgroup.core.wire.calls import read_answer
     from kgroup.protocol import messages as api_table
+    from kgroup.protocol.fields import has_field
     from kgroup.protocol.generated.wire import metadata_request as md_req
+    from kgroup.protocol.generated.wire import metadata_response as md_res
 
     def work(connection: Any) -> dict[str, int]:
         version = connection.version_for(api_table.METADATA)
         if version is None:
             return {}
-        # AllowAutoTopicCreation (4+, not ignorable) can only be turned off where it exists
+        # AllowAutoTopicCreation (not ignorable) can only be turned off where it exists
+        auto_create = not has_field("MetadataRequest", "AllowAutoTopicCreation", version)
         message = md_req.MetadataRequest(
             topics=tuple(md_req.MetadataRequestTopic(name=name) for name in names),
-            allow_auto_topic_creation=version < 4,
+            allow_auto_topic_creation=auto_create,
         )
         request = md_req.write(message, version)
-        answer = decode_metadata_response(
-            connection.call(api_table.METADATA, version, request), version
-        )
+        answer = read_answer(md_res, connection.call(api_table.METADATA, version, request), version)
         return {t.name: t.error_code for t in answer.topics if t.name is not None}
 
     broker = wire.brokers()[0]

@@ -31,7 +31,7 @@ holds the group coordinators' requests and keeps every name it had importable.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from kgroup.core.commands import group_command
 from kgroup.core.config import ClusterConfig
@@ -43,10 +43,8 @@ from kgroup.core.models import (
     GroupListing,
     TopicPartition,
 )
-from kgroup.core.wire.cluster_calls import (
-    decode_describe_configs_response,
-    encode_describe_configs_request,
-)
+from kgroup.core.wire.calls import ResponseModule, read_answer
+from kgroup.core.wire.cluster_calls import encode_describe_configs_request
 from kgroup.core.wire.connection import BrokerConnection
 from kgroup.core.wire.convert import (
     commit_rows,
@@ -58,10 +56,7 @@ from kgroup.core.wire.convert import (
 )
 from kgroup.core.wire.error_codes import NONE
 from kgroup.core.wire.group_calls import (
-    decode_consumer_group_describe_response,
-    decode_describe_groups_response,
     decode_find_coordinator_response,
-    decode_list_groups_response,
     encode_consumer_group_describe_request,
     encode_describe_groups_request,
     encode_find_coordinator_request,
@@ -95,7 +90,6 @@ from kgroup.core.wire.leaders import (
 )
 from kgroup.core.wire.offset_calls import (
     decode_offset_commit_response,
-    decode_offset_delete_response,
     decode_offset_fetch_response,
     encode_offset_commit_request,
     encode_offset_delete_request,
@@ -109,17 +103,16 @@ from kgroup.core.wire.pool import (
     BrokerPool,
     ClusterMetadata,
 )
-from kgroup.core.wire.results import (
-    RESOURCE_TOPIC,
-    CoordinatorResult,
-    DescribedResource,
-    FetchedGroup,
-    ListGroupsResult,
-    OffsetDeleteResult,
-)
+from kgroup.core.wire.results import RESOURCE_TOPIC, CoordinatorResult, FetchedGroup
 from kgroup.core.wire.retry_policy import Retries, connection_retriable
 from kgroup.protocol import messages as api_table
+from kgroup.protocol.fields import has_field
 from kgroup.protocol.model import Api
+
+if TYPE_CHECKING:
+    from kgroup.protocol.generated.wire.describe_configs_response import DescribeConfigsResponse
+    from kgroup.protocol.generated.wire.list_groups_response import ListGroupsResponse
+    from kgroup.protocol.generated.wire.offset_delete_response import OffsetDeleteResponse
 
 # Names kept importable from here (callers and tests import them from this module).
 __all__ = [
@@ -167,6 +160,14 @@ class _GroupAnswer(Protocol):
 
 
 _Group = TypeVar("_Group", bound=_GroupAnswer)
+_Group_co = TypeVar("_Group_co", bound=_GroupAnswer, covariant=True)
+
+
+class _Described(Protocol[_Group_co]):
+    """A describe response: its groups."""
+
+    @property
+    def groups(self) -> tuple[_Group_co, ...]: ...
 
 
 def _chunks(items: Sequence[str], size: int) -> list[list[str]]:
@@ -201,14 +202,18 @@ class WireClient(LeaderClient):
         wanted_states = {s.lower() for s in states or ()}
         wanted_types = {t.lower() for t in types or ()}
 
-        def on(node: BrokerNode) -> Callable[[], ListGroupsResult | Retry]:
+        from kgroup.protocol.generated.wire import list_groups_response
+
+        def on(node: BrokerNode) -> Callable[[], ListGroupsResponse | Retry]:
             return lambda: self.on_broker(node.host, node.port, list_on, retries.deadline)
 
-        def list_on(connection: BrokerConnection) -> ListGroupsResult | Retry:
+        def list_on(connection: BrokerConnection) -> ListGroupsResponse | Retry:
             version = self._version(connection, api_table.LIST_GROUPS)
             body = encode_list_groups_request(version, sorted(states or ()), sorted(wanted_types))
-            result = decode_list_groups_response(
-                connection.call(api_table.LIST_GROUPS, version, body), version
+            result = read_answer(
+                list_groups_response,
+                connection.call(api_table.LIST_GROUPS, version, body),
+                version,
             )
             if result.error_code != NONE:
                 error = list_groups_error(result.error_code, connection.address)
@@ -223,7 +228,7 @@ class WireClient(LeaderClient):
         # is dropped, and every broker is asked again, since they now hold its groups.
         retries = self._retries()
         nodes = self.brokers()
-        answers: dict[BrokerNode, ListGroupsResult] = {}
+        answers: dict[BrokerNode, ListGroupsResponse] = {}
         pending = list(nodes)
         while pending:
             outcomes = self.settled({node: on(node) for node in pending})
@@ -255,9 +260,9 @@ class WireClient(LeaderClient):
         listings: dict[str, GroupListing] = {}
         for node in nodes:
             for group in answers[node].groups:
-                state = group.state if group.state else "Unknown"
-                # type None: the answer's version has no GroupType (list_groups_response)
-                group_type = (group.type or "classic").lower()
+                # "": the answer's version has no GroupState (v4+) or GroupType (v5+)
+                state = group.group_state or "Unknown"
+                group_type = (group.group_type or "classic").lower()
                 if wanted_types and group_type not in wanted_types:
                     continue
                 if wanted_states and state != "Unknown" and state.lower() not in wanted_states:
@@ -342,7 +347,8 @@ class WireClient(LeaderClient):
             version,
             keys,
             encode_find_coordinator_request,
-            batched=version >= 4,  # KIP-699: many keys per request from v4
+            # KIP-699: many keys per request where the version has CoordinatorKeys
+            batched=has_field("FindCoordinatorRequest", "CoordinatorKeys", version),
         )
         return {
             answer.key: answer
@@ -374,14 +380,15 @@ class WireClient(LeaderClient):
         api: Api,
         version: int,
         encode: Callable[[int, list[str]], bytes],
-        decode: Callable[[bytes, int], Iterable[_Group]],
+        answer: ResponseModule[_Described[_Group]],
         describe: Callable[[_Group, BrokerNode], GroupDescription],
     ) -> dict[str, GroupDescription | KgroupError | Retry]:
-        """Describe `groups` on their coordinator `node`: `api` requests per batch, each answered
-        group as `describe` makes it, or its error (retried when the coordinator moved)."""
+        """Describe `groups` on their coordinator `node`: `api` requests per batch, each group of
+        the `answer` read as `describe` makes it, or its error (retried when the coordinator
+        moved)."""
         out: dict[str, GroupDescription | KgroupError | Retry] = {}
         for _batch, body in self._pipelined(connection, api, version, groups, encode):
-            for group in decode(body, version):
+            for group in read_answer(answer, body, version).groups:
                 if group.error_code == NONE:
                     out[group.group_id] = describe(group, node)
                 else:
@@ -500,6 +507,8 @@ class WireClient(LeaderClient):
     def _consumer_describe_on(
         self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, GroupDescription | KgroupError | Retry]:
+        from kgroup.protocol.generated.wire import consumer_group_describe_response
+
         api = api_table.CONSUMER_GROUP_DESCRIBE
         version = connection.version_for(api)
         if version is None:
@@ -514,7 +523,7 @@ class WireClient(LeaderClient):
             api,
             version,
             encode_consumer_group_describe_request,
-            decode_consumer_group_describe_response,
+            consumer_group_describe_response,
             to_consumer_group_description,
         )
 
@@ -564,6 +573,8 @@ class WireClient(LeaderClient):
     def _describe_on(
         self, connection: BrokerConnection, node: BrokerNode, groups: list[str]
     ) -> dict[str, GroupDescription | KgroupError | Retry]:
+        from kgroup.protocol.generated.wire import describe_groups_response
+
         return self._described(
             connection,
             node,
@@ -571,7 +582,7 @@ class WireClient(LeaderClient):
             api_table.DESCRIBE_GROUPS,
             self._version(connection, api_table.DESCRIBE_GROUPS),
             encode_describe_groups_request,
-            decode_describe_groups_response,
+            describe_groups_response,
             to_group_description,
         )
 
@@ -640,13 +651,15 @@ class WireClient(LeaderClient):
         coordinator errors are retried as Admin.deleteConsumerGroupOffsets retries them
         (DeleteConsumerGroupOffsetsHandler), until the deadline.
         """
+        from kgroup.protocol.generated.wire import offset_delete_response
+
         rows = [(tp.topic, tp.partition) for tp in sorted(set(partitions))]
         if not rows:
             return {}
 
         def work(
             connection: BrokerConnection, node: BrokerNode, groups: list[str]
-        ) -> dict[str, OffsetDeleteResult | KgroupError | Retry]:
+        ) -> dict[str, OffsetDeleteResponse | KgroupError | Retry]:
             version = connection.version_for(api_table.OFFSET_DELETE)
             if version is None:
                 return {
@@ -657,8 +670,10 @@ class WireClient(LeaderClient):
                     )
                 }
             request = encode_offset_delete_request(version, group_id, rows)
-            result = decode_offset_delete_response(
-                connection.call(api_table.OFFSET_DELETE, version, request), version
+            result = read_answer(
+                offset_delete_response,
+                connection.call(api_table.OFFSET_DELETE, version, request),
+                version,
             )
             if result.error_code != NONE:
                 error = offset_delete_error(result.error_code, group_id)
@@ -666,7 +681,11 @@ class WireClient(LeaderClient):
             return {group_id: result}
 
         outcome = self._for_group(group_id, work)
-        answered = {TopicPartition(t, p): code for t, p, code in outcome.partitions}
+        answered = {
+            TopicPartition(t.name, x.partition_index): x.error_code
+            for t in outcome.topics
+            for x in t.partitions
+        }
         deleted: dict[TopicPartition, KgroupError | None] = {}
         for topic, partition in rows:
             tp = TopicPartition(topic, partition)
@@ -694,15 +713,18 @@ class WireClient(LeaderClient):
         if not names:
             return {}
 
-        def work(connection: BrokerConnection) -> list[DescribedResource]:
+        from kgroup.protocol.generated.wire import describe_configs_response
+
+        def work(connection: BrokerConnection) -> DescribeConfigsResponse:
             version = self._version(connection, api_table.DESCRIBE_CONFIGS)
             request = encode_describe_configs_request(
                 version, [(RESOURCE_TOPIC, name, keys) for name in names]
             )
             body = connection.call(api_table.DESCRIBE_CONFIGS, version, request)
-            return decode_describe_configs_response(body, version)
+            # strict, as kgroup always read it: bytes after the answer are an error
+            return read_answer(describe_configs_response, body, version, strict=True)
 
-        answered = {r.resource_name: r for r in self._on_any(work)}
+        answered = {r.resource_name: r for r in self._on_any(work).results}
         out: dict[str, dict[str, str | None] | KgroupError] = {}
         for name in names:
             resource = answered.get(name)
@@ -726,7 +748,8 @@ class WireClient(LeaderClient):
             version,
             groups,
             encode_offset_fetch_request,
-            batched=version >= 8,  # KIP-709: many groups per request from v8
+            # KIP-709: many groups per request where the version has Groups
+            batched=has_field("OffsetFetchRequest", "Groups", version),
         )
         return {
             group.group_id: _fetched(group)

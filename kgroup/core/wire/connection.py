@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
+from kgroup.core.wire.calls import read_answer
 from kgroup.core.wire.cluster_calls import (
-    decode_api_versions_response,
     decode_sasl_handshake_response,
     encode_api_versions_request,
     encode_sasl_authenticate_request,
@@ -42,7 +42,6 @@ from kgroup.core.wire.frames import (
     decode_response_header,
     encode_request_header,
     frame,
-    translated,
 )
 from kgroup.core.wire.reauth import Session, lifetime_of, plan
 from kgroup.core.wire.sasl import MECHANISMS, SaslError, ScramClient, plain_message
@@ -56,14 +55,9 @@ from kgroup.core.wire.sasl_oauth import (
 from kgroup.core.wire.versions import choose_version
 from kgroup.protocol import messages as api_table
 from kgroup.protocol.model import Api
-from kgroup.protocol.runtime import Readable
 
 if TYPE_CHECKING:  # ssl is imported where TLS is used: a plaintext run never loads it
     import ssl
-
-    from kgroup.protocol.generated.wire.sasl_authenticate_response import (
-        SaslAuthenticateResponse,
-    )
 
 log = logging.getLogger("kgroup.wire")
 
@@ -260,14 +254,6 @@ def private_pem_file(text: str) -> Iterator[str]:
             os.rmdir(directory)
 
 
-@translated
-def _read_sasl_authenticate(body: bytes, version: int) -> SaslAuthenticateResponse:
-    """A SaslAuthenticateResponse v0-v2, SessionLifetimeMs (v1+, KIP-368) included."""
-    from kgroup.protocol.generated.wire import sasl_authenticate_response as sa_res
-
-    return sa_res.read_from(Readable(body), version)
-
-
 def _oauth_status(challenge: bytes) -> str:
     """The `status` of RFC 7628's JSON error challenge (never echoes anything else)."""
     import json
@@ -428,12 +414,14 @@ class BrokerConnection:
         body = self._exchange(
             [(api_table.API_VERSIONS, 0, encode_api_versions_request())], deadline
         )[0]
-        result = decode_api_versions_response(body, 0)
+        from kgroup.protocol.generated.wire import api_versions_response
+
+        result = read_answer(api_versions_response, body, 0)
         if result.error_code != NONE:
             raise KafkaOperationError(
                 f"broker {self.address} refused ApiVersions: {error_name(result.error_code)}"
             )
-        self.versions = result.versions
+        self.versions = {k.api_key: (k.min_version, k.max_version) for k in result.api_keys}
 
     def _authenticate(self, deadline: float, *, again: bool = False) -> None:
         """SaslHandshake v1 then the mechanism's SaslAuthenticate exchange; `again`: a
@@ -490,10 +478,12 @@ class BrokerConnection:
             "OAUTHBEARER validator settings"
         )
 
+        from kgroup.protocol.generated.wire import sasl_authenticate_response
+
         def step(payload: bytes) -> bytes:
             request = encode_sasl_authenticate_request(version, payload)
             reply = self._exchange([(api_table.SASL_AUTHENTICATE, version, request)], deadline)[0]
-            result = _read_sasl_authenticate(reply, version)
+            result = read_answer(sasl_authenticate_response, reply, version)
             if result.error_code != NONE:
                 detail = f": {result.error_message}" if result.error_message else ""
                 raise SaslError(

@@ -1,7 +1,8 @@
-"""The wire client's decoded answers as kgroup's models (`kgroup.core.models`), and the
-models as request rows: committed offsets, group descriptions (DescribeGroups, with the consumer
+"""The wire client's answers as kgroup's models (`kgroup.core.models`), and the models as
+request rows: committed offsets, group descriptions (DescribeGroups, with the consumer
 protocol's subscription and assignment bytes decoded; ConsumerGroupDescribe, KIP-848), topic ids.
-Pure: no I/O.
+The answers are the generated response classes (`kgroup.protocol.generated.wire`), read as they
+come, except OffsetFetch's (`results.FetchedGroup`, made for describe's hot path). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Iterable, Mapping
 from operator import itemgetter
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kgroup.core.errors import KgroupError
 from kgroup.core.models import (
@@ -29,13 +30,11 @@ from kgroup.core.wire.kafka_errors import (
     partition_error,
 )
 from kgroup.core.wire.member_protocol import decode_assignment, decode_subscription, pairs
-from kgroup.core.wire.results import (
-    ConsumerGroupDescribed,
-    DescribedGroup,
-    DescribedMember,
-    FetchedGroup,
-    FetchedOffset,
-)
+from kgroup.core.wire.results import FetchedGroup, FetchedOffset
+
+if TYPE_CHECKING:
+    from kgroup.protocol.generated.wire import consumer_group_describe_response as cgd_res
+    from kgroup.protocol.generated.wire import describe_groups_response as dg_res
 
 
 def topic_id_text(raw: bytes | None) -> str | None:
@@ -119,7 +118,9 @@ def partition_of(topic: str, partition: int) -> TopicPartition:
 _position: Callable[[FetchedOffset], tuple[str, int]] = itemgetter(0, 1)
 
 
-def to_group_description(group: DescribedGroup, coordinator: BrokerNode | None) -> GroupDescription:
+def to_group_description(
+    group: dg_res.DescribedGroup, coordinator: BrokerNode | None
+) -> GroupDescription:
     """A DescribeGroups answer as a GroupDescription (consumer protocol bytes decoded)."""
     members = sorted(
         (to_member(member, group.protocol_type) for member in group.members),
@@ -127,7 +128,7 @@ def to_group_description(group: DescribedGroup, coordinator: BrokerNode | None) 
     )
     return GroupDescription(
         group_id=group.group_id,
-        state=group.state or "Unknown",
+        state=group.group_state or "Unknown",
         type="classic",
         # "" (a group only committing offsets, Kafka's isSimpleConsumerGroup): no protocol type
         protocol_type=group.protocol_type or None,
@@ -203,16 +204,24 @@ def typed_group_description(
     )
 
 
+def _assigned(assignment: cgd_res.Assignment) -> tuple[TopicPartition, ...]:
+    """A ConsumerGroupDescribe assignment's partitions, sorted."""
+    pairs = sorted(
+        (t.topic_name, partition) for t in assignment.topic_partitions for partition in t.partitions
+    )
+    return tuple(TopicPartition(t, p) for t, p in pairs)
+
+
 def to_consumer_group_description(
-    group: ConsumerGroupDescribed, coordinator: BrokerNode | None
+    group: cgd_res.DescribedGroup, coordinator: BrokerNode | None
 ) -> GroupDescription:
     """A ConsumerGroupDescribe answer as a GroupDescription (type `consumer`)."""
     members = (
         typed_member(
             member,
             group_instance_id=member.instance_id,
-            assignment=tuple(TopicPartition(t, p) for t, p in member.assignment),
-            target_assignment=tuple(TopicPartition(t, p) for t, p in member.target_assignment),
+            assignment=_assigned(member.assignment),
+            target_assignment=_assigned(member.target_assignment),
             subscription=tuple(sorted(member.subscribed_topic_names)),
             subscribed_topic_regex=member.subscribed_topic_regex or None,
             member_type=_MEMBER_TYPES.get(member.member_type),
@@ -222,15 +231,15 @@ def to_consumer_group_description(
     return typed_group_description(
         "consumer",
         group,
-        group.state,
+        group.group_state,
         _CONSUMER_GROUP_STATES,
         coordinator,
         members,
-        assignor=group.assignor or None,
+        assignor=group.assignor_name or None,
     )
 
 
-def to_member(member: DescribedMember, protocol_type: str) -> MemberDescription:
+def to_member(member: dg_res.DescribedGroupMember, protocol_type: str) -> MemberDescription:
     """A described member; its subscription and assignment decoded for `consumer` groups.
 
     Bytes that do not decode are kept raw, with no subscription or assignment.
@@ -239,16 +248,16 @@ def to_member(member: DescribedMember, protocol_type: str) -> MemberDescription:
     subscription: tuple[str, ...] | None = None
     rack: str | None = None
     if protocol_type == "consumer":
-        if member.metadata:
+        if member.member_metadata:
             try:
-                decoded = decode_subscription(member.metadata).message
+                decoded = decode_subscription(member.member_metadata).message
                 subscription = tuple(sorted(decoded.topics))
                 rack = decoded.rack_id
             except ProtocolError:
                 pass
-        if member.assignment:
+        if member.member_assignment:
             try:
-                assigned = decode_assignment(member.assignment).message
+                assigned = decode_assignment(member.member_assignment).message
                 assignment = tuple(
                     sorted({TopicPartition(t, p) for t, p in pairs(assigned.assigned_partitions)})
                 )
@@ -262,6 +271,6 @@ def to_member(member: DescribedMember, protocol_type: str) -> MemberDescription:
         assignment=assignment,
         subscription=subscription,
         rack=rack,
-        raw_metadata=member.metadata or None,
-        raw_assignment=member.assignment or None,
+        raw_metadata=member.member_metadata or None,
+        raw_assignment=member.member_assignment or None,
     )

@@ -33,6 +33,7 @@ from kgroup.core.wire.error_codes import (
 )
 from kgroup.core.wire.frames import translated
 from kgroup.core.wire.kafka_errors import tagged, unsupported_api
+from kgroup.protocol.fields import has_field
 from kgroup.protocol.generated.wire import delete_topics_request, delete_topics_response
 from kgroup.protocol.messages import wire_api
 from kgroup.protocol.runtime import Readable
@@ -90,7 +91,8 @@ def encode_delete_topics_request(version: int, topics: Sequence[str], timeout_ms
     """DeleteTopicsRequest v1-v6 for `topics` by name."""
     if version not in WIRE_API.versions:
         raise ValueError("kgroup sends DeleteTopics v1-v6")
-    if version >= 6:
+    # Topics (v6+, names and ids) or TopicNames (v1-v5), as the declaration has them
+    if has_field("DeleteTopicsRequest", "Topics", version):
         states = tuple(delete_topics_request.DeleteTopicState(t, ZERO_ID) for t in topics)
         request = delete_topics_request.DeleteTopicsRequest(topics=states, timeout_ms=timeout_ms)
     else:

@@ -29,6 +29,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kgroup.core.errors import (
     EXIT_INTERRUPTED,
@@ -38,6 +39,7 @@ from kgroup.core.errors import (
     SafetyRefusal,
 )
 from kgroup.core.models import CommittedOffset, TopicPartition
+from kgroup.core.wire.calls import read_answer
 from kgroup.core.wire.error_codes import (
     GROUP_AUTHORIZATION_FAILED,
     ILLEGAL_GENERATION,
@@ -51,8 +53,6 @@ from kgroup.core.wire.error_codes import (
     error_name,
 )
 from kgroup.core.wire.group_calls import (
-    decode_describe_groups_response,
-    decode_join_group_response,
     decode_sync_group_response,
     encode_describe_groups_request,
     encode_join_group_request,
@@ -72,8 +72,10 @@ from kgroup.core.wire.offset_calls import (
     encode_offset_commit_request,
     encode_offset_fetch_request,
 )
-from kgroup.core.wire.results import JoinResult
 from kgroup.protocol import messages as api_table
+
+if TYPE_CHECKING:
+    from kgroup.protocol.generated.wire.join_group_response import JoinGroupResponse
 
 PROTOCOL_TYPE = "consumer"
 PROTOCOL_NAMES = ("range", "roundrobin", "sticky", "cooperative-sticky")
@@ -288,11 +290,11 @@ class GroupFence:
             self._raise_join_error(joined.error_code)
             member_id = joined.member_id
             # Noted before the checks below, so that release() leaves the group on a refusal.
-            self.hold = FenceHold(member_id, joined.generation)
+            self.hold = FenceHold(member_id, joined.generation_id)
             if joined.leader != member_id:
                 # An empty leader: the group is a KIP-848 consumer group with members.
                 raise self._occupied([joined.leader or "(consumer-protocol members)"])
-            others = sorted({mid for mid, _ in joined.members if mid != member_id})
+            others = sorted({m.member_id for m in joined.members if m.member_id != member_id})
             if not others:
                 code = self._sync(sync_version, joined, member_id)
                 if code == NONE:
@@ -307,7 +309,9 @@ class GroupFence:
 
     def _join_once(
         self, version: int, member_id: str, protocols: list[tuple[str, bytes]]
-    ) -> JoinResult:
+    ) -> JoinGroupResponse:
+        from kgroup.protocol.generated.wire import join_group_response
+
         # The coordinator may hold a join for its rebalance delay (group.initial.rebalance.delay.ms)
         # or until the rebalance ends: Kafka's consumer waits rebalance timeout + 5 s for it
         # (AbstractCoordinator.sendJoinGroupRequest, JOIN_GROUP_TIMEOUT_LAPSE), never less than
@@ -329,24 +333,24 @@ class GroupFence:
                 ),
                 timeout_s=join_timeout_s,
             )
-            joined = decode_join_group_response(body, version)
+            joined = read_answer(join_group_response, body, version)
             if joined.member_id:
                 # Known to the coordinator from now on: release() must leave even if the
                 # next call is interrupted (Ctrl-C during the join's rebalance delay).
-                self.hold = FenceHold(joined.member_id, joined.generation)
+                self.hold = FenceHold(joined.member_id, joined.generation_id)
             if joined.error_code != MEMBER_ID_REQUIRED:
                 return joined
             member_id = joined.member_id  # KIP-394: join again with the id given
         return joined
 
-    def _sync(self, sync_version: int, joined: JoinResult, member_id: str) -> int:
+    def _sync(self, sync_version: int, joined: JoinGroupResponse, member_id: str) -> int:
         body = self._connection.call(
             api_table.SYNC_GROUP,
             sync_version,
             encode_sync_group_request(
                 sync_version,
                 self.group_id,
-                joined.generation,
+                joined.generation_id,
                 member_id,
                 protocol_type=PROTOCOL_TYPE,
                 protocol_name=joined.protocol_name,
@@ -504,7 +508,9 @@ class GroupFence:
             )
         except UnreachableError:
             return None
-        for group in decode_describe_groups_response(body, version):
+        from kgroup.protocol.generated.wire import describe_groups_response
+
+        for group in read_answer(describe_groups_response, body, version).groups:
             if group.group_id == self.group_id and group.error_code == NONE:
                 described = to_group_description(group, self._node)
                 if any(mb.member_id == hold.member_id for mb in described.members):

@@ -1,19 +1,17 @@
-"""Requests and answers of the group APIs kgroup sends: FindCoordinator, DescribeGroups,
+"""Requests of the group APIs kgroup sends: FindCoordinator, DescribeGroups,
 ConsumerGroupDescribe, JoinGroup, SyncGroup, LeaveGroup and ListGroups (sorted filters, one key
-before FindCoordinator v4)."""
+before FindCoordinator v4), and the answers kgroup reads its own way (FindCoordinator's
+coordinators by key, LeaveGroup's first error, SyncGroup's assignment); the others are read as
+their generated classes (`calls.read_answer`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from kgroup.core.wire import results as res
 from kgroup.core.wire.frames import translated
 from kgroup.protocol.fields import has_field
 from kgroup.protocol.runtime import Readable
-
-if TYPE_CHECKING:
-    from kgroup.protocol.generated.wire import consumer_group_describe_response as cgd_res
 
 # The generated message modules are imported where they are used: a command loads only the
 # messages it sends (`kgroup describe` half a dozen of the 19 APIs).
@@ -63,37 +61,6 @@ def encode_describe_groups_request(version: int, group_ids: Sequence[str]) -> by
     return dg_req.write(dg_req.DescribeGroupsRequest(tuple(group_ids)), version)
 
 
-@translated
-def decode_describe_groups_response(body: bytes, version: int) -> list[res.DescribedGroup]:
-    from kgroup.protocol.generated.wire import describe_groups_response as dg_res
-
-    d = dg_res.read_from(Readable(body), version)
-    # kgroup's None for "not sent" (the class holds INT32_MIN)
-    with_operations = has_field("DescribeGroupsResponse", "Groups.AuthorizedOperations", version)
-    return [
-        res.DescribedGroup(
-            g.error_code,
-            g.group_id,
-            g.group_state,
-            g.protocol_type,
-            g.protocol_data,
-            [
-                res.DescribedMember(
-                    x.member_id,
-                    x.group_instance_id,
-                    x.client_id,
-                    x.client_host,
-                    x.member_metadata,
-                    x.member_assignment,
-                )
-                for x in g.members
-            ],
-            g.authorized_operations if with_operations else None,
-        )
-        for g in d.groups
-    ]
-
-
 # --- ConsumerGroupDescribe ------------------------------------------------------------------------
 
 
@@ -101,53 +68,6 @@ def encode_consumer_group_describe_request(version: int, group_ids: Sequence[str
     from kgroup.protocol.generated.wire import consumer_group_describe_request as cgd_req
 
     return cgd_req.write(cgd_req.ConsumerGroupDescribeRequest(tuple(group_ids)), version)
-
-
-def _pairs(assignment: cgd_res.Assignment) -> tuple[tuple[str, int], ...]:
-    return tuple(
-        sorted(
-            (t.topic_name, partition)
-            for t in assignment.topic_partitions
-            for partition in t.partitions
-        )
-    )
-
-
-@translated
-def decode_consumer_group_describe_response(
-    body: bytes, version: int
-) -> list[res.ConsumerGroupDescribed]:
-    from kgroup.protocol.generated.wire import consumer_group_describe_response as cgd_res
-
-    d = cgd_res.read_from(Readable(body), version)
-    return [
-        res.ConsumerGroupDescribed(
-            error_code=g.error_code,
-            error_message=g.error_message,
-            group_id=g.group_id,
-            state=g.group_state,
-            group_epoch=g.group_epoch,
-            assignment_epoch=g.assignment_epoch,
-            assignor=g.assignor_name,
-            members=tuple(
-                res.ConsumerGroupMember(
-                    member_id=x.member_id,
-                    instance_id=x.instance_id,
-                    rack_id=x.rack_id,
-                    member_epoch=x.member_epoch,
-                    client_id=x.client_id,
-                    client_host=x.client_host,
-                    subscribed_topic_names=x.subscribed_topic_names,
-                    subscribed_topic_regex=x.subscribed_topic_regex,
-                    assignment=_pairs(x.assignment),
-                    target_assignment=_pairs(x.target_assignment),
-                    member_type=x.member_type,
-                )
-                for x in g.members
-            ),
-        )
-        for g in d.groups
-    ]
 
 
 # --- JoinGroup, SyncGroup, LeaveGroup -------------------------------------------------------------
@@ -177,17 +97,6 @@ def encode_join_group_request(
         reason=reason,
     )
     return jg_req.write(request, version)
-
-
-@translated
-def decode_join_group_response(body: bytes, version: int) -> res.JoinResult:
-    from kgroup.protocol.generated.wire import join_group_response as jg_res
-
-    d = jg_res.read_from(Readable(body), version)
-    members = tuple((x.member_id, x.metadata) for x in d.members)
-    return res.JoinResult(
-        d.error_code, d.generation_id, d.protocol_name, d.leader, d.member_id, members
-    )
 
 
 def encode_sync_group_request(
@@ -263,23 +172,3 @@ def encode_list_groups_request(
         types_filter=tuple(sorted(types)) if with_types else (),
     )
     return lgr_req.write(request, version)
-
-
-@translated
-def decode_list_groups_response(body: bytes, version: int) -> res.ListGroupsResult:
-    from kgroup.protocol.generated.wire import list_groups_response as lgr_res
-
-    d = lgr_res.read_from(Readable(body), version)
-    # kgroup's None for "not sent"
-    with_state = has_field("ListGroupsResponse", "Groups.GroupState", version)
-    with_type = has_field("ListGroupsResponse", "Groups.GroupType", version)
-    groups = [
-        res.ListedGroup(
-            g.group_id,
-            g.protocol_type,
-            g.group_state if with_state else None,
-            g.group_type if with_type else None,
-        )
-        for g in d.groups
-    ]
-    return res.ListGroupsResult(d.error_code, groups)

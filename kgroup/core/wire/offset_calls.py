@@ -205,15 +205,6 @@ def encode_offset_delete_request(
     return od_req.write(od_req.OffsetDeleteRequest(group_id, topics), version)
 
 
-@translated
-def decode_offset_delete_response(body: bytes, version: int) -> res.OffsetDeleteResult:
-    from kgroup.protocol.generated.wire import offset_delete_response as od_res
-
-    d = od_res.read_from(Readable(body), version)
-    rows = [(t.name, x.partition_index, x.error_code) for t in d.topics for x in t.partitions]
-    return res.OffsetDeleteResult(d.error_code, rows)
-
-
 # --- OffsetFetch ----------------------------------------------------------------------------------
 
 

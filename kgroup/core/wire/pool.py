@@ -15,12 +15,13 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
 from kgroup.core.models import BrokerNode, TopicMetadata, TopicPartition
-from kgroup.core.wire.cluster_calls import decode_metadata_response, encode_metadata_request
+from kgroup.core.wire.calls import read_answer
+from kgroup.core.wire.cluster_calls import encode_metadata_request
 from kgroup.core.wire.connection import (
     SECURITY_PROTOCOLS,
     BrokerConnection,
@@ -31,11 +32,17 @@ from kgroup.core.wire.connection import (
 from kgroup.core.wire.convert import rack_of, topic_id_text
 from kgroup.core.wire.error_codes import LEADER_NOT_AVAILABLE, NONE, UNKNOWN_TOPIC_OR_PARTITION
 from kgroup.core.wire.kafka_errors import unreachable_cluster
-from kgroup.core.wire.results import MetadataPartition, MetadataResult, MetadataTopic
 from kgroup.core.wire.sasl import MECHANISMS
 from kgroup.core.wire.sasl_oauth import token_source_problem as oauth_problem
 from kgroup.protocol import messages as api_table
 from kgroup.protocol.model import Api
+
+if TYPE_CHECKING:
+    from kgroup.protocol.generated.wire.metadata_response import (
+        MetadataResponse,
+        MetadataResponsePartition,
+        MetadataResponseTopic,
+    )
 
 T = TypeVar("T")
 _Pool = TypeVar("_Pool", bound="BrokerPool")
@@ -107,8 +114,8 @@ class ClusterMetadata:
     """One all-topics Metadata answer: brokers by id, topics by name, partitions."""
 
     brokers: dict[int, BrokerNode]
-    topics: dict[str, MetadataTopic]
-    partitions: dict[TopicPartition, MetadataPartition]
+    topics: dict[str, MetadataResponseTopic]
+    partitions: dict[TopicPartition, MetadataResponsePartition]
 
     def leader_of(self, tp: TopicPartition) -> tuple[BrokerNode | None, int]:
         """The partition's leader, or None and the error code saying why there is none."""
@@ -389,12 +396,14 @@ class BrokerPool:
 
     # -- cluster ---------------------------------------------------------------------------------
 
-    def _fetch_metadata(self, all_topics: bool) -> MetadataResult:
-        def work(connection: BrokerConnection) -> MetadataResult:
+    def _fetch_metadata(self, all_topics: bool) -> MetadataResponse:
+        from kgroup.protocol.generated.wire import metadata_response
+
+        def work(connection: BrokerConnection) -> MetadataResponse:
             version = self._version(connection, api_table.METADATA)
             request = encode_metadata_request(version, all_topics=all_topics)
             body = connection.call(api_table.METADATA, version, request)
-            return decode_metadata_response(body, version)
+            return read_answer(metadata_response, body, version)
 
         result = self._on_any(work)
         self._brokers = {
@@ -420,7 +429,7 @@ class BrokerPool:
             assert self._brokers is not None
             topics = {t.name: t for t in result.topics if t.name is not None}
             partitions = {
-                TopicPartition(t.name, p.partition): p
+                TopicPartition(t.name, p.partition_index): p
                 for t in result.topics
                 if t.name is not None
                 for p in t.partitions
@@ -440,10 +449,11 @@ class BrokerPool:
         for name, topic in sorted(cluster.topics.items()):
             if topic.error_code != NONE:
                 continue
-            partitions = sorted(topic.partitions, key=lambda p: p.partition)
+            partitions = sorted(topic.partitions, key=lambda p: p.partition_index)
             result[name] = TopicMetadata.from_replica_racks(
                 name,
-                ([rack_of(cluster.brokers.get(r)) for r in p.replicas] for p in partitions),
+                ([rack_of(cluster.brokers.get(r)) for r in p.replica_nodes] for p in partitions),
+                # the zero uuid where the version has no TopicId (before v10): none
                 topic_id=topic_id_text(topic.topic_id),
             )
         return result

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kgroup.core.wire import member_protocol
 from kgroup.core.wire.error_codes import NONE
@@ -16,28 +17,12 @@ from kgroup.core.wire.results import (
     FETCH_MAX_WAIT_MS,
     KEY_TYPE_GROUP,
     READ_UNCOMMITTED,
-    ApiVersionsResult,
-    ConsumerGroupDescribed,
-    ConsumerGroupMember,
     CoordinatorResult,
-    DescribedConfig,
-    DescribedGroup,
-    DescribedMember,
-    DescribedResource,
     FetchedGroup,
     FetchedOffset,
     FetchedPartition,
     FetchPosition,
-    JoinResult,
-    ListedGroup,
     ListedOffset,
-    ListGroupsResult,
-    MetadataBroker,
-    MetadataPartition,
-    MetadataResult,
-    MetadataTopic,
-    OffsetDeleteResult,
-    SaslAuthenticateResult,
 )
 from kgroup.protocol.messages import (
     API_VERSIONS,
@@ -57,6 +42,151 @@ from kgroup.protocol.messages import (
     SYNC_GROUP,
 )
 from tests.unit.wire.wirecodec import ProtocolError, Reader, Writer
+
+# The result types the hand-written decoders returned, which kgroup no longer has (its wire
+# client reads the generated message classes).
+
+
+class ApiVersionsResult(NamedTuple):
+    error_code: int
+    versions: dict[int, tuple[int, int]]
+
+
+class MetadataBroker(NamedTuple):
+    node_id: int
+    host: str
+    port: int
+    rack: str | None
+
+
+class MetadataPartition(NamedTuple):
+    error_code: int
+    partition: int
+    leader_id: int
+    leader_epoch: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    offline: tuple[int, ...] = ()
+
+
+class MetadataTopic(NamedTuple):
+    error_code: int
+    name: str | None
+    topic_id: bytes | None  # the 16 raw bytes (v10+), None before v10
+    is_internal: bool
+    partitions: list[MetadataPartition]
+
+
+class MetadataResult(NamedTuple):
+    brokers: list[MetadataBroker]
+    controller_id: int
+    topics: list[MetadataTopic]
+    cluster_id: str | None = None
+
+
+class DescribedMember(NamedTuple):
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    metadata: bytes
+    assignment: bytes
+
+
+class DescribedGroup(NamedTuple):
+    error_code: int
+    group_id: str
+    state: str
+    protocol_type: str
+    protocol_data: str
+    members: list[DescribedMember]
+    authorized_operations: int | None = None
+
+
+class ConsumerGroupMember(NamedTuple):
+    """A member of a KIP-848 consumer group as ConsumerGroupDescribe reports it."""
+
+    member_id: str
+    instance_id: str | None
+    rack_id: str | None
+    member_epoch: int
+    client_id: str
+    client_host: str
+    subscribed_topic_names: tuple[str, ...]
+    subscribed_topic_regex: str | None
+    assignment: tuple[tuple[str, int], ...]
+    target_assignment: tuple[tuple[str, int], ...]
+    member_type: int = -1  # 1+ (KIP-1099): -1 unknown, 0 classic member, 1 consumer member
+
+
+class ConsumerGroupDescribed(NamedTuple):
+    """One group of a ConsumerGroupDescribe response."""
+
+    error_code: int
+    error_message: str | None
+    group_id: str
+    state: str
+    group_epoch: int
+    assignment_epoch: int
+    assignor: str
+    members: tuple[ConsumerGroupMember, ...]
+
+
+class OffsetDeleteResult(NamedTuple):
+    """OffsetDeleteResponse: the group-level error and (topic, partition, error) per partition."""
+
+    error_code: int
+    partitions: list[tuple[str, int, int]]
+
+
+class DescribedConfig(NamedTuple):
+    """One configuration entry of a resource (sensitive values come back null)."""
+
+    name: str
+    value: str | None
+    read_only: bool
+    source: int  # DescribeConfigsResponse ConfigSource: 1 topic, 4 static broker, 5 default ...
+    sensitive: bool
+
+
+class DescribedResource(NamedTuple):
+    """One resource of a DescribeConfigsResponse: its error or its configuration entries."""
+
+    error_code: int
+    error_message: str | None
+    resource_type: int
+    resource_name: str
+    configs: tuple[DescribedConfig, ...]
+
+
+class JoinResult(NamedTuple):
+    """JoinGroupResponse: the generation, the leader, and (for the leader) every member."""
+
+    error_code: int
+    generation: int
+    protocol_name: str | None
+    leader: str
+    member_id: str
+    members: tuple[tuple[str, bytes], ...]  # (member id, metadata); empty unless leader
+
+
+class ListedGroup(NamedTuple):
+    group_id: str
+    protocol_type: str
+    state: str | None
+    type: str | None
+
+
+class ListGroupsResult(NamedTuple):
+    error_code: int
+    groups: list[ListedGroup]
+
+
+class SaslAuthenticateResult(NamedTuple):
+    error_code: int
+    error_message: str | None
+    auth_bytes: bytes
+
 
 # --- ConsumerProtocol member metadata and assignment, as this reader gives them ------------------
 # Plain values of its own (kgroup's shape is the generated classes behind a version,

@@ -9,14 +9,12 @@ import pytest
 
 from kgroup.core.config import ClusterConfig
 from kgroup.core.errors import AuthorizationError
+from kgroup.core.wire.calls import read_answer
 from kgroup.core.wire.client import WireClient
-from kgroup.core.wire.cluster_calls import (
-    decode_describe_configs_response,
-    encode_describe_configs_request,
-)
+from kgroup.core.wire.cluster_calls import encode_describe_configs_request
 from kgroup.core.wire.error_codes import TOPIC_AUTHORIZATION_FAILED
-from kgroup.core.wire.results import DescribedConfig
 from kgroup.protocol import messages as api_table
+from kgroup.protocol.generated.wire import describe_configs_response
 from tests.unit.wire.fakebroker import FULL_VERSIONS, FakeBroker
 
 
@@ -89,19 +87,18 @@ def test_response_v1_entries_synonyms_and_sensitive_values() -> None:
             ],
         )
     )
-    (described,) = decode_describe_configs_response(body, 1)
+    (described,) = read_answer(describe_configs_response, body, 1, strict=True).results
     assert (described.error_code, described.resource_type, described.resource_name) == (0, 2, "t")
-    assert described.configs == (
-        DescribedConfig("retention.ms", "3600000", False, 1, False),
-        DescribedConfig("secret.thing", None, False, 5, True),
-    )
+    assert [
+        (c.name, c.value, c.read_only, c.config_source, c.is_sensitive) for c in described.configs
+    ] == [("retention.ms", "3600000", False, 1, False), ("secret.thing", None, False, 5, True)]
 
 
 def test_response_with_trailing_bytes_is_refused() -> None:
     from kgroup.core.wire.frames import ProtocolError
 
     with pytest.raises(ProtocolError):
-        decode_describe_configs_response(response_body() + b"\x00", 1)
+        read_answer(describe_configs_response, response_body() + b"\x00", 1, strict=True)
 
 
 def broker_answering(body: bytes) -> FakeBroker:

@@ -22,7 +22,7 @@ def test_offset_fetch_v8_partition_fields_are_read_with_one_unpack() -> None:
 
 def test_wire_results_are_made_without_dataclass_code_at_import() -> None:
     classes = [c for c in vars(res).values() if inspect.isclass(c) and c.__module__ == res.__name__]
-    assert len(classes) > 20
+    assert len(classes) >= 6  # the answers kgroup reads its own way (results.py)
     assert [c.__name__ for c in classes if dataclasses.is_dataclass(c)] == []
 
 

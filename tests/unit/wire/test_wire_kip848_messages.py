@@ -7,11 +7,10 @@ KIP-848 group with classic members (a mixed group) says which member speaks whic
 
 from __future__ import annotations
 
-from kgroup.core.wire.group_calls import (
-    decode_consumer_group_describe_response,
-    encode_consumer_group_describe_request,
-)
+from kgroup.core.wire.calls import read_answer
+from kgroup.core.wire.group_calls import encode_consumer_group_describe_request
 from kgroup.protocol import messages as api_table
+from kgroup.protocol.generated.wire import consumer_group_describe_response as cgd_res
 from tests.unit.wire.test_wire_messages import cs, h
 
 
@@ -66,7 +65,7 @@ def test_consumer_group_describe_v1_response_with_a_classic_and_a_consumer_membe
         "00",  # group tags
         "00",  # top-level tags
     )
-    (group,) = decode_consumer_group_describe_response(body, 1)
+    (group,) = read_answer(cgd_res, body, 1).groups
     assert [(x.member_id, x.member_type) for x in group.members] == [
         ("m-classic", 0),
         ("m-new", 1),
@@ -101,5 +100,5 @@ def test_consumer_group_describe_v0_member_type_is_unknown() -> None:
         "00",  # group tags
         "00",  # top-level tags
     )
-    (group,) = decode_consumer_group_describe_response(body, 0)
+    (group,) = read_answer(cgd_res, body, 0).groups
     assert group.members[0].member_type == -1

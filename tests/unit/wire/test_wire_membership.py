@@ -3,13 +3,13 @@ JoinGroup/SyncGroup/LeaveGroup{Request,Response}.json, and a member's OffsetComm
 
 from __future__ import annotations
 
+from kgroup.core.wire.calls import read_answer
 from kgroup.core.wire.error_codes import (
     MEMBER_ID_REQUIRED,
     REBALANCE_IN_PROGRESS,
     UNKNOWN_MEMBER_ID,
 )
 from kgroup.core.wire.group_calls import (
-    decode_join_group_response,
     decode_leave_group_response,
     decode_sync_group_response,
     encode_join_group_request,
@@ -17,7 +17,7 @@ from kgroup.core.wire.group_calls import (
     encode_sync_group_request,
 )
 from kgroup.core.wire.offset_calls import encode_offset_commit_request
-from kgroup.core.wire.results import JoinResult
+from kgroup.protocol.generated.wire import join_group_response as jg_res
 
 
 def test_join_group_request_v5_by_hand() -> None:
@@ -109,8 +109,15 @@ def test_join_group_response_v9_leader_by_hand() -> None:
         "00"  # m2, empty metadata
         "00"  # tags
     )
-    joined = decode_join_group_response(body, 9)
-    assert joined == JoinResult(0, 3, "range", "m1", "m1", (("m1", b"\xaa"), ("m2", b"")))
+    joined = read_answer(jg_res, body, 9)
+    assert (
+        joined.error_code,
+        joined.generation_id,
+        joined.protocol_name,
+        joined.leader,
+        joined.member_id,
+    ) == (0, 3, "range", "m1", "m1")
+    assert [(m.member_id, m.metadata) for m in joined.members] == [("m1", b"\xaa"), ("m2", b"")]
 
 
 def test_join_group_response_v4_member_id_required() -> None:
@@ -124,7 +131,7 @@ def test_join_group_response_v4_member_id_required() -> None:
         "6d31"  # MemberId "m1": join again with it
         "00000000"  # Members: 0
     )
-    joined = decode_join_group_response(body, 4)
+    joined = read_answer(jg_res, body, 4)
     assert (joined.error_code, joined.member_id, joined.members) == (MEMBER_ID_REQUIRED, "m1", ())
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 
 from kgroup.core.wire import cluster_calls, group_calls, offset_calls
+from kgroup.core.wire.calls import read_answer
+from kgroup.core.wire.convert import topic_id_text
 from kgroup.core.wire.error_codes import NOT_COORDINATOR, error_name
 from kgroup.core.wire.frames import ProtocolError
 from kgroup.core.wire.member_protocol import (
@@ -20,20 +22,16 @@ from kgroup.core.wire.member_protocol import (
     subscription,
 )
 from kgroup.core.wire.member_protocol import assignment as member_assignment
-from kgroup.core.wire.results import (
-    READ_COMMITTED,
-    CoordinatorResult,
-    FetchedOffset,
-    ListedGroup,
-    ListedOffset,
-    ListGroupsResult,
-    MetadataBroker,
-    MetadataPartition,
-    MetadataTopic,
-    SaslAuthenticateResult,
-)
+from kgroup.core.wire.results import READ_COMMITTED, CoordinatorResult, FetchedOffset, ListedOffset
 from kgroup.core.wire.versions import choose_version
 from kgroup.protocol import messages as api_table
+from kgroup.protocol.generated.wire import api_versions_response as av_res
+from kgroup.protocol.generated.wire import consumer_group_describe_response as cgd_res
+from kgroup.protocol.generated.wire import describe_groups_response as dg_res
+from kgroup.protocol.generated.wire import list_groups_response as lgr_res
+from kgroup.protocol.generated.wire import metadata_response as md_res
+from kgroup.protocol.generated.wire import offset_delete_response as od_res
+from kgroup.protocol.generated.wire import sasl_authenticate_response as sa_res
 
 
 def h(*parts: str) -> bytes:
@@ -51,6 +49,27 @@ def cs(text: str) -> str:
     """A compact string: uvarint(length + 1) then UTF-8, as hex (lengths < 127 only)."""
     raw = text.encode()
     return f"{len(raw) + 1:02x}" + raw.hex()
+
+
+def brokers(result: md_res.MetadataResponse) -> list[tuple[int, str, int, str | None]]:
+    """(node id, host, port, rack) of each broker of a Metadata answer."""
+    return [(b.node_id, b.host, b.port, b.rack) for b in result.brokers]
+
+
+def partitions(topic: md_res.MetadataResponseTopic) -> list[tuple[object, ...]]:
+    """(error, index, leader, leader epoch, replicas, isr, offline) of each partition."""
+    return [
+        (
+            x.error_code,
+            x.partition_index,
+            x.leader_id,
+            x.leader_epoch,
+            x.replica_nodes,
+            x.isr_nodes,
+            x.offline_replicas,
+        )
+        for x in topic.partitions
+    ]
 
 
 # ConsumerProtocolSubscription v0: Version=0, Topics=["t"], UserData=null.
@@ -83,9 +102,9 @@ def test_describe_groups_v5_response_with_one_consumer_member() -> None:
         "00",  # group tags
         "00",  # top-level tags
     )
-    (group,) = group_calls.decode_describe_groups_response(body, 5)
+    (group,) = read_answer(dg_res, body, 5).groups
     assert group.error_code == 0
-    assert (group.group_id, group.state, group.protocol_type, group.protocol_data) == (
+    assert (group.group_id, group.group_state, group.protocol_type, group.protocol_data) == (
         "g1",
         "Stable",
         "consumer",
@@ -96,8 +115,8 @@ def test_describe_groups_v5_response_with_one_consumer_member() -> None:
     assert member.member_id == "m-1"
     assert member.group_instance_id is None
     assert (member.client_id, member.client_host) == ("client-a", "/10.0.0.1")
-    assert member.metadata == SUBSCRIPTION_V0
-    assert member.assignment == ASSIGNMENT_V0
+    assert member.member_metadata == SUBSCRIPTION_V0
+    assert member.member_assignment == ASSIGNMENT_V0
 
 
 def test_describe_groups_v1_response_classic_encoding_and_dead_group() -> None:
@@ -117,9 +136,9 @@ def test_describe_groups_v1_response_classic_encoding_and_dead_group() -> None:
         s16(""),
         "00000000",  # GROUP_AUTHORIZATION_FAILED
     )
-    dead, denied = group_calls.decode_describe_groups_response(body, 1)
-    assert (dead.group_id, dead.state, dead.members) == ("gone", "Dead", [])
-    assert dead.authorized_operations is None
+    dead, denied = read_answer(dg_res, body, 1).groups
+    assert (dead.group_id, dead.group_state, dead.members) == ("gone", "Dead", ())
+    assert dead.authorized_operations == -(2**31)  # AuthorizedOperations (3+): its default
     assert (denied.group_id, error_name(denied.error_code)) == (
         "secret",
         "GROUP_AUTHORIZATION_FAILED",
@@ -144,9 +163,9 @@ def test_describe_groups_v4_member_has_instance_id() -> None:
         "00000000",
         "80000000",  # AuthorizedOperations (3+)
     )
-    (group,) = group_calls.decode_describe_groups_response(body, 4)
+    (group,) = read_answer(dg_res, body, 4).groups
     assert group.members[0].group_instance_id == "static-1"
-    assert group.members[0].metadata == b""
+    assert group.members[0].member_metadata == b""
 
 
 def test_describe_groups_requests() -> None:
@@ -296,23 +315,25 @@ def test_list_groups_v5_and_v0_responses() -> None:
     v5 = h(
         "00000000", "0000", "02", cs("g"), cs("consumer"), cs("Stable"), cs("classic"), "00", "00"
     )
-    assert group_calls.decode_list_groups_response(v5, 5) == ListGroupsResult(
-        0, [ListedGroup("g", "consumer", "Stable", "classic")]
+    assert read_answer(lgr_res, v5, 5) == lgr_res.ListGroupsResponse(
+        error_code=0, groups=(lgr_res.ListedGroup("g", "consumer", "Stable", "classic"),)
     )
     v0 = h("0000", "00000001", s16("g"), s16(""))
-    assert group_calls.decode_list_groups_response(v0, 0) == ListGroupsResult(
-        0, [ListedGroup("g", "", None, None)]
+    # GroupState (4+) and GroupType (5+) absent: "" (WireClient.list_groups: Unknown, classic)
+    assert read_answer(lgr_res, v0, 0) == lgr_res.ListGroupsResponse(
+        error_code=0, groups=(lgr_res.ListedGroup("g", "", "", ""),)
     )
 
 
 def test_api_versions_and_metadata() -> None:
     body = h("0000", "00000002", "000a", "0000", "0004", "0009", "0001", "0008")
-    result = cluster_calls.decode_api_versions_response(body, 0)
-    assert result.versions == {10: (0, 4), 9: (1, 8)}
-    assert choose_version(api_table.FIND_COORDINATOR, result.versions) == 4
-    assert choose_version(api_table.OFFSET_FETCH, result.versions) == 8
+    result = read_answer(av_res, body, 0)
+    assert result.api_keys == (av_res.ApiVersion(10, 0, 4), av_res.ApiVersion(9, 1, 8))
+    versions = {10: (0, 4), 9: (1, 8)}
+    assert choose_version(api_table.FIND_COORDINATOR, versions) == 4
+    assert choose_version(api_table.OFFSET_FETCH, versions) == 8
     assert choose_version(api_table.OFFSET_FETCH, {9: (0, 1)}) is None  # no null-topics version
-    assert choose_version(api_table.DESCRIBE_GROUPS, result.versions) is None  # API absent
+    assert choose_version(api_table.DESCRIBE_GROUPS, versions) is None  # API absent
     assert cluster_calls.encode_metadata_request(1) == h("00000000")
     metadata = h(
         "00000002",  # Brokers: 2
@@ -338,11 +359,8 @@ def test_api_versions_and_metadata() -> None:
         "00000001",
         "00000001",
     )
-    result_md = cluster_calls.decode_metadata_response(metadata, 1)
-    assert result_md.brokers == [
-        MetadataBroker(1, "b1", 9092, "r1"),
-        MetadataBroker(2, "b2", 9093, None),
-    ]
+    result_md = read_answer(md_res, metadata, 1)
+    assert brokers(result_md) == [(1, "b1", 9092, "r1"), (2, "b2", 9093, None)]
 
 
 def test_sasl_messages() -> None:
@@ -356,8 +374,8 @@ def test_sasl_messages() -> None:
     assert cluster_calls.encode_sasl_authenticate_request(0, b"xy") == h("00000002", "7879")
     assert cluster_calls.encode_sasl_authenticate_request(2, b"xy") == h("03", "7879", "00")
     v1 = h("003a", s16("bad"), "00000000", "0000000000000000")
-    assert cluster_calls.decode_sasl_authenticate_response(v1, 1) == SaslAuthenticateResult(
-        58, "bad", b""
+    assert read_answer(sa_res, v1, 1) == sa_res.SaslAuthenticateResponse(
+        error_code=58, error_message="bad", auth_bytes=b""
     )
 
 
@@ -510,18 +528,15 @@ def test_metadata_v12_response_with_topic_ids_racks_and_leaders() -> None:
         "00",  # topic tags
         "00",  # top-level tags
     )
-    result = cluster_calls.decode_metadata_response(body, 12)
-    assert result.brokers == [
-        MetadataBroker(1, "b1", 9092, "r1"),
-        MetadataBroker(2, "b2", 9093, None),
-    ]
+    result = read_answer(md_res, body, 12)
+    assert brokers(result) == [(1, "b1", 9092, "r1"), (2, "b2", 9093, None)]
     assert (result.cluster_id, result.controller_id) == ("c-1", 1)
     (topic,) = result.topics
     assert (topic.name, topic.error_code, topic.is_internal) == ("orders", 0, False)
     assert topic.topic_id == bytes.fromhex(TOPIC_ID)
-    assert topic.partitions == [
-        MetadataPartition(0, 0, 1, 7, (1, 2), (1,), ()),
-        MetadataPartition(5, 1, -1, -1, (2,), (), ()),
+    assert partitions(topic) == [
+        (0, 0, 1, 7, (1, 2), (1,), ()),
+        (5, 1, -1, -1, (2,), (), ()),
     ]
 
 
@@ -546,9 +561,16 @@ def test_metadata_v9_response_has_cluster_operations_and_no_topic_id() -> None:
         "80000000",  # ClusterAuthorizedOperations (8-10)
         "00",
     )
-    result = cluster_calls.decode_metadata_response(body, 9)
+    result = read_answer(md_res, body, 9)
     assert result.cluster_id is None
-    assert result.topics == [MetadataTopic(3, "gone", None, False, [])]
+    (topic,) = result.topics
+    assert (topic.error_code, topic.name, topic.is_internal, topic.partitions) == (
+        3,
+        "gone",
+        False,
+        (),
+    )
+    assert topic_id_text(topic.topic_id) is None  # no TopicId before v10: the zero uuid
 
 
 def test_metadata_v5_response_classic_with_offline_replicas() -> None:
@@ -577,15 +599,15 @@ def test_metadata_v5_response_classic_with_offline_replicas() -> None:
         "00000001",
         "00000003",  # OfflineReplicas [3] (5+)
     )
-    (topic,) = cluster_calls.decode_metadata_response(body, 5).topics
+    (topic,) = read_answer(md_res, body, 5).topics
     assert topic.is_internal
-    assert topic.partitions == [MetadataPartition(0, 0, 1, -1, (1, 3), (1,), (3,))]
+    assert partitions(topic) == [(0, 0, 1, -1, (1, 3), (1,), (3,))]
 
 
 def test_metadata_null_topic_name_before_v12_is_a_protocol_error() -> None:
     body = h("00000000", "01", "00", "00000001", "02", "0000", "00", TOPIC_ID, "00", "01")
     with pytest.raises(ProtocolError, match=r"Topics\.Name"):
-        cluster_calls.decode_metadata_response(body + h("80000000", "00", "00"), 11)
+        read_answer(md_res, body + h("80000000", "00", "00"), 11)
 
 
 def test_list_offsets_requests() -> None:
@@ -713,19 +735,23 @@ def test_consumer_group_describe_v0_request_and_response() -> None:
         "00",  # group tags
         "00",  # top-level tags
     )
-    (group,) = group_calls.decode_consumer_group_describe_response(body, 0)
+    (group,) = read_answer(cgd_res, body, 0).groups
     assert (
         group.group_id,
-        group.state,
+        group.group_state,
         group.group_epoch,
         group.assignment_epoch,
-        group.assignor,
+        group.assignor_name,
     ) == ("payments", "reconciling", 12, 11, "uniform")
     (member,) = group.members
     assert member.member_id == "m-1" and member.instance_id == "pod-1" and member.rack_id == "r1"
     assert member.member_epoch == 11 and member.subscribed_topic_names == ("orders",)
-    assert member.assignment == (("orders", 0), ("orders", 1))
-    assert member.target_assignment == (("orders", 0), ("orders", 1), ("orders", 2))
+    assert [(t.topic_name, t.partitions) for t in member.assignment.topic_partitions] == [
+        ("orders", (0, 1))
+    ]
+    assert [(t.topic_name, t.partitions) for t in member.target_assignment.topic_partitions] == [
+        ("orders", (0, 1, 2))
+    ]
 
     from kgroup.core.wire.client import to_consumer_group_description
 
@@ -867,18 +893,24 @@ def test_offset_delete_response_v0_by_hand() -> None:
         "00000002",
         "001d",  # PartitionIndex 2, ErrorCode 29 TOPIC_AUTHORIZATION_FAILED
     )
-    result = offset_calls.decode_offset_delete_response(body, 0)
+    result = read_answer(od_res, body, 0)
     assert result.error_code == 0
-    assert result.partitions == [("t", 0, 0), ("t", 1, 86), ("u", 2, 29)]
+    assert [
+        (t.name, x.partition_index, x.error_code) for t in result.topics for x in t.partitions
+    ] == [
+        ("t", 0, 0),
+        ("t", 1, 86),
+        ("u", 2, 29),
+    ]
 
 
 def test_offset_delete_response_v0_group_error_has_no_topics() -> None:
     # What Kafka sends for a group-level error (OffsetDeleteRequest.getErrorResponse).
     body = h("0044", "00000000", "00000000")  # NON_EMPTY_GROUP (68), throttle 0, Topics: 0
-    result = offset_calls.decode_offset_delete_response(body, 0)
-    assert (result.error_code, result.partitions) == (68, [])
+    result = read_answer(od_res, body, 0)
+    assert (result.error_code, result.topics) == (68, ())
     with pytest.raises(ProtocolError):
-        offset_calls.decode_offset_delete_response(body[:-1], 0)
+        read_answer(od_res, body[:-1], 0)
 
 
 def test_offset_delete_error_names() -> None:
