@@ -9,10 +9,8 @@ from collections.abc import Sequence
 from kgroup.core.wire.calls import (
     spoken_only,
 )
-from kgroup.core.wire.frames import translated
 from kgroup.protocol import messages as p
 from kgroup.protocol.fields import has_field
-from kgroup.protocol.runtime import Readable
 
 # The generated message modules are imported where they are used: a command loads only the
 # messages it sends (`kgroup describe` half a dozen of the 19 APIs).
@@ -76,14 +74,6 @@ def encode_sasl_handshake_request(mechanism: str) -> bytes:
     from kgroup.protocol.generated.wire import sasl_handshake_request as sh_req
 
     return sh_req.write(sh_req.SaslHandshakeRequest(mechanism), 1)
-
-
-@translated
-def decode_sasl_handshake_response(body: bytes) -> tuple[int, list[str]]:
-    from kgroup.protocol.generated.wire import sasl_handshake_response as sh_res
-
-    d = sh_res.read_from(Readable(body), 1)
-    return d.error_code, list(d.mechanisms)
 
 
 def encode_sasl_authenticate_request(version: int, auth_bytes: bytes) -> bytes:

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING
 from kgroup.core.errors import ConfigError, KafkaOperationError, UnreachableError
 from kgroup.core.wire.calls import read_answer
 from kgroup.core.wire.cluster_calls import (
-    decode_sasl_handshake_response,
     encode_api_versions_request,
     encode_sasl_authenticate_request,
     encode_sasl_handshake_request,
@@ -462,9 +461,13 @@ class BrokerConnection:
         body = self._exchange(
             [(api_table.SASL_HANDSHAKE, 1, encode_sasl_handshake_request(mechanism))], deadline
         )[0]
-        error_code, enabled = decode_sasl_handshake_response(body)
-        if error_code != NONE:
-            raise handshake_refused(self.address, mechanism, error_name(error_code), enabled)
+        from kgroup.protocol.generated.wire import sasl_handshake_response
+
+        handshake = read_answer(sasl_handshake_response, body, 1)
+        if handshake.error_code != NONE:
+            raise handshake_refused(
+                self.address, mechanism, error_name(handshake.error_code), handshake.mechanisms
+            )
         version = choose_version(api_table.SASL_AUTHENTICATE, self.versions)
         if version is None:
             raise KafkaOperationError(f"broker {self.address} does not offer SaslAuthenticate")
@@ -703,7 +706,9 @@ class BrokerConnection:
         )
 
 
-def handshake_refused(address: str, mechanism: str, error: str, enabled: list[str]) -> SaslError:
+def handshake_refused(
+    address: str, mechanism: str, error: str, enabled: Sequence[str]
+) -> SaslError:
     """The error for a SaslHandshake answered with `error`. Kafka answers
     UNSUPPORTED_SASL_MECHANISM only for a mechanism missing from the `enabled` list it sends
     (SaslServerAuthenticator.handleHandshakeRequest); a broker that lists the mechanism and

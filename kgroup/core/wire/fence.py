@@ -53,7 +53,6 @@ from kgroup.core.wire.error_codes import (
     error_name,
 )
 from kgroup.core.wire.group_calls import (
-    decode_sync_group_response,
     encode_describe_groups_request,
     encode_join_group_request,
     encode_leave_group_request,
@@ -357,8 +356,9 @@ class GroupFence:
                 assignments=[(member_id, encode_assignment(Versioned(0, Assignment())))],
             ),
         )
-        code, _assignment = decode_sync_group_response(body, sync_version)
-        return code
+        from kgroup.protocol.generated.wire import sync_group_response
+
+        return read_answer(sync_group_response, body, sync_version).error_code
 
     def _occupied(self, others: list[str]) -> SafetyRefusal:
         listed = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")

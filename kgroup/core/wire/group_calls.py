@@ -1,7 +1,7 @@
 """Requests of the group APIs kgroup sends: FindCoordinator, DescribeGroups,
 ConsumerGroupDescribe, JoinGroup, SyncGroup, LeaveGroup and ListGroups (sorted filters, one key
 before FindCoordinator v4), and the answers kgroup reads its own way (FindCoordinator's
-coordinators by key, LeaveGroup's first error, SyncGroup's assignment); the others are read as
+coordinators by key, LeaveGroup's first error); the others are read as
 their generated classes (`calls.read_answer`)."""
 
 from __future__ import annotations
@@ -121,14 +121,6 @@ def encode_sync_group_request(
         assignments=tuple(sg_req.SyncGroupRequestAssignment(mid, raw) for mid, raw in assignments),
     )
     return sg_req.write(request, version)
-
-
-@translated
-def decode_sync_group_response(body: bytes, version: int) -> tuple[int, bytes]:
-    from kgroup.protocol.generated.wire import sync_group_response as sg_res
-
-    d = sg_res.read_from(Readable(body), version)
-    return d.error_code, d.assignment
 
 
 def encode_leave_group_request(

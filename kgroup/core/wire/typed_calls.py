@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kgroup.core.errors import KgroupError
 from kgroup.core.models import BrokerNode, GroupDescription
+from kgroup.core.wire.calls import read_answer
 from kgroup.core.wire.error_codes import NONE
-from kgroup.core.wire.frames import translated
 from kgroup.core.wire.kafka_errors import Retry, coordinator_failure, group_error, unsupported_api
 from kgroup.protocol.model import Api
-from kgroup.protocol.runtime import Readable, Struct
+from kgroup.protocol.runtime import Struct
 
 T = TypeVar("T")
 
@@ -48,7 +48,7 @@ def exchange(connection: BrokerConnection, api: Api, request: Struct) -> Any:
     requests = sys.modules[type(request).__module__]
     responses = import_module(requests.__name__.removesuffix("_request") + "_response")
     body = connection.call(api, version, requests.write(request, version))
-    return translated(responses.read_from)(Readable(body), version)
+    return read_answer(responses, body, version)
 
 
 def needs(api: Api, feature: str | None, why: str, hint: str) -> Missing:

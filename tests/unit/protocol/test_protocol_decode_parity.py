@@ -13,13 +13,11 @@ from hypothesis import strategies as st
 
 from kgroup.assign import consumer_protocol as assign_cp
 from kgroup.core.wire.calls import read_answer
-from kgroup.core.wire.cluster_calls import decode_sasl_handshake_response
 from kgroup.core.wire.error_codes import GROUP_SUBSCRIBED_TO_TOPIC
 from kgroup.core.wire.frames import ProtocolError
 from kgroup.core.wire.group_calls import (
     decode_find_coordinator_response,
     decode_leave_group_response,
-    decode_sync_group_response,
     encode_consumer_group_describe_request,
     encode_describe_groups_request,
     encode_find_coordinator_request,
@@ -45,6 +43,8 @@ from kgroup.protocol.generated.wire import list_groups_response as lgr_res
 from kgroup.protocol.generated.wire import metadata_response as md_res
 from kgroup.protocol.generated.wire import offset_delete_response as od_res
 from kgroup.protocol.generated.wire import sasl_authenticate_response as sa_res
+from kgroup.protocol.generated.wire import sasl_handshake_response as sh_res
+from kgroup.protocol.generated.wire import sync_group_response as sg_res
 from tests.unit.protocol import dict_codec as dicts
 from tests.unit.protocol import handwritten as h
 from tests.unit.protocol.strategies import message_values
@@ -213,6 +213,16 @@ def decode_list_groups_response(body: bytes, version: int) -> h.ListGroupsResult
         for g in d.groups
     ]
     return h.ListGroupsResult(d.error_code, groups)
+
+
+def decode_sasl_handshake_response(body: bytes) -> tuple[int, list[str]]:
+    d = read_answer(sh_res, body, 1)
+    return d.error_code, list(d.mechanisms)
+
+
+def decode_sync_group_response(body: bytes, version: int) -> tuple[int, bytes]:
+    d = read_answer(sg_res, body, version)
+    return d.error_code, d.assignment
 
 
 def decode_offset_delete_response(body: bytes, version: int) -> h.OffsetDeleteResult:

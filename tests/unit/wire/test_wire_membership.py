@@ -11,13 +11,13 @@ from kgroup.core.wire.error_codes import (
 )
 from kgroup.core.wire.group_calls import (
     decode_leave_group_response,
-    decode_sync_group_response,
     encode_join_group_request,
     encode_leave_group_request,
     encode_sync_group_request,
 )
 from kgroup.core.wire.offset_calls import encode_offset_commit_request
 from kgroup.protocol.generated.wire import join_group_response as jg_res
+from kgroup.protocol.generated.wire import sync_group_response as sg_res
 
 
 def test_join_group_request_v5_by_hand() -> None:
@@ -172,7 +172,8 @@ def test_sync_group_request_v3_and_response_v3_by_hand() -> None:
     )
     assert body == bytes.fromhex("0001670000000100016dffff00000000")
     response = bytes.fromhex("00000000001b000000020000")  # REBALANCE_IN_PROGRESS
-    assert decode_sync_group_response(response, 3) == (REBALANCE_IN_PROGRESS, b"\x00\x00")
+    answer = read_answer(sg_res, response, 3)
+    assert (answer.error_code, answer.assignment) == (REBALANCE_IN_PROGRESS, b"\x00\x00")
 
 
 def test_leave_group_v1_and_v5_by_hand() -> None:

@@ -32,6 +32,7 @@ from kgroup.protocol.generated.wire import list_groups_response as lgr_res
 from kgroup.protocol.generated.wire import metadata_response as md_res
 from kgroup.protocol.generated.wire import offset_delete_response as od_res
 from kgroup.protocol.generated.wire import sasl_authenticate_response as sa_res
+from kgroup.protocol.generated.wire import sasl_handshake_response as sh_res
 
 
 def h(*parts: str) -> bytes:
@@ -365,12 +366,8 @@ def test_api_versions_and_metadata() -> None:
 
 def test_sasl_messages() -> None:
     assert cluster_calls.encode_sasl_handshake_request("PLAIN") == h(s16("PLAIN"))
-    assert cluster_calls.decode_sasl_handshake_response(
-        h("0021", "00000001", s16("SCRAM-SHA-512"))
-    ) == (
-        33,
-        ["SCRAM-SHA-512"],
-    )
+    handshake = read_answer(sh_res, h("0021", "00000001", s16("SCRAM-SHA-512")), 1)
+    assert (handshake.error_code, handshake.mechanisms) == (33, ("SCRAM-SHA-512",))
     assert cluster_calls.encode_sasl_authenticate_request(0, b"xy") == h("00000002", "7879")
     assert cluster_calls.encode_sasl_authenticate_request(2, b"xy") == h("03", "7879", "00")
     v1 = h("003a", s16("bad"), "00000000", "0000000000000000")
