@@ -444,7 +444,8 @@ _FAST: dict[int, layouts.Reader] = {}
 _UNSET: Any = object()
 _NATIVE: dict[str, Any] = {}
 """The extension's ValueDecoder ("values") and Scanner ("scanner"), built on first use from
-the tables in schema.py (None when the extension is not built or switched off)."""
+the generated programs (kgroup.offsets.generated.programs; None when the extension is not
+built or switched off)."""
 
 # DecodedRecord's slots in the order of the S_* enum in record_slots.h, which the compiled
 # Scanner fills and scan/_arrow_rows reads; the scanner is not built unless these are exactly

@@ -243,9 +243,9 @@ def outcome(seen: ExecutorPython, shipped: ExecutorPython | None, size: int, ver
 
 
 def make_archive(folder: str, compiled: bool) -> str:
-    """Zip this kgroup package (sources and the JSON message declarations of
-    `kgroup.protocol.definitions`, plus its compiled extensions when `compiled`) into `folder`;
-    the archive's path."""
+    """Zip this kgroup package (its sources, plus its compiled extensions when `compiled`) into
+    `folder`; the archive's path. The JSON message declarations stay behind: they are build
+    input, and the executors' decoders run the generated modules."""
     root = package_dir()
     base = os.path.dirname(root)
     path = os.path.join(folder, f"{SHIP_DIR}.zip")
@@ -253,7 +253,7 @@ def make_archive(folder: str, compiled: bool) -> str:
         for dirpath, dirs, files in os.walk(root):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in sorted(files):
-                keep = name.endswith((".py", ".json")) or (compiled and name.endswith(ext_suffix()))
+                keep = name.endswith(".py") or (compiled and name.endswith(ext_suffix()))
                 if keep or name == "py.typed":
                     full = os.path.join(dirpath, name)
                     zf.write(full, os.path.relpath(full, base))

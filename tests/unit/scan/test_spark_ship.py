@@ -74,9 +74,10 @@ def test_archive_holds_the_package_with_or_without_its_extensions(tmp_path, comp
     path = sh.make_archive(str(tmp_path), compiled)
     names = zipfile.ZipFile(path).namelist()
     assert "kgroup/__init__.py" in names and "kgroup/offsets/layouts.py" in names
-    # the message declarations the executors' decoders load
-    assert "kgroup/protocol/definitions/coordinator/OffsetCommitValue.json" in names
-    assert "kgroup/protocol/definitions/embedded/ConsumerProtocolSubscription.json" in names
+    # the decoders' generated modules, not the JSON declarations they were made from
+    assert "kgroup/protocol/generated/declarations/coordinator.py" in names
+    assert "kgroup/offsets/generated/programs.py" in names
+    assert not any(n.endswith(".json") for n in names)
     assert not any("__pycache__" in n or n.endswith(".c") for n in names)
     so = sorted(n for n in names if n.endswith(SAME))
     expected = sorted(f"kgroup/{p}" for p in sh.local_compiled())
