@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 
 def _modules_after(*argv: str) -> set[str]:
     code = (
@@ -28,3 +30,25 @@ def test_describe_help_does_not_import_the_stream_writer() -> None:
     loaded = _modules_after("describe", "--help")
     assert "kgroup.cli.describe" in loaded
     assert "kgroup.render.stream" not in loaded
+
+
+# What kgroup runs from generated code (issue #25: no JSON declaration read at run time) is
+# imported where a command needs it, never by a help text.
+GENERATED = (
+    "kgroup.protocol.generated",
+    "kgroup.protocol.declarations",
+    "kgroup.offsets.generated",
+    "kgroup.offsets.layouts",
+    "kgroup.core.wire",
+)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("--help",), ("describe", "--help"), ("decode", "--help"), ("reset-offsets", "--help")],
+    ids=lambda argv: " ".join(argv),
+)
+def test_help_imports_no_generated_protocol_module(argv: tuple[str, ...]) -> None:
+    loaded = _modules_after(*argv)
+    assert "kgroup.cli.app" in loaded
+    assert sorted(m for m in loaded if m.startswith(GENERATED)) == []
