@@ -987,7 +987,8 @@ def generated_files() -> dict[Path, str]:
         OUT / "__init__.py": (
             '"""The `__consumer_offsets` codec generated from the declarations: `readers/` for\n'
             "`kgroup decode`, `writers/` for the encoder (test data), `helpers` the names they\n"
-            f'call.\n\n{HEADER}\n"""\n'
+            "call, `programs` what the compiled reader runs for each declaration and version.\n"
+            f'\n{HEADER}\n"""\n'
         ),
         OUT / "helpers.py": HELPERS,
         OUT / "programs.py": programs_py(),
