@@ -9,7 +9,7 @@ kgroup runs as a real process, with an audit hook that records every file opened
 `definitions` folder: decode (C and pure Python paths, --summary, --latest, share-state
 segments), simulate-assign, and describe, list, reset-offsets (dry run and executed) and check
 against scripted brokers (tests/unit/wire/fakegroups.py, fakecluster.py, fakecheck.py). An AST
-scan fails when a module of kgroup imports the JSON loader (scripts/declarations.py).
+scan fails when a module of kgroup imports the JSON loader (scripts/definitions.py).
 """
 
 from __future__ import annotations
