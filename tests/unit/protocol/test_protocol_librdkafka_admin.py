@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import confluent_kafka
 import pytest
 from confluent_kafka import (
     ConsumerGroupState,
@@ -36,6 +37,7 @@ from kgroup.protocol.generated.embedded import (
 from kgroup.protocol.generated.embedded import (
     consumer_protocol_subscription as cps,
 )
+from kgroup.protocol.generated.wire import api_versions_request as av_req
 from kgroup.protocol.generated.wire import (
     consumer_group_describe_request as cgd_req,
 )
@@ -93,6 +95,10 @@ from kgroup.protocol.generated.wire import (
 from kgroup.protocol.generated.wire import (
     offset_fetch_response as of,
 )
+from kgroup.protocol.generated.wire import sasl_authenticate_request as sa_req
+from kgroup.protocol.generated.wire import sasl_authenticate_response as sa
+from kgroup.protocol.generated.wire import sasl_handshake_request as sh_req
+from kgroup.protocol.generated.wire import sasl_handshake_response as sh
 from tests.unit.protocol.rdkafka_broker import Frame, RdkafkaBroker
 
 TIMEOUT = 5.0
@@ -102,6 +108,8 @@ UNKNOWN_TOPIC_OR_PARTITION = 3
 NOT_COORDINATOR = 16
 TOPIC_AUTHORIZATION_FAILED = 29
 OFFSET_METADATA_TOO_LARGE = 12
+SASL_AUTHENTICATION_FAILED = 58
+UNSUPPORTED_SASL_MECHANISM = 33
 
 
 @contextmanager
@@ -627,3 +635,86 @@ def test_metadata(version: int) -> None:
     t = got.topics["t"]
     assert sorted(t.partitions) == [0, 1]
     assert (t.partitions[1].leader, t.partitions[1].replicas, t.partitions[1].isrs) == (1, [1], [1])
+
+
+# --- ApiVersions v3, SaslHandshake v1, SaslAuthenticate v0-1 -----------------------------------
+
+
+def _sasl_admin(broker: RdkafkaBroker, errors: list[Any]) -> AdminClient:
+    return AdminClient(
+        {
+            "bootstrap.servers": broker.address,
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanisms": "PLAIN",
+            "sasl.username": "alice",
+            "sasl.password": "s3cret",
+            "error_cb": errors.append,
+            "log_level": 0,
+        }
+    )
+
+
+@pytest.mark.parametrize("version", range(2))
+def test_sasl_plain(version: int) -> None:
+    answers = {
+        17: lambda f: sh.SaslHandshakeResponse(0, ("SCRAM-SHA-512", "PLAIN")),
+        36: lambda f: sa.SaslAuthenticateResponse(
+            session_lifetime_ms=3600000 if version >= 1 else 0  # v1+
+        ),
+    }
+    errors: list[Any] = []
+    broker = RdkafkaBroker(answers, {36: version})
+    try:
+        got = _sasl_admin(broker, errors).list_topics(timeout=TIMEOUT)
+    finally:
+        broker.close()
+    assert broker.errors == [] and errors == []
+    assert sorted(got.topics) == ["t"]
+    api_versions, handshake, authenticate = broker.frames[:3]
+    for frame in (api_versions, handshake, authenticate):
+        assert frame.reencode() == frame.body
+    # ClientSoftwareName/Version v3+
+    assert (api_versions.api_key, api_versions.version) == (18, 3)
+    assert api_versions.decode() == av_req.ApiVersionsRequest(
+        client_software_name="confluent-kafka-python",
+        client_software_version=f"{confluent_kafka.__version__}-rdkafka-{confluent_kafka.libversion()[0]}",
+    )
+    assert (handshake.api_key, handshake.version) == (17, 1)
+    assert handshake.decode() == sh_req.SaslHandshakeRequest("PLAIN")
+    assert (authenticate.api_key, authenticate.version) == (36, version)
+    # RFC 4616: authzid NUL authcid NUL password
+    assert authenticate.decode() == sa_req.SaslAuthenticateRequest(b"\x00alice\x00s3cret")
+
+
+def test_sasl_authentication_failure_message() -> None:
+    answers = {
+        17: lambda f: sh.SaslHandshakeResponse(0, ("PLAIN",)),
+        36: lambda f: sa.SaslAuthenticateResponse(
+            error_code=SASL_AUTHENTICATION_FAILED, error_message="bad credentials for alice"
+        ),
+    }
+    errors: list[Any] = []
+    broker = RdkafkaBroker(answers, {36: 1})
+    try:
+        admin = _sasl_admin(broker, errors)
+        with pytest.raises(KafkaException):
+            admin.list_topics(timeout=2)
+        admin.poll(0.5)  # error_cb runs from poll
+    finally:
+        broker.close()
+    assert any("bad credentials for alice" in str(e) for e in errors), errors
+
+
+def test_sasl_handshake_unsupported_mechanism() -> None:
+    answers = {17: lambda f: sh.SaslHandshakeResponse(UNSUPPORTED_SASL_MECHANISM, ("GSSAPI",))}
+    errors: list[Any] = []
+    broker = RdkafkaBroker(answers, {})
+    try:
+        admin = _sasl_admin(broker, errors)
+        with pytest.raises(KafkaException):
+            admin.list_topics(timeout=2)
+        admin.poll(0.5)  # error_cb runs from poll
+    finally:
+        broker.close()
+    # librdkafka names the mechanisms the broker listed
+    assert any("GSSAPI" in str(e) for e in errors), errors
