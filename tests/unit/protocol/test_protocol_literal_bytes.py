@@ -3,11 +3,16 @@
 librdkafka 2.16 (test_protocol_librdkafka_*.py) never sends these versions kgroup speaks:
 ApiVersions v0 (it sends v3), FindCoordinator v3-v4, JoinGroup v6-v9, SyncGroup v4-v5,
 LeaveGroup v2-v5, DescribeConfigs v2, ListOffsets v8, SaslAuthenticate v2, OffsetDelete v0 and
-ConsumerGroupDescribe v1. Each case below is laid out field by field from Kafka 4.1's
+ConsumerGroupDescribe v1; and neither librdkafka nor the Kafka 4.1 fixtures (whose members
+hold subscriptions v0 and v3, assignments v0) have ConsumerProtocolSubscription v1-v2 or
+ConsumerProtocolAssignment v1-v3 (the embedded bytes after their int16 version, from
+ConsumerProtocolSubscription.json / ConsumerProtocolAssignment.json).
+
+Each case below is laid out field by field from Kafka 4.1's
 `clients/src/main/resources/common/message/<Name>.json` (the comment names the field and the
-encoding: classic int16/int32 lengths, or compact unsigned-varint N+1 lengths and a tagged-field
-section in flexible versions). kgroup's generated writer must write exactly these bytes and its
-reader must read them back to the same object.
+encoding: classic int16/int32 lengths, or compact unsigned-varint N+1 lengths and a
+tagged-field section in flexible versions). kgroup's generated writer must write exactly these
+bytes and its reader must read them back to the same object.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from kgroup.protocol.generated.embedded import consumer_protocol_assignment as cpa
+from kgroup.protocol.generated.embedded import consumer_protocol_subscription as cps
 from kgroup.protocol.generated.wire import api_versions_request as av_req
 from kgroup.protocol.generated.wire import api_versions_response as av
 from kgroup.protocol.generated.wire import consumer_group_describe_request as cgd_req
@@ -45,6 +52,54 @@ def hx(*parts: str) -> bytes:
 
 TOPIC_ID = bytes(range(16))
 CASES: list[Any] = [
+    # --- the consumer protocol (never flexible; the int16 version is not part of these) ------
+    pytest.param(
+        cps,
+        1,
+        cps.ConsumerProtocolSubscription(("t",), None, (cps.TopicPartition("t", (0,)),)),
+        hx(
+            "00000001  0001 74",  # Topics: 1, "t"
+            "ffffffff",  # UserData (nullable) null
+            "00000001  0001 74  00000001 00000000",  # OwnedPartitions (v1+): 1 {Topic "t",
+            # Partitions [0]}
+            # GenerationId v2+, RackId v3+
+        ),
+        id="ConsumerProtocolSubscription-v1",
+    ),
+    pytest.param(
+        cps,
+        2,
+        cps.ConsumerProtocolSubscription(("t", "u"), b"\xab", (), 5),
+        hx(
+            "00000002  0001 74  0001 75",  # Topics: "t", "u"
+            "00000001 ab",  # UserData: 1 byte
+            "00000000",  # OwnedPartitions: 0
+            "00000005",  # GenerationId (v2+) 5
+            # RackId v3+
+        ),
+        id="ConsumerProtocolSubscription-v2",
+    ),
+    pytest.param(
+        cpa,
+        1,
+        cpa.ConsumerProtocolAssignment((cpa.TopicPartition("t", (0, 1)),), b"\xab\xcd"),
+        hx(
+            "00000001  0001 74  00000002 00000000 00000001",  # AssignedPartitions: 1
+            # {Topic "t", Partitions [0, 1]}
+            "00000002 abcd",  # UserData: 2 bytes
+        ),
+        id="ConsumerProtocolAssignment-v1",
+    ),
+    pytest.param(
+        cpa,
+        3,
+        cpa.ConsumerProtocolAssignment((), None),
+        hx(
+            "00000000",  # AssignedPartitions: 0
+            "ffffffff",  # UserData (nullable) null
+        ),
+        id="ConsumerProtocolAssignment-v3",
+    ),
     # --- ApiVersions v0 ---------------------------------------------------------------------
     pytest.param(av_req, 0, av_req.ApiVersionsRequest(), hx(""), id="ApiVersionsRequest-v0"),
     pytest.param(
