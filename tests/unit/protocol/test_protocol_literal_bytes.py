@@ -286,6 +286,56 @@ CASES: list[Any] = [
         ),
         id="JoinGroupResponse-v9",
     ),
+    pytest.param(
+        jg,
+        8,
+        jg.JoinGroupResponse(
+            error_code=79,
+            generation_id=-1,
+            protocol_type=None,
+            protocol_name=None,
+            leader="",
+            member_id="m",
+        ),
+        hx(
+            "00000000",  # ThrottleTimeMs
+            "004f",  # ErrorCode 79 MEMBER_ID_REQUIRED
+            "ffffffff",  # GenerationId -1
+            "00",  # ProtocolType (v7+, nullable) null
+            "00",  # ProtocolName null
+            "01",  # Leader ""
+            # SkipAssignment: v9+
+            "02 6d",  # MemberId "m"
+            "01",  # Members: 0
+            "00",  # tagged fields
+        ),
+        id="JoinGroupResponse-v8",
+    ),
+    pytest.param(
+        jg_req,
+        7,
+        jg_req.JoinGroupRequest(
+            group_id="g",
+            session_timeout_ms=45000,
+            rebalance_timeout_ms=300000,
+            member_id="m",
+            group_instance_id=None,
+            protocol_type="consumer",
+            protocols=(),
+        ),
+        hx(
+            "02 67",  # GroupId "g"
+            "0000afc8",  # SessionTimeoutMs 45000
+            "000493e0",  # RebalanceTimeoutMs 300000
+            "02 6d",  # MemberId "m"
+            "00",  # GroupInstanceId null
+            "09 636f6e73756d6572",  # ProtocolType "consumer"
+            "01",  # Protocols: 0
+            # Reason: v8+
+            "00",  # tagged fields
+        ),
+        id="JoinGroupRequest-v7",
+    ),
     # --- SyncGroup v4 (flexible), v5 (ProtocolType/ProtocolName) -----------------------------
     pytest.param(
         sg_req,
