@@ -15,6 +15,7 @@ field); a declaration that moves a field's version breaks the byte or value comp
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -640,6 +641,13 @@ def test_metadata(version: int) -> None:
 # --- ApiVersions v3, SaslHandshake v1, SaslAuthenticate v0-1 -----------------------------------
 
 
+def _poll_for_errors(admin: AdminClient, errors: list[Any]) -> None:
+    """librdkafka calls error_cb from poll: poll until it has (at most 10 s)."""
+    deadline = time.monotonic() + 10
+    while not errors and time.monotonic() < deadline:
+        admin.poll(0.1)
+
+
 def _sasl_admin(broker: RdkafkaBroker, errors: list[Any]) -> AdminClient:
     return AdminClient(
         {
@@ -699,7 +707,7 @@ def test_sasl_authentication_failure_message() -> None:
         admin = _sasl_admin(broker, errors)
         with pytest.raises(KafkaException):
             admin.list_topics(timeout=2)
-        admin.poll(0.5)  # error_cb runs from poll
+        _poll_for_errors(admin, errors)
     finally:
         broker.close()
     assert any("bad credentials for alice" in str(e) for e in errors), errors
@@ -713,7 +721,7 @@ def test_sasl_handshake_unsupported_mechanism() -> None:
         admin = _sasl_admin(broker, errors)
         with pytest.raises(KafkaException):
             admin.list_topics(timeout=2)
-        admin.poll(0.5)  # error_cb runs from poll
+        _poll_for_errors(admin, errors)
     finally:
         broker.close()
     # librdkafka names the mechanisms the broker listed
