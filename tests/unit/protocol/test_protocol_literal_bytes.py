@@ -2,10 +2,10 @@
 
 librdkafka 2.16 (test_protocol_librdkafka_*.py) never sends these versions kgroup speaks:
 ApiVersions v0 (it sends v3), FindCoordinator v3-v4, JoinGroup v6-v9, SyncGroup v4-v5,
-LeaveGroup v2-v5, DescribeConfigs v2, ListOffsets v8, SaslAuthenticate v2, OffsetDelete v0 and
-ConsumerGroupDescribe v1; and neither librdkafka nor the Kafka 4.1 fixtures (whose members
-hold subscriptions v0 and v3, assignments v0) have ConsumerProtocolSubscription v1-v2 or
-ConsumerProtocolAssignment v1-v3 (the embedded bytes after their int16 version, from
+LeaveGroup v2-v5, DescribeConfigs v2, DeleteTopics v5-v6, ListOffsets v8, SaslAuthenticate v2,
+OffsetDelete v0 and ConsumerGroupDescribe v1; and neither librdkafka nor the Kafka 4.1 fixtures
+(whose members hold subscriptions v0 and v3, assignments v0) have ConsumerProtocolSubscription
+v1-v2 or ConsumerProtocolAssignment v1-v3 (the embedded bytes after their int16 version, from
 ConsumerProtocolSubscription.json / ConsumerProtocolAssignment.json).
 
 Each case below is laid out field by field from Kafka 4.1's
@@ -28,6 +28,8 @@ from kgroup.protocol.generated.wire import api_versions_request as av_req
 from kgroup.protocol.generated.wire import api_versions_response as av
 from kgroup.protocol.generated.wire import consumer_group_describe_request as cgd_req
 from kgroup.protocol.generated.wire import consumer_group_describe_response as cgd
+from kgroup.protocol.generated.wire import delete_topics_request as dt_req
+from kgroup.protocol.generated.wire import delete_topics_response as dt
 from kgroup.protocol.generated.wire import describe_configs_request as dc_req
 from kgroup.protocol.generated.wire import describe_configs_response as dc
 from kgroup.protocol.generated.wire import find_coordinator_request as fc_req
@@ -525,6 +527,69 @@ CASES: list[Any] = [
             # ConfigType, Documentation: v3+
         ),
         id="DescribeConfigsResponse-v2",
+    ),
+    # --- DeleteTopics v5 (ErrorMessage), v6 (topics by name or id) ---------------------------
+    pytest.param(
+        dt_req,
+        5,
+        dt_req.DeleteTopicsRequest(topic_names=("t",), timeout_ms=30000),
+        hx(
+            # Topics: v6+
+            "02 02 74",  # TopicNames (v0-5): ["t"]
+            "00007530",  # TimeoutMs 30000
+            "00",  # tagged fields
+        ),
+        id="DeleteTopicsRequest-v5",
+    ),
+    pytest.param(
+        dt,
+        5,
+        dt.DeleteTopicsResponse(
+            responses=(dt.DeletableTopicResult("t", error_code=41, error_message="not ctl"),)
+        ),
+        hx(
+            "00000000",  # ThrottleTimeMs (v1+)
+            "02",  # Responses: 1
+            "02 74",  # Name "t" (nullable v6+); TopicId: v6+
+            "0029",  # ErrorCode 41 NOT_CONTROLLER
+            "08 6e6f742063746c",  # ErrorMessage (v5+, nullable) "not ctl"
+            "00",  # result tags
+            "00",  # tagged fields
+        ),
+        id="DeleteTopicsResponse-v5",
+    ),
+    pytest.param(
+        dt_req,
+        6,
+        dt_req.DeleteTopicsRequest(
+            topics=(dt_req.DeleteTopicState("t"), dt_req.DeleteTopicState(None, TOPIC_ID)),
+            timeout_ms=30000,
+        ),
+        hx(
+            "03",  # Topics (v6+): 2
+            "02 74  00000000000000000000000000000000  00",  # Name "t", TopicId zero, tags
+            "00  000102030405060708090a0b0c0d0e0f  00",  # Name null, TopicId, tags
+            # TopicNames: v0-5
+            "00007530",  # TimeoutMs
+            "00",  # tagged fields
+        ),
+        id="DeleteTopicsRequest-v6",
+    ),
+    pytest.param(
+        dt,
+        6,
+        dt.DeleteTopicsResponse(responses=(dt.DeletableTopicResult(None, TOPIC_ID, 100, None),)),
+        hx(
+            "00000000",  # ThrottleTimeMs
+            "02",  # Responses: 1
+            "00",  # Name (v6+ nullable) null
+            "000102030405060708090a0b0c0d0e0f",  # TopicId (v6+)
+            "0064",  # ErrorCode 100 UNKNOWN_TOPIC_ID
+            "00",  # ErrorMessage null
+            "00",  # result tags
+            "00",  # tagged fields
+        ),
+        id="DeleteTopicsResponse-v6",
     ),
     # --- ListOffsets v8 ---------------------------------------------------------------------
     pytest.param(
