@@ -9,7 +9,8 @@ topic `t` in group `g` with rack `r1` and checks, at each version librdkafka can
 - SyncGroup: librdkafka, the leader, assigned with a second member's subscription that kgroup's
   writer made; kgroup reads the assignments librdkafka wrote;
 - the SyncGroup answer carries an assignment kgroup's writer made, which librdkafka adopts;
-- OffsetFetch, Fetch (answered with a record batch written out by hand below), LeaveGroup;
+- OffsetFetch, Fetch (answered with a record batch written out by hand below), OffsetCommit
+  as a group member, LeaveGroup;
 - every request is written back byte for byte by kgroup's writer.
 """
 
@@ -29,6 +30,8 @@ from kgroup.protocol.generated.wire import join_group_request as jg_req
 from kgroup.protocol.generated.wire import join_group_response as jg
 from kgroup.protocol.generated.wire import leave_group_request as lv_req
 from kgroup.protocol.generated.wire import leave_group_response as lv
+from kgroup.protocol.generated.wire import offset_commit_request as oc_req
+from kgroup.protocol.generated.wire import offset_commit_response as oc
 from kgroup.protocol.generated.wire import offset_fetch_request as of_req
 from kgroup.protocol.generated.wire import offset_fetch_response as of
 from kgroup.protocol.generated.wire import sync_group_request as sg_req
@@ -36,7 +39,15 @@ from kgroup.protocol.generated.wire import sync_group_response as sg
 from tests.unit.protocol.rdkafka_broker import Frame, RdkafkaBroker
 
 MEMBER_ID_REQUIRED = 79
-FETCH, OFFSET_FETCH, JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP = 1, 9, 11, 12, 13, 14
+FETCH, OFFSET_COMMIT, OFFSET_FETCH, JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP = (
+    1,
+    8,
+    9,
+    11,
+    12,
+    13,
+    14,
+)
 
 # One record batch (magic 2) at offset 5 holding key "k", value "v", laid out from Kafka's
 # DefaultRecordBatch / DefaultRecord; librdkafka checks the CRC (check.crcs=true).
@@ -137,7 +148,8 @@ class Group:
 
 
 CASES = [
-    # (JoinGroup, SyncGroup, OffsetFetch, Fetch, LeaveGroup) versions; librdkafka 2.16 sends
+    # (JoinGroup, SyncGroup, OffsetFetch and OffsetCommit, Fetch, LeaveGroup) versions;
+    # librdkafka 2.16 sends
     # JoinGroup v0-5, SyncGroup v0-3, OffsetFetch v0-9, Fetch v4-11 (kgroup's newest), LeaveGroup
     # v0-1
     pytest.param(5, 3, 9, 11, 1, id="newest"),
@@ -158,6 +170,9 @@ def test_group_consumer(join_v: int, sync_v: int, offset_fetch_v: int, fetch_v: 
         JOIN_GROUP: group.join,
         SYNC_GROUP: group.sync,
         OFFSET_FETCH: group.offset_fetch,
+        OFFSET_COMMIT: lambda f: oc.OffsetCommitResponse(
+            topics=(oc.OffsetCommitResponseTopic("t", (oc.OffsetCommitResponsePartition(1, 0),)),)
+        ),
         FETCH: group.fetch,
         HEARTBEAT: lambda f: HEARTBEAT_V1_3 if f.version >= 1 else b"\x00\x00",
         LEAVE_GROUP: lambda f: lv.LeaveGroupResponse(),
@@ -166,6 +181,7 @@ def test_group_consumer(join_v: int, sync_v: int, offset_fetch_v: int, fetch_v: 
         JOIN_GROUP: join_v,
         SYNC_GROUP: sync_v,
         OFFSET_FETCH: offset_fetch_v,
+        OFFSET_COMMIT: offset_fetch_v,
         FETCH: fetch_v,
         LEAVE_GROUP: leave_v,
         HEARTBEAT: 3,
@@ -194,6 +210,7 @@ def test_group_consumer(join_v: int, sync_v: int, offset_fetch_v: int, fetch_v: 
             if message is not None and message.error():
                 pytest.fail(str(message.error()))
         assignment = consumer.assignment()
+        committed = consumer.commit(message=message, asynchronous=False) if message else None
         consumer.close()
     finally:
         broker.close()
@@ -297,6 +314,34 @@ def test_group_consumer(join_v: int, sync_v: int, offset_fetch_v: int, fetch_v: 
             ),
         ),
         rack_id="r1" if fetch_v >= 11 else "",  # v11+
+    )
+
+    # OffsetCommit as a member of generation 3: the message's offset + 1
+    assert [(tp.topic, tp.partition, tp.offset, tp.error) for tp in committed or []] == [
+        ("t", 1, 6, None)
+    ]
+    commit = frames[OFFSET_COMMIT][0]
+    assert commit.version == offset_fetch_v
+    assert commit.decode() == oc_req.OffsetCommitRequest(
+        group_id="g",
+        generation_id_or_member_epoch=3,  # v1+
+        member_id="m-1",  # v1+
+        retention_time_ms=-1,  # v2-v4
+        topics=(
+            oc_req.OffsetCommitRequestTopic(
+                "t",
+                (
+                    oc_req.OffsetCommitRequestPartition(
+                        partition_index=1,
+                        committed_offset=6,
+                        committed_leader_epoch=0 if offset_fetch_v >= 6 else -1,  # v6+: the
+                        # batch's partitionLeaderEpoch
+                        commit_timestamp=-1,  # v1 only
+                        committed_metadata="",
+                    ),
+                ),
+            ),
+        ),
     )
 
     # LeaveGroup on close
