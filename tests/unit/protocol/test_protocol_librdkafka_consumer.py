@@ -149,9 +149,8 @@ class Group:
 
 CASES = [
     # (JoinGroup, SyncGroup, OffsetFetch and OffsetCommit, Fetch, LeaveGroup) versions;
-    # librdkafka 2.16 sends
-    # JoinGroup v0-5, SyncGroup v0-3, OffsetFetch v0-9, Fetch v4-11 (kgroup's newest), LeaveGroup
-    # v0-1
+    # librdkafka 2.16 sends JoinGroup v0-5, SyncGroup v0-3, OffsetFetch/OffsetCommit v0-9,
+    # Fetch v4-11 (kgroup's newest), LeaveGroup v0-1
     pytest.param(5, 3, 9, 11, 1, id="newest"),
     pytest.param(5, 3, 9, 9, 1, id="fetch9"),
     pytest.param(5, 3, 9, 8, 1, id="fetch8"),
