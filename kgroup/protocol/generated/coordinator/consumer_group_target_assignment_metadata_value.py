@@ -34,8 +34,8 @@ class ConsumerGroupTargetAssignmentMetadataValue(Struct):
 
     #: AssignmentEpoch (int32, v0+): The assignment epoch.
     assignment_epoch: int
-    #: AssignmentTimestamp (int64, v0+, tag 0 v0+): The time at which the assignment calculation
-    #: finished.
+    #: AssignmentTimestamp (int64, v0+, tag 0 v0+, ignorable): The time at which the assignment
+    #: calculation finished.
     assignment_timestamp: int
     #: tagged fields this version of kgroup does not know
     unknown_tags: tuple[tuple[int, bytes], ...]

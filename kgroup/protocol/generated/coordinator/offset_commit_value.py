@@ -53,13 +53,13 @@ class OffsetCommitValue(Struct):
 
     #: offset (int64, v0+)
     offset: int
-    #: leaderEpoch (int32, v3+): KIP-320, Kafka 2.1
+    #: leaderEpoch (int32, v3+, ignorable): KIP-320, Kafka 2.1
     leader_epoch: int
     #: metadata (string, v0+)
     metadata: str
     #: commitTimestamp (int64, v0+)
     commit_timestamp: int
-    #: expireTimestamp (int64, v1): explicit retention (pre-2.1 / v1 only)
+    #: expireTimestamp (int64, v1, ignorable): explicit retention (pre-2.1 / v1 only)
     expire_timestamp: int
     #: topicId (uuid, v4+, tag 0 v4+): KIP-848, 4.1
     topic_id: bytes
@@ -121,14 +121,10 @@ def _write_OffsetCommitValue(out: bytearray, obj: OffsetCommitValue, version: in
     out += I64(obj.offset)
     if version >= 3:
         out += I32(obj.leader_epoch)
-    elif version <= 2 and obj.leader_epoch != -1:
-        raise absent("leaderEpoch", version)
     w_string(out, obj.metadata, version >= 4, False, "metadata")
     out += I64(obj.commit_timestamp)
     if version == 1:
         out += I64(obj.expire_timestamp)
-    elif version in (0, 2, 3, 4) and obj.expire_timestamp != -1:
-        raise absent("expireTimestamp", version)
     if (
         version <= 3
         and obj.topic_id != b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"

@@ -458,6 +458,7 @@ def _consumer_group_target_assignment_metadata_value() -> Message:
                 tag=0,
                 default=0,
                 note="The time at which the assignment calculation finished.",
+                ignorable=True,
                 key="assignment_timestamp",
             ),
         ),
@@ -581,6 +582,7 @@ def _offset_commit_value() -> Message:
                 (3, 32767),
                 default=-1,
                 note="KIP-320, Kafka 2.1",
+                ignorable=True,
                 key="leader_epoch",
             ),
             Field("metadata", "string", (0, 32767), key="metadata"),
@@ -591,6 +593,7 @@ def _offset_commit_value() -> Message:
                 (1, 1),
                 default=-1,
                 note="explicit retention (pre-2.1 / v1 only)",
+                ignorable=True,
                 key="expire_timestamp",
             ),
             Field(
