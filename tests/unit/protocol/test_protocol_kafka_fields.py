@@ -1018,6 +1018,237 @@ KAFKA: dict[str, tuple[str, str, list[Row]]] = {
             ("Topics.PartitionMetadata.Racks", "[]string", "0+", None, False, None),
         ],
     ),
+    "coordinator/GroupMetadataValue": (
+        "apache/kafka 173802a8127f (v0-v4, flexible 4+)",
+        "0-4",
+        [
+            ("protocolType", "string", "0+", None, False, None),
+            ("generation", "int32", "0+", None, False, None),
+            ("protocol", "string", "0+", "0+", False, None),
+            ("leader", "string", "0+", "0+", False, None),
+            ("currentStateTimestamp", "int64", "2+", None, True, "-1"),
+            ("members", "[]MemberMetadata", "0+", None, False, None),
+            ("common:MemberMetadata.memberId", "string", "0+", None, False, None),
+            ("common:MemberMetadata.groupInstanceId", "string", "3+", "3+", True, "null"),
+            ("common:MemberMetadata.clientId", "string", "0+", None, False, None),
+            ("common:MemberMetadata.clientHost", "string", "0+", None, False, None),
+            ("common:MemberMetadata.rebalanceTimeout", "int32", "1+", None, True, None),
+            ("common:MemberMetadata.sessionTimeout", "int32", "0+", None, False, None),
+            ("common:MemberMetadata.subscription", "bytes", "0+", None, False, None),
+            ("common:MemberMetadata.assignment", "bytes", "0+", None, False, None),
+        ],
+    ),
+    "coordinator/ShareGroupCurrentMemberAssignmentValue": (
+        "apache/kafka d2cdfb455937 (apiKey 14)",
+        "0",
+        [
+            ("MemberEpoch", "int32", "0+", None, False, None),
+            ("PreviousMemberEpoch", "int32", "0+", None, False, None),
+            ("State", "int8", "0+", None, False, None),
+            ("AssignedPartitions", "[]TopicPartitions", "0+", None, False, None),
+            ("common:TopicPartitions.TopicId", "uuid", "0+", None, False, None),
+            ("common:TopicPartitions.Partitions", "[]int32", "0+", None, False, None),
+        ],
+    ),
+    "coordinator/ShareGroupTargetAssignmentMetadataValue": (
+        "apache/kafka b967e968c65a (apiKey 12; AssignmentTimestamp: DECLARED_ONLY_TAGGED)",
+        "0",
+        [("AssignmentEpoch", "int32", "0+", None, False, None)],
+    ),
+    "coordinator/StreamsGroupTargetAssignmentMetadataValue": (
+        "apache/kafka 5c1644fc05a8 (apiKey 20; AssignmentTimestamp: DECLARED_ONLY_TAGGED)",
+        "0",
+        [("AssignmentEpoch", "int32", "0+", None, False, None)],
+    ),
+    "coordinator/StreamsGroupTargetAssignmentMemberValue": (
+        "apache/kafka 75a150ae8002 (apiKey 21)",
+        "0",
+        [
+            ("ActiveTasks", "[]TaskIds", "0+", None, False, None),
+            ("StandbyTasks", "[]TaskIds", "0+", None, False, None),
+            ("WarmupTasks", "[]TaskIds", "0+", None, False, None),
+            ("common:TaskIds.SubtopologyId", "string", "0+", None, False, None),
+            ("common:TaskIds.Partitions", "[]int32", "0+", None, False, None),
+        ],
+    ),
+    "coordinator/StreamsGroupCurrentMemberAssignmentValue": (
+        "apache/kafka 5096058a08e6 (v0; AssignmentEpochs: DECLARED_ONLY_TAGGED)",
+        "0",
+        [
+            ("MemberEpoch", "int32", "0+", None, False, None),
+            ("PreviousMemberEpoch", "int32", "0+", None, False, None),
+            ("State", "int8", "0+", None, False, None),
+            ("ActiveTasks", "[]TaskIds", "0+", None, False, None),
+            ("StandbyTasks", "[]TaskIds", "0+", None, False, None),
+            ("WarmupTasks", "[]TaskIds", "0+", None, False, None),
+            ("ActiveTasksPendingRevocation", "[]TaskIds", "0+", None, False, None),
+            ("StandbyTasksPendingRevocation", "[]TaskIds", "0+", None, False, None),
+            ("WarmupTasksPendingRevocation", "[]TaskIds", "0+", None, False, None),
+            ("common:TaskIds.SubtopologyId", "string", "0+", None, False, None),
+            ("common:TaskIds.Partitions", "[]int32", "0+", None, False, None),
+        ],
+    ),
+    "coordinator/StreamsGroupMemberMetadataValue": (
+        "apache/kafka 59bf751f9dc2 (v0)",
+        "0",
+        [
+            ("InstanceId", "string", "0+", "0+", False, None),
+            ("RackId", "string", "0+", "0+", False, None),
+            ("ClientId", "string", "0+", None, False, None),
+            ("ClientHost", "string", "0+", None, False, None),
+            ("RebalanceTimeoutMs", "int32", "0+", None, False, "-1"),
+            ("TopologyEpoch", "int32", "0+", None, False, None),
+            ("ProcessId", "string", "0+", None, False, None),
+            ("UserEndpoint", "Endpoint", "0+", "0+", False, "null"),
+            ("ClientTags", "[]KeyValue", "0+", None, False, None),
+            ("common:Endpoint.Host", "string", "0+", None, False, None),
+            ("common:Endpoint.Port", "uint16", "0+", None, False, None),
+            ("common:KeyValue.Key", "string", "0+", None, False, None),
+            ("common:KeyValue.Value", "string", "0+", None, False, None),
+        ],
+    ),
+    "coordinator/StreamsGroupTopologyValue": (
+        # the stored default, 0832e7a7, is an earlier layout (TopologyId, Topology, []int32)
+        "apache/kafka 59bf751f9dc2 (v0)",
+        "0",
+        [
+            ("Epoch", "int32", "0+", None, False, None),
+            ("Subtopologies", "[]Subtopology", "0+", None, False, None),
+            ("Subtopologies.SubtopologyId", "string", "0+", None, False, None),
+            ("Subtopologies.SourceTopics", "[]string", "0+", None, False, None),
+            ("Subtopologies.SourceTopicRegex", "[]string", "0+", None, False, None),
+            ("Subtopologies.StateChangelogTopics", "[]TopicInfo", "0+", None, False, None),
+            ("Subtopologies.RepartitionSinkTopics", "[]string", "0+", None, False, None),
+            ("Subtopologies.RepartitionSourceTopics", "[]TopicInfo", "0+", None, False, None),
+            ("Subtopologies.CopartitionGroups", "[]CopartitionGroup", "0+", None, False, None),
+            ("Subtopologies.CopartitionGroups.SourceTopics", "[]int16", "0+", None, False, None),
+            (
+                "Subtopologies.CopartitionGroups.SourceTopicRegex",
+                "[]int16",
+                "0+",
+                None,
+                False,
+                None,
+            ),
+            (
+                "Subtopologies.CopartitionGroups.RepartitionSourceTopics",
+                "[]int16",
+                "0+",
+                None,
+                False,
+                None,
+            ),
+            ("common:TopicConfig.key", "string", "0+", None, False, None),
+            ("common:TopicConfig.value", "string", "0+", None, False, None),
+            ("common:TopicInfo.Name", "string", "0+", None, False, None),
+            ("common:TopicInfo.Partitions", "int32", "0+", None, False, None),
+            ("common:TopicInfo.ReplicationFactor", "int16", "0+", None, False, None),
+            ("common:TopicInfo.TopicConfigs", "[]TopicConfig", "0+", None, False, None),
+        ],
+    ),
+    "coordinator/StreamsGroupTargetAssignmentResolvedTopicIdsValue": (
+        "apache/kafka 14440d21214c (apiKey 24)",
+        "0",
+        [
+            ("AssignmentEpoch", "int32", "0+", None, False, None),
+            ("ResolvedTopicIdsBySubtopology", "[]ResolvedTopicIds", "0+", None, False, None),
+            ("common:ResolvedTopicIds.SubtopologyId", "string", "0+", None, False, None),
+            ("common:ResolvedTopicIds.TopicIds", "[]uuid", "0+", None, False, None),
+        ],
+    ),
+    # The earlier layouts kgroup still reads (coordinator/kafka-X.Y/, share/kafka-early/)
+    "coordinator/kafka-4.0/ShareGroupMetadataValue": (
+        "apache/kafka cbf3d00a25fb (apiKey 11, Epoch only)",
+        "0",
+        [("Epoch", "int32", "0+", None, False, None)],
+    ),
+    "coordinator/kafka-4.0/ShareGroupStatePartitionMetadataValue": (
+        "apache/kafka 7e11ea85e0c7 (apiKey 15, before InitializingTopics)",
+        "0",
+        [
+            ("InitializedTopics", "[]TopicPartitionsInfo", "0+", None, False, None),
+            ("DeletingTopics", "[]TopicInfo", "0+", None, False, None),
+            ("common:TopicPartitionsInfo.TopicId", "uuid", "0+", None, False, None),
+            ("common:TopicPartitionsInfo.TopicName", "string", "0+", None, False, None),
+            ("common:TopicPartitionsInfo.Partitions", "[]int32", "0+", None, False, None),
+            ("common:TopicInfo.TopicId", "uuid", "0+", None, False, None),
+            ("common:TopicInfo.TopicName", "string", "0+", None, False, None),
+        ],
+    ),
+    "share/kafka-early/ShareSnapshotValue": (
+        # the declaration names 03176af6, an earlier stored version of the same early layout
+        "apache/kafka e3e579e7d69f (share-coordinator, early KIP-932 layout)",
+        "0",
+        [
+            ("SnapshotEpoch", "uint16", "0", None, False, None),
+            ("StateEpoch", "int32", "0+", None, False, None),
+            ("LeaderEpoch", "int32", "0+", None, False, None),
+            ("StartOffset", "int64", "0", None, False, None),
+            ("StateBatches", "[]StateBatch", "0", None, False, None),
+            ("StateBatches.FirstOffset", "int64", "0", None, False, None),
+            ("StateBatches.LastOffset", "int64", "0", None, False, None),
+            ("StateBatches.DeliveryState", "int8", "0", None, False, None),
+            ("StateBatches.DeliveryCount", "int16", "0", None, False, None),
+        ],
+    ),
+    # share-coordinator/src/main/resources/common/message/
+    "share/ShareSnapshotKey": (
+        "apache/kafka 1b9e7a6d25ad (share-coordinator; Kafka 4.1 writes apiKey 0, v0)",
+        "0",
+        [
+            ("GroupId", "string", "0", None, False, None),
+            ("TopicId", "uuid", "0", None, False, None),
+            ("Partition", "int32", "0", None, False, None),
+        ],
+    ),
+    "share/ShareUpdateKey": (
+        # an early file: "versions": "1" is the record type; Kafka 4.1 writes apiKey 1, v0
+        "apache/kafka 53364c539970 (share-coordinator, the fields of record type 1)",
+        "0",
+        [
+            ("GroupId", "string", "0", None, False, None),
+            ("TopicId", "uuid", "0", None, False, None),
+            ("Partition", "int32", "0", None, False, None),
+        ],
+    ),
+    "share/ShareUpdateValue": (
+        # the file's own comment: "DeliveryCompleteCount was added in Apache Kafka 4.2 (KIP-1226)"
+        "apache/kafka 0c9eef59f75d (apiKey 1) less the tagged DeliveryCompleteCount (Kafka 4.2)",
+        "0",
+        [
+            ("SnapshotEpoch", "int32", "0+", None, False, None),
+            ("LeaderEpoch", "int32", "0+", None, False, None),
+            ("StartOffset", "int64", "0+", None, False, None),
+            ("StateBatches", "[]StateBatch", "0+", None, False, None),
+            ("StateBatches.FirstOffset", "int64", "0+", None, False, None),
+            ("StateBatches.LastOffset", "int64", "0+", None, False, None),
+            ("StateBatches.DeliveryState", "int8", "0+", None, False, None),
+            ("StateBatches.DeliveryCount", "int16", "0+", None, False, None),
+        ],
+    ),
+    # clients/src/main/resources/common/message/ (v3, KIP-881's RackId, is outside these files)
+    "embedded/ConsumerProtocolSubscription": (
+        "apache/kafka 36ad06356327 (v0-v2)",
+        "0-2",
+        [
+            ("Topics", "[]string", "0+", None, False, None),
+            ("UserData", "bytes", "0+", "0+", False, "null"),
+            ("OwnedPartitions", "[]TopicPartition", "1+", None, True, None),
+            ("OwnedPartitions.Topic", "string", "1+", None, False, None),
+            ("OwnedPartitions.Partitions", "[]int32", "1+", None, False, None),
+            ("GenerationId", "int32", "2+", None, True, "-1"),
+        ],
+    ),
+    "embedded/ConsumerProtocolAssignment": (
+        "apache/kafka 3bb846888976 (v0-v2)",
+        "0-2",
+        [
+            ("AssignedPartitions", "[]TopicPartition", "0+", None, False, None),
+            ("AssignedPartitions.Topic", "string", "0+", None, False, None),
+            ("AssignedPartitions.Partitions", "[]int32", "0+", None, False, None),
+            ("UserData", "bytes", "0+", "0+", False, "null"),
+        ],
+    ),
     # The early KIP-848/932/1071 key files (type "data"): their "versions" is the record type
     # (later the apiKey), a number per field that Kafka 4.1 writes as version 0. Each is the
     # stored file named; the fields, in order, are what is compared (the versions held: v0)
@@ -1102,6 +1333,15 @@ KAFKA_TAGS: dict[str, dict[str, tuple[int, str]]] = {
 DECLARED_ONLY_TAGGED: dict[str, dict[str, tuple[int, str]]] = {
     # the declaration's own note: "KIP-848, 4.1"; the stored files (28710d4d, 45b0af26) lack it
     "coordinator/OffsetCommitValue": {"topicId": (0, "4+")},
+    # AssignmentTimestamp: "Added in 4.3 (KIP-1263)" in ConsumerGroupTargetAssignmentMetadataValue
+    # (07b06d06); the stored share and streams files (b967e968, 5c1644fc) are earlier
+    "coordinator/ShareGroupTargetAssignmentMetadataValue": {"AssignmentTimestamp": (0, "0+")},
+    "coordinator/StreamsGroupTargetAssignmentMetadataValue": {"AssignmentTimestamp": (0, "0+")},
+    # AssignmentEpochs: KIP-1251 in ConsumerGroupCurrentMemberAssignmentValue (6541f940); the
+    # stored streams file (5096058a) is earlier
+    "coordinator/StreamsGroupCurrentMemberAssignmentValue": {
+        "common:TaskIds.AssignmentEpochs": (0, "0+")
+    },
 }
 
 # name -> flexibleVersions of the file transcribed, for every non-wire table above (the wire
@@ -1139,10 +1379,30 @@ KAFKA_FLEXIBLE: dict[str, str] = {
             "ShareGroupPartitionMetadataValue",
             "ShareGroupTargetAssignmentMemberValue",
             "ShareGroupStatePartitionMetadataValue",
-            "StreamsGroupTargetAssignmentMemberValue",
             "StreamsGroupPartitionMetadataValue",
         )
-        if f"coordinator/{value}" in KAFKA
+    },
+    "coordinator/GroupMetadataValue": "4+",
+    "coordinator/kafka-4.0/ShareGroupMetadataValue": "0+",
+    "coordinator/kafka-4.0/ShareGroupStatePartitionMetadataValue": "0+",
+    "share/kafka-early/ShareSnapshotValue": "0+",
+    "share/ShareSnapshotKey": "none",
+    "share/ShareUpdateKey": "none",
+    "share/ShareUpdateValue": "0+",
+    "embedded/ConsumerProtocolSubscription": "none",
+    "embedded/ConsumerProtocolAssignment": "none",
+    **{
+        f"coordinator/{value}": "0+"
+        for value in (
+            "ShareGroupCurrentMemberAssignmentValue",
+            "ShareGroupTargetAssignmentMetadataValue",
+            "StreamsGroupTargetAssignmentMetadataValue",
+            "StreamsGroupTargetAssignmentMemberValue",
+            "StreamsGroupCurrentMemberAssignmentValue",
+            "StreamsGroupMemberMetadataValue",
+            "StreamsGroupTopologyValue",
+            "StreamsGroupTargetAssignmentResolvedTopicIdsValue",
+        )
     },
     # Connect's Java Schemas have no tagged fields
     "embedded/ConnectProtocolMetadata": "none",
@@ -1155,6 +1415,11 @@ NO_KAFKA_FILE: dict[str, str] = {
     "embedded/CooperativeStickyAssignorUserData": (
         "CooperativeStickyAssignor.java COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0"
     ),
+    "share/ShareSnapshotValue": (
+        "Kafka 4.1's layout (int32 SnapshotEpoch, Create/WriteTimestamp) as its "
+        "ShareCoordinatorRecordHelpers writes it: the stored files (03176af6, e3e579e7) are the "
+        "early layout, share/kafka-early/"
+    ),
     "coordinator/kafka-trunk/ShareGroupStatePartitionMetadataValue": (
         "trunk between apache/kafka#19339 and 25002b6a (no stored file has this layout)"
     ),
@@ -1164,47 +1429,16 @@ NO_KAFKA_FILE: dict[str, str] = {
 # with why it is not yet: the stored default version is not the layout declared, or a
 # difference is still to be settled. Shrink this set; never add a new declaration to it.
 NOT_YET_TRANSCRIBED: dict[str, str] = {
-    "coordinator/GroupMetadataValue": (
-        "173802a8: MemberMetadata is a common struct (inline here), ignorable flags and "
-        "rebalanceTimeout's default -1 (Kafka: none) to settle"
-    ),
-    "coordinator/ShareGroupCurrentMemberAssignmentValue": (
-        "2d484d18 has common TopicPartitions, declared inline as TopicPartition: read d2cdfb45"
-    ),
-    "coordinator/ShareGroupTargetAssignmentMetadataValue": (
-        "0c808e91 lacks the tagged AssignmentTimestamp declared: read the later file"
-    ),
     "coordinator/StreamsGroupMetadataValue": (
         "1291a930 has AssignmentConfigs; declared: the later LastAssignmentConfigs layout"
     ),
-    "coordinator/StreamsGroupTargetAssignmentMemberValue": (
-        "the stored default 21676d05 is an early TopicPartitions copy; declared: TaskIds"
+    "coordinator/kafka-3.7/ConsumerGroupPartitionMetadataValue": (
+        "061dac79 names the rack list PartitionRacks; declared PartitionMetadata, the name decode "
+        "output has for every layout: renaming changes the JSON output, to settle"
     ),
-    "coordinator/StreamsGroupTopologyValue": (
-        "stored 0832e7a7 is early (TopologyId, Topology); declared: Epoch, Subtopologies"
+    "coordinator/kafka-3.9/ShareGroupPartitionMetadataValue": (
+        "no stored version has this layout (2d484d18 and b091e287: Topics of TopicMetadata)"
     ),
-    "coordinator/StreamsGroupTargetAssignmentResolvedTopicIdsValue": (
-        "14440d21's common struct ResolvedTopicIds is declared inline"
-    ),
-    "coordinator/StreamsGroupMemberMetadataValue": "stored default 0289f5ae is another file's copy",
-    "coordinator/StreamsGroupTargetAssignmentMetadataValue": "stored 0289f5ae: another file's copy",
-    "coordinator/StreamsGroupCurrentMemberAssignmentValue": "stored 0289f5ae: another file's copy",
-    "coordinator/kafka-3.7/ConsumerGroupPartitionMetadataValue": "061dac79 not yet read",
-    "coordinator/kafka-3.9/ShareGroupPartitionMetadataValue": "its commit not yet read",
-    "coordinator/kafka-4.0/ShareGroupMetadataValue": "31f85dd0 less MetadataHash: to tabulate",
-    "coordinator/kafka-4.0/ShareGroupStatePartitionMetadataValue": "7e11ea85 not yet read",
-    **{
-        f"share/{name}": "share-coordinator/.../message file not yet read"
-        for name in (
-            "ShareSnapshotKey",
-            "ShareSnapshotValue",
-            "ShareUpdateKey",
-            "ShareUpdateValue",
-            "kafka-early/ShareSnapshotValue",
-        )
-    },
-    "embedded/ConsumerProtocolSubscription": "clients/.../ConsumerProtocolSubscription.json",
-    "embedded/ConsumerProtocolAssignment": "clients/.../ConsumerProtocolAssignment.json",
     **{
         name: "versions in KAFKA_41 (test_protocol_kafka_reference.py); fields not yet"
         for name in (

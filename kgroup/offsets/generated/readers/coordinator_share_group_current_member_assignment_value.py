@@ -28,7 +28,7 @@ _unpack_16s = _struct.Struct(">16s").unpack_from
 FLEXIBLE_FROM = 0  # the first flexible version (None: never)
 
 
-def _read_v0_TopicPartition_8(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
+def _read_v0_TopicPartitions_8(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
     if p + 16 > e:
         raise trunc(p, e, 16, "topicId")
     (v9,) = _unpack_16s(b, p)
@@ -102,7 +102,7 @@ def read_v0(b: bytes, p: int, e: int) -> tuple[dict[str, Any], int]:
             raise after(allocate(n5, e - p), s6, p, "assignedPartitions", False)
         a7 = []
         for _ in range(n5):
-            x, p = _read_v0_TopicPartition_8(b, p, e)
+            x, p = _read_v0_TopicPartitions_8(b, p, e)
             a7.append(x)
         v4 = a7
     d = {"member_epoch": v1, "previous_member_epoch": v2, "state": v3, "assigned_partitions": v4}

@@ -165,7 +165,7 @@ def _write_v1_MemberMetadata_13(d: dict[str, Any], out: bytearray) -> None:
             raise too_long("members.clientHost", n22)
         out += P16(n22)
         out += r21
-    out += _pack_ii(d.get("rebalance_timeout", -1), d.get("session_timeout", 0))
+    out += _pack_ii(d.get("rebalance_timeout", 0), d.get("session_timeout", 0))
     v23 = d.get("subscription", b"")
     if v23 is None:
         out += P32(-1)
@@ -257,7 +257,7 @@ def _write_v2_MemberMetadata_13(d: dict[str, Any], out: bytearray) -> None:
             raise too_long("members.clientHost", n22)
         out += P16(n22)
         out += r21
-    out += _pack_ii(d.get("rebalance_timeout", -1), d.get("session_timeout", 0))
+    out += _pack_ii(d.get("rebalance_timeout", 0), d.get("session_timeout", 0))
     v23 = d.get("subscription", b"")
     if v23 is None:
         out += P32(-1)
@@ -330,7 +330,7 @@ def _write_v3_MemberMetadata_13(d: dict[str, Any], out: bytearray) -> None:
             raise too_long("members.memberId", n16)
         out += P16(n16)
         out += r15
-    v17 = d.get("group_instance_id", "")
+    v17 = d.get("group_instance_id")
     if v17 is None:
         out += P16(-1)
     else:
@@ -360,7 +360,7 @@ def _write_v3_MemberMetadata_13(d: dict[str, Any], out: bytearray) -> None:
             raise too_long("members.clientHost", n25)
         out += P16(n25)
         out += r24
-    out += _pack_ii(d.get("rebalance_timeout", -1), d.get("session_timeout", 0))
+    out += _pack_ii(d.get("rebalance_timeout", 0), d.get("session_timeout", 0))
     v26 = d.get("subscription", b"")
     if v26 is None:
         out += P32(-1)
@@ -436,7 +436,7 @@ def _write_v4_MemberMetadata_13(d: dict[str, Any], out: bytearray) -> None:
         else:
             out += uvarint(n16 + 1)
         out += r15
-    v17 = d.get("group_instance_id", "")
+    v17 = d.get("group_instance_id")
     if v17 is None:
         out.append(0)
     else:
@@ -475,7 +475,7 @@ def _write_v4_MemberMetadata_13(d: dict[str, Any], out: bytearray) -> None:
         else:
             out += uvarint(n25 + 1)
         out += r24
-    out += _pack_ii(d.get("rebalance_timeout", -1), d.get("session_timeout", 0))
+    out += _pack_ii(d.get("rebalance_timeout", 0), d.get("session_timeout", 0))
     v26 = d.get("subscription", b"")
     if v26 is None:
         out.append(0)

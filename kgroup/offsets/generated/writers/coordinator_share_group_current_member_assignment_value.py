@@ -26,7 +26,7 @@ _KEYS3 = frozenset(["assigned_partitions", "member_epoch", "previous_member_epoc
 FLEXIBLE_FROM = 0  # the first flexible version (None: never)
 
 
-def _write_v0_TopicPartition_4(d: dict[str, Any], out: bytearray) -> None:
+def _write_v0_TopicPartitions_4(d: dict[str, Any], out: bytearray) -> None:
     v5 = d.get("topic_id", b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")
     out += uuid_bytes(v5)
     v6 = d.get("partitions", _DEFAULT1)
@@ -61,7 +61,7 @@ def write_v0(d: dict[str, Any], out: bytearray) -> None:
         else:
             out += uvarint(n2 + 1)
         for x3 in v1:
-            _write_v0_TopicPartition_4(x3, out)
+            _write_v0_TopicPartitions_4(x3, out)
     tags: list[tuple[int, bytes]] = []
     if not d.keys() <= _KEYS3:
         unknown_tags(d, _KEYS3, tags)

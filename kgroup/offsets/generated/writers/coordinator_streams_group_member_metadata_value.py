@@ -18,12 +18,11 @@ from kgroup.offsets.generated.helpers import (
 )
 
 _pack_ii = _struct.Struct(">ii").pack
-_DEFAULT1 = {"host": "", "port": 0}
 _pack_H = _struct.Struct(">H").pack
-_KEYS3 = frozenset(["host", "port"])
-_DEFAULT4 = []
-_KEYS5 = frozenset(["key", "value"])
-_KEYS6 = frozenset(
+_KEYS2 = frozenset(["host", "port"])
+_DEFAULT3 = []
+_KEYS4 = frozenset(["key", "value"])
+_KEYS5 = frozenset(
     [
         "client_host",
         "client_id",
@@ -56,8 +55,8 @@ def _write_v0_Endpoint_17(d: dict[str, Any], out: bytearray) -> None:
         out += r19
     out += _pack_H(d.get("port", 0))
     tags: list[tuple[int, bytes]] = []
-    if not d.keys() <= _KEYS3:
-        unknown_tags(d, _KEYS3, tags)
+    if not d.keys() <= _KEYS2:
+        unknown_tags(d, _KEYS2, tags)
     if tags:
         w_tags(out, tags)
     else:
@@ -92,8 +91,8 @@ def _write_v0_KeyValue_24(d: dict[str, Any], out: bytearray) -> None:
             out += uvarint(n30 + 1)
         out += r29
     tags: list[tuple[int, bytes]] = []
-    if not d.keys() <= _KEYS5:
-        unknown_tags(d, _KEYS5, tags)
+    if not d.keys() <= _KEYS4:
+        unknown_tags(d, _KEYS4, tags)
     if tags:
         w_tags(out, tags)
     else:
@@ -167,13 +166,13 @@ def write_v0(d: dict[str, Any], out: bytearray) -> None:
         else:
             out += uvarint(n15 + 1)
         out += r14
-    v16 = d.get("user_endpoint", _DEFAULT1)
+    v16 = d.get("user_endpoint")
     if v16 is None:
         out.append(255)
     else:
         out.append(1)
         _write_v0_Endpoint_17(v16, out)
-    v21 = d.get("client_tags", _DEFAULT4)
+    v21 = d.get("client_tags", _DEFAULT3)
     if v21 is None:
         out.append(0)
     else:
@@ -185,8 +184,8 @@ def write_v0(d: dict[str, Any], out: bytearray) -> None:
         for x23 in v21:
             _write_v0_KeyValue_24(x23, out)
     tags: list[tuple[int, bytes]] = []
-    if not d.keys() <= _KEYS6:
-        unknown_tags(d, _KEYS6, tags)
+    if not d.keys() <= _KEYS5:
+        unknown_tags(d, _KEYS5, tags)
     if tags:
         w_tags(out, tags)
     else:

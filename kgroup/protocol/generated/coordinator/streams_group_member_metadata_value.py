@@ -5,7 +5,7 @@ From kgroup/protocol/definitions/coordinator/StreamsGroupMemberMetadataValue.jso
 which transcribes
 group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
 (apache/kafka 59bf751f; an early version of the file, type "data"; its common structs Endpoint
-and KeyValue are declared inline here).
+and KeyValue as there).
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ class StreamsGroupMemberMetadataValue(Struct):
         rebalance_timeout_ms: int = -1,
         topology_epoch: int = 0,
         process_id: str = "",
-        user_endpoint: Endpoint | None = Endpoint(),
+        user_endpoint: Endpoint | None = None,
         client_tags: tuple[KeyValue, ...] = (),
         unknown_tags: tuple[tuple[int, bytes], ...] = (),
     ) -> None:

@@ -490,7 +490,9 @@ def _group_metadata_value() -> Message:
                 "string",
                 (3, 32767),
                 nullable=(3, 32767),
+                default=NULL,
                 note="KIP-345 static membership, 2.3",
+                ignorable=True,
                 key="group_instance_id",
             ),
             Field("clientId", "string", (0, 32767), key="client_id"),
@@ -499,8 +501,8 @@ def _group_metadata_value() -> Message:
                 "rebalanceTimeout",
                 "int32",
                 (1, 32767),
-                default=-1,
                 note="0.10.1",
+                ignorable=True,
                 key="rebalance_timeout",
             ),
             Field("sessionTimeout", "int32", (0, 32767), key="session_timeout"),
@@ -523,6 +525,7 @@ def _group_metadata_value() -> Message:
                 (2, 32767),
                 default=-1,
                 note="Kafka 2.1",
+                ignorable=True,
                 key="current_state_timestamp",
             ),
             Field("members", Array(s0_member_metadata), (0, 32767), key="members"),
@@ -628,8 +631,8 @@ def _share_group_current_member_assignment_key() -> Message:
 @_builds("coordinator/ShareGroupCurrentMemberAssignmentValue")
 def _share_group_current_member_assignment_value() -> Message:
     """coordinator/ShareGroupCurrentMemberAssignmentValue"""
-    s0_topic_partition = Struct(
-        "TopicPartition",
+    s0_topic_partitions = Struct(
+        "TopicPartitions",
         (
             Field("TopicId", "uuid", (0, 32767), note="The topic Id.", key="topic_id"),
             Field(
@@ -675,7 +678,7 @@ def _share_group_current_member_assignment_value() -> Message:
             ),
             Field(
                 "AssignedPartitions",
-                Array(s0_topic_partition),
+                Array(s0_topic_partitions),
                 (0, 32767),
                 note="The partitions assigned to (or owned by) this member.",
                 key="assigned_partitions",
@@ -1197,6 +1200,7 @@ def _streams_group_member_metadata_value() -> Message:
                 s0_endpoint,
                 (0, 32767),
                 nullable=(0, 32767),
+                default=NULL,
                 note=("User-defined endpoint for running interactive queries on this instance."),
                 key="user_endpoint",
             ),

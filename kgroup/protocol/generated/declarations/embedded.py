@@ -120,8 +120,8 @@ def _consumer_protocol_subscription() -> Message:
     s0_topic_partition = Struct(
         "TopicPartition",
         (
-            Field("Topic", "string", (0, 32767), key="topic"),
-            Field("Partitions", Array("int32"), (0, 32767), key="partitions"),
+            Field("Topic", "string", (1, 32767), key="topic"),
+            Field("Partitions", Array("int32"), (1, 32767), key="partitions"),
         ),
     )
     return Message(

@@ -16,6 +16,7 @@ from kgroup.protocol.runtime import (
     Struct,
     _new,
     _set,
+    absent,
     w_bytes,
     w_count,
     w_fixed_array,
@@ -34,9 +35,9 @@ class TopicPartition(Struct):
     __slots__ = ("partitions", "topic")
     _fields = ("topic", "partitions")
 
-    #: Topic (string, v0+)
+    #: Topic (string, v1+)
     topic: str
-    #: Partitions ([]int32, v0+)
+    #: Partitions ([]int32, v1+)
     partitions: tuple[int, ...]
 
     def __init__(self, topic: str = "", partitions: tuple[int, ...] = ()) -> None:
@@ -77,9 +78,12 @@ class ConsumerProtocolSubscription(Struct):
 
 
 def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:
-    topic = r.string("OwnedPartitions.Topic", False)
-    n = r.count("OwnedPartitions.Partitions", False)
-    partitions = r.fixed_array("i", 4, n, "OwnedPartitions.Partitions")
+    topic = r.string("OwnedPartitions.Topic", False) if version >= 1 else ""
+    if version >= 1:
+        n = r.count("OwnedPartitions.Partitions", False)
+        partitions = r.fixed_array("i", 4, n, "OwnedPartitions.Partitions")
+    else:
+        partitions = ()
     obj_ = _new(TopicPartition)
     (_s0, _s1) = TopicPartition._setters
     _s0(obj_, topic)
@@ -88,8 +92,14 @@ def _read_TopicPartition(r: Readable, version: int) -> TopicPartition:
 
 
 def _write_TopicPartition(out: bytearray, obj: TopicPartition, version: int) -> None:
-    w_string(out, obj.topic, False, False, "OwnedPartitions.Topic")
-    w_fixed_array(out, obj.partitions, "i", False, False, "OwnedPartitions.Partitions")
+    if version >= 1:
+        w_string(out, obj.topic, False, False, "OwnedPartitions.Topic")
+    elif version <= 0 and obj.topic != "":
+        raise absent("Topic", version)
+    if version >= 1:
+        w_fixed_array(out, obj.partitions, "i", False, False, "OwnedPartitions.Partitions")
+    elif version <= 0 and obj.partitions != ():
+        raise absent("Partitions", version)
 
 
 def _read_ConsumerProtocolSubscription(r: Readable, version: int) -> ConsumerProtocolSubscription:
