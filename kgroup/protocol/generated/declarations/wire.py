@@ -1561,6 +1561,7 @@ def _fetch_request() -> Message:
                     "The earliest available offset of the follower replica.  The "
                     "field is only used when the request is sent by the follower."
                 ),
+                ignorable=True,
                 key="log_start_offset",
             ),
             Field(
@@ -1579,7 +1580,12 @@ def _fetch_request() -> Message:
         "FetchTopic",
         (
             Field(
-                "Topic", "string", (0, 32767), note="The name of the topic to fetch.", key="topic"
+                "Topic",
+                "string",
+                (0, 32767),
+                note="The name of the topic to fetch.",
+                ignorable=True,
+                key="topic",
             ),
             Field(
                 "Partitions",
@@ -1593,7 +1599,9 @@ def _fetch_request() -> Message:
     s2_forgotten_topic = Struct(
         "ForgottenTopic",
         (
-            Field("Topic", "string", (7, 32767), note="The topic name.", key="topic"),
+            Field(
+                "Topic", "string", (7, 32767), note="The topic name.", ignorable=True, key="topic"
+            ),
             Field(
                 "Partitions",
                 Array("int32"),
@@ -1646,16 +1654,27 @@ def _fetch_request() -> Message:
                 "IsolationLevel",
                 "int8",
                 (4, 32767),
+                default=0,
                 note=("This setting controls the visibility of transactional records."),
+                ignorable=True,
                 key="isolation_level",
             ),
-            Field("SessionId", "int32", (7, 32767), note="The fetch session ID.", key="session_id"),
+            Field(
+                "SessionId",
+                "int32",
+                (7, 32767),
+                default=0,
+                note="The fetch session ID.",
+                ignorable=True,
+                key="session_id",
+            ),
             Field(
                 "SessionEpoch",
                 "int32",
                 (7, 32767),
                 default=-1,
                 note=("The fetch session epoch, which is used for ordering requests in a session."),
+                ignorable=True,
                 key="session_epoch",
             ),
             Field(
@@ -1789,7 +1808,9 @@ def _fetch_response() -> Message:
     s2_fetchable_topic_response = Struct(
         "FetchableTopicResponse",
         (
-            Field("Topic", "string", (0, 32767), note="The topic name.", key="topic"),
+            Field(
+                "Topic", "string", (0, 32767), note="The topic name.", ignorable=True, key="topic"
+            ),
             Field(
                 "Partitions",
                 Array(s1_partition_data),
@@ -1828,6 +1849,7 @@ def _fetch_response() -> Message:
                 "SessionId",
                 "int32",
                 (7, 32767),
+                default=0,
                 note=("The fetch session ID, or 0 if this is not part of a fetch session."),
                 key="session_id",
             ),
@@ -2736,7 +2758,6 @@ def _metadata_response() -> Message:
                 (8, 32767),
                 default=-2147483648,
                 note=("32-bit bitfield to represent authorized operations for this topic."),
-                ignorable=True,
                 key="topic_authorized_operations",
             ),
         ),
@@ -2797,7 +2818,6 @@ def _metadata_response() -> Message:
                 (8, 10),
                 default=-2147483648,
                 note=("32-bit bitfield to represent authorized operations for this cluster."),
-                ignorable=True,
                 key="cluster_authorized_operations",
             ),
         ),
@@ -3441,7 +3461,6 @@ def _request_header() -> Message:
                 "string",
                 (1, 32767),
                 nullable=(1, 32767),
-                default=NULL,
                 note="The client ID string.",
                 ignorable=True,
                 flexible=(1, 0),

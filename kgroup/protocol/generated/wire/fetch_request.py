@@ -56,8 +56,8 @@ class FetchPartition(Struct):
     current_leader_epoch: int
     #: FetchOffset (int64, v0+): The message offset.
     fetch_offset: int
-    #: LogStartOffset (int64, v5+): The earliest available offset of the follower replica.  The
-    #: field is only used when the request is sent by the follower.
+    #: LogStartOffset (int64, v5+, ignorable): The earliest available offset of the follower
+    #: replica.  The field is only used when the request is sent by the follower.
     log_start_offset: int
     #: PartitionMaxBytes (int32, v0+): The maximum bytes to fetch from this partition.  See
     #: KIP-74 for cases where this limit may not be honored.
@@ -84,7 +84,7 @@ class FetchTopic(Struct):
     __slots__ = ("partitions", "topic")
     _fields = ("topic", "partitions")
 
-    #: Topic (string, v0+): The name of the topic to fetch.
+    #: Topic (string, v0+, ignorable): The name of the topic to fetch.
     topic: str
     #: Partitions ([]FetchPartition, v0+): The partitions to fetch.
     partitions: tuple[FetchPartition, ...]
@@ -100,7 +100,7 @@ class ForgottenTopic(Struct):
     __slots__ = ("partitions", "topic")
     _fields = ("topic", "partitions")
 
-    #: Topic (string, v7+): The topic name.
+    #: Topic (string, v7+, ignorable): The topic name.
     topic: str
     #: Partitions ([]int32, v7+): The partitions indexes to forget.
     partitions: tuple[int, ...]
@@ -148,12 +148,13 @@ class FetchRequest(Struct):
     #: MaxBytes (int32, v3+, ignorable): The maximum bytes to fetch.  See KIP-74 for cases where
     #: this limit may not be honored.
     max_bytes: int
-    #: IsolationLevel (int8, v4+): This setting controls the visibility of transactional records.
+    #: IsolationLevel (int8, v4+, ignorable): This setting controls the visibility of
+    #: transactional records.
     isolation_level: int
-    #: SessionId (int32, v7+): The fetch session ID.
+    #: SessionId (int32, v7+, ignorable): The fetch session ID.
     session_id: int
-    #: SessionEpoch (int32, v7+): The fetch session epoch, which is used for ordering requests in
-    #: a session.
+    #: SessionEpoch (int32, v7+, ignorable): The fetch session epoch, which is used for ordering
+    #: requests in a session.
     session_epoch: int
     #: Topics ([]FetchTopic, v0+): The topics to fetch.
     topics: tuple[FetchTopic, ...]
@@ -216,8 +217,6 @@ def _write_FetchPartition(out: bytearray, obj: FetchPartition, version: int) -> 
     out += I64(obj.fetch_offset)
     if version >= 5:
         out += I64(obj.log_start_offset)
-    elif version <= 4 and obj.log_start_offset != -1:
-        raise absent("LogStartOffset", version)
     out += I32(obj.partition_max_bytes)
 
 
@@ -255,8 +254,6 @@ def _read_ForgottenTopic(r: Readable, version: int) -> ForgottenTopic:
 def _write_ForgottenTopic(out: bytearray, obj: ForgottenTopic, version: int) -> None:
     if version >= 7:
         w_string(out, obj.topic, False, False, "ForgottenTopicsData.Topic")
-    elif version <= 6 and obj.topic != "":
-        raise absent("Topic", version)
     if version >= 7:
         w_fixed_array(out, obj.partitions, "i", False, False, "ForgottenTopicsData.Partitions")
     elif version <= 6 and obj.partitions != ():
@@ -302,16 +299,10 @@ def _write_FetchRequest(out: bytearray, obj: FetchRequest, version: int) -> None
         out += I32(obj.max_bytes)
     if version >= 4:
         out += I8(obj.isolation_level)
-    elif version <= 3 and obj.isolation_level != 0:
-        raise absent("IsolationLevel", version)
     if version >= 7:
         out += I32(obj.session_id)
-    elif version <= 6 and obj.session_id != 0:
-        raise absent("SessionId", version)
     if version >= 7:
         out += I32(obj.session_epoch)
-    elif version <= 6 and obj.session_epoch != -1:
-        raise absent("SessionEpoch", version)
     for x in w_count(out, obj.topics, False, False, "Topics"):
         _write_FetchTopic(out, x, version)
     if version >= 7:

@@ -120,7 +120,7 @@ class FetchableTopicResponse(Struct):
     __slots__ = ("partitions", "topic")
     _fields = ("topic", "partitions")
 
-    #: Topic (string, v0+): The topic name.
+    #: Topic (string, v0+, ignorable): The topic name.
     topic: str
     #: Partitions ([]PartitionData, v0+): The topic partitions.
     partitions: tuple[PartitionData, ...]

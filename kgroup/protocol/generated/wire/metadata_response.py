@@ -19,6 +19,7 @@ from kgroup.protocol.runtime import (
     Struct,
     _new,
     _set,
+    absent,
     w_count,
     w_fixed_array,
     w_string,
@@ -160,8 +161,8 @@ class MetadataResponseTopic(Struct):
     is_internal: bool
     #: Partitions ([]MetadataResponsePartition, v0+): Each partition in the topic.
     partitions: tuple[MetadataResponsePartition, ...]
-    #: TopicAuthorizedOperations (int32, v8+, ignorable): 32-bit bitfield to represent authorized
-    #: operations for this topic.
+    #: TopicAuthorizedOperations (int32, v8+): 32-bit bitfield to represent authorized operations
+    #: for this topic.
     topic_authorized_operations: int
     #: tagged fields this version of kgroup does not know
     unknown_tags: tuple[tuple[int, bytes], ...]
@@ -219,8 +220,8 @@ class MetadataResponse(Struct):
     controller_id: int
     #: Topics ([]MetadataResponseTopic, v0+): Each topic in the response.
     topics: tuple[MetadataResponseTopic, ...]
-    #: ClusterAuthorizedOperations (int32, v8-10, ignorable): 32-bit bitfield to represent
-    #: authorized operations for this cluster.
+    #: ClusterAuthorizedOperations (int32, v8-10): 32-bit bitfield to represent authorized
+    #: operations for this cluster.
     cluster_authorized_operations: int
     #: tagged fields this version of kgroup does not know
     unknown_tags: tuple[tuple[int, bytes], ...]
@@ -365,6 +366,8 @@ def _write_MetadataResponseTopic(out: bytearray, obj: MetadataResponseTopic, ver
         _write_MetadataResponsePartition(out, x, version)
     if version >= 8:
         out += I32(obj.topic_authorized_operations)
+    elif version <= 7 and obj.topic_authorized_operations != -2147483648:
+        raise absent("TopicAuthorizedOperations", version)
     if version >= 9:
         tags = list(obj.unknown_tags)
         w_tags(out, tags)
@@ -407,6 +410,11 @@ def _write_MetadataResponse(out: bytearray, obj: MetadataResponse, version: int)
         _write_MetadataResponseTopic(out, x, version)
     if 8 <= version <= 10:
         out += I32(obj.cluster_authorized_operations)
+    elif (
+        version in (0, 1, 2, 3, 4, 5, 6, 7, 11, 12)
+        and obj.cluster_authorized_operations != -2147483648
+    ):
+        raise absent("ClusterAuthorizedOperations", version)
     if version >= 9:
         tags = list(obj.unknown_tags)
         w_tags(out, tags)

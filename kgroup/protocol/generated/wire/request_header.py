@@ -61,7 +61,7 @@ class RequestHeader(Struct):
         request_api_key: int = 0,
         request_api_version: int = 0,
         correlation_id: int = 0,
-        client_id: str | None = None,
+        client_id: str | None = "",
         unknown_tags: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
         _set(self, "request_api_key", request_api_key)
@@ -77,7 +77,7 @@ _RUN_0 = Run("hhi", ("RequestApiKey", "RequestApiVersion", "CorrelationId"))
 
 def _read_RequestHeader(r: Readable, version: int) -> RequestHeader:
     request_api_key, request_api_version, correlation_id = r.run(_RUN_0)
-    client_id = r.string("ClientId", False, True) if version >= 1 else None
+    client_id = r.string("ClientId", False, True) if version >= 1 else ""
     unknown_tags = r.tags("_tagged_fields") if version >= 2 else ()
     obj_ = _new(RequestHeader)
     (_s0, _s1, _s2, _s3, _s4) = RequestHeader._setters
